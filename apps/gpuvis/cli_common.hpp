@@ -1,0 +1,31 @@
+#pragma once
+// Pieces every subcommand shares: the --backend option, output-file safety, messages.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "gpuvis/core/backend.hpp"
+
+namespace gpuvis::cli {
+
+// Adds --backend auto|cpu|cuda (default auto) bound to `name`.
+CLI::Option* add_backend_option(CLI::App& cmd, std::string& name);
+// Adds --threads N (CPU worker threads; 0 = all cores) bound to `n`.
+CLI::Option* add_threads_option(CLI::App& cmd, int& n);
+
+// Parses and resolves the backend; `auto` without a device prints a one-line notice on stderr.
+Backend choose_backend(const std::string& name);
+
+// Refuses to replace an existing file unless `overwrite` is set, and refuses to write onto the
+// input file in any case, so nothing the user gave us is lost.
+void check_output_path(const std::string& output, const std::string& input, bool overwrite);
+
+void notice(const std::string& message);  // "gpuvis: <message>" on stderr
+
+// Registers a subcommand's callback; the main program runs it after parsing.
+using Command = std::function<int()>;
+
+void register_info(CLI::App& app, Command& run);
+void register_threshold(CLI::App& app, Command& run);
+
+}  // namespace gpuvis::cli

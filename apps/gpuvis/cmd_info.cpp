@@ -1,0 +1,44 @@
+// gpuvis info: what this build contains and what hardware it sees.
+#include <iostream>
+#include <thread>
+
+#include "cli_common.hpp"
+#include "gpuvis/core/build_info.hpp"
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/cuda/runtime.hpp"
+
+namespace gpuvis::cli {
+
+void register_info(CLI::App& app, Command& run) {
+  auto* cmd = app.add_subcommand("info", "Show build options, CUDA devices and CPU cores");
+  static bool self_test = false;
+  cmd->add_flag("--self-test", self_test, "Also run a short upload/kernel/download check on each CUDA device");
+  cmd->callback([&run] {
+    run = [] {
+      std::cout << "gpuvis " << version() << " (" << build_type() << ")\n"
+                << "  CUDA backend:   " << (built_with_cuda() ? "built (architectures " + cuda_architectures() + ")" : "not built") << "\n"
+                << "  PNG/JPEG:       " << (built_with_codecs() ? "yes (libpng, libjpeg)" : "no (PGM/PPM/PFM only)") << "\n"
+                << "  CPU threads:    " << num_threads() << " (hardware: " << std::thread::hardware_concurrency() << ")\n";
+      if (built_with_cuda())
+        std::cout << "  CUDA runtime:   " << cuda::runtime_version() << ", driver "
+                  << (cuda::driver_version().empty() ? "none" : cuda::driver_version()) << "\n";
+      const auto devices = cuda::devices();
+      if (devices.empty()) {
+        std::cout << "  CUDA devices:   none (" << cuda::unavailable_reason() << ")\n";
+        return 0;
+      }
+      for (const auto& d : devices) {
+        std::cout << "  CUDA device " << d.index << ":  " << d.name << ", compute " << d.major << "." << d.minor << ", "
+                  << d.multiprocessors << " SMs, " << (d.global_memory >> 20) << " MiB, L2 " << (d.l2_cache >> 20) << " MiB\n";
+      }
+      if (self_test) {
+        const std::string problem = cuda::self_test();
+        std::cout << "  self-test:      " << (problem.empty() ? "passed" : "FAILED: " + problem) << "\n";
+        return problem.empty() ? 0 : 1;
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace gpuvis::cli

@@ -1,0 +1,32 @@
+#pragma once
+// Errors: every failure the user can cause (bad file, bad parameter, missing device) is reported as
+// a gpuvis::Error with a message that says what to fix. Nothing is ignored silently.
+#include <stdexcept>
+#include <string>
+
+namespace gpuvis {
+
+enum class ErrorCode {
+  invalid_argument,  // a parameter or image size the operation cannot take
+  io,                // a file could not be opened, read or written
+  format,            // a file was read but its contents are malformed or truncated
+  unsupported,       // a feature that is not built in (e.g. CUDA, PNG) or not implemented for a type
+  cuda,              // a CUDA runtime call failed
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+[[noreturn]] inline void fail(ErrorCode code, const std::string& message) { throw Error(code, message); }
+
+inline void require(bool condition, const std::string& message) {
+  if (!condition) fail(ErrorCode::invalid_argument, message);
+}
+
+}  // namespace gpuvis

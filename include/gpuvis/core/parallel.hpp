@@ -1,0 +1,20 @@
+#pragma once
+// A small persistent thread pool for the CPU backend. Work is split into contiguous index ranges
+// (rows, strips, columns) so each worker touches its own memory; results never depend on the
+// number of threads.
+#include <cstddef>
+#include <functional>
+
+namespace gpuvis {
+
+// Number of worker threads the CPU backend uses (default: hardware concurrency).
+int num_threads();
+// Sets the number of threads (>= 1); 0 restores the default. Not thread-safe against running work.
+void set_num_threads(int n);
+
+// Calls body(begin, end) on disjoint sub-ranges covering [begin, end), in parallel. Sub-ranges hold
+// at least `grain` indices. Exceptions thrown by body are rethrown on the calling thread.
+void parallel_for(std::ptrdiff_t begin, std::ptrdiff_t end, std::ptrdiff_t grain,
+                  const std::function<void(std::ptrdiff_t, std::ptrdiff_t)>& body);
+
+}  // namespace gpuvis

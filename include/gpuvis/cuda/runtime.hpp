@@ -1,0 +1,31 @@
+#pragma once
+// CUDA device discovery. Usable in every build: without the CUDA backend it reports no devices.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gpuvis::cuda {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int major = 0, minor = 0;        // compute capability
+  int multiprocessors = 0;
+  std::size_t global_memory = 0;   // bytes
+  std::size_t l2_cache = 0;        // bytes
+  int memory_bus_width = 0;        // bits
+};
+
+bool compiled();                   // the CUDA backend is built into this library
+int device_count();                // 0 when not compiled, no driver, or no device
+std::vector<DeviceInfo> devices();
+std::string runtime_version();     // e.g. "13.0", empty when not compiled
+std::string driver_version();      // e.g. "13.0", empty when unavailable
+// Why no device is usable (driver missing, no device, not compiled), for messages.
+std::string unavailable_reason();
+
+// Uploads a small image, runs a kernel that inverts it, downloads and compares with the CPU
+// result. Returns an empty string on success, otherwise what went wrong.
+std::string self_test();
+
+}  // namespace gpuvis::cuda

@@ -1,0 +1,49 @@
+#pragma once
+// Reading and writing image files.
+//
+// The core reads and writes PGM/PPM (P2, P3, P5, P6; 8 and 16 bit) and PFM (float) itself; PNG and
+// JPEG go through the codec adapter (libpng, libjpeg) when it is built. The format is chosen from
+// the file extension when writing and from the file's signature when reading. Truncated or
+// malformed files raise ErrorCode::format naming the file and the problem.
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include "gpuvis/core/image.hpp"
+
+namespace gpuvis {
+
+// An image of any supported element type, as read from a file.
+using AnyImage = std::variant<Image<std::uint8_t>, Image<std::uint16_t>, Image<float>>;
+
+AnyImage read_image(const std::string& path);
+// Reads any image and converts it to 8-bit grey (16-bit scaled by 1/257, float clamped to 0..255,
+// colour converted with reacTIVision's weights).
+Image<std::uint8_t> read_grey8(const std::string& path);
+
+void write_image(const std::string& path, HostView<const std::uint8_t> image);
+void write_image(const std::string& path, HostView<const std::uint16_t> image);
+void write_image(const std::string& path, HostView<const float> image);
+void write_image(const std::string& path, const AnyImage& image);
+
+// Throws (ErrorCode::invalid_argument or unsupported) unless this build can write the format that
+// `path`'s extension names. Lets commands fail before doing any work.
+void check_writable(const std::string& path);
+
+namespace pnm {
+AnyImage read(const std::string& path);
+void write(const std::string& path, HostView<const std::uint8_t> image);
+void write(const std::string& path, HostView<const std::uint16_t> image);
+void write(const std::string& path, HostView<const float> image);  // PFM
+}  // namespace pnm
+
+namespace codec {  // implemented in src/adapters/codec when built with libpng/libjpeg
+bool available();
+AnyImage read_png(const std::string& path);
+AnyImage read_jpeg(const std::string& path);
+void write_png(const std::string& path, HostView<const std::uint8_t> image);
+void write_png(const std::string& path, HostView<const std::uint16_t> image);
+void write_jpeg(const std::string& path, HostView<const std::uint8_t> image, int quality = 95);
+}  // namespace codec
+
+}  // namespace gpuvis

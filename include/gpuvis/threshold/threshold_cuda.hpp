@@ -1,0 +1,27 @@
+#pragma once
+// CUDA implementation of the threshold stage, for callers that keep frames on the device (the GPU
+// tracker pipeline, benchmarks). Everything is asynchronous on the given stream.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "gpuvis/cuda/memory.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+
+namespace gpuvis::threshold::cuda_impl {
+
+// Intermediate device buffers, grown on demand and reused across frames.
+struct Workspace {
+  gpuvis::cuda::DeviceBuffer a, b;
+};
+
+// dst = threshold(src). src and dst are device views of equal size (any pitch). Parameters must be
+// valid (validate()). Launch errors are thrown; execution errors surface at the next sync.
+void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& params,
+               Workspace& workspace, cudaStream_t stream);
+
+// Frame equaliser on the device: frame = clamp(frame - background + level, 0, 255), in place.
+void equalize(DeviceView<std::uint8_t> frame, DeviceView<const std::uint8_t> background, int level,
+              cudaStream_t stream);
+
+}  // namespace gpuvis::threshold::cuda_impl

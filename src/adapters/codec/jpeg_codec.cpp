@@ -1,0 +1,111 @@
+// JPEG through libjpeg(-turbo). libjpeg reports errors through a callback that must not return;
+// we longjmp back to the caller's frame (which holds no C++ objects with destructors between the
+// setjmp and the library calls) and turn the message into a gpuvis::Error.
+#include <csetjmp>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include <jpeglib.h>
+
+#include "gpuvis/io/image_file.hpp"
+
+namespace gpuvis::codec {
+namespace {
+
+struct ErrorManager {
+  jpeg_error_mgr pub;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+};
+
+void on_error(j_common_ptr cinfo) {
+  auto* err = reinterpret_cast<ErrorManager*>(cinfo->err);
+  (*cinfo->err->format_message)(cinfo, err->message);
+  std::longjmp(err->jump, 1);
+}
+
+// Warnings include "premature end of data": a truncated file. Treat it as an error.
+void on_warning(j_common_ptr cinfo, int level) {
+  if (level < 0) on_error(cinfo);
+}
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+// The decode itself, free of C++ objects with non-trivial destructors so longjmp is safe.
+bool decode(std::FILE* f, ErrorManager& err, Image<std::uint8_t>* out, jpeg_decompress_struct& cinfo) {
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = on_error;
+  err.pub.emit_message = on_warning;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    return false;
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_stdio_src(&cinfo, f);
+  jpeg_read_header(&cinfo, TRUE);
+  cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  jpeg_start_decompress(&cinfo);
+  *out = Image<std::uint8_t>(static_cast<int>(cinfo.output_width), static_cast<int>(cinfo.output_height),
+                             cinfo.output_components);
+  while (cinfo.output_scanline < cinfo.output_height) {
+    JSAMPROW row = out->row(static_cast<int>(cinfo.output_scanline));
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return true;
+}
+
+bool encode(std::FILE* f, ErrorManager& err, HostView<const std::uint8_t> image, int quality,
+            jpeg_compress_struct& cinfo) {
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = on_error;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_compress(&cinfo);
+    return false;
+  }
+  jpeg_create_compress(&cinfo);
+  jpeg_stdio_dest(&cinfo, f);
+  cinfo.image_width = static_cast<JDIMENSION>(image.width);
+  cinfo.image_height = static_cast<JDIMENSION>(image.height);
+  cinfo.input_components = image.channels;
+  cinfo.in_color_space = image.channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  jpeg_set_defaults(&cinfo);
+  jpeg_set_quality(&cinfo, quality, TRUE);
+  jpeg_start_compress(&cinfo, TRUE);
+  while (cinfo.next_scanline < cinfo.image_height) {
+    JSAMPROW row = const_cast<JSAMPROW>(image.row(static_cast<int>(cinfo.next_scanline)));
+    jpeg_write_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_compress(&cinfo);
+  jpeg_destroy_compress(&cinfo);
+  return true;
+}
+
+}  // namespace
+
+AnyImage read_jpeg(const std::string& path) {
+  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+  if (!f) fail(ErrorCode::io, "cannot open '" + path + "' for reading");
+  ErrorManager err{};
+  jpeg_decompress_struct cinfo{};
+  Image<std::uint8_t> img;
+  if (!decode(f.get(), err, &img, cinfo)) fail(ErrorCode::format, path + ": corrupt or truncated JPEG: " + err.message);
+  return img;
+}
+
+void write_jpeg(const std::string& path, HostView<const std::uint8_t> image, int quality) {
+  check_image_shape(image.width, image.height, image.channels);
+  if (image.channels == 4) fail(ErrorCode::unsupported, path + ": JPEG cannot hold an alpha channel; use .png");
+  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "wb"));
+  if (!f) fail(ErrorCode::io, "cannot open '" + path + "' for writing");
+  ErrorManager err{};
+  jpeg_compress_struct cinfo{};
+  if (!encode(f.get(), err, image, quality, cinfo)) fail(ErrorCode::io, "cannot write JPEG '" + path + "': " + err.message);
+  if (std::fflush(f.get()) != 0) fail(ErrorCode::io, "error writing '" + path + "' (disk full?)");
+}
+
+}  // namespace gpuvis::codec

@@ -1,0 +1,104 @@
+#include "gpuvis/cuda/memory.hpp"
+
+namespace gpuvis::cuda {
+
+// Destructors must not throw; a failing free at teardown (e.g. after a device reset) is ignored
+// deliberately, everything else is checked.
+Stream::Stream() { GPUVIS_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+Stream::~Stream() {
+  if (s_) cudaStreamDestroy(s_);
+}
+void Stream::synchronize() const { GPUVIS_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+Event::Event() { GPUVIS_CUDA_CHECK(cudaEventCreate(&e_)); }
+Event::~Event() {
+  if (e_) cudaEventDestroy(e_);
+}
+void Event::record(cudaStream_t stream) { GPUVIS_CUDA_CHECK(cudaEventRecord(e_, stream)); }
+float Event::elapsed_ms(const Event& start, const Event& end) {
+  GPUVIS_CUDA_CHECK(cudaEventSynchronize(end.e_));
+  float ms = 0;
+  GPUVIS_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, end.e_));
+  return ms;
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) { reserve(bytes); }
+DeviceBuffer::~DeviceBuffer() {
+  if (p_) cudaFree(p_);
+}
+void DeviceBuffer::reserve(std::size_t bytes) {
+  if (bytes <= n_) return;
+  if (p_) GPUVIS_CUDA_CHECK(cudaFree(p_));
+  p_ = nullptr;
+  n_ = 0;
+  GPUVIS_CUDA_CHECK(cudaMalloc(&p_, bytes));
+  n_ = bytes;
+}
+
+template <class T>
+DeviceImage<T>::DeviceImage(int width, int height, int channels) {
+  ensure(width, height, channels);
+}
+template <class T>
+DeviceImage<T>::~DeviceImage() {
+  if (view_.data) cudaFree(view_.data);
+}
+template <class T>
+void DeviceImage<T>::ensure(int width, int height, int channels) {
+  if (view_.data && view_.width == width && view_.height == height && view_.channels == channels) return;
+  check_image_shape(width, height, channels);
+  if (view_.data) GPUVIS_CUDA_CHECK(cudaFree(view_.data));
+  view_ = {};
+  void* p = nullptr;
+  std::size_t pitch = 0;
+  GPUVIS_CUDA_CHECK(cudaMallocPitch(&p, &pitch, sizeof(T) * static_cast<std::size_t>(width) * channels,
+                                    static_cast<std::size_t>(height)));
+  view_ = {static_cast<T*>(p), width, height, channels, static_cast<std::ptrdiff_t>(pitch)};
+}
+
+template <class T>
+PinnedImage<T>::PinnedImage(int width, int height, int channels) {
+  ensure(width, height, channels);
+}
+template <class T>
+PinnedImage<T>::~PinnedImage() {
+  if (view_.data) cudaFreeHost(view_.data);
+}
+template <class T>
+void PinnedImage<T>::ensure(int width, int height, int channels) {
+  if (view_.data && view_.width == width && view_.height == height && view_.channels == channels) return;
+  check_image_shape(width, height, channels);
+  if (view_.data) GPUVIS_CUDA_CHECK(cudaFreeHost(view_.data));
+  view_ = {};
+  const std::size_t stride = (sizeof(T) * static_cast<std::size_t>(width) * channels + 63) / 64 * 64;
+  void* p = nullptr;
+  GPUVIS_CUDA_CHECK(cudaHostAlloc(&p, stride * static_cast<std::size_t>(height), cudaHostAllocDefault));
+  view_ = {static_cast<T*>(p), width, height, channels, static_cast<std::ptrdiff_t>(stride)};
+}
+
+template <class T>
+void upload(HostView<const T> src, DeviceView<T> dst, cudaStream_t stream) {
+  require(same_shape(src, dst), "upload: host and device images differ in size");
+  GPUVIS_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, static_cast<std::size_t>(dst.stride), src.data,
+                                      static_cast<std::size_t>(src.stride), src.row_bytes(),
+                                      static_cast<std::size_t>(src.height), cudaMemcpyHostToDevice, stream));
+}
+template <class T>
+void download(DeviceView<const T> src, HostView<T> dst, cudaStream_t stream) {
+  require(same_shape(src, dst), "download: host and device images differ in size");
+  GPUVIS_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, static_cast<std::size_t>(dst.stride), src.data,
+                                      static_cast<std::size_t>(src.stride), src.row_bytes(),
+                                      static_cast<std::size_t>(src.height), cudaMemcpyDeviceToHost, stream));
+}
+
+#define GPUVIS_INSTANTIATE(T)                                                    \
+  template class DeviceImage<T>;                                                 \
+  template class PinnedImage<T>;                                                 \
+  template void upload<T>(HostView<const T>, DeviceView<T>, cudaStream_t);       \
+  template void download<T>(DeviceView<const T>, HostView<T>, cudaStream_t);
+GPUVIS_INSTANTIATE(std::uint8_t)
+GPUVIS_INSTANTIATE(std::uint16_t)
+GPUVIS_INSTANTIATE(float)
+#undef GPUVIS_INSTANTIATE
+
+}  // namespace gpuvis::cuda

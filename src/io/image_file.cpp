@@ -1,0 +1,118 @@
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "gpuvis/io/image_file.hpp"
+
+namespace gpuvis {
+namespace {
+
+std::string extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+enum class Format { pnm, png, jpeg, unknown };
+
+Format format_from_extension(const std::string& path) {
+  const std::string ext = extension(path);
+  if (ext == ".pgm" || ext == ".ppm" || ext == ".pnm" || ext == ".pfm") return Format::pnm;
+  if (ext == ".png") return Format::png;
+  if (ext == ".jpg" || ext == ".jpeg") return Format::jpeg;
+  return Format::unknown;
+}
+
+void require_codec(const std::string& path) {
+  if (!codec::available())
+    fail(ErrorCode::unsupported, path + ": PNG/JPEG support is not built in (install libpng-dev and libjpeg-dev "
+                                        "and rebuild), use .pgm/.ppm instead");
+}
+
+Format writable_format(const std::string& path) {
+  const Format f = format_from_extension(path);
+  if (f == Format::unknown)
+    fail(ErrorCode::invalid_argument, path + ": unknown image file extension (use .pgm, .ppm, .pfm, .png or .jpg)");
+  if (f != Format::pnm) require_codec(path);
+  return f;
+}
+
+}  // namespace
+
+AnyImage read_image(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(ErrorCode::io, "'" + path + "' is a directory, not an image file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(ErrorCode::io, "cannot open '" + path + "': " + (std::filesystem::exists(path, ec) ? "permission denied" : "no such file"));
+  unsigned char sig[8] = {};
+  in.read(reinterpret_cast<char*>(sig), sizeof sig);
+  const auto got = in.gcount();
+  in.close();
+  if (got == 0) fail(ErrorCode::format, path + ": file is empty");
+  if (got >= 8 && sig[0] == 0x89 && sig[1] == 'P' && sig[2] == 'N' && sig[3] == 'G') {
+    require_codec(path);
+    return codec::read_png(path);
+  }
+  if (got >= 3 && sig[0] == 0xFF && sig[1] == 0xD8 && sig[2] == 0xFF) {
+    require_codec(path);
+    return codec::read_jpeg(path);
+  }
+  if (sig[0] == 'P') return pnm::read(path);
+  fail(ErrorCode::format, path + ": not a recognised image (PGM/PPM/PFM, PNG or JPEG)");
+}
+
+Image<std::uint8_t> read_grey8(const std::string& path) {
+  AnyImage any = read_image(path);
+  return std::visit(
+      [](auto& img) -> Image<std::uint8_t> {
+        using T = std::decay_t<decltype(img(0, 0))>;
+        if constexpr (std::is_same_v<T, std::uint8_t>) {
+          return img.channels() == 1 ? std::move(img) : to_grey(img.view());
+        } else {
+          Image<std::uint8_t> u8(img.width(), img.height(), img.channels());
+          for (int y = 0; y < img.height(); ++y)
+            for (int i = 0; i < img.width() * img.channels(); ++i) {
+              const double v = std::is_same_v<T, float> ? static_cast<double>(img.row(y)[i])
+                                                        : static_cast<double>(img.row(y)[i]) / 257.0;
+              u8.row(y)[i] = static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L));
+            }
+          return u8.channels() == 1 ? std::move(u8) : to_grey(u8.view());
+        }
+      },
+      any);
+}
+
+void check_writable(const std::string& path) { writable_format(path); }
+
+void write_image(const std::string& path, HostView<const std::uint8_t> image) {
+  switch (writable_format(path)) {
+    case Format::png: return codec::write_png(path, image);
+    case Format::jpeg: return codec::write_jpeg(path, image);
+    default:
+      if (extension(path) == ".pfm") fail(ErrorCode::invalid_argument, path + ": .pfm holds float images; use .pgm/.ppm/.png for 8-bit");
+      return pnm::write(path, image);
+  }
+}
+
+void write_image(const std::string& path, HostView<const std::uint16_t> image) {
+  switch (writable_format(path)) {
+    case Format::png: return codec::write_png(path, image);
+    case Format::jpeg: fail(ErrorCode::unsupported, path + ": JPEG cannot hold 16-bit images; use .png or .pgm");
+    default:
+      if (extension(path) == ".pfm") fail(ErrorCode::invalid_argument, path + ": .pfm holds float images; use .pgm/.ppm/.png for 16-bit");
+      return pnm::write(path, image);
+  }
+}
+
+void write_image(const std::string& path, HostView<const float> image) {
+  if (extension(path) != ".pfm")
+    fail(ErrorCode::unsupported, path + ": float images are written as .pfm (Portable Float Map)");
+  pnm::write(path, image);
+}
+
+void write_image(const std::string& path, const AnyImage& image) {
+  std::visit([&](const auto& img) { write_image(path, img.view()); }, image);
+}
+
+}  // namespace gpuvis

@@ -1,0 +1,22 @@
+#pragma once
+// Entry points of the per-method CUDA implementations, used by thresholder_cuda.cu.
+#include "gpuvis/cuda/check.hpp"
+#include "gpuvis/threshold/threshold_cuda.hpp"
+
+namespace gpuvis::threshold::cuda_impl {
+
+void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BernsenParams& p,
+             Workspace& ws, cudaStream_t stream);
+void tiled_bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const TiledParams& p,
+                   Workspace& ws, cudaStream_t stream);
+void bradley_roth(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BradleyRothParams& p,
+                  Workspace& ws, cudaStream_t stream);
+
+// Raises a kernel's dynamic shared-memory limit when it needs more than the default 48 KB.
+template <class Kernel>
+void set_max_dynamic_smem(Kernel kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024)
+    GPUVIS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
+}  // namespace gpuvis::threshold::cuda_impl

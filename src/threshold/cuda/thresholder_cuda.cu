@@ -1,0 +1,75 @@
+// The CUDA Thresholder: host frame -> pinned staging -> device -> threshold -> pinned -> host.
+#include <cstring>
+
+#include "gpuvis/cuda/memory.hpp"
+#include "kernels.cuh"
+
+namespace gpuvis::threshold {
+namespace cuda_impl {
+
+void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& p, Workspace& ws,
+               cudaStream_t stream) {
+  require(src.channels == 1 && same_shape(src, dst), "threshold: source and destination must be one-channel images of equal size");
+  check_image_shape(src.width, src.height, 1);
+  switch (p.method) {
+    case Method::bernsen: return bernsen(src, dst, p.bernsen, ws, stream);
+    case Method::tiled: return tiled_bernsen(src, dst, p.tiled, ws, stream);
+    case Method::bradley_roth: return bradley_roth(src, dst, p.bradley_roth, ws, stream);
+  }
+}
+
+namespace {
+__global__ void equalize_kernel(DeviceView<std::uint8_t> frame, DeviceView<const std::uint8_t> bg, int level) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= frame.width || y >= frame.height) return;
+  const int v = frame(x, y) - bg(x, y) + level;
+  frame(x, y) = static_cast<std::uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
+}
+}  // namespace
+
+void equalize(DeviceView<std::uint8_t> frame, DeviceView<const std::uint8_t> background, int level, cudaStream_t stream) {
+  require(same_shape(frame, background), "equalize: frame and background differ in size");
+  equalize_kernel<<<dim3((frame.width + 63) / 64, (frame.height + 3) / 4), dim3(64, 4), 0, stream>>>(frame, background, level);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace cuda_impl
+
+namespace {
+
+class CudaThresholder final : public Thresholder {
+ public:
+  explicit CudaThresholder(const Params& p) : params_(p) {}
+  Backend backend() const override { return Backend::cuda; }
+  const Params& params() const override { return params_; }
+
+  void apply(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst) override {
+    require(src.channels == 1 && same_shape(src, dst), "threshold: source and destination must be one-channel images of equal size");
+    check_image_shape(src.width, src.height, 1);
+    staging_in_.ensure(src.width, src.height);
+    staging_out_.ensure(src.width, src.height);
+    d_src_.ensure(src.width, src.height);
+    d_dst_.ensure(src.width, src.height);
+    copy<std::uint8_t>(src, staging_in_.view());
+    cuda::upload<std::uint8_t>(staging_in_.view(), d_src_.view(), stream_);
+    cuda_impl::threshold(d_src_.view(), d_dst_.view(), params_, ws_, stream_);
+    cuda::download<std::uint8_t>(d_dst_.view(), staging_out_.view(), stream_);
+    stream_.synchronize();
+    copy<std::uint8_t>(staging_out_.view(), dst);
+  }
+
+ private:
+  Params params_;
+  cuda::Stream stream_;
+  cuda::PinnedImage<std::uint8_t> staging_in_, staging_out_;
+  cuda::DeviceImage<std::uint8_t> d_src_, d_dst_;
+  cuda_impl::Workspace ws_;
+};
+
+}  // namespace
+
+std::unique_ptr<Thresholder> make_cuda_thresholder(const Params& params) {
+  return std::make_unique<CudaThresholder>(params);
+}
+
+}  // namespace gpuvis::threshold

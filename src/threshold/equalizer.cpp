@@ -1,0 +1,33 @@
+#include <algorithm>
+
+#include "gpuvis/threshold/threshold.hpp"
+
+namespace gpuvis::threshold {
+
+void Equalizer::capture(HostView<const std::uint8_t> frame) {
+  require(frame.channels == 1 && !frame.empty(), "equalizer: the background must be a non-empty grey frame");
+  background_ = Image<std::uint8_t>(frame.width, frame.height);
+  copy<std::uint8_t>(frame, background_.view());
+  // a = truncated mean of the 10x10 block around the centre (clipped to small frames).
+  const int x0 = std::max(0, frame.width / 2 - 5), x1 = std::min(frame.width, frame.width / 2 + 5);
+  const int y0 = std::max(0, frame.height / 2 - 5), y1 = std::min(frame.height, frame.height / 2 + 5);
+  long sum = 0, count = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x, ++count) sum += frame(x, y);
+  level_ = count ? static_cast<int>(sum / count) : 0;
+  enabled_ = true;
+}
+
+void Equalizer::apply(HostView<std::uint8_t> frame) const {
+  if (!enabled_ || background_.empty()) return;
+  require(frame.width == background_.width() && frame.height == background_.height() && frame.channels == 1,
+          "equalizer: frame size " + describe_size(frame.width, frame.height) + " differs from the captured background " +
+              describe_size(background_.width(), background_.height()) + "; capture the background again");
+  for (int y = 0; y < frame.height; ++y) {
+    std::uint8_t* f = frame.row(y);
+    const std::uint8_t* b = background_.row(y);
+    for (int x = 0; x < frame.width; ++x) f[x] = static_cast<std::uint8_t>(std::clamp(f[x] - b[x] + level_, 0, 255));
+  }
+}
+
+}  // namespace gpuvis::threshold

@@ -1,0 +1,94 @@
+#pragma once
+// The per-pixel decision rules of each threshold method, shared verbatim by the CPU and CUDA
+// implementations so both follow one definition (docs/thresholds.md).
+#include <cstdint>
+
+#include "gpuvis/core/image.hpp"
+
+namespace gpuvis::threshold::rules {
+
+// Full Bernsen: T = floor((max+min)/2); low contrast (max-min < gate) -> black if T < 127 else white;
+// otherwise white iff v > T.
+GPUVIS_HD inline std::uint8_t bernsen(unsigned v, unsigned mx, unsigned mn, int gate) {
+  const unsigned t = (mx + mn) >> 1;
+  if (static_cast<int>(mx) - static_cast<int>(mn) < gate) return t < 127 ? 0 : 255;
+  return v > t ? 255 : 0;
+}
+
+// Tiled Bernsen tile threshold from the neighbourhood min/max (spec §2.4 step 4). MX may be below
+// MN (empty cells, quirk Q1): the difference is then negative and the low-contrast rule applies.
+GPUVIS_HD inline int tiled_threshold(int mn, int mx, int gradient) {
+  int t = (mn + mx) / 2;
+  if (mx - mn < gradient) t = t < 128 ? 255 : 0;
+  return t;
+}
+
+// Geometry of reacTIVision's offset cell grid along one axis (spec §2.4 step 1) for size n and
+// tile T: cell 0 = [0, h), cell k = [h+(k-1)T, h+kT) for k = 1..F, cell F+1 = [h+FT, n).
+struct CellAxis {
+  int half;   // h = floor(T/2)
+  int tile;   // T
+  int count;  // F + 2
+  GPUVIS_HD static CellAxis make(int n, int tile) {
+    const int half = tile / 2;
+    const int f = n >= half ? (n - half) / tile : 0;
+    return {half, tile, f + 2};
+  }
+  GPUVIS_HD int begin(int k, int n) const {
+    const int b = k == 0 ? 0 : half + (k - 1) * tile;
+    return b < n ? b : n;
+  }
+  GPUVIS_HD int end(int k, int n) const {
+    const int e = k == count - 1 ? n : half + k * tile;
+    return e < n ? e : n;
+  }
+};
+
+// One cell's (min, max) with reacTIVision's sequential else-if update (quirk Q1): a pixel that
+// lowers the running min never raises the running max. Packed as min | max << 8.
+template <class Src>
+GPUVIS_HD inline unsigned cell_stats(const Src& src, int x0, int x1, int y0, int y1) {
+  unsigned mn = 255, mx = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const unsigned v = src(x, y);
+      if (v < mn) mn = v;
+      else if (v > mx) mx = v;
+    }
+  return mn | mx << 8;
+}
+
+// Bradley-Roth constants (spec §2.5), derived once per call.
+struct BradleyRothConst {
+  int r;           // clamped window half-size
+  std::uint32_t k; // 1024 - trunc(bias*1024)
+  std::uint32_t m; // minimum mean
+};
+
+// Classifies one pixel from its clamped window sum S, window bounds and value v. All arithmetic is
+// uint32 with wrap-around, as in reacTIVision.
+GPUVIS_HD inline std::uint8_t bradley_roth(std::uint32_t v, std::uint32_t s, int x, int width, int x0, int x1,
+                                           int y0, int y1, const BradleyRothConst& c) {
+  const std::uint32_t scaled = (s * c.k) >> 10;
+  if (x < c.r || x >= width - c.r) {
+    const std::uint32_t n = static_cast<std::uint32_t>((x1 - x0) * (y1 - y0));
+    return (v * n > scaled && s > c.m * n) ? 255 : 0;
+  }
+  const std::uint32_t np = static_cast<std::uint32_t>((2 * c.r + 1) * (y1 - y0));
+  const std::uint32_t inv = (1u << 20) / np;
+  const std::uint32_t thr = (scaled * inv) >> 20;
+  const std::uint32_t mean = (s * inv) >> 20;
+  return (v > thr && mean >= c.m) ? 255 : 0;
+}
+
+inline BradleyRothConst bradley_roth_const(int height, int size, float bias, int contrast) {
+  // reacTIVision clamps the window to [1, min(63, Hs/2)] with Hs = H for one strip; a frame of one
+  // row would give an empty range, so 1 wins there.
+  int max_window = height / 2 < 63 ? height / 2 : 63;
+  int r = size < max_window ? size : max_window;
+  if (r < 1) r = 1;
+  const auto bi = static_cast<std::int32_t>(bias * 1024.0f);  // trunc, computed in float
+  return {r, static_cast<std::uint32_t>(1024 - bi), static_cast<std::uint32_t>(contrast)};
+}
+
+}  // namespace gpuvis::threshold::rules

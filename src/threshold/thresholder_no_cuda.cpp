@@ -1,0 +1,8 @@
+#include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+
+namespace gpuvis::threshold {
+std::unique_ptr<Thresholder> make_cuda_thresholder(const Params&) {
+  fail(ErrorCode::unsupported, "CUDA thresholding requested but " + cuda::unavailable_reason());
+}
+}  // namespace gpuvis::threshold

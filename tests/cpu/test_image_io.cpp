@@ -1,0 +1,146 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gpuvis/io/image_file.hpp"
+#include "test_support.hpp"
+
+using namespace gpuvis;
+
+namespace {
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+template <class T>
+Image<T> as(AnyImage any) {
+  return std::move(std::get<Image<T>>(any));
+}
+// Expects read_image to fail with ErrorCode `code` and a message that contains `needle`.
+void expect_read_error(const std::string& path, ErrorCode code, const std::string& needle) {
+  try {
+    read_image(path);
+    FAIL() << "reading " << path << " should fail";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+}  // namespace
+
+TEST(Pnm, RoundTripsEightBitGreyAndColour) {
+  for (int channels : {1, 3}) {
+    auto img = test::random_image(37, 11, 5, channels);
+    const std::string path = test::temp_path(channels == 1 ? "a.pgm" : "a.ppm");
+    write_image(path, img.view());
+    const auto back = read_image(path);
+    ASSERT_TRUE(std::holds_alternative<Image<std::uint8_t>>(back));
+    EXPECT_EQ(count_differences<std::uint8_t>(img.view(), std::get<Image<std::uint8_t>>(back).view()), 0u);
+  }
+}
+
+TEST(Pnm, RoundTripsSixteenBitAndFloat) {
+  Image<std::uint16_t> a(5, 3);
+  Image<float> f(4, 6, 3);
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 5; ++x) a(x, y) = static_cast<std::uint16_t>(x * 13000 + y * 7);
+  for (int y = 0; y < 6; ++y)
+    for (int i = 0; i < 12; ++i) f.row(y)[i] = static_cast<float>(y) * 0.5f - static_cast<float>(i) * 1e-3f;
+  const std::string p16 = test::temp_path("a16.pgm"), pf = test::temp_path("f.pfm");
+  write_image(p16, a.view());
+  write_image(pf, f.view());
+  EXPECT_EQ(count_differences<std::uint16_t>(a.view(), as<std::uint16_t>(read_image(p16)).view()), 0u);
+  EXPECT_EQ(count_differences<float>(f.view(), as<float>(read_image(pf)).view()), 0u);
+}
+
+TEST(Pnm, ReadsAsciiWithComments) {
+  const std::string path = test::temp_path("ascii.pgm");
+  write_bytes(path, "P2\n# a comment\n3 2\n# another\n255\n0 1 2\n253 254 255\n");
+  const auto& img = as<std::uint8_t>(read_image(path));
+  EXPECT_EQ(img.width(), 3);
+  EXPECT_EQ(img(2, 1), 255);
+  EXPECT_EQ(img(1, 0), 1);
+}
+
+TEST(Pnm, TruncatedAndMalformedFilesGiveClearErrors) {
+  const std::string path = test::temp_path("bad.pgm");
+  write_bytes(path, std::string("P5\n4 4\n255\n") + std::string(10, 'x'));
+  expect_read_error(path, ErrorCode::format, "truncated");
+  write_bytes(path, "P5\n0 4\n255\n");
+  expect_read_error(path, ErrorCode::format, "empty");
+  write_bytes(path, "P5\n4 4\n70000\n");
+  expect_read_error(path, ErrorCode::format, "maxval");
+  write_bytes(path, "P5\n4");
+  expect_read_error(path, ErrorCode::format, "height");
+  write_bytes(path, "P2\n2 1\n10\n3 11\n");
+  expect_read_error(path, ErrorCode::format, "exceeds maxval");
+  write_bytes(path, "");
+  expect_read_error(path, ErrorCode::format, "empty");
+  write_bytes(path, "hello");
+  expect_read_error(path, ErrorCode::format, "not a recognised image");
+  expect_read_error(test::temp_path("missing.pgm"), ErrorCode::io, "no such file");
+}
+
+TEST(Pnm, WritingUnknownExtensionsOrWrongTypesFails) {
+  auto img = test::random_image(4, 4, 1);
+  EXPECT_THROW(write_image(test::temp_path("x.bmp"), img.view()), Error);
+  EXPECT_THROW(write_image(test::temp_path("x.pfm"), img.view()), Error);
+  EXPECT_THROW(write_image(test::temp_path("missing-dir/x.pgm"), img.view()), Error);
+}
+
+class Codec : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!codec::available()) GTEST_SKIP() << "built without PNG/JPEG support";
+  }
+};
+
+TEST_F(Codec, PngRoundTripsAllChannelCountsAndSixteenBit) {
+  for (int channels : {1, 3, 4}) {
+    auto img = test::random_image(23, 17, 9, channels);
+    const std::string path = test::temp_path("a" + std::to_string(channels) + ".png");
+    write_image(path, img.view());
+    const auto& back = as<std::uint8_t>(read_image(path));
+    EXPECT_EQ(back.channels(), channels);
+    EXPECT_EQ(count_differences<std::uint8_t>(img.view(), back.view()), 0u);
+  }
+  Image<std::uint16_t> deep(9, 4);
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 9; ++x) deep(x, y) = static_cast<std::uint16_t>(x * 7000 + y);
+  const std::string path = test::temp_path("deep.png");
+  write_image(path, deep.view());
+  EXPECT_EQ(count_differences<std::uint16_t>(deep.view(), as<std::uint16_t>(read_image(path)).view()), 0u);
+}
+
+TEST_F(Codec, JpegRoundTripIsClose) {
+  auto img = test::textured_image(64, 48, 3);
+  const std::string path = test::temp_path("a.jpg");
+  write_image(path, img.view());
+  const auto& back = as<std::uint8_t>(read_image(path));
+  ASSERT_EQ(back.width(), 64);
+  double err = 0;
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x) err += std::abs(int(back(x, y)) - int(img(x, y)));
+  EXPECT_LT(err / (64 * 48), 4.0);
+}
+
+TEST_F(Codec, TruncatedPngAndJpegAreReportedNotCrashed) {
+  auto img = test::textured_image(80, 60, 4);
+  for (const char* name : {"t.png", "t.jpg"}) {
+    const std::string path = test::temp_path(name);
+    write_image(path, img.view());
+    const std::string bytes = read_bytes(path);
+    write_bytes(path, bytes.substr(0, bytes.size() / 2));
+    expect_read_error(path, ErrorCode::format, "truncated");
+  }
+}
+
+TEST_F(Codec, RealSymbolImagesDecode) {
+  const auto grey = read_grey8(test::source_path("data/amoeba/symbols/amoeba_default_000.png"));
+  EXPECT_EQ(grey.width(), 448);
+  EXPECT_EQ(grey.height(), 448);
+}

@@ -1,0 +1,172 @@
+// CUDA thresholds must equal the CPU ones bit for bit: every method, many windows and gates,
+// random and structured images, real symbol scenes, odd sizes, 1xN / Nx1, pitched sub-views and
+// 4K frames.
+#include <gtest/gtest.h>
+
+#include "gpuvis/cuda/memory.hpp"
+#include "gpuvis/io/image_file.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+#include "gpuvis/threshold/threshold_cuda.hpp"
+#include "test_support.hpp"
+
+using namespace gpuvis;
+using namespace gpuvis::threshold;
+
+namespace {
+
+Image<std::uint8_t> on_cpu(const Image<std::uint8_t>& src, const Params& p) {
+  Image<std::uint8_t> out(src.width(), src.height());
+  threshold_cpu(src.view(), out.view(), p);
+  return out;
+}
+
+// Runs on the device with a poisoned destination, so unwritten pixels show up.
+Image<std::uint8_t> on_gpu(const Image<std::uint8_t>& src, const Params& p, cuda_impl::Workspace& ws) {
+  cuda::Stream s;
+  cuda::DeviceImage<std::uint8_t> d_src(src.width(), src.height()), d_dst(src.width(), src.height());
+  cuda::upload<std::uint8_t>(src.view(), d_src.view(), s);
+  GPUVIS_CUDA_CHECK(cudaMemset2DAsync(d_dst.view().data, d_dst.view().stride, 77, src.width(), src.height(), s));
+  cuda_impl::threshold(d_src.view(), d_dst.view(), p, ws, s);
+  Image<std::uint8_t> out(src.width(), src.height());
+  cuda::download<std::uint8_t>(d_dst.view(), out.view(), s);
+  s.synchronize();
+  return out;
+}
+
+std::vector<Params> all_params() {
+  std::vector<Params> ps;
+  for (int h : {1, 2, 6, 12, 32, 127, 255})
+    for (int gate : {0, 32, 255}) {
+      Params p;
+      p.method = Method::bernsen;
+      p.bernsen = {h, gate};
+      ps.push_back(p);
+    }
+  for (int tile : {2, 3, 10, 16, 33})
+    for (int g : {0, 16, 64}) {
+      Params p;
+      p.method = Method::tiled;
+      p.tiled = {tile, g};
+      ps.push_back(p);
+    }
+  for (int size : {1, 5, 16, 63})
+    for (float bias : {0.0f, 0.16f, 0.5f})
+      for (int contrast : {0, 32}) {
+        Params p;
+        p.method = Method::bradley_roth;
+        p.bradley_roth = {size, bias, contrast};
+        ps.push_back(p);
+      }
+  return ps;
+}
+
+std::string describe(const Params& p) {
+  switch (p.method) {
+    case Method::bernsen: return "bernsen h=" + std::to_string(p.bernsen.half_window) + " gate=" + std::to_string(p.bernsen.gate);
+    case Method::tiled: return "tiled T=" + std::to_string(p.tiled.tile) + " G=" + std::to_string(p.tiled.gradient);
+    default:
+      return "bradley-roth r=" + std::to_string(p.bradley_roth.size) + " bias=" + std::to_string(p.bradley_roth.bias) +
+             " m=" + std::to_string(p.bradley_roth.contrast);
+  }
+}
+
+void expect_equal(const Image<std::uint8_t>& img, const Params& p, cuda_impl::Workspace& ws, const std::string& what) {
+  const auto cpu = on_cpu(img, p);
+  const auto gpu = on_gpu(img, p, ws);
+  EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), gpu.view()), 0u) << what << " " << describe(p);
+}
+
+}  // namespace
+
+TEST(ThresholdCuda, EqualsCpuOnRandomAndStructuredImages) {
+  GPUVIS_REQUIRE_GPU();
+  cuda_impl::Workspace ws;
+  std::uint32_t seed = 1;
+  const int sizes[][2] = {{1, 1}, {1, 300}, {300, 1}, {2, 2}, {17, 5}, {641, 479}, {640, 480}, {1283, 721}};
+  for (const auto& s : sizes)
+    for (const Params& p : all_params()) {
+      const auto img = (seed % 2) ? test::random_image(s[0], s[1], seed) : test::textured_image(s[0], s[1], seed);
+      ++seed;
+      expect_equal(img, p, ws, std::to_string(s[0]) + "x" + std::to_string(s[1]));
+    }
+}
+
+TEST(ThresholdCuda, EqualsCpuOn4KAndLargerFrames) {
+  GPUVIS_REQUIRE_GPU();
+  cuda_impl::Workspace ws;
+  for (const auto& s : {std::pair{3840, 2160}, std::pair{4097, 2305}}) {
+    const auto img = test::textured_image(s.first, s.second, 99);
+    for (const Params& p : all_params())
+      if ((p.method == Method::bernsen && p.bernsen.gate == 32) || (p.method != Method::bernsen && p.tiled.gradient != 64 &&
+                                                                     p.bradley_roth.contrast == 32))
+        expect_equal(img, p, ws, std::to_string(s.first) + "x" + std::to_string(s.second));
+  }
+}
+
+TEST(ThresholdCuda, EqualsCpuOnRealSymbolScenes) {
+  GPUVIS_REQUIRE_GPU();
+  cuda_impl::Workspace ws;
+  std::vector<Image<std::uint8_t>> scenes;
+  scenes.push_back(read_grey8(test::source_path("data/samples/table.pgm")));
+  if (codec::available())
+    for (int id : {0, 57, 108, 215}) {
+      char name[64];
+      std::snprintf(name, sizeof name, "data/amoeba/symbols/amoeba_default_%03d.png", id);
+      scenes.push_back(read_grey8(test::source_path(name)));
+    }
+  for (const auto& img : scenes)
+    for (const Params& p : all_params()) expect_equal(img, p, ws, "symbol scene");
+}
+
+TEST(ThresholdCuda, HandlesSubViewsWithForeignPitch) {
+  GPUVIS_REQUIRE_GPU();
+  const auto big = test::textured_image(500, 300, 5);
+  const auto view = big.view().crop(37, 11, 401, 203);
+  Image<std::uint8_t> sub(401, 203);
+  copy<std::uint8_t>(view, sub.view());
+  cuda::Stream s;
+  cuda::DeviceImage<std::uint8_t> d_big(500, 300), d_dst(401, 203);
+  cuda::upload<std::uint8_t>(big.view(), d_big.view(), s);
+  const auto d_view = DeviceView<const std::uint8_t>(d_big.view()).crop(37, 11, 401, 203);
+  cuda_impl::Workspace ws;
+  for (const Params& p : all_params()) {
+    cuda_impl::threshold(d_view, d_dst.view(), p, ws, s);
+    Image<std::uint8_t> out(401, 203);
+    cuda::download<std::uint8_t>(d_dst.view(), out.view(), s);
+    s.synchronize();
+    EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(sub, p).view(), out.view()), 0u) << describe(p);
+  }
+}
+
+TEST(ThresholdCuda, ThresholderInterfaceMatchesCpu) {
+  GPUVIS_REQUIRE_GPU();
+  const auto img = read_grey8(test::source_path("data/samples/table.pgm"));
+  for (Method m : {Method::bernsen, Method::tiled, Method::bradley_roth}) {
+    Params p;
+    p.method = m;
+    auto gpu = make_thresholder(p, Backend::cuda);
+    auto cpu = make_thresholder(p, Backend::cpu);
+    Image<std::uint8_t> a(img.width(), img.height()), b(img.width(), img.height());
+    gpu->apply(img.view(), a.view());
+    cpu->apply(img.view(), b.view());
+    EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u) << to_string(m);
+  }
+}
+
+TEST(ThresholdCuda, EqualizerMatchesCpu) {
+  GPUVIS_REQUIRE_GPU();
+  const auto bg = test::textured_image(321, 203, 1);
+  auto frame = test::textured_image(321, 203, 2);
+  Equalizer eq;
+  eq.capture(bg.view());
+  cuda::Stream s;
+  cuda::DeviceImage<std::uint8_t> d_bg(321, 203), d_frame(321, 203);
+  cuda::upload<std::uint8_t>(bg.view(), d_bg.view(), s);
+  cuda::upload<std::uint8_t>(frame.view(), d_frame.view(), s);
+  cuda_impl::equalize(d_frame.view(), d_bg.view(), eq.background_level(), s);
+  Image<std::uint8_t> gpu(321, 203);
+  cuda::download<std::uint8_t>(d_frame.view(), gpu.view(), s);
+  s.synchronize();
+  eq.apply(frame.view());
+  EXPECT_EQ(count_differences<std::uint8_t>(frame.view(), gpu.view()), 0u);
+}

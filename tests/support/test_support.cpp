@@ -1,0 +1,69 @@
+#include "test_support.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <sys/wait.h>
+
+#include "gpuvis/cuda/runtime.hpp"
+
+namespace gpuvis::test {
+
+Image<std::uint8_t> random_image(int width, int height, std::uint32_t seed, int channels) {
+  Image<std::uint8_t> img(width, height, channels);
+  std::mt19937 rng(seed);
+  for (int y = 0; y < height; ++y)
+    for (int i = 0; i < width * channels; ++i) img.row(y)[i] = static_cast<std::uint8_t>(rng() >> 24);
+  return img;
+}
+
+Image<std::uint8_t> textured_image(int width, int height, std::uint32_t seed) {
+  Image<std::uint8_t> img(width, height);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> noise(0.0, 6.0);
+  struct Blob { double x, y, r, v; };
+  std::vector<Blob> blobs(12 + rng() % 20);
+  for (auto& b : blobs) b = {u(rng) * width, u(rng) * height, 2 + u(rng) * 0.1 * std::max(width, height), u(rng) > 0.5 ? 90.0 : -90.0};
+  const double gx = u(rng) * 80 / std::max(1, width), gy = u(rng) * 80 / std::max(1, height);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      double v = 90 + gx * x + gy * y + noise(rng);
+      for (const auto& b : blobs)
+        if ((x - b.x) * (x - b.x) + (y - b.y) * (y - b.y) < b.r * b.r) v += b.v;
+      img(x, y) = static_cast<std::uint8_t>(std::clamp(v, 0.0, 255.0));
+    }
+  return img;
+}
+
+std::string source_path(const std::string& relative) { return std::string(GPUVIS_SOURCE_DIR) + "/" + relative; }
+
+std::string temp_path(const std::string& name) {
+  namespace fs = std::filesystem;
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path dir = fs::temp_directory_path() / "gpuvis-tests" /
+                 (info ? std::string(info->test_suite_name()) + "." + info->name() : std::string("global"));
+  fs::create_directories(dir);
+  fs::path p = dir / name;
+  fs::remove_all(p);
+  return p.string();
+}
+
+bool gpu_available() { return cuda::device_count() > 0; }
+std::string gpu_skip_reason() { return cuda::unavailable_reason(); }
+
+CommandResult run_cli(const std::string& args) {
+  const std::string cmd = std::string("'") + GPUVIS_CLI_PATH + "' " + args + " 2>&1";
+  CommandResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe)) r.output += buf.data();
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+}  // namespace gpuvis::test
