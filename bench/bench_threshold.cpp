@@ -1,0 +1,155 @@
+// Threshold benchmarks: CPU (all threads and one thread, plus the naive O(h^2) loop for scale) and
+// CUDA (kernel only, and end to end from pinned host memory through upload, kernels and download,
+// launched directly and as a CUDA graph). Frames are the bundled table sample tiled up to size.
+#include <cstdio>
+
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/io/image_file.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+#include "harness.hpp"
+#ifdef GPUVIS_BENCH_CUDA
+#include "gpuvis/cuda/memory.hpp"
+#include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/threshold/threshold_cuda.hpp"
+#endif
+
+using namespace gpuvis;
+using namespace gpuvis::threshold;
+
+namespace {
+
+Image<std::uint8_t> frame(int w, int h) {
+  static const Image<std::uint8_t> sample = read_grey8(std::string(GPUVIS_SOURCE_DIR) + "/data/samples/table.pgm");
+  Image<std::uint8_t> out(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      // Mirror-tile so there are no seams.
+      const int tx = (x / sample.width()) % 2 ? sample.width() - 1 - x % sample.width() : x % sample.width();
+      const int ty = (y / sample.height()) % 2 ? sample.height() - 1 - y % sample.height() : y % sample.height();
+      out(x, y) = sample(tx, ty);
+    }
+  return out;
+}
+
+struct Case {
+  std::string name;
+  Params params;
+  std::map<std::string, std::string> labels;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  for (int h : {6, 12, 32}) {
+    Params p;
+    p.bernsen.half_window = h;
+    c.push_back({"bernsen", p, {{"h", std::to_string(h)}}});
+  }
+  Params t;
+  t.method = Method::tiled;
+  c.push_back({"tiled", t, {{"tile", "16"}, {"gradient", "16"}}});
+  Params b;
+  b.method = Method::bradley_roth;
+  c.push_back({"bradley-roth", b, {{"r", "16"}, {"bias", "0.16"}}});
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto args = bench::Args::parse(argc, argv);
+  bench::Report report(args.out);
+  std::vector<std::pair<int, int>> sizes = {{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
+  if (args.quick) sizes = {{640, 480}, {1920, 1080}};
+  bench::Options host_opts;
+  host_opts.min_runs = args.quick ? 5 : 20;
+  host_opts.min_seconds = args.quick ? 0.1 : 0.5;
+
+  // CPU, all threads and one thread.
+  for (auto [w, h] : sizes) {
+    const auto src = frame(w, h);
+    Image<std::uint8_t> dst(w, h);
+    for (const auto& c : cases()) {
+      if (!args.wants("cpu")) break;
+      for (int threads : {0, 1}) {
+        if (threads == 1 && w != 640) continue;
+        set_num_threads(threads);
+        bench::Record r{"threshold", c.name, threads == 1 ? "cpu-1thread" : "cpu", "host", w, h, c.labels, {}};
+        r.stats = bench::measure([&] { return bench::time_us([&] { threshold_cpu(src.view(), dst.view(), c.params); }); }, host_opts);
+        report.add(r);
+      }
+    }
+    if (w == 640 && args.wants("cpu")) {
+      Params p;
+      p.bernsen.half_window = 12;
+      bench::Options naive_opts;
+      naive_opts.warmup = 1;
+      naive_opts.min_runs = 3;
+      naive_opts.min_seconds = 0;
+      bench::Record r{"threshold", "bernsen-naive", "cpu-1thread", "host", w, h, {{"h", "12"}}, {}};
+      r.stats = bench::measure([&] { return bench::time_us([&] { bernsen_naive(src.view(), dst.view(), p.bernsen); }); }, naive_opts);
+      report.add(r);
+    }
+  }
+  set_num_threads(0);
+
+#ifdef GPUVIS_BENCH_CUDA
+  if (cuda::device_count() == 0 || !args.wants("cuda")) {
+    std::fprintf(stderr, "CUDA benchmarks skipped: %s\n", cuda::unavailable_reason().c_str());
+    return 0;
+  }
+  report.set_gpu_description(cuda::devices()[0].name);
+  bench::Options gpu_opts;
+  gpu_opts.min_runs = args.quick ? 10 : 50;
+  gpu_opts.min_seconds = args.quick ? 0.05 : 0.3;
+  cuda::Stream stream;
+  cuda::Event e0, e1;
+  cuda_impl::Workspace ws;
+  for (auto [w, h] : sizes) {
+    const auto src = frame(w, h);
+    cuda::PinnedImage<std::uint8_t> pin_in(w, h), pin_out(w, h);
+    copy<std::uint8_t>(src.view(), pin_in.view());
+    cuda::DeviceImage<std::uint8_t> d_src(w, h), d_dst(w, h);
+    cuda::upload<std::uint8_t>(pin_in.view(), d_src.view(), stream);
+    for (const auto& c : cases()) {
+      // Kernel time: a batch of launches between two events, divided by the batch size.
+      constexpr int kBatch = 20;
+      bench::Record k{"threshold", c.name, "cuda", "kernel", w, h, c.labels, {}};
+      k.stats = bench::measure(
+          [&] {
+            e0.record(stream);
+            for (int i = 0; i < kBatch; ++i) cuda_impl::threshold(d_src.view(), d_dst.view(), c.params, ws, stream);
+            e1.record(stream);
+            return 1000.0 * cuda::Event::elapsed_ms(e0, e1) / kBatch;
+          },
+          gpu_opts);
+      report.add(k);
+      // End to end: pinned host frame -> device -> threshold -> pinned host result, wall clock.
+      auto round_trip = [&] {
+        cuda::upload<std::uint8_t>(pin_in.view(), d_src.view(), stream);
+        cuda_impl::threshold(d_src.view(), d_dst.view(), c.params, ws, stream);
+        cuda::download<std::uint8_t>(d_dst.view(), pin_out.view(), stream);
+      };
+      bench::Record e{"threshold", c.name, "cuda", "end-to-end (upload+kernel+download)", w, h, c.labels, {}};
+      e.stats = bench::measure([&] { return bench::time_us([&] { round_trip(); stream.synchronize(); }); }, gpu_opts);
+      report.add(e);
+      // The same round trip captured once as a CUDA graph and replayed.
+      round_trip();  // makes sure workspaces and kernel attributes are set before capture
+      stream.synchronize();
+      cudaGraph_t graph = nullptr;
+      cudaGraphExec_t exec = nullptr;
+      GPUVIS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+      round_trip();
+      GPUVIS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+      GPUVIS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+      bench::Record g{"threshold", c.name, "cuda-graph", "end-to-end (upload+kernel+download)", w, h, c.labels, {}};
+      g.stats = bench::measure(
+          [&] { return bench::time_us([&] { GPUVIS_CUDA_CHECK(cudaGraphLaunch(exec, stream)); stream.synchronize(); }); },
+          gpu_opts);
+      report.add(g);
+      GPUVIS_CUDA_CHECK(cudaGraphExecDestroy(exec));
+      GPUVIS_CUDA_CHECK(cudaGraphDestroy(graph));
+    }
+  }
+#endif
+  return 0;
+}

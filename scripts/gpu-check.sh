@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds gpuvis with the CUDA backend on a GPU machine, runs the tests (the `gpu` label included)
+# and the benchmarks with their CuPy peers, and writes logs and results into OUTDIR (default $OUT,
+# else ./gpu-check-out). Needs only the CUDA toolkit, CMake, a C++ compiler and python3 with CuPy
+# (for the peer); nothing is installed or downloaded.
+#
+#   scripts/gpu-check.sh [OUTDIR] [--quick] [--sanitize] [--no-bench] [--arch 90]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+outdir="${OUT:-$PWD/gpu-check-out}"
+quick="" sanitize=0 bench=1 arch=90
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick="--quick" ;;
+    --sanitize) sanitize=1 ;;
+    --no-bench) bench=0 ;;
+    --arch) arch="$2"; shift ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -*) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
+    *) outdir="$1" ;;
+  esac
+  shift
+done
+mkdir -p "$outdir"
+log="$outdir/gpu-check.log"
+: > "$log"
+say() { echo "== $*" | tee -a "$log"; }
+run() { echo "\$ $*" >> "$log"; "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
+status=0
+
+say "machine: $(nproc) cores; $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
+gen=""; command -v ninja >/dev/null && gen="-G Ninja"
+run cmake -S . -B build-gpu $gen -DCMAKE_BUILD_TYPE=Release -DGPUVIS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" \
+  -DGPUVIS_BUILD_TESTS=ON -DGPUVIS_BUILD_BENCHMARKS=ON || { say "configure FAILED"; exit 1; }
+run cmake --build build-gpu -j "$(nproc)" || { say "build FAILED"; exit 1; }
+run ./build-gpu/bin/gpuvis info --self-test || status=1
+
+# The real printed symbols are PNGs; without libpng on this machine the tests read PGM copies.
+symdir="$PWD/build-gpu/symbols-pgm"
+mkdir -p "$symdir"
+python3 - "$symdir" <<'PY' >> "$log" 2>&1 || say "could not convert symbol PNGs (tests use what they can read)"
+import sys, pathlib
+from PIL import Image
+out = pathlib.Path(sys.argv[1])
+for p in sorted(pathlib.Path("data/amoeba/symbols").glob("*.png")):
+    Image.open(p).convert("L").save(out / (p.stem + ".pgm"))
+print("converted symbols to", out)
+PY
+export GPUVIS_SYMBOL_PGM_DIR="$symdir"
+
+say "tests"
+run ctest --test-dir build-gpu --output-on-failure -j 4 || status=1
+
+if [ "$sanitize" = 1 ]; then
+  say "compute-sanitizer (memcheck, racecheck) on the CUDA tests"
+  for tool in memcheck racecheck; do
+    run compute-sanitizer --tool "$tool" --error-exitcode 3 ./build-gpu/tests/test_cuda \
+      --gtest_filter='*RealSymbol*:*SubView*:*Equalizer*:CudaRuntime.*' || status=1
+  done
+fi
+
+if [ "$bench" = 1 ]; then
+  say "benchmarks"
+  run ./build-gpu/bin/bench_threshold $quick --out "$outdir/bench_threshold.jsonl" || status=1
+  if python3 -c "import cupy" 2>/dev/null; then
+    run python3 scripts/peers/cupy_threshold.py $quick --out "$outdir/peer_cupy_threshold.jsonl" || status=1
+  else
+    say "CuPy not available: no peer results"
+  fi
+  run python3 scripts/bench_report.py "$outdir"/bench_threshold.jsonl $(ls "$outdir"/peer_cupy_threshold.jsonl 2>/dev/null) \
+    --suite threshold --md "$outdir/threshold.md" --png "$outdir/threshold.png" \
+    --title "Threshold stage: CPU, CUDA and CuPy" --command "scripts/gpu-check.sh $quick" || status=1
+fi
+say "gpu-check finished with status $status"
+exit "$status"
