@@ -29,6 +29,7 @@ run() { echo "\$ $*" >> "$log"; "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[
 status=0
 
 say "machine: $(nproc) cores; $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
+say "tools: $(cmake --version | head -1); $(nvcc --version | tail -1)"
 gen=""; command -v ninja >/dev/null && gen="-G Ninja"
 run cmake -S . -B build-gpu $gen -DCMAKE_BUILD_TYPE=Release -DGPUVIS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" \
   -DGPUVIS_BUILD_TESTS=ON -DGPUVIS_BUILD_BENCHMARKS=ON || { say "configure FAILED"; exit 1; }

@@ -10,6 +10,9 @@
 namespace gpuvis::cuda {
 
 [[noreturn]] void throw_cuda_error(cudaError_t status, const char* expr, const char* file, int line) {
+  // Clear a non-sticky error (e.g. a failed allocation) so it does not resurface at the next
+  // unrelated cudaGetLastError(); sticky errors (a crashed kernel) stay and are reported again.
+  cudaGetLastError();
   fail(ErrorCode::cuda, std::string("CUDA error '") + cudaGetErrorString(status) + "' (" + cudaGetErrorName(status) +
                             ") in " + expr + " at " + file + ":" + std::to_string(line));
 }
