@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   bench::Report report(args.out);
   std::vector<std::pair<int, int>> sizes = {{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
   if (args.quick) sizes = {{640, 480}, {1920, 1080}};
+  if (args.width > 0) sizes = {{args.width, args.height}};
   bench::Options host_opts;
   host_opts.min_runs = args.quick ? 5 : 20;
   host_opts.min_seconds = args.quick ? 0.1 : 0.5;

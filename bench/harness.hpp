@@ -59,11 +59,12 @@ class Report {
   std::vector<Record> records_;
 };
 
-// Parses --out FILE, --quick and --filter SUBSTRING from argv.
+// Parses --out FILE, --quick, --filter SUBSTRING and --size WxH from argv.
 struct Args {
   std::string out = "bench.jsonl";
   std::string filter;
   bool quick = false;
+  int width = 0, height = 0;  // --size WxH: only this frame size
   static Args parse(int argc, char** argv);
   bool wants(const std::string& name) const { return filter.empty() || name.find(filter) != std::string::npos; }
 };
