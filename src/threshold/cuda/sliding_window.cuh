@@ -16,6 +16,13 @@ struct MaxOp {
 struct MinOp {
   template <class T> __device__ static T apply(T a, T b) { return a < b ? a : b; }
 };
+// Four packed bytes at once (SIMD within a 32-bit word).
+struct MaxU4 {
+  __device__ static unsigned apply(unsigned a, unsigned b) { return __vmaxu4(a, b); }
+};
+struct MinU4 {
+  __device__ static unsigned apply(unsigned a, unsigned b) { return __vminu4(a, b); }
+};
 struct SumOp {
   template <class T> __device__ static T apply(T a, T b) { return static_cast<T>(a + b); }
 };
@@ -30,9 +37,11 @@ struct Tile {
 };
 
 // Fills gA/sA (with OpA over inA) and gB/sB (OpB over inB) for every k-block of every line. All
-// threads of the block take part; __syncthreads() before reading the results.
+// threads of the block take part; __syncthreads() before reading the results. sA may alias inA
+// (the suffix pass reads each input before overwriting it), which saves a shared array.
 template <class OpA, class OpB, class T, int LINES, bool V>
 __device__ void prefix_suffix(const T* inA, const T* inB, T* gA, T* sA, T* gB, T* sB, Tile<LINES, V> t, int k) {
+  // (inA and sA may be the same array; nothing here is __restrict__.)
   const int blocks = (t.len + k - 1) / k;
   const int nthreads = blockDim.x * blockDim.y;
   for (int item = threadIdx.x + threadIdx.y * blockDim.x; item < LINES * blocks; item += nthreads) {
