@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what building, testing and benchmarking gpuvis needs on Debian 12 / Ubuntu 24.04, and
+# nothing that is already there. The CUDA toolkit is optional and not installed here: when nvcc is
+# on PATH (or in /usr/local/cuda/bin) the CUDA backend is built too.
+#
+#   bash scripts/deps.sh        # needs root or sudo when something is missing
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config   # toolchain
+  libgtest-dev                                   # tests
+  libpng-dev libjpeg-dev                         # PNG/JPEG adapter
+  python3 python3-numpy python3-matplotlib python3-pil  # benchmark reports, sample generator
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: everything needed is installed"
+  exit 0
+fi
+echo "deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
