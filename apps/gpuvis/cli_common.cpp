@@ -39,3 +39,45 @@ void check_output_path(const std::string& output, const std::string& input, bool
 void notice(const std::string& message) { std::cerr << "gpuvis: " << message << "\n"; }
 
 }  // namespace gpuvis::cli
+
+namespace gpuvis::cli {
+
+void ThresholdOptions::add_to(CLI::App& cmd, const std::string& default_method) {
+  method = default_method;
+  cmd.add_option("--method", method, "Threshold: bernsen, tiled or bradley-roth")
+      ->check(CLI::IsMember({"bernsen", "tiled", "bradley-roth"}))
+      ->default_val(default_method);
+  cmd.add_option("--window", window, "Window half-width (bernsen h >= 1, bradley-roth r >= 1)");
+  cmd.add_option("--gate", gate, "Contrast gate 0..255 (bernsen C, tiled gradient G)");
+  cmd.add_option("--tile", tile, "Tile size T >= 2 (tiled)");
+  cmd.add_option("--bias", bias, "Bias 0..1 (bradley-roth; reacTIVision gradient/100)");
+  cmd.add_option("--contrast", contrast, "Minimum local mean 0..255 (bradley-roth)");
+}
+
+threshold::Params ThresholdOptions::params(const threshold::Params& defaults) const {
+  threshold::Params p = defaults;
+  p.method = threshold::parse_method(method);
+  auto used = [](int v) { return v != -1; };
+  if (p.method == threshold::Method::bernsen) {
+    if (used(window)) p.bernsen.half_window = window;
+    if (used(gate)) p.bernsen.gate = gate;
+  } else if (p.method == threshold::Method::tiled) {
+    if (used(tile)) p.tiled.tile = tile;
+    if (used(gate)) p.tiled.gradient = gate;
+  } else {
+    if (used(window)) p.bradley_roth.size = window;
+    if (bias != -1) p.bradley_roth.bias = bias;
+    if (used(contrast)) p.bradley_roth.contrast = contrast;
+  }
+  const auto ignored = [&](bool given, const char* flag) {
+    if (given) notice(std::string(flag) + " does not apply to --method " + method + " and is ignored");
+  };
+  ignored(used(tile) && p.method != threshold::Method::tiled, "--tile");
+  ignored(used(window) && p.method == threshold::Method::tiled, "--window");
+  ignored(used(gate) && p.method == threshold::Method::bradley_roth, "--gate");
+  ignored((bias != -1 || used(contrast)) && p.method != threshold::Method::bradley_roth, "--bias/--contrast");
+  threshold::validate(p);
+  return p;
+}
+
+}  // namespace gpuvis::cli

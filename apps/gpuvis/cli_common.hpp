@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gpuvis/core/backend.hpp"
+#include "gpuvis/threshold/threshold.hpp"
 
 namespace gpuvis::cli {
 
@@ -22,10 +23,21 @@ void check_output_path(const std::string& output, const std::string& input, bool
 
 void notice(const std::string& message);  // "gpuvis: <message>" on stderr
 
+// The threshold flags shared by `threshold`, `detect` and later `track`: --method, --window,
+// --gate, --tile, --bias, --contrast. Unset flags keep the given defaults.
+struct ThresholdOptions {
+  std::string method;
+  int window = -1, gate = -1, tile = -1, contrast = -1;
+  float bias = -1;
+  void add_to(CLI::App& cmd, const std::string& default_method);
+  threshold::Params params(const threshold::Params& defaults) const;
+};
+
 // Registers a subcommand's callback; the main program runs it after parsing.
 using Command = std::function<int()>;
 
 void register_info(CLI::App& app, Command& run);
 void register_threshold(CLI::App& app, Command& run);
+void register_detect(CLI::App& app, Command& run);
 
 }  // namespace gpuvis::cli

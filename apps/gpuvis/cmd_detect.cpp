@@ -1,0 +1,137 @@
+// gpuvis detect FILES|DIR: fiducials in still frames, as JSON lines or a table, optionally drawn.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "annotate.hpp"
+#include "cli_common.hpp"
+#include "gpuvis/io/image_file.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+
+namespace gpuvis::cli {
+namespace {
+
+struct DetectArgs {
+  std::vector<std::string> inputs;
+  std::string trees = "default", backend = "auto", annotate_dir;
+  ThresholdOptions options;
+  bool json = false, overwrite = false, fuzzy = false;
+};
+
+bool is_image_name(const std::filesystem::path& p) {
+  std::string e = p.extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return e == ".pgm" || e == ".ppm" || e == ".pnm" || e == ".png" || e == ".jpg" || e == ".jpeg" || e == ".pfm";
+}
+
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(in, ec)) {
+      std::vector<std::string> found;
+      for (const auto& e : std::filesystem::directory_iterator(in))
+        if (e.is_regular_file() && is_image_name(e.path())) found.push_back(e.path().string());
+      std::sort(found.begin(), found.end());
+      if (found.empty()) fail(ErrorCode::io, "folder '" + in + "' holds no image files (.pgm .ppm .png .jpg)");
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(in);
+    }
+  }
+  return files;
+}
+
+nlohmann::json to_json(const std::string& file, const pipeline::Detections& d, bool with_fuzzy) {
+  nlohmann::json fids = nlohmann::json::array();
+  for (const auto& f : d.fiducials) {
+    if (f.fuzzy() && !with_fuzzy) continue;
+    fids.push_back({{"id", f.id}, {"x", f.x}, {"y", f.y}, {"angle", f.angle}, {"root_size", f.root_size},
+                    {"leaves", f.leaves}, {"fuzzy", f.fuzzy()}});
+  }
+  return {{"file", file},
+          {"width", d.width},
+          {"height", d.height},
+          {"fiducials", fids},
+          {"fingers", nlohmann::json::array()},
+          {"blobs", nlohmann::json::array()},
+          {"regions", d.regions},
+          {"times_us", {{"threshold", d.times.threshold_us}, {"segment", d.times.segment_us}, {"decode", d.times.decode_us}}}};
+}
+
+}  // namespace
+
+void register_detect(CLI::App& app, Command& run) {
+  static DetectArgs a;
+  auto* cmd = app.add_subcommand("detect", "Find amoeba fiducials in image files (one result per frame)");
+  cmd->footer(
+      "Output: a table per frame, or with --json one JSON object per line:\n"
+      "  {\"file\", \"width\", \"height\", \"fiducials\": [{\"id\", \"x\", \"y\", \"angle\", ...}], \"fingers\", \"blobs\"}\n"
+      "x, y in pixels (origin top-left, y down); angle in radians, 0 = upright, clockwise positive.\n"
+      "The default threshold is full Bernsen h=12, gate 32 (docs/decoding.md says why).");
+  cmd->add_option("inputs", a.inputs, "Image files or folders of images");
+  cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
+  a.options.add_to(*cmd, "bernsen");
+  add_backend_option(*cmd, a.backend);
+  cmd->add_flag("--json", a.json, "One JSON object per frame on stdout");
+  cmd->add_flag("--fuzzy", a.fuzzy, "Also report fuzzy candidates (damaged symbols, id -1)");
+  cmd->add_option("--annotate", a.annotate_dir, "Write each frame with the detections drawn into this folder (PNG or PPM)");
+  cmd->add_flag("--overwrite", a.overwrite, "Replace existing annotated images");
+  cmd->callback([&run] {
+    run = [] {
+      require(!a.inputs.empty(), "detect needs at least one image file or folder");
+      pipeline::DetectorConfig config;
+      config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
+      config.trees = a.trees;
+      const std::vector<std::string> files = expand_inputs(a.inputs);
+      if (!a.annotate_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(a.annotate_dir, ec);
+        if (!std::filesystem::is_directory(a.annotate_dir))
+          fail(ErrorCode::io, "cannot create the annotation folder '" + a.annotate_dir + "'");
+      }
+      config.backend = choose_backend(a.backend);
+      pipeline::Detector detector(config);
+      int failures = 0;
+      for (const auto& file : files) {
+        Image<std::uint8_t> grey;
+        try {
+          grey = read_grey8(file);
+        } catch (const Error& e) {
+          // One unreadable frame in a folder is reported and skipped; the exit status says so.
+          std::cerr << "gpuvis: error: " << e.what() << "\n";
+          ++failures;
+          continue;
+        }
+        const auto& d = detector.detect(grey.view());
+        if (a.json) {
+          std::cout << to_json(std::filesystem::path(file).filename().string(), d, a.fuzzy).dump() << "\n";
+        } else {
+          int shown = 0;
+          for (const auto& f : d.fiducials) shown += !f.fuzzy() || a.fuzzy;
+          std::cout << file << ": " << d.width << "x" << d.height << ", " << shown << " fiducial" << (shown == 1 ? "" : "s")
+                    << "\n";
+          for (const auto& f : d.fiducials) {
+            if (f.fuzzy() && !a.fuzzy) continue;
+            std::cout << "  id " << std::setw(4) << (f.fuzzy() ? std::string("?") : std::to_string(f.id)) << std::fixed
+                      << std::setprecision(2) << "  x " << std::setw(8) << f.x << "  y " << std::setw(8) << f.y
+                      << "  angle " << std::setw(6) << f.angle << " rad (" << std::setprecision(1) << std::setw(5)
+                      << f.angle * 180 / M_PI << " deg)  size " << f.root_size << "\n";
+          }
+        }
+        if (!a.annotate_dir.empty()) {
+          const std::string ext = codec::available() ? ".png" : ".ppm";
+          const std::string out = (std::filesystem::path(a.annotate_dir) / std::filesystem::path(file).stem()).string() + ext;
+          check_output_path(out, file, a.overwrite);
+          write_image(out, annotate(grey.view(), d).view());
+        }
+      }
+      return failures ? 1 : 0;
+    };
+  });
+}
+
+}  // namespace gpuvis::cli

@@ -1,0 +1,42 @@
+#pragma once
+// Stage 3 of the tracker: amoeba fiducial decoding from the region tree (spec §4–§5, with the
+// statistics defined soundly as in docs/decoding.md).
+#include <cstdint>
+#include <vector>
+
+#include "gpuvis/decode/tree_set.hpp"
+#include "gpuvis/segment/region_tree.hpp"
+
+namespace gpuvis::decode {
+
+struct Fiducial {
+  int id = -1;          // fiducial ID, or -1 for a fuzzy candidate (a damaged symbol)
+  double x = 0, y = 0;  // centre in pixels (weighted leaf centroids, sub-pixel)
+  double angle = 0;     // radians in [0, 2π): reacTIVision's convention (y down, clockwise positive)
+  int root = -1;        // region index of the symbol's root region
+  int root_size = 0;    // max(width, height) of the root region's bounding box
+  int leaves = 0;       // leaf regions used
+  bool fuzzy() const { return id < 0; }
+};
+
+struct DecodeStats {
+  int candidates = 0, valid = 0, fuzzy = 0, invalid = 0;
+};
+
+// Decodes every symbol in `tree`, which must have been segmented with cap = set.cap(). Valid
+// fiducials come first in discovery order, then fuzzy candidates (which can update tracked objects
+// but never create them). Per-region scratch lives in the Decoder and is reused between frames.
+class Decoder {
+ public:
+  explicit Decoder(TreeSet set) : set_(std::move(set)) {}
+  const TreeSet& tree_set() const { return set_; }
+  void decode(const segment::RegionTree& tree, std::vector<Fiducial>& out, DecodeStats* stats = nullptr);
+
+ private:
+  TreeSet set_;
+  std::vector<std::int32_t> desc_, height_, cvc_, node_depth_;
+  std::vector<std::uint8_t> traversed_;
+  std::vector<std::int32_t> candidates_, stack_;
+};
+
+}  // namespace gpuvis::decode

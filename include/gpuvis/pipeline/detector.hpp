@@ -1,0 +1,55 @@
+#pragma once
+// One frame through the tracker's detection stages: threshold -> segment -> decode. The detector
+// owns every buffer, so a stream of frames of one size allocates nothing after the first.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpuvis/core/backend.hpp"
+#include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/segment/region_tree.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+
+namespace gpuvis::pipeline {
+
+struct DetectorConfig {
+  threshold::Params threshold = default_threshold();
+  std::string trees = "default";  // default | small | mini | path to a .trees file
+  Backend backend = Backend::cpu;  // for the threshold stage (segment/decode run on the CPU)
+
+  // The threshold chosen for detection from measurements on generated scenes (docs/decoding.md).
+  static threshold::Params default_threshold();
+};
+
+struct StageTimes {
+  double threshold_us = 0, segment_us = 0, decode_us = 0;
+};
+
+struct Detections {
+  int width = 0, height = 0;
+  std::vector<decode::Fiducial> fiducials;  // valid IDs first, then fuzzy candidates (id -1)
+  decode::DecodeStats decode_stats;
+  int regions = 0;
+  StageTimes times;
+};
+
+class Detector {
+ public:
+  explicit Detector(DetectorConfig config);
+  const DetectorConfig& config() const { return config_; }
+  // Runs the stages on an 8-bit grey frame. The result stays valid until the next call.
+  const Detections& detect(HostView<const std::uint8_t> grey);
+  const Image<std::uint8_t>& binary() const { return binary_; }
+  const segment::RegionTree& regions() const { return tree_; }
+
+ private:
+  DetectorConfig config_;
+  std::unique_ptr<threshold::Thresholder> thresholder_;
+  decode::Decoder decoder_;
+  Image<std::uint8_t> binary_;
+  segment::RegionTree tree_;
+  Detections result_;
+};
+
+}  // namespace gpuvis::pipeline

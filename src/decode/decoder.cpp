@@ -1,0 +1,188 @@
+// Amoeba decoding on the CPU (spec §4–§5): leaf-upward propagation finds candidate roots, the
+// candidate's subtree gives the canonical key that is looked up in the tree set, and the weighted
+// leaf centroids give position and angle. Statistics are defined soundly (docs/decoding.md): leaf
+// centres are region centroids at sub-pixel precision, leaf-size extremes are true extremes.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include "gpuvis/decode/fiducial.hpp"
+
+namespace gpuvis::decode {
+namespace {
+
+constexpr std::int32_t kUnvisited = 32767;
+constexpr int kLeafGateSize = 2;  // leaves with (w-1)+(h-1) <= 2 are too small for the size statistics
+
+double wrap_angle(double a) {
+  constexpr double two_pi = 2 * std::numbers::pi;
+  a = std::fmod(a, two_pi);
+  if (a < 0) a += two_pi;
+  return a >= two_pi ? 0.0 : a;
+}
+
+}  // namespace
+
+void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, DecodeStats* stats) {
+  using segment::kBorder;
+  using segment::kFragmented;
+  using segment::kSaturated;
+  out.clear();
+  const int n = t.size();
+  desc_.assign(static_cast<std::size_t>(n), kUnvisited);
+  height_.assign(static_cast<std::size_t>(n), 0);
+  cvc_.assign(static_cast<std::size_t>(n), 0);
+  node_depth_.assign(static_cast<std::size_t>(n), 0);
+  traversed_.assign(static_cast<std::size_t>(n), 0);
+  candidates_.clear();
+  std::vector<std::uint8_t> fuzzy_root(static_cast<std::size_t>(n), 0);
+
+  const int tmin = set_.tmin(), tmax = set_.tmax(), rmin = set_.rmin();
+  const int dmin = set_.min_height, dmax = set_.max_height;
+
+  // §4.2: visit leaves, propagate upwards while a region's children have all reported.
+  for (int s = 0; s < n; ++s) {
+    if (t.degree(s) != 1 || (t.flags[s] & (kSaturated | kFragmented | kBorder))) continue;
+    int r = s;
+    while (r >= 0) {
+      int desc = 0, height = 0, parent = -1;
+      for (const std::int32_t* a = t.neighbours(r); a != t.neighbours(r) + t.degree(r); ++a) {
+        if (traversed_[*a]) {
+          desc += desc_[*a] + 1;
+          height = std::max(height, height_[*a] + 1);
+        } else {
+          parent = *a;
+        }
+      }
+      desc_[r] = desc;
+      height_[r] = height;
+      traversed_[r] = 1;
+      int next = -1;
+      if (height >= dmin && height <= dmax && desc >= rmin && desc <= tmax) {
+        candidates_.push_back(r);
+        fuzzy_root[r] = desc < tmin;  // fewer descendants than any symbol: a damaged one
+      } else if (parent >= 0 && !(t.flags[r] & (kSaturated | kBorder))) {
+        ++cvc_[parent];
+        const bool loose = t.flags[parent] & (kBorder | kFragmented);
+        const int needed = loose ? t.degree(parent) : t.degree(parent) - 1;
+        if (desc < tmax && height < dmax && !(t.flags[parent] & kSaturated) && cvc_[parent] == needed) next = parent;
+      }
+      r = next;
+    }
+  }
+
+  DecodeStats st;
+  std::vector<Fiducial> fuzzy;
+  for (int root : candidates_) {
+    ++st.candidates;
+    // §4.3-4.4: depths, children (traversed neighbours with fewer descendants) and the key.
+    struct Frame {
+      int node;
+      std::size_t child_pos;
+      std::vector<std::string> parts;
+    };
+    double sum_w = 0, sum_wx = 0, sum_wy = 0, sum_bw = 0, sum_bx = 0, sum_by = 0;
+    int gated[2] = {0, 0};  // black, white
+    double size_sum[2] = {0, 0};
+    int size_min[2] = {1 << 30, 1 << 30}, size_max[2] = {0, 0};
+    int leaves = 0;
+    auto children_of = [&](int node, std::vector<int>& kids) {
+      kids.clear();
+      if (t.degree(node) == 1 && node != root) return;
+      for (const std::int32_t* a = t.neighbours(node); a != t.neighbours(node) + t.degree(node); ++a)
+        if (traversed_[*a] && desc_[*a] < desc_[node]) kids.push_back(*a);
+    };
+    auto visit_leaf = [&](int leaf) {
+      ++leaves;
+      const double w = std::numbers::pi * (node_depth_[leaf] + 0.5) * (node_depth_[leaf] + 0.5);
+      const double cx = t.centroid_x(leaf), cy = t.centroid_y(leaf);
+      sum_w += w;
+      sum_wx += w * cx;
+      sum_wy += w * cy;
+      const int c = t.colour[leaf] ? 1 : 0;
+      if (!c) {
+        sum_bw += w;
+        sum_bx += w * cx;
+        sum_by += w * cy;
+      }
+      const int s = (t.right[leaf] - t.left[leaf]) + (t.bottom[leaf] - t.top[leaf]);
+      if (s > kLeafGateSize) {
+        ++gated[c];
+        size_sum[c] += s;
+        size_min[c] = std::min(size_min[c], s);
+        size_max[c] = std::max(size_max[c], s);
+      }
+    };
+    // Iterative post-order building of S(n) = depth digit + children's strings in descending order.
+    std::vector<Frame> frames;
+    std::vector<int> kids;
+    node_depth_[root] = 0;
+    frames.push_back({root, 0, {}});
+    std::vector<std::vector<int>> kid_lists;
+    kid_lists.emplace_back();
+    children_of(root, kid_lists.back());
+    std::string key;
+    while (!frames.empty()) {
+      Frame& f = frames.back();
+      std::vector<int>& mine = kid_lists[frames.size() - 1];
+      if (f.child_pos < mine.size()) {
+        const int child = mine[f.child_pos++];
+        node_depth_[child] = node_depth_[f.node] + 1;
+        frames.push_back({child, 0, {}});
+        if (kid_lists.size() < frames.size()) kid_lists.emplace_back();
+        children_of(child, kid_lists[frames.size() - 1]);
+        continue;
+      }
+      if (mine.empty() && f.node != root) visit_leaf(f.node);
+      std::sort(f.parts.begin(), f.parts.end(), std::greater<>());
+      std::string s(1, static_cast<char>('0' + std::min(node_depth_[f.node], 9)));
+      for (const auto& p : f.parts) s += p;
+      frames.pop_back();
+      if (frames.empty()) key = std::move(s);
+      else frames.back().parts.push_back(std::move(s));
+    }
+
+    // §4.6 classification.
+    const int min_leafs = set_.min_leafs();
+    const bool enough = gated[0] >= min_leafs || gated[1] >= min_leafs;
+    int id = -2;  // -2 fuzzy, -1 invalid, >= 0 valid
+    bool extreme = false;
+    for (int c = 0; c < 2; ++c)
+      if (gated[c] > 0) {
+        const double avg = size_sum[c] / gated[c];
+        extreme = extreme || size_min[c] < 0.5 * avg || size_max[c] > 2.0 * avg;
+      }
+    if (fuzzy_root[root]) {
+      id = enough ? -2 : -1;
+    } else if (extreme) {
+      id = (gated[0] > min_leafs || gated[1] > min_leafs) ? -2 : -1;
+    } else {
+      const auto it = set_.ids.find((t.colour[root] ? "w" : "b") + key);
+      id = it != set_.ids.end() ? it->second : (enough ? -2 : -1);
+    }
+    if (id == -1 || sum_w == 0 || sum_bw == 0) {  // no black leaf: no orientation, not a symbol
+      ++st.invalid;
+      continue;
+    }
+    Fiducial f;
+    f.id = id >= 0 ? id : -1;
+    f.x = sum_wx / sum_w;
+    f.y = sum_wy / sum_w;
+    f.angle = wrap_angle(std::atan2(f.y - sum_by / sum_bw, f.x - sum_bx / sum_bw) - std::numbers::pi / 2);
+    f.root = root;
+    f.root_size = std::max(t.bbox_width(root), t.bbox_height(root));
+    f.leaves = leaves;
+    if (id >= 0) {
+      ++st.valid;
+      out.push_back(f);
+    } else {
+      ++st.fuzzy;
+      fuzzy.push_back(f);
+    }
+  }
+  out.insert(out.end(), fuzzy.begin(), fuzzy.end());
+  if (stats) *stats = st;
+}
+
+}  // namespace gpuvis::decode

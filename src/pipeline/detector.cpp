@@ -1,0 +1,44 @@
+#include "gpuvis/pipeline/detector.hpp"
+
+#include <chrono>
+
+namespace gpuvis::pipeline {
+namespace {
+double since_us(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+threshold::Params DetectorConfig::default_threshold() {
+  threshold::Params p;
+  p.method = threshold::Method::bernsen;
+  p.bernsen.half_window = 12;
+  p.bernsen.gate = 32;
+  return p;
+}
+
+Detector::Detector(DetectorConfig config)
+    : config_(std::move(config)),
+      thresholder_(threshold::make_thresholder(config_.threshold, config_.backend)),
+      decoder_(decode::TreeSet::load(config_.trees)) {}
+
+const Detections& Detector::detect(HostView<const std::uint8_t> grey) {
+  require(grey.channels == 1, "detect: frames must be 8-bit grey");
+  check_image_shape(grey.width, grey.height, 1);
+  if (binary_.width() != grey.width || binary_.height() != grey.height) binary_ = Image<std::uint8_t>(grey.width, grey.height);
+  result_.width = grey.width;
+  result_.height = grey.height;
+  auto t0 = std::chrono::steady_clock::now();
+  thresholder_->apply(grey, binary_.view());
+  result_.times.threshold_us = since_us(t0);
+  t0 = std::chrono::steady_clock::now();
+  segment::segment_cpu(binary_.view(), decoder_.tree_set().cap(), tree_);
+  result_.times.segment_us = since_us(t0);
+  t0 = std::chrono::steady_clock::now();
+  decoder_.decode(tree_, result_.fiducials, &result_.decode_stats);
+  result_.times.decode_us = since_us(t0);
+  result_.regions = tree_.size();
+  return result_;
+}
+
+}  // namespace gpuvis::pipeline
