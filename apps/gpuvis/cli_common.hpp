@@ -39,5 +39,6 @@ using Command = std::function<int()>;
 void register_info(CLI::App& app, Command& run);
 void register_threshold(CLI::App& app, Command& run);
 void register_detect(CLI::App& app, Command& run);
+void register_synth(CLI::App& app, Command& run);
 
 }  // namespace gpuvis::cli

@@ -36,6 +36,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
   node_depth_.assign(static_cast<std::size_t>(n), 0);
   traversed_.assign(static_cast<std::size_t>(n), 0);
   candidates_.clear();
+  leaves_.clear();
   std::vector<std::uint8_t> fuzzy_root(static_cast<std::size_t>(n), 0);
 
   const int tmin = set_.tmin(), tmax = set_.tmax(), rmin = set_.rmin();
@@ -87,6 +88,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
     double size_sum[2] = {0, 0};
     int size_min[2] = {1 << 30, 1 << 30}, size_max[2] = {0, 0};
     int leaves = 0;
+    const int leaf_begin = static_cast<int>(leaves_.size());
     auto children_of = [&](int node, std::vector<int>& kids) {
       kids.clear();
       if (t.degree(node) == 1 && node != root) return;
@@ -97,6 +99,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
       ++leaves;
       const double w = std::numbers::pi * (node_depth_[leaf] + 0.5) * (node_depth_[leaf] + 0.5);
       const double cx = t.centroid_x(leaf), cy = t.centroid_y(leaf);
+      leaves_.push_back({leaf, w});
       sum_w += w;
       sum_wx += w * cx;
       sum_wy += w * cy;
@@ -163,6 +166,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
     }
     if (id == -1 || sum_w == 0 || sum_bw == 0) {  // no black leaf: no orientation, not a symbol
       ++st.invalid;
+      leaves_.resize(static_cast<std::size_t>(leaf_begin));
       continue;
     }
     Fiducial f;
@@ -173,6 +177,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
     f.root = root;
     f.root_size = std::max(t.bbox_width(root), t.bbox_height(root));
     f.leaves = leaves;
+    f.leaf_begin = leaf_begin;
     if (id >= 0) {
       ++st.valid;
       out.push_back(f);

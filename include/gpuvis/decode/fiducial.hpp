@@ -16,7 +16,14 @@ struct Fiducial {
   int root = -1;        // region index of the symbol's root region
   int root_size = 0;    // max(width, height) of the root region's bounding box
   int leaves = 0;       // leaf regions used
+  int leaf_begin = 0;   // this fiducial's leaves are Decoder::leaves()[leaf_begin .. leaf_begin + leaves)
   bool fuzzy() const { return id < 0; }
+};
+
+// A leaf region of a decoded symbol with the weight its centroid has in the centre and angle.
+struct LeafRef {
+  int region;
+  double weight;  // π (depth + 0.5)²
 };
 
 struct DecodeStats {
@@ -31,12 +38,15 @@ class Decoder {
   explicit Decoder(TreeSet set) : set_(std::move(set)) {}
   const TreeSet& tree_set() const { return set_; }
   void decode(const segment::RegionTree& tree, std::vector<Fiducial>& out, DecodeStats* stats = nullptr);
+  // The leaves of the last decode() call's fiducials (see Fiducial::leaf_begin).
+  const std::vector<LeafRef>& leaves() const { return leaves_; }
 
  private:
   TreeSet set_;
   std::vector<std::int32_t> desc_, height_, cvc_, node_depth_;
   std::vector<std::uint8_t> traversed_;
-  std::vector<std::int32_t> candidates_, stack_;
+  std::vector<std::int32_t> candidates_;
+  std::vector<LeafRef> leaves_;
 };
 
 }  // namespace gpuvis::decode

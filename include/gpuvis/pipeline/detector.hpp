@@ -42,6 +42,7 @@ class Detector {
   const Detections& detect(HostView<const std::uint8_t> grey);
   const Image<std::uint8_t>& binary() const { return binary_; }
   const segment::RegionTree& regions() const { return tree_; }
+  const std::vector<decode::LeafRef>& decoder_leaves() const { return decoder_.leaves(); }
 
  private:
   DetectorConfig config_;

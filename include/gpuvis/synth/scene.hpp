@@ -1,0 +1,94 @@
+#pragma once
+// Synthetic camera frames for tests and benchmarks: real printed amoeba symbols (data/amoeba)
+// placed with random position, rotation, scale and slight perspective on a table, under uneven
+// illumination, with blur, sensor noise and finger blobs, plus the ground truth.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpuvis/core/image.hpp"
+#include "gpuvis/decode/tree_set.hpp"
+
+namespace gpuvis::synth {
+
+// A printed symbol and its reference geometry, measured once on the clean full-resolution print:
+// the leaf centroids and weights that define its centre and angle (spec §5).
+struct SymbolPrint {
+  std::string set;  // "default" or "small"
+  int id = 0;
+  Image<std::uint8_t> pixels;
+  struct Leaf {
+    double x, y, weight;
+    bool black;
+  };
+  std::vector<Leaf> leaves;
+};
+
+// Loads data/amoeba/symbols/amoeba_<set>_<id>.png (or .pgm) and measures its reference leaves.
+SymbolPrint load_symbol(const std::string& symbols_dir, const std::string& set, int id);
+
+// A 3x3 homography mapping symbol-print pixel coordinates to frame coordinates.
+struct Homography {
+  double m[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  void apply(double x, double y, double& ox, double& oy) const;
+  Homography inverse() const;
+};
+
+// Centre and angle of a print under a homography, computed from its transformed leaf centroids the
+// same way the decoder does (the generator's ground truth).
+void true_pose(const SymbolPrint& print, const Homography& h, double& x, double& y, double& angle);
+
+struct SceneParams {
+  int width = 640, height = 480;
+  int symbols = 6;
+  std::string set = "default";  // which prints: default (216) or small (24)
+  std::vector<int> ids;         // fixed IDs to place; empty = random
+  double min_size = 70, max_size = 130;  // printed square side in pixels
+  double perspective = 0.03;     // relative foreshortening of the print
+  double blur = 0.8;             // Gaussian sigma in pixels (0 = none)
+  double noise = 3.0;            // Gaussian sensor noise sigma in grey levels
+  double illumination = 0.35;    // relative brightness fall-off across the frame
+  double table = 0.35;           // table reflectance (paper white is 0.9, ink 0.06)
+  double brightness = 220;       // grey level of white paper in the brightest spot
+  int fingers = 0;
+  double finger_size = 18;       // finger blob diameter in pixels
+  std::uint32_t seed = 1;
+};
+
+struct PlacedSymbol {
+  std::string set;
+  int id;
+  double x, y, angle;  // true centre (pixels) and angle (radians, reacTIVision convention)
+  double size;         // printed square side in pixels
+};
+struct PlacedFinger {
+  double x, y, size;
+};
+
+struct Scene {
+  Image<std::uint8_t> image;
+  std::vector<PlacedSymbol> symbols;
+  std::vector<PlacedFinger> fingers;
+};
+
+class Generator {
+ public:
+  explicit Generator(std::string symbols_dir) : dir_(std::move(symbols_dir)) {}
+  Scene make(const SceneParams& params);
+  // One print rendered alone on a plain table: centred, given side length and rotation (radians,
+  // clockwise on screen), no blur or noise unless asked.
+  Scene single(const std::string& set, int id, int frame_size, double side, double rotation, double blur = 0,
+               double noise = 0, std::uint32_t seed = 1);
+  const SymbolPrint& print(const std::string& set, int id);
+
+ private:
+  void draw_print(Image<float>& reflect, const SymbolPrint& print, const Homography& h);
+  std::string dir_;
+  std::vector<SymbolPrint> cache_;
+};
+
+// The ground truth as JSON text (written next to generated frames by `gpuvis synth`).
+std::string truth_json(const Scene& scene, const std::string& file);
+
+}  // namespace gpuvis::synth

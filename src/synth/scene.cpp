@@ -1,0 +1,314 @@
+// The scene generator. Frames are built in linear light: reflectance (paper 0.9, ink 0.06, table)
+// times an illumination field, then blurred, given sensor noise and quantised to 8 bits.
+#include "gpuvis/synth/scene.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <numbers>
+#include <sstream>
+
+#include "gpuvis/io/image_file.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+
+namespace gpuvis::synth {
+namespace {
+
+constexpr double kPaper = 0.9, kInk = 0.06;
+
+double wrap(double a) {
+  const double two_pi = 2 * std::numbers::pi;
+  a = std::fmod(a, two_pi);
+  return a < 0 ? a + two_pi : a;
+}
+
+Homography multiply(const Homography& a, const Homography& b) {
+  Homography r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      r.m[3 * i + j] = 0;
+      for (int k = 0; k < 3; ++k) r.m[3 * i + j] += a.m[3 * i + k] * b.m[3 * k + j];
+    }
+  return r;
+}
+
+Homography make(double a, double b, double c, double d, double e, double f, double g = 0, double h = 0) {
+  Homography r;
+  const double v[9] = {a, b, c, d, e, f, g, h, 1};
+  std::copy(v, v + 9, r.m);
+  return r;
+}
+
+// Print pixel -> frame: centre the print, perspective, scale, rotate (clockwise on screen with y
+// down), move to (cx, cy).
+Homography placement(double print_size, double side, double rotation, double cx, double cy, double px, double py) {
+  const double s = side / print_size, c = std::cos(rotation), n = std::sin(rotation);
+  const double half = print_size / 2;
+  Homography h = make(1, 0, -half, 0, 1, -half);
+  h = multiply(make(1, 0, 0, 0, 1, 0, px / half, py / half), h);
+  h = multiply(make(s * c, -s * n, 0, s * n, s * c, 0), h);
+  return multiply(make(1, 0, cx, 0, 1, cy), h);
+}
+
+void gaussian_blur(Image<float>& img, double sigma) {
+  if (sigma <= 0) return;
+  const int r = std::max(1, static_cast<int>(std::ceil(3 * sigma)));
+  std::vector<float> k(static_cast<std::size_t>(2 * r + 1));
+  float sum = 0;
+  for (int i = -r; i <= r; ++i) sum += k[i + r] = static_cast<float>(std::exp(-0.5 * i * i / (sigma * sigma)));
+  for (auto& v : k) v /= sum;
+  const int w = img.width(), h = img.height();
+  Image<float> tmp(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      float acc = 0;
+      for (int i = -r; i <= r; ++i) acc += k[i + r] * img(std::clamp(x + i, 0, w - 1), y);
+      tmp(x, y) = acc;
+    }
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      float acc = 0;
+      for (int i = -r; i <= r; ++i) acc += k[i + r] * tmp(x, std::clamp(y + i, 0, h - 1));
+      img(x, y) = acc;
+    }
+}
+
+double bilinear(const Image<std::uint8_t>& img, double u, double v) {
+  u -= 0.5;
+  v -= 0.5;  // pixel centres at +0.5
+  const int x0 = static_cast<int>(std::floor(u)), y0 = static_cast<int>(std::floor(v));
+  const double fx = u - x0, fy = v - y0;
+  auto at = [&](int x, int y) { return static_cast<double>(img(std::clamp(x, 0, img.width() - 1), std::clamp(y, 0, img.height() - 1))); };
+  return (1 - fy) * ((1 - fx) * at(x0, y0) + fx * at(x0 + 1, y0)) + fy * ((1 - fx) * at(x0, y0 + 1) + fx * at(x0 + 1, y0 + 1));
+}
+
+}  // namespace
+
+void Homography::apply(double x, double y, double& ox, double& oy) const {
+  const double w = m[6] * x + m[7] * y + m[8];
+  ox = (m[0] * x + m[1] * y + m[2]) / w;
+  oy = (m[3] * x + m[4] * y + m[5]) / w;
+}
+
+Homography Homography::inverse() const {
+  const double* a = m;
+  Homography r;
+  const double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6]);
+  r.m[0] = (a[4] * a[8] - a[5] * a[7]) / det;
+  r.m[1] = (a[2] * a[7] - a[1] * a[8]) / det;
+  r.m[2] = (a[1] * a[5] - a[2] * a[4]) / det;
+  r.m[3] = (a[5] * a[6] - a[3] * a[8]) / det;
+  r.m[4] = (a[0] * a[8] - a[2] * a[6]) / det;
+  r.m[5] = (a[2] * a[3] - a[0] * a[5]) / det;
+  r.m[6] = (a[3] * a[7] - a[4] * a[6]) / det;
+  r.m[7] = (a[1] * a[6] - a[0] * a[7]) / det;
+  r.m[8] = (a[0] * a[4] - a[1] * a[3]) / det;
+  return r;
+}
+
+SymbolPrint load_symbol(const std::string& dir, const std::string& set, int id) {
+  char stem[64];
+  std::snprintf(stem, sizeof stem, "amoeba_%s_%03d", set.c_str(), id);
+  std::string path = dir + "/" + stem + ".png";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) || !codec::available()) path = dir + "/" + stem + ".pgm";
+  SymbolPrint p;
+  p.set = set;
+  p.id = id;
+  p.pixels = read_grey8(path);
+  // Reference geometry from the clean print itself. Centroids are taken in pixel-centre
+  // coordinates + 0.5 so they live in the same continuous frame as the homography.
+  pipeline::DetectorConfig cfg;
+  cfg.trees = set;
+  pipeline::Detector det(cfg);
+  const auto& d = det.detect(p.pixels.view());
+  for (const auto& f : d.fiducials)
+    if (f.id == id) {
+      const auto& leaves = det.decoder_leaves();
+      for (int i = f.leaf_begin; i < f.leaf_begin + f.leaves; ++i) {
+        const int r = leaves[i].region;
+        p.leaves.push_back({det.regions().centroid_x(r) + 0.5, det.regions().centroid_y(r) + 0.5, leaves[i].weight,
+                            det.regions().colour[r] == 0});
+      }
+      break;
+    }
+  if (p.leaves.empty()) fail(ErrorCode::format, path + ": the print does not decode as " + set + " ID " + std::to_string(id));
+  return p;
+}
+
+void true_pose(const SymbolPrint& print, const Homography& h, double& x, double& y, double& angle) {
+  double sw = 0, sx = 0, sy = 0, bw = 0, bx = 0, by = 0;
+  for (const auto& l : print.leaves) {
+    double fx, fy;
+    h.apply(l.x, l.y, fx, fy);
+    fx -= 0.5;  // back to pixel-centre coordinates, as the decoder reports
+    fy -= 0.5;
+    sw += l.weight;
+    sx += l.weight * fx;
+    sy += l.weight * fy;
+    if (l.black) {
+      bw += l.weight;
+      bx += l.weight * fx;
+      by += l.weight * fy;
+    }
+  }
+  x = sx / sw;
+  y = sy / sw;
+  angle = wrap(std::atan2(y - by / bw, x - bx / bw) - std::numbers::pi / 2);
+}
+
+const SymbolPrint& Generator::print(const std::string& set, int id) {
+  for (const auto& p : cache_)
+    if (p.set == set && p.id == id) return p;
+  cache_.push_back(load_symbol(dir_, set, id));
+  return cache_.back();
+}
+
+void Generator::draw_print(Image<float>& reflect, const SymbolPrint& p, const Homography& h) {
+  const Homography inv = h.inverse();
+  const double n = p.pixels.width();
+  double xmin = 1e9, xmax = -1e9, ymin = 1e9, ymax = -1e9;
+  for (double u : {0.0, n})
+    for (double v : {0.0, n}) {
+      double x, y;
+      h.apply(u, v, x, y);
+      xmin = std::min(xmin, x), xmax = std::max(xmax, x), ymin = std::min(ymin, y), ymax = std::max(ymax, y);
+    }
+  // Supersample when the print is shrunk, so thin strokes are area-averaged rather than aliased.
+  double sx0, sy0, sx1, sy1;
+  inv.apply(xmin, ymin, sx0, sy0);
+  inv.apply(xmin + 1, ymin, sx1, sy1);
+  const int ss = std::clamp(static_cast<int>(std::ceil(std::hypot(sx1 - sx0, sy1 - sy0))), 1, 6);
+  for (int y = std::max(0, static_cast<int>(ymin)); y <= std::min(reflect.height() - 1, static_cast<int>(ymax) + 1); ++y)
+    for (int x = std::max(0, static_cast<int>(xmin)); x <= std::min(reflect.width() - 1, static_cast<int>(xmax) + 1); ++x) {
+      double acc = 0;
+      int inside = 0;
+      for (int j = 0; j < ss; ++j)
+        for (int i = 0; i < ss; ++i) {
+          double u, v;
+          inv.apply(x + (i + 0.5) / ss, y + (j + 0.5) / ss, u, v);
+          if (u < 0 || v < 0 || u >= n || v >= n) continue;
+          ++inside;
+          acc += kInk + (kPaper - kInk) * bilinear(p.pixels, u, v) / 255.0;
+        }
+      if (inside) reflect(x, y) = static_cast<float>((acc + static_cast<double>(ss * ss - inside) * reflect(x, y)) / (ss * ss));
+    }
+}
+
+Scene Generator::make(const SceneParams& q) {
+  require(q.width >= 16 && q.height >= 16, "synth: frames must be at least 16x16");
+  require(q.min_size >= 8 && q.max_size >= q.min_size, "synth: symbol sizes must satisfy 8 <= min <= max");
+  require(q.set == "default" || q.set == "small", "synth: symbol set must be default or small");
+  std::mt19937 rng(q.seed);
+  std::uniform_real_distribution<double> U(0, 1);
+  Scene scene;
+  Image<float> reflect(q.width, q.height);
+  reflect.fill(static_cast<float>(q.table));
+  struct Disk {
+    double x, y, r;
+  };
+  std::vector<Disk> used;
+  const int count = q.ids.empty() ? q.symbols : static_cast<int>(q.ids.size());
+  const int set_size = q.set == "default" ? 216 : 24;
+  for (int k = 0; k < count; ++k) {
+    const int id = q.ids.empty() ? static_cast<int>(U(rng) * set_size) % set_size : q.ids[k];
+    const SymbolPrint& p = print(q.set, id);
+    const double side = q.min_size + U(rng) * (q.max_size - q.min_size);
+    const double rot = U(rng) * 2 * std::numbers::pi;
+    const double radius = side * 0.75;  // the rotated square's half diagonal, with a little margin
+    double cx = 0, cy = 0;
+    bool placed = false;
+    for (int attempt = 0; attempt < 200 && !placed; ++attempt) {
+      cx = radius + U(rng) * (q.width - 2 * radius);
+      cy = radius + U(rng) * (q.height - 2 * radius);
+      placed = q.width > 2 * radius && q.height > 2 * radius &&
+               std::all_of(used.begin(), used.end(), [&](const Disk& d) { return std::hypot(d.x - cx, d.y - cy) > d.r + radius; });
+    }
+    if (!placed) continue;  // the frame is full
+    used.push_back({cx, cy, radius});
+    const Homography h = placement(p.pixels.width(), side, rot, cx, cy, (U(rng) * 2 - 1) * q.perspective,
+                                   (U(rng) * 2 - 1) * q.perspective);
+    draw_print(reflect, p, h);
+    PlacedSymbol s{q.set, id, 0, 0, 0, side};
+    true_pose(p, h, s.x, s.y, s.angle);
+    scene.symbols.push_back(s);
+  }
+  for (int k = 0; k < q.fingers; ++k) {
+    const double r = q.finger_size / 2 * (0.85 + 0.3 * U(rng));
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      const double cx = r + 2 + U(rng) * (q.width - 2 * r - 4), cy = r + 2 + U(rng) * (q.height - 2 * r - 4);
+      if (!std::all_of(used.begin(), used.end(), [&](const Disk& d) { return std::hypot(d.x - cx, d.y - cy) > d.r + r + 3; }))
+        continue;
+      used.push_back({cx, cy, r});
+      const double elong = 1.0 + 0.25 * U(rng), phi = U(rng) * std::numbers::pi;
+      for (int y = static_cast<int>(cy - 2 * r); y <= static_cast<int>(cy + 2 * r); ++y)
+        for (int x = static_cast<int>(cx - 2 * r); x <= static_cast<int>(cx + 2 * r); ++x) {
+          if (x < 0 || y < 0 || x >= q.width || y >= q.height) continue;
+          const double dx = x + 0.5 - cx, dy = y + 0.5 - cy;
+          const double u = (dx * std::cos(phi) + dy * std::sin(phi)) / elong, v = -dx * std::sin(phi) + dy * std::cos(phi);
+          const double d = std::hypot(u, v) / r;  // soft-edged fingertip
+          const double a = std::clamp((1.15 - d) / 0.3, 0.0, 1.0);
+          reflect(x, y) = static_cast<float>(reflect(x, y) * (1 - a) + 0.8 * a);
+        }
+      scene.fingers.push_back({cx, cy, 2 * r});
+      break;
+    }
+  }
+  // Illumination: a bright spot somewhere, falling off by `illumination` towards the far corners.
+  const double hx = U(rng) * q.width, hy = U(rng) * q.height;
+  const double far = std::hypot(std::max(hx, q.width - hx), std::max(hy, q.height - hy));
+  for (int y = 0; y < q.height; ++y)
+    for (int x = 0; x < q.width; ++x) {
+      const double d = std::hypot(x - hx, y - hy) / far;
+      reflect(x, y) = static_cast<float>(reflect(x, y) * q.brightness / kPaper * (1 - q.illumination * d * d));
+    }
+  gaussian_blur(reflect, q.blur);
+  std::normal_distribution<double> noise(0, q.noise);
+  scene.image = Image<std::uint8_t>(q.width, q.height);
+  for (int y = 0; y < q.height; ++y)
+    for (int x = 0; x < q.width; ++x)
+      scene.image(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(reflect(x, y) + (q.noise > 0 ? noise(rng) : 0.0)), 0L, 255L));
+  return scene;
+}
+
+Scene Generator::single(const std::string& set, int id, int frame_size, double side, double rotation, double blur,
+                        double noise_sigma, std::uint32_t seed) {
+  const SymbolPrint& p = print(set, id);
+  Image<float> reflect(frame_size, frame_size);
+  reflect.fill(0.35f);
+  const Homography h = placement(p.pixels.width(), side, rotation, frame_size / 2.0, frame_size / 2.0, 0, 0);
+  draw_print(reflect, p, h);
+  gaussian_blur(reflect, blur);
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0, noise_sigma);
+  Scene scene;
+  scene.image = Image<std::uint8_t>(frame_size, frame_size);
+  for (int y = 0; y < frame_size; ++y)
+    for (int x = 0; x < frame_size; ++x)
+      scene.image(x, y) = static_cast<std::uint8_t>(
+          std::clamp(std::lround(reflect(x, y) * 220 / kPaper + (noise_sigma > 0 ? noise(rng) : 0.0)), 0L, 255L));
+  PlacedSymbol s{set, id, 0, 0, 0, side};
+  true_pose(p, h, s.x, s.y, s.angle);
+  scene.symbols.push_back(s);
+  return scene;
+}
+
+std::string truth_json(const Scene& scene, const std::string& file) {
+  std::ostringstream o;
+  o.precision(10);
+  o << "{\"file\":\"" << file << "\",\"width\":" << scene.image.width() << ",\"height\":" << scene.image.height()
+    << ",\"symbols\":[";
+  for (std::size_t i = 0; i < scene.symbols.size(); ++i) {
+    const auto& s = scene.symbols[i];
+    o << (i ? "," : "") << "{\"set\":\"" << s.set << "\",\"id\":" << s.id << ",\"x\":" << s.x << ",\"y\":" << s.y
+      << ",\"angle\":" << s.angle << ",\"size\":" << s.size << "}";
+  }
+  o << "],\"fingers\":[";
+  for (std::size_t i = 0; i < scene.fingers.size(); ++i)
+    o << (i ? "," : "") << "{\"x\":" << scene.fingers[i].x << ",\"y\":" << scene.fingers[i].y << ",\"size\":" << scene.fingers[i].size << "}";
+  o << "]}";
+  return o.str();
+}
+
+}  // namespace gpuvis::synth
