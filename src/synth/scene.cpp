@@ -131,6 +131,7 @@ SymbolPrint load_symbol(const std::string& dir, const std::string& set, int id) 
         p.leaves.push_back({det.regions().centroid_x(r) + 0.5, det.regions().centroid_y(r) + 0.5, leaves[i].weight,
                             det.regions().colour[r] == 0});
       }
+      p.root_size = f.root_size;
       break;
     }
   if (p.leaves.empty()) fail(ErrorCode::format, path + ": the print does not decode as " + set + " ID " + std::to_string(id));
@@ -272,9 +273,11 @@ Scene Generator::make(const SceneParams& q) {
   return scene;
 }
 
-Scene Generator::single(const std::string& set, int id, int frame_size, double side, double rotation, double blur,
-                        double noise_sigma, std::uint32_t seed) {
+Scene Generator::single(const std::string& set, int id, double width, double rotation, double blur, double noise_sigma,
+                        std::uint32_t seed) {
   const SymbolPrint& p = print(set, id);
+  const double side = width * p.pixels.width() / p.root_size;
+  const int frame_size = static_cast<int>(std::ceil(side * 1.45)) + 8;
   Image<float> reflect(frame_size, frame_size);
   reflect.fill(0.35f);
   const Homography h = placement(p.pixels.width(), side, rotation, frame_size / 2.0, frame_size / 2.0, 0, 0);

@@ -16,6 +16,7 @@ struct Fiducial {
   int root = -1;        // region index of the symbol's root region
   int root_size = 0;    // max(width, height) of the root region's bounding box
   int leaves = 0;       // leaf regions used
+  int gated_leaves = 0; // leaves larger than the size gate ((w-1)+(h-1) > 2)
   int leaf_begin = 0;   // this fiducial's leaves are Decoder::leaves()[leaf_begin .. leaf_begin + leaves)
   bool fuzzy() const { return id < 0; }
 };

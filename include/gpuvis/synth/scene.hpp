@@ -23,6 +23,7 @@ struct SymbolPrint {
     bool black;
   };
   std::vector<Leaf> leaves;
+  int root_size = 0;  // side of the symbol's root region in the print, pixels
 };
 
 // Loads data/amoeba/symbols/amoeba_<set>_<id>.png (or .pgm) and measures its reference leaves.
@@ -76,10 +77,11 @@ class Generator {
  public:
   explicit Generator(std::string symbols_dir) : dir_(std::move(symbols_dir)) {}
   Scene make(const SceneParams& params);
-  // One print rendered alone on a plain table: centred, given side length and rotation (radians,
-  // clockwise on screen), no blur or noise unless asked.
-  Scene single(const std::string& set, int id, int frame_size, double side, double rotation, double blur = 0,
-               double noise = 0, std::uint32_t seed = 1);
+  // One print rendered alone on a plain table, centred, with the symbol (its root region) `width`
+  // pixels wide and rotated by `rotation` radians clockwise on screen; no blur or noise unless asked.
+  // The frame is just large enough for the rotated print.
+  Scene single(const std::string& set, int id, double width, double rotation, double blur = 0, double noise = 0,
+               std::uint32_t seed = 1);
   const SymbolPrint& print(const std::string& set, int id);
 
  private:

@@ -1,0 +1,243 @@
+// Tree sets and amoeba decoding on the real printed symbols: every ID of the default and small
+// sets, at symbol widths from 40 to 400 px and 24 rotations; generated table scenes against the
+// generator's ground truth; symbol-free frames must give no IDs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <mutex>
+#include <numbers>
+
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/decode/tree_set.hpp"
+#include "gpuvis/io/image_file.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/synth/scene.hpp"
+#include "test_support.hpp"
+
+using namespace gpuvis;
+using decode::TreeSet;
+
+namespace {
+double angle_diff(double a, double b) {
+  double d = std::fmod(std::abs(a - b), 2 * std::numbers::pi);
+  return std::min(d, 2 * std::numbers::pi - d);
+}
+std::string symbols_dir() { return test::source_path("data/amoeba/symbols"); }
+bool prints_readable() { return codec::available(); }
+
+void expect_format_error(const std::string& text, const std::string& needle) {
+  try {
+    TreeSet::parse(text, "test.trees");
+    FAIL() << "expected an error for: " << text;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::format);
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+}  // namespace
+
+TEST(TreeSet, BuiltInSetsHaveReacTIVisionsParameters) {
+  const auto d = TreeSet::builtin("default"), s = TreeSet::builtin("small"), m = TreeSet::builtin("mini");
+  EXPECT_EQ(d.size(), 216);
+  EXPECT_EQ(s.size(), 24);
+  EXPECT_EQ(m.size(), 12);
+  // Spec §4.1 table.
+  EXPECT_EQ(d.tmin(), 18);
+  EXPECT_EQ(d.rmin(), 16);
+  EXPECT_EQ(d.min_leafs(), 5);
+  EXPECT_EQ(d.cap(), 19);
+  EXPECT_EQ(s.tmax(), 12);
+  EXPECT_EQ(s.rmin(), 10);
+  EXPECT_EQ(s.min_leafs(), 3);
+  EXPECT_EQ(m.cap(), 10);
+  EXPECT_EQ(m.min_leafs(), 1);
+  EXPECT_EQ(d.ids.at("w0122222212212121111"), 0);
+  EXPECT_EQ(d.ids.at("b0122222212212121111"), 108);
+  // The files in data/trees are the same sets.
+  EXPECT_EQ(TreeSet::load(test::source_path("data/trees/small.trees")).ids, s.ids);
+}
+
+TEST(TreeSet, MalformedFilesAreRejectedWithTheLineNumber) {
+  expect_format_error("w0122\nx0122\n", "test.trees:2");
+  expect_format_error("w0122\nw01a2\n", "1-9");
+  expect_format_error("w0121\nw0\n", "test.trees:2");
+  expect_format_error("w0132\n", "deeper");
+  expect_format_error("w0112\n", "canonical");  // canonical form is w0121
+  expect_format_error("\n\n", "no tree entries");
+  expect_format_error("w01201\n", "root");
+  EXPECT_THROW(TreeSet::load("/no/such.trees"), Error);
+  EXPECT_THROW(TreeSet::load("medium"), Error);
+  // Duplicates use up their ID but are not looked up.
+  const auto t = TreeSet::parse("w0121 w0121\nw0122", "dup");
+  EXPECT_EQ(t.size(), 3);
+  EXPECT_EQ(t.ids.at("w0122"), 2);
+}
+
+TEST(TreeSet, CanonicalFormSortsChildrenDescending) {
+  EXPECT_EQ(decode::canonical_depth_string("0112"), "0121");
+  EXPECT_EQ(decode::canonical_depth_string("012122"), "012212");
+}
+
+TEST(Decode, AllPrintedSymbolsAtTheirOwnResolution) {
+  if (!prints_readable()) GTEST_SKIP() << "needs PNG support to read the printed symbols";
+  for (const std::string set : {"default", "small"}) {
+    pipeline::DetectorConfig cfg;
+    cfg.trees = set;
+    pipeline::Detector det(cfg);
+    const int n = set == "default" ? 216 : 24;
+    for (int id = 0; id < n; ++id) {
+      char name[64];
+      std::snprintf(name, sizeof name, "/amoeba_%s_%03d.png", set.c_str(), id);
+      const auto img = read_grey8(symbols_dir() + name);
+      const auto& d = det.detect(img.view());
+      ASSERT_GE(d.fiducials.size(), 1u) << name;
+      EXPECT_EQ(d.fiducials[0].id, id) << name;
+      EXPECT_EQ(std::count_if(d.fiducials.begin(), d.fiducials.end(), [](const auto& f) { return !f.fuzzy(); }), 1) << name;
+      // Upright prints: 0 for the white-rooted half, π for the inverted half (spec §5.3).
+      const double expected = id < n / 2 ? 0.0 : std::numbers::pi;
+      EXPECT_LT(angle_diff(d.fiducials[0].angle, expected), 0.06) << name;
+    }
+  }
+}
+
+TEST(Decode, AllSymbolsAt40To400PixelsAnd24Rotations) {
+  if (!prints_readable()) GTEST_SKIP() << "needs PNG support to read the printed symbols";
+  // Every print at every one of 24 rotations; the width cycles through six sizes so each print is
+  // also seen at every size (at four rotations each).
+  const double widths[] = {40, 60, 90, 140, 220, 400};
+  struct Job {
+    std::string set;
+    int id;
+  };
+  std::vector<Job> jobs;
+  for (int id = 0; id < 216; ++id) jobs.push_back({"default", id});
+  for (int id = 0; id < 24; ++id) jobs.push_back({"small", id});
+  std::mutex m;
+  std::vector<std::string> failures;
+  double worst_centre = 0, worst_angle = 0, min_gated_fraction = 1;
+  parallel_for(0, static_cast<std::ptrdiff_t>(jobs.size()), 1, [&](std::ptrdiff_t b, std::ptrdiff_t e) {
+    synth::Generator gen(symbols_dir());
+    pipeline::DetectorConfig cfg_d, cfg_s;
+    cfg_s.trees = "small";
+    pipeline::Detector det_default(cfg_d), det_small(cfg_s);
+    for (auto j = b; j < e; ++j) {
+      const Job& job = jobs[j];
+      for (int r = 0; r < 24; ++r) {
+        const double width = widths[(r + job.id) % 6];
+        const double rot = r * 2 * std::numbers::pi / 24 + 0.05;
+        const auto scene = gen.single(job.set, job.id, width, rot);
+        auto& det = job.set == "default" ? det_default : det_small;
+        const auto& d = det.detect(scene.image.view());
+        std::vector<int> ids;
+        for (const auto& f : d.fiducials)
+          if (!f.fuzzy()) ids.push_back(f.id);
+        const auto& truth = scene.symbols[0];
+        std::lock_guard lock(m);
+        if (ids != std::vector<int>{job.id}) {
+          std::string got;
+          for (int i : ids) got += std::to_string(i) + " ";
+          failures.push_back(job.set + " " + std::to_string(job.id) + " width " + std::to_string(int(width)) + " rot " +
+                             std::to_string(r * 15) + ": got [" + got + "]");
+          continue;
+        }
+        worst_centre = std::max(worst_centre, std::hypot(d.fiducials[0].x - truth.x, d.fiducials[0].y - truth.y));
+        min_gated_fraction = std::min(min_gated_fraction, double(d.fiducials[0].gated_leaves) / d.fiducials[0].leaves);
+        worst_angle = std::max(worst_angle, angle_diff(d.fiducials[0].angle, truth.angle));
+      }
+    }
+  });
+  for (std::size_t i = 0; i < std::min<std::size_t>(failures.size(), 20); ++i) ADD_FAILURE() << failures[i];
+  EXPECT_EQ(failures.size(), 0u) << "of " << jobs.size() * 24 << " renders";
+  EXPECT_LT(worst_centre, 1.0);
+  EXPECT_LT(worst_angle, 0.1);
+  std::cout << "worst centre error " << worst_centre << " px, worst angle error " << worst_angle * 180 / std::numbers::pi
+            << " deg over " << jobs.size() * 24 << " renders; smallest share of gated leaves " << min_gated_fraction << "\n";
+}
+
+namespace {
+struct Accuracy {
+  int symbols = 0, found = 0, false_ids = 0;
+  std::vector<double> centre, angle;
+  double median(std::vector<double> v) const {
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  }
+};
+Accuracy evaluate(const synth::SceneParams& base, int frames) {
+  synth::Generator gen(symbols_dir());
+  pipeline::Detector det(pipeline::DetectorConfig{});
+  Accuracy acc;
+  for (int i = 0; i < frames; ++i) {
+    auto q = base;
+    q.seed = base.seed + static_cast<std::uint32_t>(i) * 7919u;
+    const auto scene = gen.make(q);
+    const auto& d = det.detect(scene.image.view());
+    std::vector<bool> matched(scene.symbols.size(), false);
+    for (const auto& f : d.fiducials) {
+      if (f.fuzzy()) continue;
+      bool ok = false;
+      for (std::size_t k = 0; k < scene.symbols.size(); ++k) {
+        const auto& s = scene.symbols[k];
+        if (!matched[k] && s.id == f.id && std::hypot(s.x - f.x, s.y - f.y) < s.size / 4) {
+          matched[k] = ok = true;
+          acc.centre.push_back(std::hypot(s.x - f.x, s.y - f.y));
+          acc.angle.push_back(angle_diff(s.angle, f.angle));
+          break;
+        }
+      }
+      acc.false_ids += !ok;
+    }
+    acc.symbols += static_cast<int>(scene.symbols.size());
+    acc.found += static_cast<int>(std::count(matched.begin(), matched.end(), true));
+  }
+  return acc;
+}
+}  // namespace
+
+TEST(Decode, GeneratedScenesWithModerateNoiseAndBlur) {
+  if (!prints_readable()) GTEST_SKIP() << "needs PNG support to read the printed symbols";
+  synth::SceneParams q;
+  q.symbols = 8;
+  q.blur = 1.0;
+  q.noise = 4.0;
+  q.fingers = 3;
+  q.seed = 11;
+  const Accuracy a = evaluate(q, 60);
+  const double recall = static_cast<double>(a.found) / a.symbols;
+  std::cout << "scenes: " << a.found << "/" << a.symbols << " found, " << a.false_ids << " false IDs, median centre error "
+            << a.median(a.centre) << " px, median angle error " << a.median(a.angle) * 180 / std::numbers::pi << " deg\n";
+  EXPECT_GE(recall, 0.99);
+  EXPECT_EQ(a.false_ids, 0);
+  EXPECT_LE(a.median(a.centre), 0.15);
+  EXPECT_LE(a.median(a.angle) * 180 / std::numbers::pi, 0.3);
+}
+
+TEST(Decode, SymbolFreeFramesGiveNoIds) {
+  // Noise, textures, gradients and hand-like blobs: thousands of frames, no fiducial may appear.
+  pipeline::Detector det(pipeline::DetectorConfig{});
+  int false_ids = 0;
+  const int frames = 2000;
+  for (int i = 0; i < frames; ++i) {
+    Image<std::uint8_t> img = (i % 2) ? test::random_image(160, 120, 1000 + i) : test::textured_image(160, 120, 1000 + i);
+    if (i % 5 == 0) {  // smooth gradients and bright hand-like ellipses with finger stubs
+      for (int y = 0; y < 120; ++y)
+        for (int x = 0; x < 160; ++x) {
+          const double palm = std::hypot((x - 80.0) / 35, (y - 70.0) / 28);
+          const bool finger = (y < 50 && y > 10 && std::abs((x - 40 - (i % 7)) % 22 - 5) < 5);
+          img(x, y) = static_cast<std::uint8_t>(std::clamp(60 + x / 2 + (palm < 1 || finger ? 120 : 0) + (img(x, y) - 128) / 8, 0, 255));
+        }
+    }
+    const auto& d = det.detect(img.view());
+    for (const auto& f : d.fiducials)
+      if (!f.fuzzy()) {
+        ++false_ids;
+        ADD_FAILURE() << "frame " << i << ": ghost ID " << f.id << " at " << f.x << "," << f.y << " size " << f.root_size
+                      << " leaves " << f.leaves << " gated " << f.gated_leaves;
+        write_image(test::temp_path("ghost_" + std::to_string(i) + ".pgm"), img.view());
+      }
+  }
+  EXPECT_EQ(false_ids, 0) << "over " << frames << " symbol-free frames";
+}
