@@ -1,6 +1,8 @@
 // Run-based two-colour connected components with union-find, then region statistics, the §3.3
 // adjacency pairs, saturation and the parent forest, all in flat arrays.
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <numeric>
 
 #include "gpuvis/segment/region_tree.hpp"
@@ -40,36 +42,49 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
   t.height = h;
   t.cap = cap;
 
-  // 1. Runs per row.
+  // 1. Runs per row, found from the byte changes of the 0/1-normalised row, eight pixels per word;
+  // 2. each row's runs are united with the overlapping same-colour runs of the row above
+  //    (4-connectivity) while the row is fresh in cache.
   std::vector<RawRun> runs;
+  runs.reserve(static_cast<std::size_t>(h) * 8);
   std::vector<std::int32_t> row_begin(static_cast<std::size_t>(h) + 1);
+  std::vector<std::int32_t> uf;
+  uf.reserve(runs.capacity());
+  std::vector<std::uint8_t> norm(static_cast<std::size_t>(w) + 16, 0);
   for (int y = 0; y < h; ++y) {
     row_begin[y] = static_cast<std::int32_t>(runs.size());
     const std::uint8_t* p = binary.row(y);
-    int x = 0;
-    while (x < w) {
-      const bool white = p[x] != 0;
-      int e = x + 1;
-      while (e < w && (p[e] != 0) == white) ++e;
-      runs.push_back({x, e - 1, static_cast<std::uint8_t>(white ? 255 : 0)});
-      x = e;
+    std::uint8_t* q = norm.data() + 8;  // q[-1] and the tail are padding
+    for (int x = 0; x < w; ++x) q[x] = p[x] != 0;
+    q[-1] = q[0];        // no change at x = 0
+    q[w] = q[w - 1] ^ 1; // forces a change at x = w
+    int start = 0;
+    for (int x = 1; x <= w; x += 8) {
+      std::uint64_t cur, prev;
+      std::memcpy(&cur, q + x, 8);
+      std::memcpy(&prev, q + x - 1, 8);
+      std::uint64_t d = cur ^ prev;
+      while (d) {
+        const int e = x + std::countr_zero(d) / 8;
+        if (e > w) break;
+        runs.push_back({start, e - 1, static_cast<std::uint8_t>(q[start] ? 255 : 0)});
+        uf.push_back(static_cast<std::int32_t>(uf.size()));
+        start = e;
+        d &= d - 1;
+      }
+    }
+    if (y > 0) {
+      int i = row_begin[y - 1], j = row_begin[y];
+      const int ie = row_begin[y], je = static_cast<int>(runs.size());
+      while (i < ie && j < je) {
+        if (runs[i].x1 >= runs[j].x0 && runs[j].x1 >= runs[i].x0 && runs[i].colour == runs[j].colour) unite(uf, i, j);
+        if (runs[i].x1 < runs[j].x1) ++i;
+        else ++j;
+      }
     }
   }
   row_begin[h] = static_cast<std::int32_t>(runs.size());
   const int nruns = static_cast<int>(runs.size());
-
-  // 2. Union same-colour runs that overlap in consecutive rows (4-connectivity).
-  std::vector<std::int32_t> uf(static_cast<std::size_t>(nruns));
-  std::iota(uf.begin(), uf.end(), 0);
-  for (int y = 1; y < h; ++y) {
-    int i = row_begin[y - 1], j = row_begin[y];
-    const int ie = row_begin[y], je = row_begin[y + 1];
-    while (i < ie && j < je) {
-      if (runs[i].x1 >= runs[j].x0 && runs[j].x1 >= runs[i].x0 && runs[i].colour == runs[j].colour) unite(uf, i, j);
-      if (runs[i].x1 < runs[j].x1) ++i;
-      else ++j;
-    }
-  }
 
   // 3. Region ids in raster order of first pixel: a component's first run is its root's run.
   std::vector<std::int32_t> region_of(static_cast<std::size_t>(nruns));
@@ -128,72 +143,82 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
   }
 
   // 5. Adjacency pairs (§3.3): row 0 neighbours, and every run start whose north pixel differs.
-  std::vector<std::uint64_t> pairs;
-  auto add_pair = [&](int a, int b) {
-    if (a > b) std::swap(a, b);
-    pairs.push_back(static_cast<std::uint64_t>(a) << 32 | static_cast<std::uint32_t>(b));
-  };
-  for (int i = row_begin[0] + 1; i < row_begin[1]; ++i) add_pair(region_of[i - 1], region_of[i]);
+  //    Pairs go straight into per-region lists (both directions); duplicates are removed per list,
+  //    which keeps the cost linear in the number of runs (no global sort).
+  std::vector<std::int32_t> north(static_cast<std::size_t>(nruns), -1);  // run above each run's first pixel
+  std::vector<std::int32_t> pa, pb;
+  pa.reserve(static_cast<std::size_t>(nruns));
+  pb.reserve(static_cast<std::size_t>(nruns));
+  for (int i = row_begin[0] + 1; i < row_begin[1]; ++i) {
+    pa.push_back(region_of[i - 1]);
+    pb.push_back(region_of[i]);
+  }
   for (int y = 1; y < h; ++y) {
     int j = row_begin[y - 1];
     for (int i = row_begin[y]; i < row_begin[y + 1]; ++i) {
       while (runs[j].x1 < runs[i].x0) ++j;  // the north run that covers this run's start pixel
-      if (runs[j].colour != runs[i].colour) add_pair(region_of[i], region_of[j]);
+      north[i] = j;
+      if (runs[j].colour != runs[i].colour) {
+        pa.push_back(region_of[i]);
+        pb.push_back(region_of[j]);
+      }
     }
   }
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-
-  std::vector<std::int32_t> degree(static_cast<std::size_t>(nregions), 0);
-  for (std::uint64_t p : pairs) {
-    ++degree[p >> 32];
-    ++degree[p & 0xffffffffu];
+  std::vector<std::int32_t> begin(static_cast<std::size_t>(nregions) + 1, 0);
+  for (std::size_t k = 0; k < pa.size(); ++k) {
+    ++begin[pa[k] + 1];
+    ++begin[pb[k] + 1];
   }
-  // 6. Saturation on final regions: more than cap neighbours drops all adjacencies; neighbours of
-  //    a saturated region are fragmented and lose it.
+  std::partial_sum(begin.begin(), begin.end(), begin.begin());
+  std::vector<std::int32_t> lists(static_cast<std::size_t>(begin[nregions]));
+  {
+    std::vector<std::int32_t> fill(begin.begin(), begin.end() - 1);
+    for (std::size_t k = 0; k < pa.size(); ++k) {
+      lists[fill[pa[k]]++] = pb[k];
+      lists[fill[pb[k]]++] = pa[k];
+    }
+  }
+  // Distinct neighbours per region, in linear time with a last-seen stamp per region. Counting
+  // stops at cap + 1: such a region is saturated and its list is dropped anyway (big noisy
+  // backgrounds touch thousands of specks).
+  std::vector<std::int32_t> degree(static_cast<std::size_t>(nregions));
+  std::vector<std::int32_t> stamp(static_cast<std::size_t>(nregions), -1);
+  for (int r = 0; r < nregions; ++r) {
+    std::int32_t* first = lists.data() + begin[r];
+    std::int32_t* out = first;
+    for (std::int32_t* o = first; o != lists.data() + begin[r + 1]; ++o) {
+      if (stamp[*o] == r) continue;
+      stamp[*o] = r;
+      *out++ = *o;
+      if (out - first > cap) break;
+    }
+    std::sort(first, out);  // at most cap + 1 entries
+    degree[r] = static_cast<std::int32_t>(out - first);
+  }
+  // 6. Saturation on final regions: more than cap distinct neighbours drops all adjacencies;
+  //    neighbours of a saturated region are fragmented and lose it.
   for (int r = 0; r < nregions; ++r)
     if (degree[r] > cap) t.flags[r] |= kSaturated;
   t.adj_begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
-  for (std::uint64_t p : pairs) {
-    const int a = static_cast<int>(p >> 32), b = static_cast<int>(p & 0xffffffffu);
-    const bool sa = t.flags[a] & kSaturated, sb = t.flags[b] & kSaturated;
-    if (sa && !sb) t.flags[b] |= kFragmented;
-    if (sb && !sa) t.flags[a] |= kFragmented;
-    if (sa || sb) continue;
-    ++t.adj_begin[a + 1];
-    ++t.adj_begin[b + 1];
-  }
-  std::partial_sum(t.adj_begin.begin(), t.adj_begin.end(), t.adj_begin.begin());
-  t.adj.resize(static_cast<std::size_t>(t.adj_begin[nregions]));
-  {
-    std::vector<std::int32_t> fill(t.adj_begin.begin(), t.adj_begin.end() - 1);
-    for (std::uint64_t p : pairs) {  // pairs are sorted by (a, b): each list ends up ascending
-      const int a = static_cast<int>(p >> 32), b = static_cast<int>(p & 0xffffffffu);
-      if ((t.flags[a] | t.flags[b]) & kSaturated) continue;
-      t.adj[fill[a]++] = b;
+  t.adj.clear();
+  t.adj.reserve(lists.size());
+  for (int r = 0; r < nregions; ++r) {
+    if (!(t.flags[r] & kSaturated)) {
+      for (int k = begin[r]; k < begin[r] + degree[r]; ++k) {
+        const int o = lists[k];
+        if (t.flags[o] & kSaturated) t.flags[r] |= kFragmented;
+        else t.adj.push_back(o);
+      }
     }
-    for (std::uint64_t p : pairs) {
-      const int a = static_cast<int>(p >> 32), b = static_cast<int>(p & 0xffffffffu);
-      if ((t.flags[a] | t.flags[b]) & kSaturated) continue;
-      t.adj[fill[b]++] = a;
-    }
-    for (int r = 0; r < nregions; ++r) std::sort(t.adj.begin() + t.adj_begin[r], t.adj.begin() + t.adj_begin[r + 1]);
+    t.adj_begin[r + 1] = static_cast<std::int32_t>(t.adj.size());
   }
 
-  // 7. Parent forest: the region above the first pixel, for regions off the border. Parents come
-  //    earlier in raster order, so one forward pass gives depths and a backward pass subtree sizes.
-  std::vector<std::int32_t> prev_row_run(static_cast<std::size_t>(nregions), -1);
-  for (int r = 0; r < nregions; ++r) {
-    if ((t.flags[r] & kBorder) || t.first_y[r] == 0) continue;
-    const int y = t.first_y[r] - 1, x = t.first_x[r];
-    // binary search the run of row y that contains x
-    int lo = row_begin[y], hi = row_begin[y + 1] - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) / 2;
-      if (runs[mid].x0 <= x) lo = mid;
-      else hi = mid - 1;
-    }
-    t.parent[r] = region_of[lo];
+  // 7. Parent forest: the region above the first pixel, for regions off the border. A region's
+  //    first run is its union-find root run. Parents come earlier in raster order, so one forward
+  //    pass gives depths and a backward pass subtree sizes.
+  for (int i = 0; i < nruns; ++i) {
+    const int r = region_of[i];
+    if (uf[i] == i && !(t.flags[r] & kBorder) && north[i] >= 0) t.parent[r] = region_of[north[i]];
   }
   for (int r = 0; r < nregions; ++r)
     if (t.parent[r] >= 0) {

@@ -1,0 +1,197 @@
+// Detection benchmarks on generated table scenes (real printed symbols):
+//  1. threshold choice: recall, false IDs, centre error and time of each method under several
+//     conditions (normal, dim, blurred, noisy, uneven light) -> the default of detect/track;
+//  2. per-stage time (threshold, segment, decode) at 640x480 on one CPU thread;
+//  3. segmentation + decoding on a noisy frame with ~20 000 regions against a clean one.
+// Writes timing JSON lines (--out) and, with --md FILE, the accuracy table as Markdown.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <numbers>
+#include <random>
+#include <sstream>
+
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/synth/scene.hpp"
+#include "harness.hpp"
+
+using namespace gpuvis;
+
+namespace {
+
+struct Method {
+  std::string name;
+  threshold::Params params;
+};
+
+std::vector<Method> methods() {
+  std::vector<Method> m;
+  for (int h : {6, 12, 20}) {
+    threshold::Params p;
+    p.bernsen = {h, 32};
+    m.push_back({"bernsen h=" + std::to_string(h), p});
+  }
+  threshold::Params p16;
+  p16.bernsen = {12, 16};
+  m.push_back({"bernsen h=12 gate=16", p16});
+  threshold::Params t;
+  t.method = threshold::Method::tiled;
+  m.push_back({"tiled (reacTIVision TB)", t});
+  threshold::Params b;
+  b.method = threshold::Method::bradley_roth;
+  m.push_back({"bradley-roth (reacTIVision default)", b});
+  return m;
+}
+
+struct Condition {
+  std::string name;
+  synth::SceneParams q;
+};
+
+std::vector<Condition> conditions() {
+  synth::SceneParams base;
+  base.symbols = 8;
+  base.fingers = 3;
+  base.min_size = 60;
+  base.max_size = 120;
+  std::vector<Condition> c;
+  c.push_back({"normal (blur 0.8, noise 3)", base});
+  auto dim = base;
+  dim.brightness = 70;
+  c.push_back({"dim (paper at 70)", dim});
+  auto blurred = base;
+  blurred.blur = 2.0;
+  c.push_back({"blurred (sigma 2)", blurred});
+  auto noisy = base;
+  noisy.noise = 10;
+  c.push_back({"noisy (sigma 10)", noisy});
+  auto uneven = base;
+  uneven.illumination = 0.8;
+  c.push_back({"uneven light (80% fall-off)", uneven});
+  auto small = base;
+  small.min_size = 40;
+  small.max_size = 60;
+  small.symbols = 14;
+  c.push_back({"small symbols (40-60 px)", small});
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string md;
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--md" && i + 1 < argc) md = argv[++i];
+    else rest.push_back(argv[i]);
+  }
+  const auto args = bench::Args::parse(static_cast<int>(rest.size()), rest.data());
+  const std::string symbols = std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols";
+  bench::Report report(args.out);
+  set_num_threads(1);  // the issue asks for one CPU thread
+  const int frames = args.quick ? 8 : 30;
+
+  // 1. Threshold choice.
+  std::ostringstream table;
+  table << "| condition | threshold | found | false IDs | median centre error (px) | median angle error (°) | median ms/frame |\n"
+        << "|---|---|---:|---:|---:|---:|---:|\n";
+  synth::Generator gen(symbols);
+  for (const auto& cond : conditions()) {
+    std::vector<synth::Scene> scenes;
+    for (int i = 0; i < frames; ++i) {
+      auto q = cond.q;
+      q.seed = 1000 + static_cast<std::uint32_t>(i) * 7919u;
+      scenes.push_back(gen.make(q));
+    }
+    for (const auto& m : methods()) {
+      pipeline::DetectorConfig cfg;
+      cfg.threshold = m.params;
+      pipeline::Detector det(cfg);
+      int total = 0, found = 0, false_ids = 0;
+      std::vector<double> centre, angle, ms;
+      for (const auto& s : scenes) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto& d = det.detect(s.image.view());
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        std::vector<bool> used(s.symbols.size(), false);
+        for (const auto& f : d.fiducials) {
+          if (f.fuzzy()) continue;
+          bool ok = false;
+          for (std::size_t k = 0; k < s.symbols.size(); ++k)
+            if (!used[k] && s.symbols[k].id == f.id && std::hypot(s.symbols[k].x - f.x, s.symbols[k].y - f.y) < s.symbols[k].size / 4) {
+              used[k] = ok = true;
+              centre.push_back(std::hypot(s.symbols[k].x - f.x, s.symbols[k].y - f.y));
+              double da = std::fmod(std::abs(s.symbols[k].angle - f.angle), 2 * std::numbers::pi);
+              angle.push_back(std::min(da, 2 * std::numbers::pi - da) * 180 / std::numbers::pi);
+              break;
+            }
+          false_ids += !ok;
+        }
+        total += static_cast<int>(s.symbols.size());
+        found += static_cast<int>(std::count(used.begin(), used.end(), true));
+      }
+      auto med = [](std::vector<double> v) {
+        if (v.empty()) return std::nan("");
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        return v[v.size() / 2];
+      };
+      char row[512];
+      std::snprintf(row, sizeof row, "| %s | %s | %d/%d (%.1f%%) | %d | %.3f | %.3f | %.2f |\n", cond.name.c_str(), m.name.c_str(),
+                    found, total, 100.0 * found / total, false_ids, med(centre), med(angle), med(ms));
+      table << row;
+      std::fputs(row, stderr);
+    }
+  }
+  if (!md.empty()) std::ofstream(md) << table.str();
+
+  // 2. Per-stage times at 640x480, 8 symbols + 3 fingers, one thread, default detector.
+  synth::SceneParams q;
+  q.symbols = 8;
+  q.fingers = 3;
+  q.seed = 5;
+  const auto clean = gen.make(q);
+  pipeline::Detector det(pipeline::DetectorConfig{});
+  auto stage = [&](const synth::Scene& s, const std::string& label) {
+    std::vector<double> th, sg, dc;
+    bench::Options o;
+    o.min_runs = args.quick ? 20 : 100;
+    int regions = 0;
+    const auto total = bench::measure(
+        [&] {
+          const auto& d = det.detect(s.image.view());
+          th.push_back(d.times.threshold_us);
+          sg.push_back(d.times.segment_us);
+          dc.push_back(d.times.decode_us);
+          regions = d.regions;
+          return d.times.threshold_us + d.times.segment_us + d.times.decode_us;
+        },
+        o);
+    auto stats_of = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      bench::Stats st;
+      st.median_us = v[v.size() / 2];
+      st.p10_us = v[v.size() / 10];
+      st.p90_us = v[v.size() * 9 / 10];
+      st.min_us = v.front();
+      st.runs = static_cast<int>(v.size());
+      return st;
+    };
+    const std::map<std::string, std::string> params{{"frame", label}, {"regions", std::to_string(regions)}};
+    report.add({"detect", "threshold", "cpu-1thread", "host", s.image.width(), s.image.height(), params, stats_of(th)});
+    report.add({"detect", "segment", "cpu-1thread", "host", s.image.width(), s.image.height(), params, stats_of(sg)});
+    report.add({"detect", "decode", "cpu-1thread", "host", s.image.width(), s.image.height(), params, stats_of(dc)});
+    report.add({"detect", "total", "cpu-1thread", "host", s.image.width(), s.image.height(), params, total});
+  };
+  stage(clean, "8 symbols + 3 fingers");
+  // 3. The same scene drowned in noise until it has about 20 000 regions.
+  auto noisy = gen.make(q);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> n(0, 28);
+  for (int y = 0; y < noisy.image.height(); ++y)
+    for (int x = 0; x < noisy.image.width(); ++x)
+      noisy.image(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(noisy.image(x, y) + n(rng)), 0L, 255L));
+  stage(noisy, "same + noise sigma 28");
+  return 0;
+}
