@@ -69,6 +69,16 @@ Image<std::uint8_t> annotate(HostView<const std::uint8_t> grey, const pipeline::
     line(out, f.x, f.y - 3, f.x, f.y + 3, c);
     text(out, static_cast<int>(f.x + r * 0.75), static_cast<int>(f.y - r * 0.9), f.fuzzy() ? "?" : std::to_string(f.id), c);
   }
+  for (const auto& f : d.fingers) circle(out, f.x, f.y, std::max(f.width, f.height) / 2, Rgb{60, 160, 255});
+  for (const auto& b : d.blobs) {
+    const double ca = std::cos(b.angle), sa = std::sin(b.angle), hw = b.width / 2, hh = b.height / 2;
+    const double cx[4] = {-hw, hw, hw, -hw}, cy[4] = {-hh, -hh, hh, hh};
+    for (int i = 0; i < 4; ++i) {
+      const int j = (i + 1) % 4;
+      line(out, b.x + cx[i] * ca - cy[i] * sa, b.y + cx[i] * sa + cy[i] * ca, b.x + cx[j] * ca - cy[j] * sa,
+           b.y + cx[j] * sa + cy[j] * ca, Rgb{255, 255, 0});
+    }
+  }
   return out;
 }
 

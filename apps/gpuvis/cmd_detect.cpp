@@ -1,6 +1,7 @@
 // gpuvis detect FILES|DIR: fiducials in still frames, as JSON lines or a table, optionally drawn.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -19,6 +20,8 @@ struct DetectArgs {
   std::string trees = "default", backend = "auto", annotate_dir;
   ThresholdOptions options;
   bool json = false, overwrite = false, fuzzy = false;
+  decode::FingerParams fingers;
+  std::string blob_size;
 };
 
 bool is_image_name(const std::filesystem::path& p) {
@@ -52,12 +55,18 @@ nlohmann::json to_json(const std::string& file, const pipeline::Detections& d, b
     fids.push_back({{"id", f.id}, {"x", f.x}, {"y", f.y}, {"angle", f.angle}, {"root_size", f.root_size},
                     {"leaves", f.leaves}, {"fuzzy", f.fuzzy()}});
   }
+  nlohmann::json fingers = nlohmann::json::array(), blobs = nlohmann::json::array();
+  for (const auto& f : d.fingers)
+    fingers.push_back({{"x", f.x}, {"y", f.y}, {"size", std::max(f.width, f.height)}, {"width", f.width}, {"height", f.height},
+                       {"angle", f.angle}, {"score", f.score}});
+  for (const auto& b : d.blobs)
+    blobs.push_back({{"x", b.x}, {"y", b.y}, {"width", b.width}, {"height", b.height}, {"angle", b.angle}, {"area", b.area}});
   return {{"file", file},
           {"width", d.width},
           {"height", d.height},
           {"fiducials", fids},
-          {"fingers", nlohmann::json::array()},
-          {"blobs", nlohmann::json::array()},
+          {"fingers", fingers},
+          {"blobs", blobs},
           {"regions", d.regions},
           {"times_us", {{"threshold", d.times.threshold_us}, {"segment", d.times.segment_us}, {"decode", d.times.decode_us}}}};
 }
@@ -76,6 +85,13 @@ void register_detect(CLI::App& app, Command& run) {
   cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
   a.options.add_to(*cmd, "bernsen");
   add_backend_option(*cmd, a.backend);
+  cmd->add_option("--finger-size", a.fingers.size, "Average finger size in pixels (0 = no finger detection)")
+      ->check(CLI::Range(0, 4096))->default_val(0);
+  cmd->add_option("--finger-sensitivity", a.fingers.sensitivity, "Finger test sensitivity 0..2 (reacTIVision's percent / 100)")
+      ->check(CLI::Range(0.0, 2.0))->default_val(0.75);
+  cmd->add_option("--finger-contrast", a.fingers.contrast, "Minimum grey-level contrast inside a finger 0..255")
+      ->check(CLI::Range(0, 255))->default_val(16);
+  cmd->add_option("--blob-size", a.blob_size, "Report plain white blobs with MIN:MAX pixels size");
   cmd->add_flag("--json", a.json, "One JSON object per frame on stdout");
   cmd->add_flag("--fuzzy", a.fuzzy, "Also report fuzzy candidates (damaged symbols, id -1)");
   cmd->add_option("--annotate", a.annotate_dir, "Write each frame with the detections drawn into this folder (PNG or PPM)");
@@ -86,6 +102,11 @@ void register_detect(CLI::App& app, Command& run) {
       pipeline::DetectorConfig config;
       config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
       config.trees = a.trees;
+      config.fingers = a.fingers;
+      if (!a.blob_size.empty() &&
+          (std::sscanf(a.blob_size.c_str(), "%d:%d", &config.blobs.min_size, &config.blobs.max_size) != 2 ||
+           config.blobs.min_size < 0 || config.blobs.max_size < config.blobs.min_size))
+        fail(ErrorCode::invalid_argument, "--blob-size must be MIN:MAX with 0 <= MIN <= MAX, got '" + a.blob_size + "'");
       const std::vector<std::string> files = expand_inputs(a.inputs);
       if (!a.annotate_dir.empty()) {
         std::error_code ec;
@@ -113,7 +134,8 @@ void register_detect(CLI::App& app, Command& run) {
           int shown = 0;
           for (const auto& f : d.fiducials) shown += !f.fuzzy() || a.fuzzy;
           std::cout << file << ": " << d.width << "x" << d.height << ", " << shown << " fiducial" << (shown == 1 ? "" : "s")
-                    << "\n";
+                    << ", " << d.fingers.size() << " finger" << (d.fingers.size() == 1 ? "" : "s") << ", " << d.blobs.size()
+                    << " blob" << (d.blobs.size() == 1 ? "" : "s") << "\n";
           for (const auto& f : d.fiducials) {
             if (f.fuzzy() && !a.fuzzy) continue;
             std::cout << "  id " << std::setw(4) << (f.fuzzy() ? std::string("?") : std::to_string(f.id)) << std::fixed
@@ -121,6 +143,12 @@ void register_detect(CLI::App& app, Command& run) {
                       << "  angle " << std::setw(6) << f.angle << " rad (" << std::setprecision(1) << std::setw(5)
                       << f.angle * 180 / M_PI << " deg)  size " << f.root_size << "\n";
           }
+          for (const auto& f : d.fingers)
+            std::cout << "  finger" << std::fixed << std::setprecision(2) << "  x " << std::setw(8) << f.x << "  y " << std::setw(8)
+                      << f.y << "  size " << std::max(f.width, f.height) << "\n";
+          for (const auto& b : d.blobs)
+            std::cout << "  blob  " << std::fixed << std::setprecision(2) << "  x " << std::setw(8) << b.x << "  y " << std::setw(8)
+                      << b.y << "  " << b.width << "x" << b.height << "  angle " << b.angle << "  area " << b.area << "\n";
         }
         if (!a.annotate_dir.empty()) {
           const std::string ext = codec::available() ? ".png" : ".ppm";

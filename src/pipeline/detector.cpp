@@ -37,6 +37,9 @@ const Detections& Detector::detect(HostView<const std::uint8_t> grey) {
   t0 = std::chrono::steady_clock::now();
   decoder_.decode(tree_, result_.fiducials, &result_.decode_stats);
   result_.times.decode_us = since_us(t0);
+  t0 = std::chrono::steady_clock::now();
+  decode::find_fingers_and_blobs(tree_, grey, result_.fiducials, config_.fingers, config_.blobs, result_.fingers, result_.blobs);
+  result_.times.blobs_us = since_us(t0);
   result_.regions = tree_.size();
   return result_;
 }

@@ -252,7 +252,7 @@ Scene Generator::make(const SceneParams& q) {
           const double a = std::clamp((1.15 - d) / 0.3, 0.0, 1.0);
           reflect(x, y) = static_cast<float>(reflect(x, y) * (1 - a) + 0.8 * a);
         }
-      scene.fingers.push_back({cx, cy, 2 * r});
+      scene.fingers.push_back({cx - 0.5, cy - 0.5, 2 * r});  // pixel-centre coordinates, as detect reports
       break;
     }
   }

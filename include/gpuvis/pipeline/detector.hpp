@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpuvis/core/backend.hpp"
+#include "gpuvis/decode/blobs.hpp"
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 #include "gpuvis/threshold/threshold.hpp"
@@ -17,18 +18,22 @@ struct DetectorConfig {
   threshold::Params threshold = default_threshold();
   std::string trees = "default";  // default | small | mini | path to a .trees file
   Backend backend = Backend::cpu;  // for the threshold stage (segment/decode run on the CPU)
+  decode::FingerParams fingers;    // off unless fingers.size > 0
+  decode::BlobParams blobs;        // off unless blobs.max_size > 0
 
   // The threshold chosen for detection from measurements on generated scenes (docs/decoding.md).
   static threshold::Params default_threshold();
 };
 
 struct StageTimes {
-  double threshold_us = 0, segment_us = 0, decode_us = 0;
+  double threshold_us = 0, segment_us = 0, decode_us = 0, blobs_us = 0;
 };
 
 struct Detections {
   int width = 0, height = 0;
   std::vector<decode::Fiducial> fiducials;  // valid IDs first, then fuzzy candidates (id -1)
+  std::vector<decode::Finger> fingers;
+  std::vector<decode::Blob> blobs;
   decode::DecodeStats decode_stats;
   int regions = 0;
   StageTimes times;

@@ -1,0 +1,57 @@
+#pragma once
+// Fingers and plain blobs (spec §6.2, §7.1-§7.3), from the region tree of a frame, with the blob
+// geometry defined soundly (docs/decoding.md): an oriented box from the region's convex hull and
+// its perimeter moments, sizes in whole pixels, the angle of the long side in [0, π).
+#include <cstdint>
+#include <vector>
+
+#include "gpuvis/core/image.hpp"
+#include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/segment/region_tree.hpp"
+
+namespace gpuvis::decode {
+
+struct BlobGeometry {
+  bool ok = false;       // false for degenerate regions (one pixel, one straight line)
+  double x = 0, y = 0;   // centre of the oriented box, pixels
+  double width = 0;      // long side, pixels (pixel edges to pixel edges)
+  double height = 0;     // short side
+  double angle = 0;      // long side's direction, radians in [0, π), clockwise from +x (y down)
+  double extent_long = 0, extent_short = 0;  // the same sides between pixel centres (hull extent)
+};
+
+BlobGeometry blob_geometry(const segment::RegionTree& tree, int region);
+
+// reacTIVision's ellipse-fit score of a region (spec §7.3): 1000 when its fill ratio is outside
+// [0.5, 1.5], otherwise the mean (scaled) deviation of its boundary pixels from the ellipse of its
+// oriented box, divided by sqrt(a b). Round blobs score near 0.
+double finger_score(const segment::RegionTree& tree, int region, const BlobGeometry& g);
+
+struct FingerParams {
+  int size = 0;              // average finger size in pixels; 0 disables finger detection
+  double sensitivity = 0.75; // reacTIVision's sensitivity/100 (shipped 75)
+  int contrast = 16;         // minimum grey-level contrast inside the finger
+};
+
+struct BlobParams {
+  int min_size = 0, max_size = 0;  // blobs are reported when max_size > 0
+};
+
+struct Finger {
+  double x, y, width, height, angle, score;
+  int region;
+};
+
+struct Blob {
+  double x, y, width, height, angle;
+  int area;
+  int region;
+};
+
+// Classifies the white regions of `tree` into fingers and blobs. `fiducials` are this frame's
+// decoded symbols (valid and fuzzy): their roots and leaves never become fingers or blobs.
+void find_fingers_and_blobs(const segment::RegionTree& tree, HostView<const std::uint8_t> grey,
+                            const std::vector<Fiducial>& fiducials, const FingerParams& fingers, const BlobParams& blobs,
+                            std::vector<Finger>& finger_out, std::vector<Blob>& blob_out);
+
+}  // namespace gpuvis::decode
