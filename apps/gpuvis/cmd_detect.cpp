@@ -41,8 +41,10 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
       std::sort(found.begin(), found.end());
       if (found.empty()) fail(ErrorCode::io, "folder '" + in + "' holds no image files (.pgm .ppm .png .jpg)");
       files.insert(files.end(), found.begin(), found.end());
-    } else {
+    } else if (std::filesystem::exists(in, ec)) {
       files.push_back(in);
+    } else {
+      fail(ErrorCode::io, "'" + in + "': no such file or folder");
     }
   }
   return files;
@@ -107,12 +109,18 @@ void register_detect(CLI::App& app, Command& run) {
           (std::sscanf(a.blob_size.c_str(), "%d:%d", &config.blobs.min_size, &config.blobs.max_size) != 2 ||
            config.blobs.min_size < 0 || config.blobs.max_size < config.blobs.min_size))
         fail(ErrorCode::invalid_argument, "--blob-size must be MIN:MAX with 0 <= MIN <= MAX, got '" + a.blob_size + "'");
+      decode::TreeSet::load(config.trees);  // a bad tree file is reported before any work starts
       const std::vector<std::string> files = expand_inputs(a.inputs);
+      const std::string ext = codec::available() ? ".png" : ".ppm";
+      auto annotated_path = [&](const std::string& file) {
+        return (std::filesystem::path(a.annotate_dir) / std::filesystem::path(file).stem()).string() + ext;
+      };
       if (!a.annotate_dir.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(a.annotate_dir, ec);
         if (!std::filesystem::is_directory(a.annotate_dir))
           fail(ErrorCode::io, "cannot create the annotation folder '" + a.annotate_dir + "'");
+        for (const auto& file : files) check_output_path(annotated_path(file), file, a.overwrite);
       }
       config.backend = choose_backend(a.backend);
       pipeline::Detector detector(config);
@@ -150,12 +158,7 @@ void register_detect(CLI::App& app, Command& run) {
             std::cout << "  blob  " << std::fixed << std::setprecision(2) << "  x " << std::setw(8) << b.x << "  y " << std::setw(8)
                       << b.y << "  " << b.width << "x" << b.height << "  angle " << b.angle << "  area " << b.area << "\n";
         }
-        if (!a.annotate_dir.empty()) {
-          const std::string ext = codec::available() ? ".png" : ".ppm";
-          const std::string out = (std::filesystem::path(a.annotate_dir) / std::filesystem::path(file).stem()).string() + ext;
-          check_output_path(out, file, a.overwrite);
-          write_image(out, annotate(grey.view(), d).view());
-        }
+        if (!a.annotate_dir.empty()) write_image(annotated_path(file), annotate(grey.view(), d).view());
       }
       return failures ? 1 : 0;
     };

@@ -105,3 +105,55 @@ TEST(Cli, BadInputGivesOneLineErrors) {
                         "extension");
   expect_one_line_error("threshold", "INPUT");
 }
+
+TEST(Cli, DetectReportsTheSampleSymbolsAsJsonAndDrawsThem) {
+  const std::string in = test::source_path("data/samples/table.pgm");
+  const auto r = run_cli("detect " + quote(in) + " --json --backend cpu 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* id : {"\"id\":3,", "\"id\":17,", "\"id\":42,", "\"id\":99,", "\"id\":120,", "\"id\":150,", "\"id\":201,", "\"id\":215,"})
+    EXPECT_NE(r.output.find(id), std::string::npos) << id << "\n" << r.output;
+  EXPECT_NE(r.output.find("\"file\":\"table.pgm\""), std::string::npos);
+  EXPECT_NE(r.output.find("\"width\":640"), std::string::npos);
+  const std::string dir = test::temp_path("annotated");
+  const auto a = run_cli("detect " + quote(in) + " --annotate " + quote(dir) + " --backend cpu");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  EXPECT_NE(a.output.find("8 fiducials"), std::string::npos) << a.output;
+  const auto img = read_image(dir + (codec::available() ? "/table.png" : "/table.ppm"));
+  EXPECT_EQ(std::visit([](const auto& i) { return i.channels(); }, img), 3);
+  // A second run refuses to replace the drawings unless asked.
+  expect_one_line_error("detect " + quote(in) + " --annotate " + quote(dir) + " --backend cpu", "--overwrite");
+}
+
+TEST(Cli, SynthWritesFramesAndTruthThatDetectAgreesWith) {
+  const std::string dir = test::temp_path("synth");
+  auto r = run_cli("synth " + quote(dir) + " --count 3 --symbols 4 --seed 9");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream truth(dir + "/truth.jsonl");
+  std::string line;
+  int lines = 0;
+  while (std::getline(truth, line)) ++lines;
+  EXPECT_EQ(lines, 3);
+  r = run_cli("detect " + quote(dir) + " --json --backend cpu 2>/dev/null");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 3);
+  expect_one_line_error("synth " + quote(dir) + " --count 3", "--overwrite");
+  expect_one_line_error("synth " + quote(test::temp_path("s2")) + " --size 8x8", "--size");
+}
+
+TEST(Cli, DetectRejectsBadTreeFilesAndReportsUnreadableFrames) {
+  const std::string trees = test::temp_path("bad.trees");
+  std::ofstream(trees) << "w0122222212212121111\nw01x2\n";
+  expect_one_line_error("detect " + quote(test::source_path("data/samples/table.pgm")) + " --trees " + quote(trees), ":2:");
+  expect_one_line_error("detect " + quote(test::source_path("data/samples/table.pgm")) + " --trees huge", "huge");
+  // A folder with one good and one truncated frame: the good one is reported, the bad one named,
+  // and the exit status is non-zero.
+  const std::string dir = test::temp_path("mixed");
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(test::source_path("data/samples/table.pgm"), dir + "/a.pgm");
+  std::ofstream(dir + "/b.pgm", std::ios::binary) << "P5\n64 64\n255\n" << std::string(10, 'x');
+  const auto r = run_cli("detect " + quote(dir) + " --json --backend cpu 2>&1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("\"file\":\"a.pgm\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("b.pgm: truncated"), std::string::npos) << r.output;
+  expect_one_line_error("detect /no/such/folder/", "no such file");
+}
