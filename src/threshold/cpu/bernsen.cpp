@@ -19,7 +19,16 @@ void bernsen_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, c
   check_image_shape(src.width, src.height, 1);
   const int w = src.width, h = src.height, r = p.half_window;
 
-  Image<std::uint8_t> vmax(w, h), vmin(w, h);
+  // Column extrema, kept between calls: a fresh 2x frame-size allocation per call costs page
+  // faults that dominate large frames.
+  // (Named references: the worker threads must see this thread's buffers, not their own.)
+  static thread_local Image<std::uint8_t> vmax_cache, vmin_cache;
+  if (vmax_cache.width() != w || vmax_cache.height() != h) {
+    vmax_cache = Image<std::uint8_t>(w, h);
+    vmin_cache = Image<std::uint8_t>(w, h);
+  }
+  Image<std::uint8_t>& vmax = vmax_cache;
+  Image<std::uint8_t>& vmin = vmin_cache;
   // Vertical pass over strips of columns: 64 lanes keep the k-row scratch in L1/L2.
   constexpr int kLanes = 64;
   const int strips = (w + kLanes - 1) / kLanes;

@@ -18,7 +18,11 @@ void bradley_roth_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> d
   const int r = c.r;
 
   // Column sums over rows [max(0,y-r), min(h,y+r+1)): at most 127 rows of 255, fits 16 bits.
-  Image<std::uint16_t> colsum(w, h);
+  // Kept between calls (no per-frame page faults); a named reference so that the worker threads
+  // use this thread's buffer.
+  static thread_local Image<std::uint16_t> colsum_cache;
+  if (colsum_cache.width() != w || colsum_cache.height() != h) colsum_cache = Image<std::uint16_t>(w, h);
+  Image<std::uint16_t>& colsum = colsum_cache;
   constexpr int kLanes = 256;
   parallel_for(0, (w + kLanes - 1) / kLanes, 1, [&](std::ptrdiff_t s0, std::ptrdiff_t s1) {
     std::vector<std::uint16_t> acc(kLanes);
