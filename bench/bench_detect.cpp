@@ -188,10 +188,10 @@ int main(int argc, char** argv) {
   // 3. The same scene drowned in noise until it has about 20 000 regions.
   auto noisy = gen.make(q);
   std::mt19937 rng(3);
-  std::normal_distribution<double> n(0, 28);
+  std::normal_distribution<double> n(0, 24);
   for (int y = 0; y < noisy.image.height(); ++y)
     for (int x = 0; x < noisy.image.width(); ++x)
       noisy.image(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(noisy.image(x, y) + n(rng)), 0L, 255L));
-  stage(noisy, "same + noise sigma 28");
+  stage(noisy, "same + noise sigma 24");
   return 0;
 }

@@ -11,7 +11,7 @@ namespace gpuvis::segment {
 namespace {
 
 struct RawRun {
-  std::int32_t x0, x1;
+  std::int32_t x0, x1, y;
   std::uint8_t colour;
 };
 
@@ -31,6 +31,22 @@ void unite(std::vector<std::int32_t>& p, int a, int b) {
   else p[a] = b;
 }
 
+// Per-region accumulator, one cache line per region while the runs are scanned.
+struct Acc {
+  std::int32_t area = 0, left = 0, right = 0, top = 0, bottom = 0, runs = 0;
+  double sx = 0, sy = 0;
+  bool border = false;
+};
+
+// Per-thread scratch kept between frames: a fresh allocation of these buffers every frame costs
+// page faults that, on noisy frames, take longer than the work itself.
+struct Scratch {
+  std::vector<RawRun> runs;
+  std::vector<std::int32_t> uf, north, row_begin, region_of, root_run, begin, lists, fill, degree, stamp;
+  std::vector<std::uint8_t> norm;
+  std::vector<Acc> acc;
+};
+
 }  // namespace
 
 void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
@@ -42,147 +58,161 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
   t.height = h;
   t.cap = cap;
 
-  // 1. Runs per row, found from the byte changes of the 0/1-normalised row, eight pixels per word;
-  // 2. each row's runs are united with the overlapping same-colour runs of the row above
-  //    (4-connectivity) while the row is fresh in cache.
-  std::vector<RawRun> runs;
-  runs.reserve(static_cast<std::size_t>(h) * 8);
-  std::vector<std::int32_t> row_begin(static_cast<std::size_t>(h) + 1);
-  std::vector<std::int32_t> uf;
-  uf.reserve(runs.capacity());
-  std::vector<std::uint8_t> norm(static_cast<std::size_t>(w) + 16, 0);
+  // 1. Runs per row, found from the byte changes of the 0/1-normalised row, eight pixels per word.
+  // 2. While the row is in cache: each run's north run (the run above its first pixel) and the
+  //    union with every overlapping same-colour run of the row above (4-connectivity).
+  static thread_local Scratch scratch;
+  auto& runs = scratch.runs;
+  auto& uf = scratch.uf;
+  auto& north = scratch.north;
+  auto& row_begin = scratch.row_begin;
+  auto& norm = scratch.norm;
+  runs.clear();
+  uf.clear();
+  north.clear();
+  row_begin.assign(static_cast<std::size_t>(h) + 1, 0);
+  norm.assign(static_cast<std::size_t>(w) + 16, 0);
   for (int y = 0; y < h; ++y) {
     row_begin[y] = static_cast<std::int32_t>(runs.size());
     const std::uint8_t* p = binary.row(y);
     std::uint8_t* q = norm.data() + 8;  // q[-1] and the tail are padding
     for (int x = 0; x < w; ++x) q[x] = p[x] != 0;
-    q[-1] = q[0];        // no change at x = 0
-    q[w] = q[w - 1] ^ 1; // forces a change at x = w
+    q[-1] = q[0];         // no change at x = 0
+    q[w] = q[w - 1] ^ 1;  // forces a change at x = w
     int start = 0;
     for (int x = 1; x <= w; x += 8) {
       std::uint64_t cur, prev;
       std::memcpy(&cur, q + x, 8);
       std::memcpy(&prev, q + x - 1, 8);
-      std::uint64_t d = cur ^ prev;
-      while (d) {
+      for (std::uint64_t d = cur ^ prev; d; d &= d - 1) {  // one set bit per changed byte
         const int e = x + std::countr_zero(d) / 8;
         if (e > w) break;
-        runs.push_back({start, e - 1, static_cast<std::uint8_t>(q[start] ? 255 : 0)});
-        uf.push_back(static_cast<std::int32_t>(uf.size()));
+        runs.push_back({start, e - 1, y, static_cast<std::uint8_t>(q[start] ? 255 : 0)});
         start = e;
-        d &= d - 1;
       }
     }
-    if (y > 0) {
-      int i = row_begin[y - 1], j = row_begin[y];
-      const int ie = row_begin[y], je = static_cast<int>(runs.size());
-      while (i < ie && j < je) {
-        if (runs[i].x1 >= runs[j].x0 && runs[j].x1 >= runs[i].x0 && runs[i].colour == runs[j].colour) unite(uf, i, j);
-        if (runs[i].x1 < runs[j].x1) ++i;
-        else ++j;
-      }
+    const int je = static_cast<int>(runs.size());
+    uf.resize(static_cast<std::size_t>(je));
+    north.resize(static_cast<std::size_t>(je), -1);
+    for (int j = row_begin[y]; j < je; ++j) uf[j] = j;
+    if (y == 0) continue;
+    int i = row_begin[y - 1];
+    const int ie = row_begin[y];
+    for (int j = row_begin[y]; j < je; ++j) {
+      while (runs[i].x1 < runs[j].x0) ++i;
+      north[j] = i;
+      for (int k = i; k < ie && runs[k].x0 <= runs[j].x1; ++k)
+        if (runs[k].colour == runs[j].colour) unite(uf, k, j);
     }
   }
   row_begin[h] = static_cast<std::int32_t>(runs.size());
   const int nruns = static_cast<int>(runs.size());
 
-  // 3. Region ids in raster order of first pixel: a component's first run is its root's run.
-  std::vector<std::int32_t> region_of(static_cast<std::size_t>(nruns));
-  int nregions = 0;
+  // 3. Region ids in raster order of first pixel: a component's first run is its root run.
+  auto& region_of = scratch.region_of;
+  auto& root_run = scratch.root_run;
+  region_of.resize(static_cast<std::size_t>(nruns));
+  root_run.clear();
   for (int r = 0; r < nruns; ++r) {
     const int root = find(uf, r);
-    region_of[r] = root == r ? nregions++ : region_of[root];
+    if (root == r) {
+      region_of[r] = static_cast<std::int32_t>(root_run.size());
+      root_run.push_back(r);
+    } else {
+      region_of[r] = region_of[root];
+    }
   }
+  const int nregions = static_cast<int>(root_run.size());
 
+  // 4. Statistics, accumulated per region in one structure, then stored as arrays.
+  auto& acc = scratch.acc;
+  acc.assign(static_cast<std::size_t>(nregions), Acc{});
+  for (int r = 0; r < nregions; ++r) {
+    const RawRun& first = runs[root_run[r]];
+    acc[r].left = first.x0;
+    acc[r].right = first.x1;
+    acc[r].top = acc[r].bottom = first.y;
+  }
+  for (int i = 0; i < nruns; ++i) {
+    const RawRun& run = runs[i];
+    Acc& a = acc[region_of[i]];
+    const int len = run.x1 - run.x0 + 1;
+    a.area += len;
+    a.sx += 0.5 * (static_cast<double>(run.x0) + run.x1) * len;
+    a.sy += static_cast<double>(run.y) * len;
+    a.left = std::min(a.left, run.x0);
+    a.right = std::max(a.right, run.x1);
+    a.bottom = run.y;  // runs come in raster order
+    a.border = a.border || run.y == 0 || run.y == h - 1 || run.x0 == 0 || run.x1 == w - 1;
+    ++a.runs;
+  }
   auto resize = [&](auto& v, auto value) { v.assign(static_cast<std::size_t>(nregions), value); };
   resize(t.colour, std::uint8_t{0});
   resize(t.flags, std::uint8_t{0});
   resize(t.area, 0);
-  resize(t.left, w);
-  resize(t.top, h);
-  resize(t.right, -1);
-  resize(t.bottom, -1);
+  resize(t.left, 0);
+  resize(t.top, 0);
+  resize(t.right, 0);
+  resize(t.bottom, 0);
   resize(t.sum_x, 0.0);
   resize(t.sum_y, 0.0);
-  resize(t.first_x, -1);
-  resize(t.first_y, -1);
+  resize(t.first_x, 0);
+  resize(t.first_y, 0);
   resize(t.parent, -1);
   resize(t.child_count, 0);
   resize(t.descendant_count, 0);
   resize(t.depth, 0);
-
-  // 4. Statistics and run lists.
-  std::vector<std::int32_t> run_count(static_cast<std::size_t>(nregions) + 1, 0);
-  for (int y = 0; y < h; ++y)
-    for (int i = row_begin[y]; i < row_begin[y + 1]; ++i) {
-      const RawRun& run = runs[i];
-      const int r = region_of[i];
-      const int len = run.x1 - run.x0 + 1;
-      if (t.first_y[r] < 0) {
-        t.first_x[r] = run.x0;
-        t.first_y[r] = y;
-        t.colour[r] = run.colour;
-      }
-      t.area[r] += len;
-      t.sum_x[r] += 0.5 * (static_cast<double>(run.x0) + run.x1) * len;
-      t.sum_y[r] += static_cast<double>(y) * len;
-      t.left[r] = std::min(t.left[r], run.x0);
-      t.right[r] = std::max(t.right[r], run.x1);
-      t.top[r] = std::min(t.top[r], y);
-      t.bottom[r] = std::max(t.bottom[r], y);
-      if (y == 0 || y == h - 1 || run.x0 == 0 || run.x1 == w - 1) t.flags[r] |= kBorder;
-      ++run_count[r + 1];
-    }
-  t.run_begin.assign(run_count.begin(), run_count.end());
-  std::partial_sum(t.run_begin.begin(), t.run_begin.end(), t.run_begin.begin());
-  t.runs.resize(static_cast<std::size_t>(nruns));
-  {
-    std::vector<std::int32_t> fill(t.run_begin.begin(), t.run_begin.end() - 1);
-    for (int y = 0; y < h; ++y)
-      for (int i = row_begin[y]; i < row_begin[y + 1]; ++i) t.runs[fill[region_of[i]]++] = {y, runs[i].x0, runs[i].x1};
+  t.run_begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
+  for (int r = 0; r < nregions; ++r) {
+    const Acc& a = acc[r];
+    const RawRun& first = runs[root_run[r]];
+    t.colour[r] = first.colour;
+    t.flags[r] = a.border ? kBorder : 0;
+    t.area[r] = a.area;
+    t.left[r] = a.left;
+    t.right[r] = a.right;
+    t.top[r] = a.top;
+    t.bottom[r] = a.bottom;
+    t.sum_x[r] = a.sx;
+    t.sum_y[r] = a.sy;
+    t.first_x[r] = first.x0;
+    t.first_y[r] = first.y;
+    t.run_begin[r + 1] = t.run_begin[r] + a.runs;
   }
+  t.runs.resize(static_cast<std::size_t>(nruns));
+  auto& fill = scratch.fill;
+  fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
+  for (int i = 0; i < nruns; ++i) t.runs[fill[region_of[i]]++] = {runs[i].y, runs[i].x0, runs[i].x1};
 
   // 5. Adjacency pairs (§3.3): row 0 neighbours, and every run start whose north pixel differs.
   //    Pairs go straight into per-region lists (both directions); duplicates are removed per list,
   //    which keeps the cost linear in the number of runs (no global sort).
-  std::vector<std::int32_t> north(static_cast<std::size_t>(nruns), -1);  // run above each run's first pixel
-  std::vector<std::int32_t> pa, pb;
-  pa.reserve(static_cast<std::size_t>(nruns));
-  pb.reserve(static_cast<std::size_t>(nruns));
-  for (int i = row_begin[0] + 1; i < row_begin[1]; ++i) {
-    pa.push_back(region_of[i - 1]);
-    pb.push_back(region_of[i]);
-  }
-  for (int y = 1; y < h; ++y) {
-    int j = row_begin[y - 1];
-    for (int i = row_begin[y]; i < row_begin[y + 1]; ++i) {
-      while (runs[j].x1 < runs[i].x0) ++j;  // the north run that covers this run's start pixel
-      north[i] = j;
-      if (runs[j].colour != runs[i].colour) {
-        pa.push_back(region_of[i]);
-        pb.push_back(region_of[j]);
-      }
-    }
-  }
-  std::vector<std::int32_t> begin(static_cast<std::size_t>(nregions) + 1, 0);
-  for (std::size_t k = 0; k < pa.size(); ++k) {
-    ++begin[pa[k] + 1];
-    ++begin[pb[k] + 1];
-  }
+  auto& begin = scratch.begin;
+  begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
+  auto for_each_pair = [&](auto&& f) {
+    for (int i = row_begin[0] + 1; i < row_begin[1]; ++i) f(region_of[i - 1], region_of[i]);
+    for (int i = row_begin[1]; i < nruns; ++i)
+      if (runs[north[i]].colour != runs[i].colour) f(region_of[i], region_of[north[i]]);
+  };
+  for_each_pair([&](int a, int b) {
+    ++begin[a + 1];
+    ++begin[b + 1];
+  });
   std::partial_sum(begin.begin(), begin.end(), begin.begin());
-  std::vector<std::int32_t> lists(static_cast<std::size_t>(begin[nregions]));
-  {
-    std::vector<std::int32_t> fill(begin.begin(), begin.end() - 1);
-    for (std::size_t k = 0; k < pa.size(); ++k) {
-      lists[fill[pa[k]]++] = pb[k];
-      lists[fill[pb[k]]++] = pa[k];
-    }
-  }
+  auto& lists = scratch.lists;
+  lists.resize(static_cast<std::size_t>(begin[nregions]));
+  fill.assign(begin.begin(), begin.end() - 1);
+  for_each_pair([&](int a, int b) {
+    lists[fill[a]++] = b;
+    lists[fill[b]++] = a;
+  });
   // Distinct neighbours per region, in linear time with a last-seen stamp per region. Counting
   // stops at cap + 1: such a region is saturated and its list is dropped anyway (big noisy
   // backgrounds touch thousands of specks).
-  std::vector<std::int32_t> degree(static_cast<std::size_t>(nregions));
-  std::vector<std::int32_t> stamp(static_cast<std::size_t>(nregions), -1);
+  auto& degree = scratch.degree;
+  auto& stamp = scratch.stamp;
+  degree.resize(static_cast<std::size_t>(nregions));
+  stamp.assign(static_cast<std::size_t>(nregions), -1);
   for (int r = 0; r < nregions; ++r) {
     std::int32_t* first = lists.data() + begin[r];
     std::int32_t* out = first;
@@ -213,13 +243,10 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
     t.adj_begin[r + 1] = static_cast<std::int32_t>(t.adj.size());
   }
 
-  // 7. Parent forest: the region above the first pixel, for regions off the border. A region's
-  //    first run is its union-find root run. Parents come earlier in raster order, so one forward
-  //    pass gives depths and a backward pass subtree sizes.
-  for (int i = 0; i < nruns; ++i) {
-    const int r = region_of[i];
-    if (uf[i] == i && !(t.flags[r] & kBorder) && north[i] >= 0) t.parent[r] = region_of[north[i]];
-  }
+  // 7. Parent forest: the region above the first pixel, for regions off the border. Parents come
+  //    earlier in raster order, so one forward pass gives depths and a backward pass subtree sizes.
+  for (int r = 0; r < nregions; ++r)
+    if (!(t.flags[r] & kBorder) && north[root_run[r]] >= 0) t.parent[r] = region_of[north[root_run[r]]];
   for (int r = 0; r < nregions; ++r)
     if (t.parent[r] >= 0) {
       t.depth[r] = t.depth[t.parent[r]] + 1;
