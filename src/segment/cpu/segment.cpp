@@ -23,13 +23,6 @@ int find(std::vector<std::int32_t>& p, int a) {
   return a;
 }
 
-void unite(std::vector<std::int32_t>& p, int a, int b) {
-  a = find(p, a);
-  b = find(p, b);
-  if (a == b) return;
-  if (a < b) p[b] = a;  // the earlier run (raster order) stays the root
-  else p[a] = b;
-}
 
 // Per-region accumulator, one cache line per region while the runs are scanned.
 struct Acc {
@@ -101,8 +94,18 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
     for (int j = row_begin[y]; j < je; ++j) {
       while (runs[i].x1 < runs[j].x0) ++i;
       north[j] = i;
-      for (int k = i; k < ie && runs[k].x0 <= runs[j].x1; ++k)
-        if (runs[k].colour == runs[j].colour) unite(uf, k, j);
+      // Runs alternate in colour along a row, so the same-colour runs above are every other one
+      // from the first or second overlapping run: no colour test, no mispredicted branch.
+      int root = j;  // j's current root; j is new, so it starts as its own root
+      for (int k = i + (runs[i].colour != runs[j].colour); k < ie && runs[k].x0 <= runs[j].x1; k += 2) {
+        const int a = find(uf, k);
+        if (a < root) {
+          uf[root] = a;  // the earlier run (raster order) stays the root
+          root = a;
+        } else if (a > root) {
+          uf[a] = root;
+        }
+      }
     }
   }
   row_begin[h] = static_cast<std::int32_t>(runs.size());
