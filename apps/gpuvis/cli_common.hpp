@@ -40,5 +40,6 @@ void register_info(CLI::App& app, Command& run);
 void register_threshold(CLI::App& app, Command& run);
 void register_detect(CLI::App& app, Command& run);
 void register_synth(CLI::App& app, Command& run);
+void register_filter(CLI::App& app, Command& run);
 
 }  // namespace gpuvis::cli

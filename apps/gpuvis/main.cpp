@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   cli::register_threshold(app, run);
   cli::register_detect(app, run);
   cli::register_synth(app, run);
+  cli::register_filter(app, run);
 
   // A mistyped command should be named as such, not reported as a missing one.
   if (argc > 1 && argv[1][0] != '-') {

@@ -1,0 +1,117 @@
+// gpuvis filter convolve IN OUT: image filters keeping the input's type and channel count.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "cli_common.hpp"
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/filters/convolve.hpp"
+#include "gpuvis/io/image_file.hpp"
+
+namespace gpuvis::cli {
+namespace {
+
+// Prints "gpuvis: convolve 42%" on stderr, but only once a job has run for more than a second.
+class Progress {
+ public:
+  explicit Progress(std::string what) : what_(std::move(what)), start_(std::chrono::steady_clock::now()) {}
+  ~Progress() {
+    if (shown_) std::cerr << "\rgpuvis: " << what_ << " 100%\n";
+  }
+  void operator()(double fraction) {
+    if (!shown_ && std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
+    shown_ = true;
+    std::cerr << "\rgpuvis: " << what_ << " " << static_cast<int>(fraction * 100) << "%" << std::flush;
+  }
+
+ private:
+  std::string what_;
+  std::chrono::steady_clock::time_point start_;
+  bool shown_ = false;
+};
+
+// (input, output) pairs: one file, or every image of a folder into an output folder.
+std::vector<std::pair<std::string, std::string>> jobs_for(const std::string& in, const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(in, ec)) return {{in, out}};
+  fs::create_directories(out, ec);
+  if (!fs::is_directory(out, ec)) fail(ErrorCode::io, "input is a folder, so output '" + out + "' must be a folder (cannot create it)");
+  std::vector<std::pair<std::string, std::string>> jobs;
+  for (const auto& e : fs::directory_iterator(in)) {
+    const std::string ext = e.path().extension().string();
+    if (e.is_regular_file() && (ext == ".png" || ext == ".pgm" || ext == ".ppm" || ext == ".pfm" || ext == ".jpg" || ext == ".jpeg"))
+      jobs.push_back({e.path().string(), (fs::path(out) / e.path().filename()).string()});
+  }
+  std::sort(jobs.begin(), jobs.end());
+  if (jobs.empty()) fail(ErrorCode::io, "folder '" + in + "' holds no images");
+  return jobs;
+}
+
+}  // namespace
+
+void register_filter(CLI::App& app, Command& run) {
+  auto* filter = app.add_subcommand("filter", "Image filters: convolve (2D / separable)");
+  filter->require_subcommand(1);
+  static std::string in, out, kernel_spec, border = "reflect101", backend = "auto";
+  static bool flip = false, overwrite = false, no_separable = false;
+  static double max_gpu_mib = 0;
+  static int threads = 0;
+  auto* conv = filter->add_subcommand("convolve", "Correlate (or with --flip convolve) an image with a kernel");
+  conv->footer(
+      "Kernels: inline \"1,2,1;2,4,2;1,2,1/16\" (rows ';', values ','), @FILE, gaussian:sigma=S[,size=N],\n"
+      "box:N or box:WxH, sobel-x, sobel-y, laplacian, sharpen. Odd sizes up to 31x31, or 1x127 when separable\n"
+      "(rank 1; detected automatically). u8/u16 results are rounded and saturated; the input's type and\n"
+      "channels are kept (write floats as .pfm). IN and OUT may be folders.");
+  conv->add_option("input", in, "Input image or folder");
+  conv->add_option("output", out, "Output image or folder");
+  conv->add_option("--kernel", kernel_spec, "Kernel (see below)");
+  conv->add_option("--border", border, "constant[:V], replicate, reflect, reflect101 (default), wrap")->default_val("reflect101");
+  conv->add_flag("--flip", flip, "True convolution: rotate the kernel by 180 degrees");
+  conv->add_flag("--no-separable", no_separable, "Always use the 2D path");
+  conv->add_option("--max-gpu-memory", max_gpu_mib, "CUDA: process in strips using at most this many MiB")->check(CLI::Range(0.0, 1e9));
+  add_backend_option(*conv, backend);
+  add_threads_option(*conv, threads);
+  conv->add_flag("--overwrite", overwrite, "Replace existing outputs");
+  conv->callback([&run] {
+    run = [] {
+      require(!in.empty() && !out.empty(), "filter convolve needs INPUT and OUTPUT");
+      require(!kernel_spec.empty(), "filter convolve needs --kernel (e.g. --kernel gaussian:sigma=2)");
+      filters::ConvolveOptions options;
+      options.border = filters::parse_border(border);
+      options.flip = flip;
+      options.allow_separable = !no_separable;
+      options.max_gpu_memory = static_cast<std::size_t>(max_gpu_mib * 1024 * 1024);
+      const filters::Kernel kernel = filters::parse_kernel(kernel_spec);
+      if (threads) set_num_threads(threads);
+      const auto jobs = jobs_for(in, out);
+      for (const auto& [src, dst] : jobs) {
+        check_output_path(dst, src, overwrite);
+        check_writable(dst);
+      }
+      const Backend b = choose_backend(backend);
+      Progress batch("convolve");
+      for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const auto& [src, dst] = jobs[i];
+        AnyImage image = read_image(src);
+        std::visit(
+            [&](auto& img) {
+              using T = std::decay_t<decltype(img(0, 0))>;
+              if (std::is_same_v<T, float> && std::filesystem::path(dst).extension() != ".pfm")
+                fail(ErrorCode::invalid_argument, src + " holds floats; write the result as .pfm");
+              Image<T> result(img.width(), img.height(), img.channels());
+              filters::ConvolveOptions o = options;
+              if (jobs.size() == 1) o.progress = [&](double f) { batch(f); };
+              filters::convolve<T>(img.view(), result.view(), kernel, b, o);
+              write_image(dst, result.view());
+            },
+            image);
+        if (jobs.size() > 1) batch(static_cast<double>(i + 1) / static_cast<double>(jobs.size()));
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace gpuvis::cli

@@ -1,0 +1,83 @@
+#pragma once
+// 2D and separable convolution (correlation by default) on u8, u16 and f32 images with 1, 3 or 4
+// interleaved channels, on the CPU and CUDA backends. Sums are accumulated in float; integer
+// results are rounded to nearest (ties to even) and saturated.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "gpuvis/core/backend.hpp"
+#include "gpuvis/core/image.hpp"
+#include "gpuvis/filters/kernel.hpp"
+
+namespace gpuvis::filters {
+
+enum class BorderMode {
+  constant,    // outside pixels have `border_value`
+  replicate,   // aaaa|abcd|dddd
+  reflect,     // dcba|abcd|dcba (OpenCV BORDER_REFLECT)
+  reflect101,  // dcb|abcd|cba   (OpenCV BORDER_REFLECT_101, OpenCV's default)
+  wrap,        // bcd|abcd|abc
+};
+
+struct Border {
+  BorderMode mode = BorderMode::reflect101;
+  float value = 0;  // for constant
+};
+
+// "constant[:V]", "replicate", "reflect", "reflect101", "wrap".
+Border parse_border(const std::string& text);
+std::string to_string(const Border& border);
+
+// Maps a coordinate outside [0, n) into it according to the mode; -1 means "use the constant".
+// Shared by both backends.
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline int border_index(int i, int n, BorderMode mode) {
+  if (i >= 0 && i < n) return i;
+  switch (mode) {
+    case BorderMode::constant: return -1;
+    case BorderMode::replicate: return i < 0 ? 0 : n - 1;
+    case BorderMode::wrap: {
+      const int m = i % n;
+      return m < 0 ? m + n : m;
+    }
+    case BorderMode::reflect:
+    case BorderMode::reflect101: {
+      if (n == 1) return 0;
+      const int d = mode == BorderMode::reflect ? 0 : 1;
+      while (i < 0 || i >= n) i = i < 0 ? -i - 1 + d : 2 * n - i - 1 - d;
+      return i;
+    }
+  }
+  return -1;
+}
+
+struct ConvolveOptions {
+  Border border;
+  bool flip = false;               // true convolution (kernel rotated by 180°)
+  bool allow_separable = true;     // use the two-pass path for rank-1 kernels
+  std::size_t max_gpu_memory = 0;  // CUDA: process in strips when the frame would exceed this (0 = no limit)
+  std::function<void(double)> progress;  // optional: fraction done, for long strip-processed jobs
+};
+
+// CPU (multi-threaded). src and dst: same size, type and channels; must not overlap.
+template <class T>
+void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {});
+
+// CUDA from host images: uploads (in strips when options.max_gpu_memory asks for it), filters,
+// downloads. Results equal the one-shot path exactly.
+template <class T>
+void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {});
+
+template <class T>
+void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, Backend backend,
+              const ConvolveOptions& options = {}) {
+  if (backend == Backend::cuda) convolve_cuda(src, dst, kernel, options);
+  else convolve_cpu(src, dst, kernel, options);
+}
+
+}  // namespace gpuvis::filters

@@ -1,0 +1,13 @@
+// Built instead of cuda/convolve.cu without CUDA.
+#include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/filters/convolve.hpp"
+
+namespace gpuvis::filters {
+template <class T>
+void convolve_cuda(HostView<const T>, HostView<T>, const Kernel&, const ConvolveOptions&) {
+  fail(ErrorCode::unsupported, "CUDA convolution requested but " + cuda::unavailable_reason());
+}
+template void convolve_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveOptions&);
+template void convolve_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveOptions&);
+template void convolve_cuda<float>(HostView<const float>, HostView<float>, const Kernel&, const ConvolveOptions&);
+}  // namespace gpuvis::filters

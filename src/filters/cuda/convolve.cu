@@ -1,0 +1,203 @@
+// Convolution on the GPU. The host gathers each strip of rows the output needs (the vertical
+// border already applied by row mapping) into pinned memory and uploads it; kernels read their
+// weights from constant memory and their input through shared-memory tiles with the horizontal
+// border applied on load. Separable kernels run a row pass into a float buffer and a column pass.
+// Frames larger than options.max_gpu_memory are processed in strips; each output row is computed
+// from exactly the same inputs as in one shot, so the results are identical.
+#include <algorithm>
+#include <cstring>
+
+#include "../convolve_common.hpp"
+#include "gpuvis/cuda/check.hpp"
+#include "gpuvis/cuda/memory.hpp"
+
+namespace gpuvis::filters {
+namespace {
+
+__constant__ float c_weights[kMaxKernel2D * kMaxKernel2D];
+__constant__ float c_row[kMaxKernel1D];
+__constant__ float c_col[kMaxKernel1D];
+
+constexpr int kTileX = 32, kTileY = 32, kThreadsY = 8;
+
+// The staged strip: `rows` rows of the source, row r holding global row y0 - ry + r (mapped).
+template <class T>
+struct Strip {
+  const T* data;
+  std::size_t pitch;  // elements
+  int width, channels, rows;
+  int y0, ry, height;  // first output row, vertical radius, full image height
+};
+
+template <class T>
+__device__ inline float strip_value(const Strip<T>& s, int gx, int gy, int ch, Border b) {
+  // gy: global row; rows outside the image use the constant in constant mode, otherwise the
+  // staged (already mapped) row.
+  if (b.mode == BorderMode::constant && (gy < 0 || gy >= s.height)) return b.value;
+  const int xx = border_index(gx, s.width, b.mode);
+  if (xx < 0) return b.value;
+  const int local = gy - (s.y0 - s.ry);
+  return static_cast<float>(s.data[static_cast<std::size_t>(local) * s.pitch + static_cast<std::size_t>(xx) * s.channels + ch]);
+}
+
+template <class T, int C>
+__global__ void conv2d_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, int kw, int kh, Border b) {
+  extern __shared__ float tile[];
+  const int rx = kw / 2, ry = kh / 2;
+  const int tw = kTileX + 2 * rx, th = kTileY + 2 * ry;
+  const int x0 = blockIdx.x * kTileX, yl0 = blockIdx.y * kTileY;  // yl: output row within the strip
+  for (int ty = threadIdx.y; ty < th; ty += blockDim.y)
+    for (int tx = threadIdx.x; tx < tw; tx += blockDim.x) {
+      const int gx = x0 - rx + tx, gy = s.y0 + yl0 - ry + ty;
+#pragma unroll
+      for (int ch = 0; ch < C; ++ch) tile[(ty * tw + tx) * C + ch] = strip_value(s, gx, gy, ch, b);
+    }
+  __syncthreads();
+  const int x = x0 + threadIdx.x;
+  if (x >= s.width) return;
+  for (int oy = threadIdx.y; oy < kTileY && yl0 + oy < out_rows; oy += blockDim.y) {
+    float acc[C];
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch) acc[ch] = 0.0f;
+    for (int j = 0; j < kh; ++j)
+      for (int i = 0; i < kw; ++i) {
+        const float w = c_weights[j * kw + i];
+        const float* p = tile + ((oy + j) * tw + threadIdx.x + i) * C;
+#pragma unroll
+        for (int ch = 0; ch < C; ++ch) acc[ch] += w * p[ch];
+      }
+    T* o = out + static_cast<std::size_t>(yl0 + oy) * out_pitch + static_cast<std::size_t>(x) * C;
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch) o[ch] = detail::saturate<T>(acc[ch]);
+  }
+}
+
+// Row pass over every staged row: tmp[r][x] = sum_i row[i] * src(x + i - rx, staged row r).
+template <class T, int C>
+__global__ void row_pass_kernel(Strip<T> s, float* tmp, int kw, Border b) {
+  extern __shared__ float tile[];
+  const int rx = kw / 2, tw = kTileX * 4 + 2 * rx;  // 128 outputs per block row
+  const int x0 = blockIdx.x * kTileX * 4, r = blockIdx.y * blockDim.y + threadIdx.y;
+  const bool row_ok = r < s.rows;
+  const int gy = s.y0 - s.ry + r;
+  float* my = tile + threadIdx.y * tw * C;
+  if (row_ok)
+    for (int tx = threadIdx.x; tx < tw; tx += blockDim.x)
+#pragma unroll
+      for (int ch = 0; ch < C; ++ch) my[tx * C + ch] = strip_value(s, x0 - rx + tx, gy, ch, b);
+  __syncthreads();
+  if (!row_ok) return;
+  for (int ox = threadIdx.x; ox < kTileX * 4 && x0 + ox < s.width; ox += blockDim.x) {
+    float acc[C];
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch) acc[ch] = 0.0f;
+    for (int i = 0; i < kw; ++i) {
+      const float w = c_row[i];
+#pragma unroll
+      for (int ch = 0; ch < C; ++ch) acc[ch] += w * my[(ox + i) * C + ch];
+    }
+    float* t = tmp + (static_cast<std::size_t>(r) * s.width + x0 + ox) * C;
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch) t[ch] = acc[ch];
+  }
+}
+
+// Column pass: out[y][x] = sum_j col[j] * tmp[y + j][x] (tmp row y + j is global row y0 + y + j - ry).
+template <class T, int C>
+__global__ void column_pass_kernel(const float* tmp, int width, T* out, std::size_t out_pitch, int out_rows, int kh) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;  // one sample (pixel * channel) per thread
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width * C || y >= out_rows) return;
+  float acc = 0.0f;
+  for (int j = 0; j < kh; ++j) acc += c_col[j] * tmp[static_cast<std::size_t>(y + j) * width * C + x];
+  out[static_cast<std::size_t>(y) * out_pitch + x] = detail::saturate<T>(acc);
+}
+
+template <class T, int C>
+void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::size_t out_pitch, int out_rows, float* tmp,
+            const Border& b, cudaStream_t stream) {
+  if (!p.separable.separable) {
+    const int rx = p.kernel.width / 2, ry = p.kernel.height / 2;
+    const std::size_t smem = sizeof(float) * C * (kTileX + 2 * rx) * (kTileY + 2 * ry);
+    if (smem > 48 * 1024)
+      GPUVIS_CUDA_CHECK(cudaFuncSetAttribute(conv2d_kernel<T, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    conv2d_kernel<T, C><<<dim3((s.width + kTileX - 1) / kTileX, (out_rows + kTileY - 1) / kTileY), dim3(kTileX, kThreadsY), smem,
+                          stream>>>(s, out, out_pitch, out_rows, p.kernel.width, p.kernel.height, b);
+    GPUVIS_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  const int kw = static_cast<int>(p.separable.row.size()), kh = static_cast<int>(p.separable.column.size());
+  const std::size_t smem = sizeof(float) * C * (kTileX * 4 + 2 * (kw / 2)) * 4;
+  if (smem > 48 * 1024)
+    GPUVIS_CUDA_CHECK(cudaFuncSetAttribute(row_pass_kernel<T, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  row_pass_kernel<T, C><<<dim3((s.width + kTileX * 4 - 1) / (kTileX * 4), (s.rows + 3) / 4), dim3(kTileX, 4), smem, stream>>>(s, tmp, kw, b);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+  column_pass_kernel<T, C><<<dim3((s.width * C + 127) / 128, (out_rows + 3) / 4), dim3(128, 4), 0, stream>>>(tmp, s.width, out, out_pitch,
+                                                                                                          out_rows, kh);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <class T>
+void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options) {
+  detail::check_images(src, dst);
+  const detail::PreparedKernel p = detail::prepare(kernel, options);
+  const bool sep = p.separable.separable;
+  const int w = src.width, h = src.height, c = src.channels;
+  const int ry = (sep ? static_cast<int>(p.separable.column.size()) : p.kernel.height) / 2;
+  if (sep) {
+    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbol(c_row, p.separable.row.data(), sizeof(float) * p.separable.row.size()));
+    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbol(c_col, p.separable.column.data(), sizeof(float) * p.separable.column.size()));
+  } else {
+    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbol(c_weights, p.kernel.weights.data(), sizeof(float) * p.kernel.weights.size()));
+  }
+  // Strip height from the memory budget: staged input (+2ry rows), float row-pass buffer, output.
+  const std::size_t row_in = sizeof(T) * static_cast<std::size_t>(w) * c;
+  const std::size_t row_tmp = sep ? sizeof(float) * static_cast<std::size_t>(w) * c : 0;
+  const std::size_t per_row = row_in + row_tmp + row_in;
+  const std::size_t fixed = (row_in + row_tmp) * 2 * ry;
+  int strip = h;
+  if (options.max_gpu_memory > 0) {
+    if (options.max_gpu_memory <= fixed + per_row)
+      fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(options.max_gpu_memory >> 20) +
+                                            " MiB is too small for one row of this image with this kernel");
+    strip = static_cast<int>(std::min<std::size_t>(h, (options.max_gpu_memory - fixed) / per_row));
+  }
+  cuda::Stream stream;
+  cuda::PinnedImage<T> staging(w, strip + 2 * ry, c);
+  cuda::PinnedImage<T> result(w, strip, c);
+  cuda::DeviceImage<T> d_in(w, strip + 2 * ry, c), d_out(w, strip, c);
+  cuda::DeviceBuffer d_tmp(sep ? row_tmp * static_cast<std::size_t>(strip + 2 * ry) : 1);
+  for (int y0 = 0; y0 < h; y0 += strip) {
+    const int rows = std::min(strip, h - y0), staged = rows + 2 * ry;
+    // Gather the rows this strip needs, vertical border applied by mapping (constant rows are
+    // recognised in the kernel from their global row and need no data).
+    for (int r = 0; r < staged; ++r) {
+      const int yy = border_index(y0 - ry + r, h, options.border.mode);
+      T* d = staging.view().row(r);
+      if (yy >= 0) std::memcpy(d, src.row(yy), row_in);
+    }
+    auto in_view = staging.view().crop(0, 0, w, staged);
+    auto d_in_view = d_in.view().crop(0, 0, w, staged);
+    cuda::upload<T>(in_view, d_in_view, stream);
+    const Strip<T> s{d_in.view().data, static_cast<std::size_t>(d_in.view().stride) / sizeof(T), w, c, staged, y0, ry, h};
+    T* out = d_out.view().data;
+    const std::size_t out_pitch = static_cast<std::size_t>(d_out.view().stride) / sizeof(T);
+    switch (c) {
+      case 1: launch<T, 1>(p, s, out, out_pitch, rows, d_tmp.as<float>(), options.border, stream); break;
+      case 3: launch<T, 3>(p, s, out, out_pitch, rows, d_tmp.as<float>(), options.border, stream); break;
+      default: launch<T, 4>(p, s, out, out_pitch, rows, d_tmp.as<float>(), options.border, stream); break;
+    }
+    cuda::download<T>(DeviceView<const T>(d_out.view()).crop(0, 0, w, rows), result.view().crop(0, 0, w, rows), stream);
+    stream.synchronize();
+    copy<T>(HostView<const T>(result.view()).crop(0, 0, w, rows), dst.crop(0, y0, w, rows));
+    if (options.progress) options.progress(static_cast<double>(y0 + rows) / h);
+  }
+}
+
+template void convolve_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveOptions&);
+template void convolve_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveOptions&);
+template void convolve_cuda<float>(HostView<const float>, HostView<float>, const Kernel&, const ConvolveOptions&);
+
+}  // namespace gpuvis::filters
