@@ -1,0 +1,208 @@
+// Convolution on the CPU: kernel parsing, the rank-1 test, border modes, and results against a
+// direct double-precision reference for every type, channel count and border.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "gpuvis/filters/convolve.hpp"
+#include "test_support.hpp"
+
+using namespace gpuvis;
+using namespace gpuvis::filters;
+
+namespace {
+
+template <class T>
+Image<T> random_typed(int w, int h, int c, std::uint32_t seed) {
+  Image<T> img(w, h, c);
+  std::mt19937 rng(seed);
+  for (int y = 0; y < h; ++y)
+    for (int i = 0; i < w * c; ++i) {
+      if constexpr (std::is_same_v<T, float>) img.row(y)[i] = std::uniform_real_distribution<float>(-50.f, 300.f)(rng);
+      else img.row(y)[i] = static_cast<T>(rng() % (std::is_same_v<T, std::uint8_t> ? 256 : 65536));
+    }
+  return img;
+}
+
+// A double-precision image for the reference results.
+struct Ref {
+  int w, h, c;
+  std::vector<double> v;
+  Ref(int w_, int h_, int c_) : w(w_), h(h_), c(c_), v(static_cast<std::size_t>(w_) * h_ * c_) {}
+  double& operator()(int x, int y, int ch) { return v[(static_cast<std::size_t>(y) * w + x) * c + ch]; }
+  double at(int y, int i) const { return v[static_cast<std::size_t>(y) * w * c + i]; }
+};
+
+// out(x, y) = sum k(i, j) * in(x + i - rx, y + j - ry), in double, borders by border_index.
+template <class T>
+Ref reference(const Image<T>& src, const Kernel& k, const Border& b) {
+  Ref out(src.width(), src.height(), src.channels());
+  const int rx = k.width / 2, ry = k.height / 2;
+  for (int y = 0; y < src.height(); ++y)
+    for (int x = 0; x < src.width(); ++x)
+      for (int c = 0; c < src.channels(); ++c) {
+        double acc = 0;
+        for (int j = 0; j < k.height; ++j)
+          for (int i = 0; i < k.width; ++i) {
+            const int xx = border_index(x + i - rx, src.width(), b.mode), yy = border_index(y + j - ry, src.height(), b.mode);
+            const double v = (xx < 0 || yy < 0) ? b.value : static_cast<double>(src(xx, yy, c));
+            acc += k.at(i, j) * v;
+          }
+        out(x, y, c) = acc;
+      }
+  return out;
+}
+
+template <class T>
+void expect_close(const Image<T>& got, const Ref& ref, const std::string& what) {
+  int bad = 0;
+  for (int y = 0; y < got.height(); ++y)
+    for (int i = 0; i < got.width() * got.channels(); ++i) {
+      const double r = ref.at(y, i), g = static_cast<double>(got.row(y)[i]);
+      bool ok;
+      if constexpr (std::is_same_v<T, float>) {
+        ok = std::abs(g - r) <= 1e-4 * std::max(1.0, std::abs(r)) + 1e-3;
+      } else {
+        const double hi = std::is_same_v<T, std::uint8_t> ? 255 : 65535;
+        ok = std::abs(g - std::clamp(std::nearbyint(r), 0.0, hi)) <= 1;
+      }
+      if (!ok && bad++ < 3) ADD_FAILURE() << what << ": sample " << i << " of row " << y << " is " << g << ", expected " << r;
+    }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+}  // namespace
+
+TEST(Kernel, ParsesInlineNamedAndFileKernels) {
+  auto k = parse_kernel("1,2,1;2,4,2;1,2,1/16");
+  EXPECT_EQ(k.width, 3);
+  EXPECT_EQ(k.height, 3);
+  EXPECT_FLOAT_EQ(k.at(1, 1), 0.25f);
+  k = parse_kernel("1 2 3 4 5");
+  EXPECT_EQ(k.width, 5);
+  EXPECT_EQ(k.height, 1);
+  k = parse_kernel("gaussian:sigma=2");
+  EXPECT_EQ(k.width, 13);
+  double sum = 0;
+  for (float w : k.weights) sum += w;
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+  k = parse_kernel("box:5x3");
+  EXPECT_EQ(k.width, 5);
+  EXPECT_EQ(k.height, 3);
+  EXPECT_FLOAT_EQ(k.at(0, 0), 1.0f / 15);
+  EXPECT_FLOAT_EQ(parse_kernel("sobel-x").at(2, 1), 2.0f);
+  EXPECT_FLOAT_EQ(parse_kernel("laplacian").at(1, 1), -4.0f);
+  const std::string file = test::temp_path("k.txt");
+  std::ofstream(file) << "# a 3x3 kernel\n0 1 0\n1 1 1   # middle row\n0 1 0\n";
+  EXPECT_EQ(parse_kernel("@" + file).weights, (std::vector<float>{0, 1, 0, 1, 1, 1, 0, 1, 0}));
+}
+
+TEST(Kernel, BadKernelsAreRejectedWithTheReason) {
+  auto expect_error = [](const std::string& spec, const std::string& needle) {
+    try {
+      parse_kernel(spec);
+      FAIL() << spec;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error("1,2", "odd");
+  expect_error("", "empty");
+  expect_error("1,2,3;4,5", "different lengths");
+  expect_error("1,x,3", "not a number");
+  expect_error("gaussian:sigma=0", "sigma");
+  expect_error("box:4", "odd");
+  expect_error("emboss", "unknown kernel name");
+  expect_error("1,2,1/0", "divisor");
+  expect_error("@/no/such/kernel", "cannot read");
+  Kernel big{33, 33, std::vector<float>(33 * 33)};
+  for (int i = 0; i < 33 * 33; ++i) big.weights[i] = static_cast<float>(i % 7);  // not rank 1
+  Image<float> a(40, 40), b(40, 40);
+  a.fill(1);
+  EXPECT_THROW(convolve_cpu<float>(a.view(), b.view(), big), Error);
+  Image<float> wrong(41, 40);
+  EXPECT_THROW(convolve_cpu<float>(a.view(), wrong.view(), parse_kernel("box:3")), Error);
+}
+
+TEST(Kernel, RankOneKernelsAreSeparated) {
+  const auto s = separate(parse_kernel("1,2,1;2,4,2;1,2,1"));
+  ASSERT_TRUE(s.separable);
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 3; ++x) EXPECT_FLOAT_EQ(s.column[y] * s.row[x], parse_kernel("1,2,1;2,4,2;1,2,1").at(x, y));
+  EXPECT_TRUE(separate(parse_kernel("gaussian:sigma=3")).separable);
+  EXPECT_TRUE(separate(parse_kernel("sobel-x")).separable);
+  EXPECT_FALSE(separate(parse_kernel("laplacian")).separable);
+  EXPECT_FALSE(separate(parse_kernel("sharpen")).separable);
+}
+
+TEST(Border, ModesMapLikeOpenCV) {
+  // n = 5: abcde
+  EXPECT_EQ(border_index(-1, 5, BorderMode::replicate), 0);
+  EXPECT_EQ(border_index(-2, 5, BorderMode::reflect), 1);      // ba|abcde
+  EXPECT_EQ(border_index(-2, 5, BorderMode::reflect101), 2);   // cb|abcde
+  EXPECT_EQ(border_index(6, 5, BorderMode::reflect), 3);       // abcde|ed
+  EXPECT_EQ(border_index(6, 5, BorderMode::reflect101), 2);    // abcde|dc
+  EXPECT_EQ(border_index(-1, 5, BorderMode::wrap), 4);
+  EXPECT_EQ(border_index(7, 5, BorderMode::wrap), 2);
+  EXPECT_EQ(border_index(-1, 5, BorderMode::constant), -1);
+  EXPECT_EQ(border_index(-7, 2, BorderMode::reflect101), 1);  // far outside small images stays inside
+  EXPECT_EQ(border_index(-3, 1, BorderMode::reflect), 0);
+  EXPECT_EQ(parse_border("constant:7.5").value, 7.5f);
+  EXPECT_THROW(parse_border("mirror"), Error);
+}
+
+template <class T>
+void check_all(std::uint32_t seed) {
+  const char* kernels[] = {"1,2,1;2,4,2;1,2,1/16", "sobel-y", "laplacian", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1", "gaussian:sigma=1.5",
+                           "box:7x3"};
+  const char* borders[] = {"constant:9", "replicate", "reflect", "reflect101", "wrap"};
+  for (int channels : {1, 3, 4})
+    for (const char* ks : kernels)
+      for (const char* bs : borders)
+        for (bool flip : {false, true}) {
+          const auto src = random_typed<T>(23, 17, channels, seed++);
+          ConvolveOptions o;
+          o.border = parse_border(bs);
+          o.flip = flip;
+          Image<T> out(23, 17, channels);
+          convolve_cpu<T>(src.view(), out.view(), parse_kernel(ks), o);
+          expect_close(out, reference(src, flip ? flipped(parse_kernel(ks)) : parse_kernel(ks), o.border),
+                       std::string(ks) + " " + bs + (flip ? " flip" : "") + " c=" + std::to_string(channels));
+        }
+}
+
+TEST(Convolve, MatchesTheDirectDefinitionU8) { check_all<std::uint8_t>(1); }
+TEST(Convolve, MatchesTheDirectDefinitionU16) { check_all<std::uint16_t>(1000); }
+TEST(Convolve, MatchesTheDirectDefinitionF32) { check_all<float>(2000); }
+
+TEST(Convolve, SeparablePathEqualsTheTwoDimensionalPath) {
+  const auto src = random_typed<float>(64, 48, 3, 5);
+  for (const char* ks : {"gaussian:sigma=2.5", "box:9", "1,4,6,4,1;2,8,12,8,2;1,4,6,4,1"}) {
+    ConvolveOptions sep, full;
+    full.allow_separable = false;
+    Image<float> a(64, 48, 3), b(64, 48, 3);
+    convolve_cpu<float>(src.view(), a.view(), parse_kernel(ks), sep);
+    convolve_cpu<float>(src.view(), b.view(), parse_kernel(ks), full);
+    for (int y = 0; y < 48; ++y)
+      for (int i = 0; i < 64 * 3; ++i) ASSERT_NEAR(a.row(y)[i], b.row(y)[i], 1e-5 * std::max(1.0f, std::abs(b.row(y)[i]))) << ks;
+  }
+  // A long 1x127 separable kernel is accepted; the same size as a 2D kernel would not be.
+  const auto k = parse_kernel("gaussian:sigma=20,size=127");
+  Image<float> a(200, 150, 1), b(200, 150, 1);
+  a.fill(3.0f);
+  convolve_cpu<float>(a.view(), b.view(), k);
+  EXPECT_NEAR(b(100, 75), 3.0f, 1e-4);
+}
+
+TEST(Convolve, TinyImagesAndLargeKernels) {
+  for (const char* bs : {"reflect", "reflect101", "wrap", "replicate", "constant"}) {
+    const auto src = random_typed<std::uint8_t>(1, 1, 1, 3);
+    Image<std::uint8_t> out(1, 1, 1);
+    ConvolveOptions o;
+    o.border = parse_border(bs);
+    convolve_cpu<std::uint8_t>(src.view(), out.view(), parse_kernel("box:9"), o);
+    expect_close(out, reference(src, parse_kernel("box:9"), o.border), bs);
+  }
+}
