@@ -7,7 +7,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config   # toolchain
-  libgtest-dev                                   # tests
+  libgtest-dev libopencv-dev                     # tests (OpenCV: comparison tests only)
   libpng-dev libjpeg-dev                         # PNG/JPEG adapter
   python3 python3-numpy python3-matplotlib python3-pil  # benchmark reports, sample generator
 )
