@@ -102,3 +102,22 @@ TEST(OpenCV, SepFilter2DGaussian) {
     compare(ours, theirs, "sepFilter2D sigma " + std::to_string(sigma));
   }
 }
+
+#include "gpuvis/filters/bilateral.hpp"
+
+TEST(OpenCV, BilateralGreyAndColour) {
+  for (int channels : {1, 3})
+    for (int radius : {2, 3, 5}) {
+      const auto src = random_typed<std::uint8_t>(90, 70, channels, 40 + radius);
+      BilateralParams p;
+      p.radius = radius;
+      p.sigma_space = 2.5f;
+      p.sigma_range = 40;
+      p.distance = ColourDistance::l1;  // OpenCV's colour distance on 8-bit images
+      Image<std::uint8_t> ours(90, 70, channels);
+      bilateral_cpu<std::uint8_t>(src.view(), ours.view(), p);
+      cv::Mat theirs;
+      cv::bilateralFilter(as_mat(src), theirs, 2 * radius + 1, 40, 2.5, cv::BORDER_REFLECT_101);
+      compare(ours, theirs, "bilateralFilter c=" + std::to_string(channels) + " r=" + std::to_string(radius));
+    }
+}

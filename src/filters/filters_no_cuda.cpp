@@ -1,5 +1,6 @@
 // Built instead of cuda/convolve.cu without CUDA.
 #include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 
 namespace gpuvis::filters {
@@ -10,4 +11,11 @@ void convolve_cuda(HostView<const T>, HostView<T>, const Kernel&, const Convolve
 template void convolve_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveOptions&);
 template void convolve_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveOptions&);
 template void convolve_cuda<float>(HostView<const float>, HostView<float>, const Kernel&, const ConvolveOptions&);
+template <class T>
+void bilateral_cuda(HostView<const T>, HostView<T>, const BilateralParams&) {
+  fail(ErrorCode::unsupported, "CUDA bilateral filter requested but " + cuda::unavailable_reason());
+}
+template void bilateral_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const BilateralParams&);
+template void bilateral_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const BilateralParams&);
+template void bilateral_cuda<float>(HostView<const float>, HostView<float>, const BilateralParams&);
 }  // namespace gpuvis::filters

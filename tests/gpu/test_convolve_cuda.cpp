@@ -1,0 +1,131 @@
+// CUDA convolution against the CPU: within 1 LSB for integer types and 1e-5 (relative to the
+// terms' magnitude) for floats; strip processing identical to the one-shot path.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "gpuvis/filters/convolve.hpp"
+#include "test_support.hpp"
+
+using namespace gpuvis;
+using namespace gpuvis::filters;
+
+namespace {
+template <class T>
+Image<T> random_typed(int w, int h, int c, std::uint32_t seed) {
+  Image<T> img(w, h, c);
+  std::mt19937 rng(seed);
+  for (int y = 0; y < h; ++y)
+    for (int i = 0; i < w * c; ++i) {
+      if constexpr (std::is_same_v<T, float>) img.row(y)[i] = std::uniform_real_distribution<float>(-100.f, 1000.f)(rng);
+      else img.row(y)[i] = static_cast<T>(rng() % (std::is_same_v<T, std::uint8_t> ? 256 : 65536));
+    }
+  return img;
+}
+
+template <class T>
+int differences(const Image<T>& a, const Image<T>& b, double scale) {
+  int bad = 0;
+  for (int y = 0; y < a.height(); ++y)
+    for (int i = 0; i < a.width() * a.channels(); ++i) {
+      const double x = a.row(y)[i], z = b.row(y)[i];
+      bad += std::is_same_v<T, float> ? std::abs(x - z) > 1e-5 * std::max({1.0, std::abs(z), scale}) : std::abs(x - z) > 1;
+    }
+  return bad;
+}
+
+template <class T>
+void check(int w, int h, std::uint32_t seed) {
+  const char* kernels[] = {"1,2,1;2,4,2;1,2,1/16", "sharpen", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1", "gaussian:sigma=2",
+                           "box:31x31", "gaussian:sigma=15,size=127"};
+  for (int c : {1, 3, 4})
+    for (const char* ks : kernels)
+      for (const char* bs : {"constant:3", "replicate", "reflect", "reflect101", "wrap"}) {
+        const auto src = random_typed<T>(w, h, c, seed++);
+        const Kernel k = parse_kernel(ks);
+        ConvolveOptions o;
+        o.border = parse_border(bs);
+        Image<T> cpu(w, h, c), gpu(w, h, c);
+        convolve_cpu<T>(src.view(), cpu.view(), k, o);
+        convolve_cuda<T>(src.view(), gpu.view(), k, o);
+        double l1 = 0;
+        for (float v : k.weights) l1 += std::abs(v);
+        EXPECT_EQ(differences(gpu, cpu, l1 * 1000), 0) << ks << " " << bs << " c=" << c << " " << w << "x" << h;
+      }
+}
+}  // namespace
+
+TEST(ConvolveCuda, EqualsCpuU8) {
+  GPUVIS_REQUIRE_GPU();
+  check<std::uint8_t>(97, 61, 1);
+  check<std::uint8_t>(1, 1, 2);
+}
+TEST(ConvolveCuda, EqualsCpuU16) {
+  GPUVIS_REQUIRE_GPU();
+  check<std::uint16_t>(130, 33, 3);
+}
+TEST(ConvolveCuda, EqualsCpuF32) {
+  GPUVIS_REQUIRE_GPU();
+  check<float>(77, 129, 4);
+}
+
+TEST(ConvolveCuda, StripsGiveTheSameResultAsOneShot) {
+  GPUVIS_REQUIRE_GPU();
+  for (const char* ks : {"box:7", "sharpen", "gaussian:sigma=4"})
+    for (const char* bs : {"wrap", "constant:7", "reflect101"}) {
+      const auto src = random_typed<std::uint8_t>(800, 600, 3, 9);
+      ConvolveOptions whole, strips;
+      whole.border = strips.border = parse_border(bs);
+      strips.max_gpu_memory = 200 * 1024;  // ~25 rows per strip
+      int calls = 0;
+      strips.progress = [&](double) { ++calls; };
+      Image<std::uint8_t> a(800, 600, 3), b(800, 600, 3);
+      convolve_cuda<std::uint8_t>(src.view(), a.view(), parse_kernel(ks), whole);
+      convolve_cuda<std::uint8_t>(src.view(), b.view(), parse_kernel(ks), strips);
+      EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u) << ks << " " << bs;
+      EXPECT_GT(calls, 10) << "expected many strips";
+    }
+  ConvolveOptions tiny;
+  tiny.max_gpu_memory = 100;
+  const auto src = random_typed<std::uint8_t>(800, 600, 3, 9);
+  Image<std::uint8_t> out(800, 600, 3);
+  EXPECT_THROW(convolve_cuda<std::uint8_t>(src.view(), out.view(), parse_kernel("box:7"), tiny), Error);
+}
+
+TEST(ConvolveCuda, FourKColour) {
+  GPUVIS_REQUIRE_GPU();
+  const auto src = random_typed<float>(3840, 2160, 3, 11);
+  for (const char* ks : {"gaussian:sigma=1.5", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1"}) {
+    Image<float> cpu(3840, 2160, 3), gpu(3840, 2160, 3);
+    convolve_cpu<float>(src.view(), cpu.view(), parse_kernel(ks));
+    convolve_cuda<float>(src.view(), gpu.view(), parse_kernel(ks));
+    EXPECT_EQ(differences(gpu, cpu, 10 * 1000), 0) << ks;
+  }
+}
+
+#include "gpuvis/filters/bilateral.hpp"
+
+TEST(BilateralCuda, EqualsCpu) {
+  GPUVIS_REQUIRE_GPU();
+  std::uint32_t seed = 50;
+  for (int c : {1, 3, 4})
+    for (bool adaptive : {false, true})
+      for (RangeMode mode : {RangeMode::colour, RangeMode::per_channel}) {
+        BilateralParams p;
+        p.radius = 3;
+        p.adaptive = adaptive;
+        p.mode = mode;
+        const auto u8 = random_typed<std::uint8_t>(101, 67, c, seed++);
+        Image<std::uint8_t> a(101, 67, c), b(101, 67, c);
+        bilateral_cpu<std::uint8_t>(u8.view(), a.view(), p);
+        bilateral_cuda<std::uint8_t>(u8.view(), b.view(), p);
+        EXPECT_EQ(differences(b, a, 0), 0) << "u8 c=" << c << " adaptive=" << adaptive;
+        const auto f = random_typed<float>(64, 48, c, seed++);
+        Image<float> fa(64, 48, c), fb(64, 48, c);
+        p.sigma_range = 200;
+        bilateral_cpu<float>(f.view(), fa.view(), p);
+        bilateral_cuda<float>(f.view(), fb.view(), p);
+        EXPECT_EQ(differences(fb, fa, 1000), 0) << "f32 c=" << c << " adaptive=" << adaptive;
+      }
+}
