@@ -30,11 +30,18 @@ GPUVIS_BL_HD inline float bl_sqrt(float x) {
 #endif
 }
 
-// Computes the C output channels of one pixel. `colour_channels` is the number of channels that
-// enter the colour distance (3 for RGBA: alpha is filtered but not compared).
-template <int C, class Fetch>
-GPUVIS_BL_HD inline void bilateral_pixel(const Fetch& fetch, int radius, float space_coeff, float sigma_range, bool adaptive,
-                                         RangeMode mode, ColourDistance distance, float out[C]) {
+// exp(d2 * coeff), computed directly. The CPU substitutes a table for 8-bit images, whose d2 are
+// small integers; the table holds exactly these values.
+struct ExpWeight {
+  GPUVIS_BL_HD float operator()(float d2, float coeff) const { return bl_exp(d2 * coeff); }
+};
+
+// Computes the C output channels of one pixel. Colour distances use the first three channels of
+// RGBA (alpha is filtered but not compared). `space(dx, dy)` gives exp(r² · space_coeff);
+// `range(d2, coeff)` gives exp(d2 · coeff).
+template <int C, class Fetch, class Space, class Range>
+GPUVIS_BL_HD inline void bilateral_pixel(const Fetch& fetch, int radius, const Space& space, const Range& range,
+                                         float sigma_range, bool adaptive, RangeMode mode, ColourDistance distance, float out[C]) {
   float centre[C];
   for (int c = 0; c < C; ++c) centre[c] = fetch(0, 0, c);
   const int cc = C == 4 ? 3 : C;
@@ -75,7 +82,7 @@ GPUVIS_BL_HD inline void bilateral_pixel(const Fetch& fetch, int radius, float s
     for (int dx = -radius; dx <= radius; ++dx) {
       const int r2 = dx * dx + dy * dy;
       if (r2 > radius * radius) continue;
-      const float ws = bl_exp(static_cast<float>(r2) * space_coeff);
+      const float ws = space(dx, dy);
       float v[C];
       for (int c = 0; c < C; ++c) v[c] = fetch(dx, dy, c);
       if (mode == RangeMode::colour) {
@@ -86,14 +93,14 @@ GPUVIS_BL_HD inline void bilateral_pixel(const Fetch& fetch, int radius, float s
           for (int c = 0; c < cc; ++c) d += v[c] > centre[c] ? v[c] - centre[c] : centre[c] - v[c];
           d *= d;
         }
-        const float w = ws * bl_exp(d * range_coeff[0]);
+        const float w = ws * range(d, range_coeff[0]);
         for (int c = 0; c < C; ++c) {
           sum[c] += w * v[c];
           wsum[c] += w;
         }
       } else {
         for (int c = 0; c < C; ++c) {
-          const float w = ws * bl_exp((v[c] - centre[c]) * (v[c] - centre[c]) * range_coeff[c]);
+          const float w = ws * range((v[c] - centre[c]) * (v[c] - centre[c]), range_coeff[c]);
           sum[c] += w * v[c];
           wsum[c] += w;
         }

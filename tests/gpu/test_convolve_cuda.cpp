@@ -129,3 +129,25 @@ TEST(BilateralCuda, EqualsCpu) {
         EXPECT_EQ(differences(fb, fa, 1000), 0) << "f32 c=" << c << " adaptive=" << adaptive;
       }
 }
+
+#include "gpuvis/filters/filters_cuda.hpp"
+
+TEST(ConvolveCuda, DeviceLevelEntryEqualsCpu) {
+  GPUVIS_REQUIRE_GPU();
+  for (const char* ks : {"gaussian:sigma=3", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1"})
+    for (const char* bs : {"wrap", "constant:5", "reflect"}) {
+      const auto src = random_typed<std::uint16_t>(333, 211, 3, 77);
+      ConvolveOptions o;
+      o.border = parse_border(bs);
+      Image<std::uint16_t> cpu(333, 211, 3), gpu(333, 211, 3);
+      convolve_cpu<std::uint16_t>(src.view(), cpu.view(), parse_kernel(ks), o);
+      cuda::Stream s;
+      cuda::DeviceImage<std::uint16_t> d_src(333, 211, 3), d_dst(333, 211, 3);
+      cuda::DeviceBuffer ws;
+      cuda::upload<std::uint16_t>(src.view(), d_src.view(), s);
+      cuda_impl::convolve<std::uint16_t>(d_src.view(), d_dst.view(), parse_kernel(ks), o, ws, s);
+      cuda::download<std::uint16_t>(d_dst.view(), gpu.view(), s);
+      s.synchronize();
+      EXPECT_EQ(differences(gpu, cpu, 0), 0) << ks << " " << bs;
+    }
+}

@@ -3,6 +3,7 @@
 #include "../bilateral_rules.hpp"
 #include "gpuvis/cuda/check.hpp"
 #include "gpuvis/cuda/memory.hpp"
+#include "gpuvis/filters/filters_cuda.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -27,7 +28,8 @@ __global__ void bilateral_kernel(DeviceView<const T> src, DeviceView<T> dst, Bil
   if (x >= src.width || y >= src.height) return;
   auto fetch = [&](int dx, int dy, int c) { return tile[((threadIdx.y + r + dy) * tw + threadIdx.x + r + dx) * C + c]; };
   float o[C];
-  detail::bilateral_pixel<C>(fetch, r, space_coeff, p.sigma_range, p.adaptive, p.mode, p.distance, o);
+  auto space = [&](int dx, int dy) { return detail::bl_exp(static_cast<float>(dx * dx + dy * dy) * space_coeff); };
+  detail::bilateral_pixel<C>(fetch, r, space, detail::ExpWeight{}, p.sigma_range, p.adaptive, p.mode, p.distance, o);
 #pragma unroll
   for (int c = 0; c < C; ++c) dst(x, y, c) = detail::saturate<T>(o[c]);
 }
@@ -44,6 +46,22 @@ void launch(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams& p
 
 }  // namespace
 
+namespace cuda_impl {
+template <class T>
+void bilateral(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams& p, cudaStream_t stream) {
+  validate(p);
+  detail::check_images(src, dst);
+  switch (src.channels) {
+    case 1: return launch<T, 1>(src, dst, p, stream);
+    case 3: return launch<T, 3>(src, dst, p, stream);
+    default: return launch<T, 4>(src, dst, p, stream);
+  }
+}
+template void bilateral<std::uint8_t>(DeviceView<const std::uint8_t>, DeviceView<std::uint8_t>, const BilateralParams&, cudaStream_t);
+template void bilateral<std::uint16_t>(DeviceView<const std::uint16_t>, DeviceView<std::uint16_t>, const BilateralParams&, cudaStream_t);
+template void bilateral<float>(DeviceView<const float>, DeviceView<float>, const BilateralParams&, cudaStream_t);
+}  // namespace cuda_impl
+
 template <class T>
 void bilateral_cuda(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
   validate(p);
@@ -54,11 +72,7 @@ void bilateral_cuda(HostView<const T> src, HostView<T> dst, const BilateralParam
   copy<T>(src, pin.view());
   cuda::DeviceImage<T> d_src(w, h, c), d_dst(w, h, c);
   cuda::upload<T>(pin.view(), d_src.view(), stream);
-  switch (c) {
-    case 1: launch<T, 1>(d_src.view(), d_dst.view(), p, stream); break;
-    case 3: launch<T, 3>(d_src.view(), d_dst.view(), p, stream); break;
-    default: launch<T, 4>(d_src.view(), d_dst.view(), p, stream); break;
-  }
+  cuda_impl::bilateral<T>(d_src.view(), d_dst.view(), p, stream);
   cuda::download<T>(d_dst.view(), pin.view(), stream);
   stream.synchronize();
   copy<T>(pin.view(), dst);

@@ -10,6 +10,7 @@
 #include "../convolve_common.hpp"
 #include "gpuvis/cuda/check.hpp"
 #include "gpuvis/cuda/memory.hpp"
+#include "gpuvis/filters/filters_cuda.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -27,6 +28,7 @@ struct Strip {
   std::size_t pitch;  // elements
   int width, channels, rows;
   int y0, ry, height;  // first output row, vertical radius, full image height
+  bool map_rows;       // true: `data` is the whole image and rows are mapped here (device API)
 };
 
 template <class T>
@@ -36,7 +38,7 @@ __device__ inline float strip_value(const Strip<T>& s, int gx, int gy, int ch, B
   if (b.mode == BorderMode::constant && (gy < 0 || gy >= s.height)) return b.value;
   const int xx = border_index(gx, s.width, b.mode);
   if (xx < 0) return b.value;
-  const int local = gy - (s.y0 - s.ry);
+  const int local = s.map_rows ? border_index(gy, s.height, b.mode) : gy - (s.y0 - s.ry);
   return static_cast<float>(s.data[static_cast<std::size_t>(local) * s.pitch + static_cast<std::size_t>(xx) * s.channels + ch]);
 }
 
@@ -181,7 +183,7 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
     auto in_view = staging.view().crop(0, 0, w, staged);
     auto d_in_view = d_in.view().crop(0, 0, w, staged);
     cuda::upload<T>(in_view, d_in_view, stream);
-    const Strip<T> s{d_in.view().data, static_cast<std::size_t>(d_in.view().stride) / sizeof(T), w, c, staged, y0, ry, h};
+    const Strip<T> s{d_in.view().data, static_cast<std::size_t>(d_in.view().stride) / sizeof(T), w, c, staged, y0, ry, h, false};
     T* out = d_out.view().data;
     const std::size_t out_pitch = static_cast<std::size_t>(d_out.view().stride) / sizeof(T);
     switch (c) {
@@ -195,6 +197,46 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
     if (options.progress) options.progress(static_cast<double>(y0 + rows) / h);
   }
 }
+
+namespace cuda_impl {
+
+template <class T>
+void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveOptions& options,
+              gpuvis::cuda::DeviceBuffer& workspace, cudaStream_t stream) {
+  detail::check_images(src, dst);
+  const detail::PreparedKernel p = detail::prepare(kernel, options);
+  const bool sep = p.separable.separable;
+  const int w = src.width, h = src.height, c = src.channels;
+  const int ry = (sep ? static_cast<int>(p.separable.column.size()) : p.kernel.height) / 2;
+  if (sep) {
+    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row, p.separable.row.data(), sizeof(float) * p.separable.row.size(), 0,
+                                              cudaMemcpyHostToDevice, stream));
+    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_col, p.separable.column.data(), sizeof(float) * p.separable.column.size(), 0,
+                                              cudaMemcpyHostToDevice, stream));
+  } else {
+    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_weights, p.kernel.weights.data(), sizeof(float) * p.kernel.weights.size(), 0,
+                                              cudaMemcpyHostToDevice, stream));
+  }
+  // The row pass writes rows -ry .. h+ry-1 (mapped), so the column pass needs no border logic.
+  if (sep) workspace.reserve(sizeof(float) * static_cast<std::size_t>(w) * c * (h + 2 * ry));
+  const Strip<T> s{src.data, static_cast<std::size_t>(src.stride) / sizeof(T), w, c, h + 2 * ry, 0, ry, h, true};
+  T* out = dst.data;
+  const std::size_t out_pitch = static_cast<std::size_t>(dst.stride) / sizeof(T);
+  switch (c) {
+    case 1: launch<T, 1>(p, s, out, out_pitch, h, workspace.as<float>(), options.border, stream); break;
+    case 3: launch<T, 3>(p, s, out, out_pitch, h, workspace.as<float>(), options.border, stream); break;
+    default: launch<T, 4>(p, s, out, out_pitch, h, workspace.as<float>(), options.border, stream); break;
+  }
+}
+
+template void convolve<std::uint8_t>(DeviceView<const std::uint8_t>, DeviceView<std::uint8_t>, const Kernel&, const ConvolveOptions&,
+                                     gpuvis::cuda::DeviceBuffer&, cudaStream_t);
+template void convolve<std::uint16_t>(DeviceView<const std::uint16_t>, DeviceView<std::uint16_t>, const Kernel&,
+                                      const ConvolveOptions&, gpuvis::cuda::DeviceBuffer&, cudaStream_t);
+template void convolve<float>(DeviceView<const float>, DeviceView<float>, const Kernel&, const ConvolveOptions&,
+                              gpuvis::cuda::DeviceBuffer&, cudaStream_t);
+
+}  // namespace cuda_impl
 
 template void convolve_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveOptions&);
 template void convolve_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveOptions&);
