@@ -68,6 +68,10 @@ if [ "$bench" = 1 ]; then
   else
     say "CuPy not available: no peer results"
   fi
+  run ./build-gpu/bin/bench_filters $quick --out "$outdir/bench_filters.jsonl" || status=1
+  run python3 scripts/peers/filters_peers.py $quick --out "$outdir/peer_filters.jsonl" || status=1
+  run python3 scripts/bench_report.py "$outdir"/bench_filters.jsonl $(ls "$outdir"/peer_filters.jsonl 2>/dev/null) \
+    --suite filters --md "$outdir/filters.md" --title "Filters: CPU, CUDA and peers" --command "scripts/gpu-check.sh $quick" || status=1
   run python3 scripts/bench_report.py "$outdir"/bench_threshold.jsonl $(ls "$outdir"/peer_cupy_threshold.jsonl 2>/dev/null) \
     --suite threshold --md "$outdir/threshold.md" --png "$outdir/threshold.png" \
     --title "Threshold stage: CPU, CUDA and CuPy" --command "scripts/gpu-check.sh $quick" || status=1

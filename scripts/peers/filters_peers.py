@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Peer benchmarks for the filters, on the same sizes and kernels as bench_filters: CuPy
+(cupyx.scipy.ndimage.convolve, correlate1d x2), PyTorch (conv2d), and OpenCV's CPU versions
+(cv2.filter2D, sepFilter2D, bilateralFilter) with all cores. Writes JSON lines like
+bench/harness.hpp.
+
+  python3 scripts/peers/filters_peers.py --out peer_filters.jsonl [--quick]
+"""
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+
+def stats(samples):
+    s = np.sort(np.asarray(samples))
+    pick = lambda q: float(s[int(q * (len(s) - 1) + 0.5)])
+    return {"median_us": pick(0.5), "p10_us": pick(0.1), "p90_us": pick(0.9), "min_us": float(s[0]), "runs": len(s)}
+
+
+def gpu_time(fn, runs, sync, event_factory, elapsed):
+    for _ in range(3):
+        fn()
+    sync()
+    out = []
+    for _ in range(runs):
+        a, b = event_factory(), event_factory()
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        out.append(elapsed(a, b) * 1000.0)
+    return out
+
+
+def cpu_time(fn, runs):
+    fn()
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1e6)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="peer_filters.jsonl")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    runs = 10 if args.quick else 50
+    rng = np.random.default_rng(5)
+    k7 = rng.uniform(-1, 1, (7, 7)).astype(np.float32)
+    g = np.exp(-0.5 * (np.arange(13) - 6) ** 2 / 4.0)
+    g = (g / g.sum()).astype(np.float32)
+    out = open(args.out, "w")
+    gpu_name = ""
+
+    def emit(name, backend, scope, w, h, params, samples):
+        rec = {"suite": "filters", "name": name, "backend": backend, "scope": scope, "width": w, "height": h,
+               "params": params, **stats(samples), "cpu": "", "gpu": gpu_name if "cpu" not in backend else ""}
+        out.write(json.dumps(rec) + "\n")
+        print(f"{backend:14s} {name:10s} {w}x{h}: {rec['median_us']:.1f} us", flush=True)
+
+    for w, h in [(1920, 1080), (3840, 2160)]:
+        img = (rng.integers(0, 1000, (h, w)) * 1.0).astype(np.float32)
+        rgb = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        p7, pg, pb = {"kernel": "7x7", "type": "f32x1"}, {"kernel": "gaussian 13 taps", "type": "f32x1"}, {"radius": "3", "type": "u8x3"}
+        try:
+            import cupy as cp
+            from cupyx.scipy import ndimage
+            gpu_name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+            d = cp.asarray(img)
+            dk, dg = cp.asarray(k7), cp.asarray(g)
+            ev, el = cp.cuda.Event, cp.cuda.get_elapsed_time
+            emit("conv2d", "cupy", "kernel", w, h, p7,
+                 gpu_time(lambda: ndimage.correlate(d, dk, mode="mirror"), runs, cp.cuda.Device().synchronize, ev, el))
+            emit("separable", "cupy", "kernel", w, h, pg,
+                 gpu_time(lambda: ndimage.correlate1d(ndimage.correlate1d(d, dg, axis=1, mode="mirror"), dg, axis=0, mode="mirror"),
+                          runs, cp.cuda.Device().synchronize, ev, el))
+        except Exception as e:  # noqa: BLE001 - report and go on with the other peers
+            print("cupy peer failed:", e)
+        try:
+            import torch
+            import torch.nn.functional as F
+            t = torch.from_numpy(img).cuda()[None, None]
+            tk = torch.from_numpy(k7).cuda()[None, None]
+            ev = lambda: torch.cuda.Event(enable_timing=True)
+            emit("conv2d", "torch", "kernel", w, h, p7,
+                 gpu_time(lambda: F.conv2d(F.pad(t, (3, 3, 3, 3), mode="reflect"), tk), runs, torch.cuda.synchronize, ev,
+                          lambda a, b: a.elapsed_time(b)))
+        except Exception as e:  # noqa: BLE001
+            print("torch peer failed:", e)
+        try:
+            import cv2
+            cv2.setNumThreads(os.cpu_count())
+            emit("conv2d", "opencv-cpu", "host", w, h, p7, cpu_time(lambda: cv2.filter2D(img, -1, k7), runs))
+            emit("separable", "opencv-cpu", "host", w, h, pg, cpu_time(lambda: cv2.sepFilter2D(img, -1, g, g), runs))
+            emit("bilateral", "opencv-cpu", "host", w, h, pb, cpu_time(lambda: cv2.bilateralFilter(rgb, 7, 30, 3), max(3, runs // 5)))
+        except Exception as e:  # noqa: BLE001
+            print("opencv peer failed:", e)
+    out.close()
+
+
+if __name__ == "__main__":
+    main()
