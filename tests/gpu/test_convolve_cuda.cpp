@@ -77,14 +77,14 @@ TEST(ConvolveCuda, StripsGiveTheSameResultAsOneShot) {
       const auto src = random_typed<std::uint8_t>(800, 600, 3, 9);
       ConvolveOptions whole, strips;
       whole.border = strips.border = parse_border(bs);
-      strips.max_gpu_memory = 200 * 1024;  // ~25 rows per strip
+      strips.max_gpu_memory = 600 * 1024;  // tens of rows per strip
       int calls = 0;
       strips.progress = [&](double) { ++calls; };
       Image<std::uint8_t> a(800, 600, 3), b(800, 600, 3);
       convolve_cuda<std::uint8_t>(src.view(), a.view(), parse_kernel(ks), whole);
       convolve_cuda<std::uint8_t>(src.view(), b.view(), parse_kernel(ks), strips);
       EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u) << ks << " " << bs;
-      EXPECT_GT(calls, 10) << "expected many strips";
+      EXPECT_GT(calls, 3) << "expected several strips";
     }
   ConvolveOptions tiny;
   tiny.max_gpu_memory = 100;

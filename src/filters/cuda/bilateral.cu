@@ -1,5 +1,7 @@
 // Bilateral filter on the GPU: one thread per pixel over a shared-memory tile with the border
 // applied on load; the per-pixel computation is the CPU's (../bilateral_rules.hpp).
+#include <memory>
+
 #include "../bilateral_rules.hpp"
 #include "gpuvis/cuda/check.hpp"
 #include "gpuvis/cuda/memory.hpp"
@@ -67,10 +69,21 @@ void bilateral_cuda(HostView<const T> src, HostView<T> dst, const BilateralParam
   validate(p);
   detail::check_images(src, dst);
   const int w = src.width, h = src.height, c = src.channels;
-  cuda::Stream stream;
-  cuda::PinnedImage<T> pin(w, h, c);
+  struct Buffers {  // kept per thread, reallocated only when the shape changes
+    cuda::Stream stream;
+    cuda::PinnedImage<T> pin;
+    cuda::DeviceImage<T> d_src, d_dst;
+  };
+  static thread_local std::unique_ptr<Buffers> cache;
+  if (!cache) cache = std::make_unique<Buffers>();
+  cuda::Stream& stream = cache->stream;
+  auto& pin = cache->pin;
+  auto& d_src = cache->d_src;
+  auto& d_dst = cache->d_dst;
+  pin.ensure(w, h, c);
+  d_src.ensure(w, h, c);
+  d_dst.ensure(w, h, c);
   copy<T>(src, pin.view());
-  cuda::DeviceImage<T> d_src(w, h, c), d_dst(w, h, c);
   cuda::upload<T>(pin.view(), d_src.view(), stream);
   cuda_impl::bilateral<T>(d_src.view(), d_dst.view(), p, stream);
   cuda::download<T>(d_dst.view(), pin.view(), stream);

@@ -5,6 +5,7 @@
 // Frames larger than options.max_gpu_memory are processed in strips; each output row is computed
 // from exactly the same inputs as in one shot, so the results are identical.
 #include <algorithm>
+#include <memory>
 #include <cstring>
 
 #include "../convolve_common.hpp"
@@ -148,12 +149,6 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
   const bool sep = p.separable.separable;
   const int w = src.width, h = src.height, c = src.channels;
   const int ry = (sep ? static_cast<int>(p.separable.column.size()) : p.kernel.height) / 2;
-  if (sep) {
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbol(c_row, p.separable.row.data(), sizeof(float) * p.separable.row.size()));
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbol(c_col, p.separable.column.data(), sizeof(float) * p.separable.column.size()));
-  } else {
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbol(c_weights, p.kernel.weights.data(), sizeof(float) * p.kernel.weights.size()));
-  }
   // Strip height from the memory budget: staged input (+2ry rows), float row-pass buffer, output.
   const std::size_t row_in = sizeof(T) * static_cast<std::size_t>(w) * c;
   const std::size_t row_tmp = sep ? sizeof(float) * static_cast<std::size_t>(w) * c : 0;
@@ -162,15 +157,42 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
   int strip = h;
   if (options.max_gpu_memory > 0) {
     if (options.max_gpu_memory <= fixed + per_row)
-      fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(options.max_gpu_memory >> 20) +
-                                            " MiB is too small for one row of this image with this kernel");
+      fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(options.max_gpu_memory >> 10) +
+                                            " KiB is too small: this image and kernel need at least " +
+                                            std::to_string((fixed + per_row + 1023) >> 10) + " KiB");
     strip = static_cast<int>(std::min<std::size_t>(h, (options.max_gpu_memory - fixed) / per_row));
   }
-  cuda::Stream stream;
-  cuda::PinnedImage<T> staging(w, strip + 2 * ry, c);
-  cuda::PinnedImage<T> result(w, strip, c);
-  cuda::DeviceImage<T> d_in(w, strip + 2 * ry, c), d_out(w, strip, c);
-  cuda::DeviceBuffer d_tmp(sep ? row_tmp * static_cast<std::size_t>(strip + 2 * ry) : 1);
+  // Buffers are kept per thread and reallocated only when the shape changes, so a stream of
+  // frames (or a batch of files) does not pay for pinned and device allocations every call.
+  struct Buffers {
+    cuda::Stream stream;
+    cuda::PinnedImage<T> staging, result;
+    cuda::DeviceImage<T> d_in, d_out;
+    cuda::DeviceBuffer d_tmp;
+  };
+  static thread_local std::unique_ptr<Buffers> cache;
+  if (!cache) cache = std::make_unique<Buffers>();
+  Buffers& buf = *cache;
+  cuda::Stream& stream = buf.stream;
+  buf.staging.ensure(w, strip + 2 * ry, c);
+  buf.result.ensure(w, strip, c);
+  buf.d_in.ensure(w, strip + 2 * ry, c);
+  buf.d_out.ensure(w, strip, c);
+  buf.d_tmp.reserve(sep ? row_tmp * static_cast<std::size_t>(strip + 2 * ry) : 1);
+  auto& staging = buf.staging;
+  auto& result = buf.result;
+  auto& d_in = buf.d_in;
+  auto& d_out = buf.d_out;
+  auto& d_tmp = buf.d_tmp;
+  if (sep) {
+    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row, p.separable.row.data(), sizeof(float) * p.separable.row.size(), 0,
+                                              cudaMemcpyHostToDevice, stream));
+    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_col, p.separable.column.data(), sizeof(float) * p.separable.column.size(), 0,
+                                              cudaMemcpyHostToDevice, stream));
+  } else {
+    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_weights, p.kernel.weights.data(), sizeof(float) * p.kernel.weights.size(), 0,
+                                              cudaMemcpyHostToDevice, stream));
+  }
   for (int y0 = 0; y0 < h; y0 += strip) {
     const int rows = std::min(strip, h - y0), staged = rows + 2 * ry;
     // Gather the rows this strip needs, vertical border applied by mapping (constant rows are
