@@ -20,18 +20,28 @@ int main(int argc, char** argv) {
   cli::register_synth(app, run);
   cli::register_filter(app, run);
 
-  // A mistyped command should be named as such, not reported as a missing one.
-  if (argc > 1 && argv[1][0] != '-') {
-    const std::string name = argv[1];
-    bool known = false;
-    std::string names;
-    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-      known = known || sub->get_name() == name;
-      names += (names.empty() ? "" : ", ") + sub->get_name();
-    }
-    if (!known) {
-      std::cerr << "gpuvis: error: unknown command '" << name << "' (commands: " << names << "; see gpuvis --help)\n";
-      return 2;
+  // A mistyped command (or sub-command, as in 'filter sharpen') should be named as such, not
+  // reported as a missing one.
+  {
+    CLI::App* current = &app;
+    std::string path = "gpuvis";
+    for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+      const auto subs = current->get_subcommands([](CLI::App*) { return true; });
+      if (subs.empty()) break;  // a command's positional arguments follow
+      CLI::App* next = nullptr;
+      std::string names;
+      for (CLI::App* sub : subs) {
+        if (sub->get_name() == argv[i]) next = sub;
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!next) {
+        std::cerr << "gpuvis: error: unknown command '" << (path == "gpuvis" ? "" : path.substr(7) + " ") << argv[i]
+                  << "' (" << (path == "gpuvis" ? "commands" : path.substr(7) + " commands") << ": " << names
+                  << "; see " << path << " --help)\n";
+        return 2;
+      }
+      current = next;
+      path += " " + next->get_name();
     }
   }
   try {

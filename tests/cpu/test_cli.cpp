@@ -157,3 +157,57 @@ TEST(Cli, DetectRejectsBadTreeFilesAndReportsUnreadableFrames) {
   EXPECT_NE(r.output.find("b.pgm: truncated"), std::string::npos) << r.output;
   expect_one_line_error("detect /no/such/folder/", "no such file");
 }
+
+TEST(Cli, FiltersKeepTypeAndChannelsOnPgmPngAndJpeg) {
+  const std::string pgm = test::source_path("data/samples/table.pgm");
+  std::vector<std::pair<std::string, int>> inputs = {{pgm, 1}};
+  if (codec::available()) {
+    Image<std::uint8_t> rgb(64, 48, 3);
+    for (int y = 0; y < 48; ++y)
+      for (int x = 0; x < 64; ++x)
+        for (int c = 0; c < 3; ++c) rgb(x, y, c) = static_cast<std::uint8_t>((x * 4 + y * 2 + c * 50) % 256);
+    const std::string png = test::temp_path("rgb.png"), jpg = test::temp_path("rgb.jpg");
+    write_image(png, rgb.view());
+    write_image(jpg, rgb.view());
+    inputs.push_back({png, 3});
+    inputs.push_back({jpg, 3});
+  }
+  int n = 0;
+  for (const auto& [in, channels] : inputs) {
+    const std::string ext = in.substr(in.rfind('.'));
+    for (const std::string& cmd : {"filter convolve " + quote(in) + " OUT --kernel gaussian:sigma=1.5 --backend cpu",
+                                  "filter bilateral " + quote(in) + " OUT --radius 2 --backend cpu"}) {
+      const std::string out = test::temp_path("out" + std::to_string(n++) + (ext == ".jpg" ? ".png" : ext));
+      std::string c = cmd;
+      c.replace(c.find("OUT"), 3, quote(out));
+      const auto r = run_cli(c);
+      ASSERT_EQ(r.exit_code, 0) << c << "\n" << r.output;
+      const auto img = read_image(out);
+      EXPECT_EQ(std::visit([](const auto& i) { return i.channels(); }, img), channels) << c;
+      EXPECT_TRUE(std::holds_alternative<Image<std::uint8_t>>(img)) << c;
+    }
+  }
+}
+
+TEST(Cli, FilterErrorsAreOneLine) {
+  const std::string in = quote(test::source_path("data/samples/table.pgm"));
+  const std::string out = quote(test::temp_path("f.pgm"));
+  expect_one_line_error("filter convolve " + in + " " + out + " --kernel 1,2,1,2", "odd");
+  expect_one_line_error("filter convolve " + in + " " + out + " --kernel emboss", "unknown kernel name");
+  expect_one_line_error("filter convolve " + in + " " + out + " --kernel box:3 --border mirror", "border");
+  expect_one_line_error("filter convolve " + in + " " + out, "--kernel");
+  expect_one_line_error("filter bilateral " + in + " " + out + " --sigma-space 0", "sigma-space");
+  expect_one_line_error("filter bilateral " + in + " " + out + " --radius 100", "radius");
+  expect_one_line_error("filter sharpen", "sharpen");
+}
+
+TEST(Cli, FilterBatchOverAFolder) {
+  const std::string dir = test::temp_path("batch_in"), out = test::temp_path("batch_out");
+  std::filesystem::create_directories(dir);
+  for (int i = 0; i < 3; ++i)
+    std::filesystem::copy_file(test::source_path("data/samples/table.pgm"), dir + "/f" + std::to_string(i) + ".pgm");
+  const auto r = run_cli("filter convolve " + quote(dir) + " " + quote(out) + " --kernel box:5 --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::filesystem::exists(out + "/f" + std::to_string(i) + ".pgm"));
+  expect_one_line_error("filter convolve " + quote(dir) + " " + quote(out) + " --kernel box:5 --backend cpu", "--overwrite");
+}

@@ -43,9 +43,11 @@ __device__ inline float strip_value(const Strip<T>& s, int gx, int gy, int ch, B
   return static_cast<float>(s.data[static_cast<std::size_t>(local) * s.pitch + static_cast<std::size_t>(xx) * s.channels + ch]);
 }
 
-template <class T, int C>
-__global__ void conv2d_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, int kw, int kh, Border b) {
+// KW > 0: the kernel width is known at compile time (3, 5, 7, 9) and the tap loop unrolls.
+template <class T, int C, int KW>
+__global__ void conv2d_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, int kw_runtime, int kh, Border b) {
   extern __shared__ float tile[];
+  const int kw = KW > 0 ? KW : kw_runtime;
   const int rx = kw / 2, ry = kh / 2;
   const int tw = kTileX + 2 * rx, th = kTileY + 2 * ry;
   const int x0 = blockIdx.x * kTileX, yl0 = blockIdx.y * kTileY;  // yl: output row within the strip
@@ -63,7 +65,9 @@ __global__ void conv2d_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out
 #pragma unroll
     for (int ch = 0; ch < C; ++ch) acc[ch] = 0.0f;
     for (int j = 0; j < kh; ++j)
-      for (int i = 0; i < kw; ++i) {
+#pragma unroll
+      for (int i = 0; i < (KW > 0 ? KW : kMaxKernel2D); ++i) {
+        if (KW == 0 && i >= kw) break;
         const float w = c_weights[j * kw + i];
         const float* p = tile + ((oy + j) * tw + threadIdx.x + i) * C;
 #pragma unroll
@@ -122,11 +126,20 @@ void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::siz
   if (!p.separable.separable) {
     const int rx = p.kernel.width / 2, ry = p.kernel.height / 2;
     const std::size_t smem = sizeof(float) * C * (kTileX + 2 * rx) * (kTileY + 2 * ry);
-    if (smem > 48 * 1024)
-      GPUVIS_CUDA_CHECK(cudaFuncSetAttribute(conv2d_kernel<T, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    conv2d_kernel<T, C><<<dim3((s.width + kTileX - 1) / kTileX, (out_rows + kTileY - 1) / kTileY), dim3(kTileX, kThreadsY), smem,
-                          stream>>>(s, out, out_pitch, out_rows, p.kernel.width, p.kernel.height, b);
-    GPUVIS_CUDA_CHECK_LAUNCH();
+    auto go = [&](auto kernel_fn) {
+      if (smem > 48 * 1024)
+        GPUVIS_CUDA_CHECK(cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+      kernel_fn<<<dim3((s.width + kTileX - 1) / kTileX, (out_rows + kTileY - 1) / kTileY), dim3(kTileX, kThreadsY), smem, stream>>>(
+          s, out, out_pitch, out_rows, p.kernel.width, p.kernel.height, b);
+      GPUVIS_CUDA_CHECK_LAUNCH();
+    };
+    switch (p.kernel.width) {
+      case 3: go(conv2d_kernel<T, C, 3>); break;
+      case 5: go(conv2d_kernel<T, C, 5>); break;
+      case 7: go(conv2d_kernel<T, C, 7>); break;
+      case 9: go(conv2d_kernel<T, C, 9>); break;
+      default: go(conv2d_kernel<T, C, 0>); break;
+    }
     return;
   }
   const int kw = static_cast<int>(p.separable.row.size()), kh = static_cast<int>(p.separable.column.size());
