@@ -39,7 +39,10 @@ __device__ inline float strip_value(const Strip<T>& s, int gx, int gy, int ch, B
   if (b.mode == BorderMode::constant && (gy < 0 || gy >= s.height)) return b.value;
   const int xx = border_index(gx, s.width, b.mode);
   if (xx < 0) return b.value;
-  const int local = s.map_rows ? border_index(gy, s.height, b.mode) : gy - (s.y0 - s.ry);
+  // Tiles at the end of a strip also load rows below it that no valid output uses; clamping keeps
+  // those reads inside the staged rows.
+  int local = s.map_rows ? border_index(gy, s.height, b.mode) : gy - (s.y0 - s.ry);
+  local = local < s.rows ? local : s.rows - 1;
   return static_cast<float>(s.data[static_cast<std::size_t>(local) * s.pitch + static_cast<std::size_t>(xx) * s.channels + ch]);
 }
 
