@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include "cli_common.hpp"
@@ -50,6 +51,39 @@ std::vector<std::pair<std::string, std::string>> jobs_for(const std::string& in,
   return jobs;
 }
 
+// Every output is checked before any work starts: nothing is replaced without --overwrite.
+void check_jobs(const std::vector<std::pair<std::string, std::string>>& jobs, bool overwrite) {
+  for (const auto& [src, dst] : jobs) {
+    check_output_path(dst, src, overwrite);
+    check_writable(dst);
+  }
+}
+
+// Runs `apply(image, result, progress)` for every job, keeping each input's type and channel
+// count and reporting progress. `apply` is a generic callable taking (HostView<const T>,
+// HostView<T>, std::function<void(double)>).
+template <class Apply>
+void run_jobs(const std::vector<std::pair<std::string, std::string>>& jobs, const char* what, Apply&& apply) {
+  Progress progress(what);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& [src, dst] = jobs[i];
+    AnyImage image = read_image(src);
+    std::visit(
+        [&](auto& img) {
+          using T = std::decay_t<decltype(img(0, 0))>;
+          if (std::is_same_v<T, float> && std::filesystem::path(dst).extension() != ".pfm")
+            fail(ErrorCode::invalid_argument, src + " holds floats; write the result as .pfm");
+          Image<T> result(img.width(), img.height(), img.channels());
+          std::function<void(double)> inner;
+          if (jobs.size() == 1) inner = [&](double f) { progress(f); };
+          apply(HostView<const T>(img.view()), result.view(), inner);
+          write_image(dst, result.view());
+        },
+        image);
+    if (jobs.size() > 1) progress(static_cast<double>(i + 1) / static_cast<double>(jobs.size()));
+  }
+}
+
 }  // namespace
 
 void register_filter(CLI::App& app, Command& run) {
@@ -87,29 +121,14 @@ void register_filter(CLI::App& app, Command& run) {
       const filters::Kernel kernel = filters::parse_kernel(kernel_spec);
       if (threads) set_num_threads(threads);
       const auto jobs = jobs_for(in, out);
-      for (const auto& [src, dst] : jobs) {
-        check_output_path(dst, src, overwrite);
-        check_writable(dst);
-      }
+      check_jobs(jobs, overwrite);
       const Backend b = choose_backend(backend);
-      Progress batch("convolve");
-      for (std::size_t i = 0; i < jobs.size(); ++i) {
-        const auto& [src, dst] = jobs[i];
-        AnyImage image = read_image(src);
-        std::visit(
-            [&](auto& img) {
-              using T = std::decay_t<decltype(img(0, 0))>;
-              if (std::is_same_v<T, float> && std::filesystem::path(dst).extension() != ".pfm")
-                fail(ErrorCode::invalid_argument, src + " holds floats; write the result as .pfm");
-              Image<T> result(img.width(), img.height(), img.channels());
-              filters::ConvolveOptions o = options;
-              if (jobs.size() == 1) o.progress = [&](double f) { batch(f); };
-              filters::convolve<T>(img.view(), result.view(), kernel, b, o);
-              write_image(dst, result.view());
-            },
-            image);
-        if (jobs.size() > 1) batch(static_cast<double>(i + 1) / static_cast<double>(jobs.size()));
-      }
+      run_jobs(jobs, "convolve", [&](auto src, auto dst, const std::function<void(double)>& progress) {
+        using T = std::remove_const_t<typename decltype(src)::value_type>;
+        filters::ConvolveOptions o = options;
+        o.progress = progress;
+        filters::convolve<T>(src, dst, kernel, b, o);
+      });
       return 0;
     };
   });
@@ -145,27 +164,12 @@ void register_filter(CLI::App& app, Command& run) {
       filters::validate(bp);
       if (b_threads) set_num_threads(b_threads);
       const auto jobs = jobs_for(b_in, b_out);
-      for (const auto& [src, dst] : jobs) {
-        check_output_path(dst, src, b_overwrite);
-        check_writable(dst);
-      }
+      check_jobs(jobs, b_overwrite);
       const Backend b = choose_backend(b_backend);
-      Progress batch("bilateral");
-      for (std::size_t i = 0; i < jobs.size(); ++i) {
-        const auto& [src, dst] = jobs[i];
-        AnyImage image = read_image(src);
-        std::visit(
-            [&](auto& img) {
-              using T = std::decay_t<decltype(img(0, 0))>;
-              if (std::is_same_v<T, float> && std::filesystem::path(dst).extension() != ".pfm")
-                fail(ErrorCode::invalid_argument, src + " holds floats; write the result as .pfm");
-              Image<T> result(img.width(), img.height(), img.channels());
-              filters::bilateral<T>(img.view(), result.view(), bp, b);
-              write_image(dst, result.view());
-            },
-            image);
-        if (jobs.size() > 1) batch(static_cast<double>(i + 1) / static_cast<double>(jobs.size()));
-      }
+      run_jobs(jobs, "bilateral", [&](auto src, auto dst, const std::function<void(double)>&) {
+        using T = std::remove_const_t<typename decltype(src)::value_type>;
+        filters::bilateral<T>(src, dst, bp, b);
+      });
       return 0;
     };
   });

@@ -14,17 +14,6 @@ using namespace gpuvis::filters;
 
 namespace {
 
-template <class T>
-Image<T> random_typed(int w, int h, int c, std::uint32_t seed) {
-  Image<T> img(w, h, c);
-  std::mt19937 rng(seed);
-  for (int y = 0; y < h; ++y)
-    for (int i = 0; i < w * c; ++i) {
-      if constexpr (std::is_same_v<T, float>) img.row(y)[i] = std::uniform_real_distribution<float>(-50.f, 300.f)(rng);
-      else img.row(y)[i] = static_cast<T>(rng() % (std::is_same_v<T, std::uint8_t> ? 256 : 65536));
-    }
-  return img;
-}
 
 // A double-precision image for the reference results.
 struct Ref {
@@ -162,7 +151,7 @@ void check_all(std::uint32_t seed) {
     for (const char* ks : kernels)
       for (const char* bs : borders)
         for (bool flip : {false, true}) {
-          const auto src = random_typed<T>(23, 17, channels, seed++);
+          const auto src = test::random_typed<T>(23, 17, channels, seed++, -50.f, 300.f);
           ConvolveOptions o;
           o.border = parse_border(bs);
           o.flip = flip;
@@ -178,7 +167,7 @@ TEST(Convolve, MatchesTheDirectDefinitionU16) { check_all<std::uint16_t>(1000); 
 TEST(Convolve, MatchesTheDirectDefinitionF32) { check_all<float>(2000); }
 
 TEST(Convolve, SeparablePathEqualsTheTwoDimensionalPath) {
-  const auto src = random_typed<float>(64, 48, 3, 5);
+  const auto src = test::random_typed<float>(64, 48, 3, 5, -50.f, 300.f);
   for (const char* ks : {"gaussian:sigma=2.5", "box:9", "1,4,6,4,1;2,8,12,8,2;1,4,6,4,1"}) {
     ConvolveOptions sep, full;
     full.allow_separable = false;
@@ -198,7 +187,7 @@ TEST(Convolve, SeparablePathEqualsTheTwoDimensionalPath) {
 
 TEST(Convolve, TinyImagesAndLargeKernels) {
   for (const char* bs : {"reflect", "reflect101", "wrap", "replicate", "constant"}) {
-    const auto src = random_typed<std::uint8_t>(1, 1, 1, 3);
+    const auto src = test::random_typed<std::uint8_t>(1, 1, 1, 3, -50.f, 300.f);
     Image<std::uint8_t> out(1, 1, 1);
     ConvolveOptions o;
     o.border = parse_border(bs);

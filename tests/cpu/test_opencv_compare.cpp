@@ -19,17 +19,6 @@ template <> int cv_depth<std::uint8_t>() { return CV_8U; }
 template <> int cv_depth<std::uint16_t>() { return CV_16U; }
 template <> int cv_depth<float>() { return CV_32F; }
 
-template <class T>
-Image<T> random_typed(int w, int h, int c, std::uint32_t seed) {
-  Image<T> img(w, h, c);
-  std::mt19937 rng(seed);
-  for (int y = 0; y < h; ++y)
-    for (int i = 0; i < w * c; ++i) {
-      if constexpr (std::is_same_v<T, float>) img.row(y)[i] = std::uniform_real_distribution<float>(0.f, 1000.f)(rng);
-      else img.row(y)[i] = static_cast<T>(rng() % (std::is_same_v<T, std::uint8_t> ? 256 : 65536));
-    }
-  return img;
-}
 
 template <class T>
 cv::Mat as_mat(const Image<T>& img) {
@@ -67,7 +56,7 @@ void run_all(std::uint32_t seed) {
   for (int channels : {1, 3})
     for (const char* ks : kernels)
       for (BorderMode m : {BorderMode::constant, BorderMode::replicate, BorderMode::reflect, BorderMode::reflect101}) {
-        const auto src = random_typed<T>(61, 37, channels, seed++);
+        const auto src = test::random_typed<T>(61, 37, channels, seed++, 0.f, 1000.f);
         const Kernel k = parse_kernel(ks);
         ConvolveOptions o;
         o.border.mode = m;  // constant 0, OpenCV's filter2D default
@@ -91,7 +80,7 @@ TEST(OpenCV, Filter2DF32) { run_all<float>(200); }
 
 TEST(OpenCV, SepFilter2DGaussian) {
   for (double sigma : {0.8, 2.0, 5.0}) {
-    const auto src = random_typed<float>(120, 90, 3, 7);
+    const auto src = test::random_typed<float>(120, 90, 3, 7, 0.f, 1000.f);
     const Kernel k = parse_kernel("gaussian:sigma=" + std::to_string(sigma));
     const auto s = separate(k);
     ASSERT_TRUE(s.separable);
@@ -108,7 +97,7 @@ TEST(OpenCV, SepFilter2DGaussian) {
 TEST(OpenCV, BilateralGreyAndColour) {
   for (int channels : {1, 3})
     for (int radius : {2, 3, 5}) {
-      const auto src = random_typed<std::uint8_t>(90, 70, channels, 40 + radius);
+      const auto src = test::random_typed<std::uint8_t>(90, 70, channels, 40 + radius, 0.f, 1000.f);
       BilateralParams p;
       p.radius = radius;
       p.sigma_space = 2.5f;

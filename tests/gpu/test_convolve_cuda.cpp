@@ -12,17 +12,6 @@ using namespace gpuvis;
 using namespace gpuvis::filters;
 
 namespace {
-template <class T>
-Image<T> random_typed(int w, int h, int c, std::uint32_t seed) {
-  Image<T> img(w, h, c);
-  std::mt19937 rng(seed);
-  for (int y = 0; y < h; ++y)
-    for (int i = 0; i < w * c; ++i) {
-      if constexpr (std::is_same_v<T, float>) img.row(y)[i] = std::uniform_real_distribution<float>(-100.f, 1000.f)(rng);
-      else img.row(y)[i] = static_cast<T>(rng() % (std::is_same_v<T, std::uint8_t> ? 256 : 65536));
-    }
-  return img;
-}
 
 template <class T>
 int differences(const Image<T>& a, const Image<T>& b, double scale) {
@@ -42,7 +31,7 @@ void check(int w, int h, std::uint32_t seed) {
   for (int c : {1, 3, 4})
     for (const char* ks : kernels)
       for (const char* bs : {"constant:3", "replicate", "reflect", "reflect101", "wrap"}) {
-        const auto src = random_typed<T>(w, h, c, seed++);
+        const auto src = test::random_typed<T>(w, h, c, seed++, -100.f, 1000.f);
         const Kernel k = parse_kernel(ks);
         ConvolveOptions o;
         o.border = parse_border(bs);
@@ -74,7 +63,7 @@ TEST(ConvolveCuda, StripsGiveTheSameResultAsOneShot) {
   GPUVIS_REQUIRE_GPU();
   for (const char* ks : {"box:7", "sharpen", "gaussian:sigma=4"})
     for (const char* bs : {"wrap", "constant:7", "reflect101"}) {
-      const auto src = random_typed<std::uint8_t>(800, 600, 3, 9);
+      const auto src = test::random_typed<std::uint8_t>(800, 600, 3, 9, -100.f, 1000.f);
       ConvolveOptions whole, strips;
       whole.border = strips.border = parse_border(bs);
       strips.max_gpu_memory = 600 * 1024;  // tens of rows per strip
@@ -88,14 +77,14 @@ TEST(ConvolveCuda, StripsGiveTheSameResultAsOneShot) {
     }
   ConvolveOptions tiny;
   tiny.max_gpu_memory = 100;
-  const auto src = random_typed<std::uint8_t>(800, 600, 3, 9);
+  const auto src = test::random_typed<std::uint8_t>(800, 600, 3, 9, -100.f, 1000.f);
   Image<std::uint8_t> out(800, 600, 3);
   EXPECT_THROW(convolve_cuda<std::uint8_t>(src.view(), out.view(), parse_kernel("box:7"), tiny), Error);
 }
 
 TEST(ConvolveCuda, FourKColour) {
   GPUVIS_REQUIRE_GPU();
-  const auto src = random_typed<float>(3840, 2160, 3, 11);
+  const auto src = test::random_typed<float>(3840, 2160, 3, 11, -100.f, 1000.f);
   for (const char* ks : {"gaussian:sigma=1.5", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1"}) {
     Image<float> cpu(3840, 2160, 3), gpu(3840, 2160, 3);
     convolve_cpu<float>(src.view(), cpu.view(), parse_kernel(ks));
@@ -116,12 +105,12 @@ TEST(BilateralCuda, EqualsCpu) {
         p.radius = 3;
         p.adaptive = adaptive;
         p.mode = mode;
-        const auto u8 = random_typed<std::uint8_t>(101, 67, c, seed++);
+        const auto u8 = test::random_typed<std::uint8_t>(101, 67, c, seed++, -100.f, 1000.f);
         Image<std::uint8_t> a(101, 67, c), b(101, 67, c);
         bilateral_cpu<std::uint8_t>(u8.view(), a.view(), p);
         bilateral_cuda<std::uint8_t>(u8.view(), b.view(), p);
         EXPECT_EQ(differences(b, a, 0), 0) << "u8 c=" << c << " adaptive=" << adaptive;
-        const auto f = random_typed<float>(64, 48, c, seed++);
+        const auto f = test::random_typed<float>(64, 48, c, seed++, -100.f, 1000.f);
         Image<float> fa(64, 48, c), fb(64, 48, c);
         p.sigma_range = 200;
         bilateral_cpu<float>(f.view(), fa.view(), p);
@@ -136,7 +125,7 @@ TEST(ConvolveCuda, DeviceLevelEntryEqualsCpu) {
   GPUVIS_REQUIRE_GPU();
   for (const char* ks : {"gaussian:sigma=3", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1"})
     for (const char* bs : {"wrap", "constant:5", "reflect"}) {
-      const auto src = random_typed<std::uint16_t>(333, 211, 3, 77);
+      const auto src = test::random_typed<std::uint16_t>(333, 211, 3, 77, -100.f, 1000.f);
       ConvolveOptions o;
       o.border = parse_border(bs);
       Image<std::uint16_t> cpu(333, 211, 3), gpu(333, 211, 3);

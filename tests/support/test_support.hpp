@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
+#include <type_traits>
 #include <string>
 
 #include "gpuvis/core/image.hpp"
@@ -15,6 +17,19 @@ Image<std::uint8_t> random_image(int width, int height, std::uint32_t seed, int 
 // Random image with spatial structure: a smooth illumination gradient, blobs and noise, closer to
 // camera frames than white noise (thresholds behave differently on it).
 Image<std::uint8_t> textured_image(int width, int height, std::uint32_t seed);
+
+// Random image of any element type: u8/u16 over their whole range, floats uniform in [lo, hi).
+template <class T>
+Image<T> random_typed(int width, int height, int channels, std::uint32_t seed, float lo = -100.f, float hi = 1000.f) {
+  Image<T> img(width, height, channels);
+  std::mt19937 rng(seed);
+  for (int y = 0; y < height; ++y)
+    for (int i = 0; i < width * channels; ++i) {
+      if constexpr (std::is_same_v<T, float>) img.row(y)[i] = std::uniform_real_distribution<float>(lo, hi)(rng);
+      else img.row(y)[i] = static_cast<T>(rng() % (std::is_same_v<T, std::uint8_t> ? 256u : 65536u));
+    }
+  return img;
+}
 
 std::string source_path(const std::string& relative);  // path inside the repository
 std::string temp_path(const std::string& name);         // a fresh path in the test's temp folder

@@ -46,6 +46,16 @@ __device__ inline float strip_value(const Strip<T>& s, int gx, int gy, int ch, B
   return static_cast<float>(s.data[static_cast<std::size_t>(local) * s.pitch + static_cast<std::size_t>(xx) * s.channels + ch]);
 }
 
+// Loads the tile of source values (border applied) that a block of outputs needs: rows
+// [first_row, first_row + th) and columns [x0 - rx, x0 - rx + tw), C floats per pixel.
+template <class T, int C>
+__device__ inline void load_tile(float* tile, const Strip<T>& s, int x0, int rx, int first_row, int tw, int th, Border b) {
+  for (int ty = threadIdx.y; ty < th; ty += blockDim.y)
+    for (int tx = threadIdx.x; tx < tw; tx += blockDim.x)
+#pragma unroll
+      for (int ch = 0; ch < C; ++ch) tile[(ty * tw + tx) * C + ch] = strip_value(s, x0 - rx + tx, first_row + ty, ch, b);
+}
+
 // KW > 0: the kernel width is known at compile time (3, 5, 7, 9) and the tap loop unrolls.
 template <class T, int C, int KW>
 __global__ void conv2d_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, int kw_runtime, int kh, Border b) {
@@ -54,12 +64,7 @@ __global__ void conv2d_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out
   const int rx = kw / 2, ry = kh / 2;
   const int tw = kTileX + 2 * rx, th = kTileY + 2 * ry;
   const int x0 = blockIdx.x * kTileX, yl0 = blockIdx.y * kTileY;  // yl: output row within the strip
-  for (int ty = threadIdx.y; ty < th; ty += blockDim.y)
-    for (int tx = threadIdx.x; tx < tw; tx += blockDim.x) {
-      const int gx = x0 - rx + tx, gy = s.y0 + yl0 - ry + ty;
-#pragma unroll
-      for (int ch = 0; ch < C; ++ch) tile[(ty * tw + tx) * C + ch] = strip_value(s, gx, gy, ch, b);
-    }
+  load_tile<T, C>(tile, s, x0, rx, s.y0 + yl0 - ry, tw, th, b);
   __syncthreads();
   const int x = x0 + threadIdx.x;
   if (x >= s.width) return;
@@ -92,12 +97,7 @@ __global__ void conv2d_blocked_kernel(Strip<T> s, T* out, std::size_t out_pitch,
   extern __shared__ float tile[];
   constexpr int tw = kTileX + 2 * r, th = kBlockedTileY + 2 * r;
   const int x0 = blockIdx.x * kTileX, yl0 = blockIdx.y * kBlockedTileY;
-  for (int ty = threadIdx.y; ty < th; ty += blockDim.y)
-    for (int tx = threadIdx.x; tx < tw; tx += blockDim.x) {
-      const int gx = x0 - r + tx, gy = s.y0 + yl0 - r + ty;
-#pragma unroll
-      for (int ch = 0; ch < C; ++ch) tile[(ty * tw + tx) * C + ch] = strip_value(s, gx, gy, ch, b);
-    }
+  load_tile<T, C>(tile, s, x0, r, s.y0 + yl0 - r, tw, th, b);
   __syncthreads();
   const int x = x0 + threadIdx.x;
   if (x >= s.width) return;
