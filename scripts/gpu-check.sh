@@ -5,6 +5,10 @@
 # (for the peer); nothing is installed or downloaded.
 #
 #   scripts/gpu-check.sh [OUTDIR] [--quick] [--sanitize] [--no-bench] [--arch 90]
+#
+# A full run takes about 2.5 minutes on an H200; --sanitize adds several minutes (compute-sanitizer
+# memcheck and racecheck over the CUDA tests), so with a 10-minute limit per command run it with
+# --no-bench and the benchmarks in a second call.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 outdir="${OUT:-$PWD/gpu-check-out}"
@@ -24,7 +28,7 @@ done
 mkdir -p "$outdir"
 log="$outdir/gpu-check.log"
 : > "$log"
-say() { echo "== $*" | tee -a "$log"; }
+say() { echo "== [$(date +%H:%M:%S)] $*" | tee -a "$log"; }
 run() { echo "\$ $*" >> "$log"; "$@" 2>&1 | tee -a "$log"; return "${PIPESTATUS[0]}"; }
 status=0
 
