@@ -1,4 +1,5 @@
 // gpuvis synth OUT: generated camera frames with real printed symbols, plus their ground truth.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -33,6 +34,11 @@ void register_synth(CLI::App& app, Command& run) {
   cmd->add_option("--illumination", q.illumination, "Brightness fall-off 0..0.9")->check(CLI::Range(0.0, 0.9))->default_val(0.35);
   cmd->add_option("--brightness", q.brightness, "Grey level of white paper in the brightest spot")->check(CLI::Range(10.0, 255.0))->default_val(220);
   cmd->add_option("--seed", q.seed, "Random seed (same seed, same frames)")->default_val(1);
+  static bool sequence = false;
+  static double spin_deg = 0;
+  cmd->add_flag("--sequence", sequence, "Frames form a moving sequence of the same scene (for tracking)");
+  cmd->add_option("--speed", q.speed, "With --sequence: symbol speed in pixels per frame")->default_val(0);
+  cmd->add_option("--spin", spin_deg, "With --sequence: rotation in degrees per frame")->default_val(0);
   cmd->add_option("--format", format, "Frame file format")->check(CLI::IsMember({"pgm", "png"}))->default_val("pgm");
   cmd->add_option("--symbols-dir", symbols_dir, "Folder with amoeba_<set>_NNN.png prints (default: the bundled data)");
   cmd->add_flag("--overwrite", overwrite, "Replace frames and truth in an existing folder");
@@ -54,7 +60,12 @@ void register_synth(CLI::App& app, Command& run) {
       const std::uint32_t seed0 = q.seed;
       for (int i = 0; i < count; ++i) {
         synth::SceneParams p = q;
-        p.seed = seed0 + static_cast<std::uint32_t>(i) * 7919u;
+        if (sequence) {
+          p.frame = i;
+          p.spin = spin_deg * M_PI / 180;
+        } else {
+          p.seed = seed0 + static_cast<std::uint32_t>(i) * 7919u;
+        }
         const synth::Scene scene = gen.make(p);
         char name[32];
         std::snprintf(name, sizeof name, "frame_%04d.%s", i, format.c_str());

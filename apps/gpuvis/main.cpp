@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   cli::register_detect(app, run);
   cli::register_synth(app, run);
   cli::register_filter(app, run);
+  cli::register_track(app, run);
+  cli::register_tuio_dump(app, run);
 
   // A mistyped command (or sub-command, as in 'filter sharpen') should be named as such, not
   // reported as a missing one.

@@ -228,9 +228,14 @@ Scene Generator::make(const SceneParams& q) {
     }
     if (!placed) continue;  // the frame is full
     used.push_back({cx, cy, radius});
-    const Homography h = placement(p.pixels.width(), side, rot, cx, cy, (U(rng) * 2 - 1) * q.perspective,
-                                   (U(rng) * 2 - 1) * q.perspective);
+    const double px = (U(rng) * 2 - 1) * q.perspective, py = (U(rng) * 2 - 1) * q.perspective;
+    const double dir = U(rng) * 2 * std::numbers::pi;  // drawn for every symbol, so the sequence is stable
+    const double mx = cx + q.frame * q.speed * std::cos(dir), my = cy + q.frame * q.speed * std::sin(dir);
+    const Homography h = placement(p.pixels.width(), side, rot + q.frame * q.spin, mx, my, px, py);
     draw_print(reflect, p, h);
+    // In the truth only while the symbol itself (not the paper around it) is inside the frame.
+    const double inner = 0.5 * side * p.root_size / p.pixels.width();
+    if (mx < inner || my < inner || mx > q.width - inner || my > q.height - inner) continue;
     PlacedSymbol s{q.set, id, 0, 0, 0, side};
     true_pose(p, h, s.x, s.y, s.angle);
     scene.symbols.push_back(s);

@@ -55,6 +55,12 @@ struct SceneParams {
   int fingers = 0;
   double finger_size = 18;       // finger blob diameter in pixels
   std::uint32_t seed = 1;
+  // Sequences: frame t of a scene places the same symbols (same seed), each moved by t * speed
+  // pixels in its own random direction and turned by t * spin radians. Symbols that leave the
+  // frame are drawn clipped and are not in the truth.
+  int frame = 0;
+  double speed = 0;  // pixels per frame
+  double spin = 0;   // radians per frame
 };
 
 struct PlacedSymbol {

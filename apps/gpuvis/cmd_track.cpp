@@ -1,0 +1,163 @@
+// gpuvis track: frames from a source -> detection -> tracking -> TUIO 1.1, with JSON and stats.
+#include <csignal>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.hpp"
+#include "gpuvis/output/tuio.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/source/frame_source.hpp"
+#include "gpuvis/track/tracker.hpp"
+
+namespace gpuvis::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop = true; }
+
+struct TrackArgs {
+  std::string folder, trees = "default", backend = "auto", source_name = "gpuvis", invert, blob_size;
+  std::vector<std::string> tuio;
+  ThresholdOptions options;
+  decode::FingerParams fingers;
+  double fps = 0;
+  bool loop = false, json = false, stats = false, headless = false, no_tuio = false;
+};
+
+nlohmann::json frame_json(const track::Frame& f) {
+  nlohmann::json objs = nlohmann::json::array(), curs = nlohmann::json::array(), blbs = nlohmann::json::array();
+  for (const auto& o : f.objects)
+    objs.push_back({{"session", o.session_id}, {"id", o.symbol_id}, {"x", o.m.x}, {"y", o.m.y}, {"angle", o.angle},
+                    {"vx", o.m.vx}, {"vy", o.m.vy}, {"rotation_speed", o.rotation_speed}, {"updated", o.updated}});
+  for (const auto& c : f.cursors)
+    if (c.visible) curs.push_back({{"session", c.session_id}, {"cursor", c.cursor_id}, {"x", c.m.x}, {"y", c.m.y}});
+  for (const auto& b : f.blobs)
+    if (b.visible)
+      blbs.push_back({{"session", b.session_id}, {"blob", b.blob_id}, {"x", b.m.x}, {"y", b.m.y}, {"angle", b.angle},
+                      {"width", b.width}, {"height", b.height}, {"area", b.area}});
+  return {{"fseq", f.fseq}, {"time", f.time}, {"objects", objs}, {"cursors", curs}, {"blobs", blbs}};
+}
+
+}  // namespace
+
+void register_track(CLI::App& app, Command& run) {
+  static TrackArgs a;
+  auto* cmd = app.add_subcommand("track", "Track fiducials, fingers and blobs over time and send TUIO 1.1");
+  cmd->footer(
+      "Frames come from --folder (image files in name order). Each frame is detected (threshold, segment,\n"
+      "decode), tracked (session IDs, motion) and sent as TUIO 1.1 bundles to every --tuio target\n"
+      "(default udp:127.0.0.1:3333). --json prints the tracked state per frame; --stats prints per-stage\n"
+      "times once a second. Ctrl-C stops cleanly (empty alive lists are sent).\n"
+      "Not yet: cameras and video files, reacTIVision.xml, TCP server and WebSocket output, 1-euro filter.");
+  cmd->add_option("--folder", a.folder, "Folder of frames (sorted by name)");
+  cmd->add_flag("--loop", a.loop, "Start the folder again at its end");
+  cmd->add_option("--fps", a.fps, "Deliver frames at this rate, dropping what processing cannot keep up with (0 = every frame)")
+      ->default_val(0);
+  cmd->add_option("--tuio", a.tuio, "TUIO target udp:HOST:PORT or tcp:HOST:PORT (repeatable)");
+  cmd->add_flag("--no-tuio", a.no_tuio, "Do not send TUIO");
+  cmd->add_option("--source-name", a.source_name, "TUIO source name")->default_val("gpuvis");
+  cmd->add_option("--invert", a.invert, "Invert x, y and/or the angle in TUIO output: any of the letters x, y, a");
+  cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
+  a.options.add_to(*cmd, "bernsen");
+  cmd->add_option("--finger-size", a.fingers.size, "Average finger size in pixels (0 = no fingers)")->default_val(0);
+  cmd->add_option("--blob-size", a.blob_size, "Track plain white blobs with MIN:MAX pixels size");
+  add_backend_option(*cmd, a.backend);
+  cmd->add_flag("--json", a.json, "Print the tracked state of every frame as a JSON line");
+  cmd->add_flag("--stats", a.stats, "Print per-stage times once a second");
+  cmd->add_flag("--headless", a.headless, "No display (the only mode for now; accepted for reacTIVision users)");
+  cmd->callback([&run] {
+    run = [] {
+      require(!a.folder.empty(), "track needs a frame source: --folder DIR");
+      pipeline::DetectorConfig config;
+      config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
+      config.trees = a.trees;
+      config.fingers = a.fingers;
+      if (!a.blob_size.empty() &&
+          (std::sscanf(a.blob_size.c_str(), "%d:%d", &config.blobs.min_size, &config.blobs.max_size) != 2 ||
+           config.blobs.min_size < 0 || config.blobs.max_size < config.blobs.min_size))
+        fail(ErrorCode::invalid_argument, "--blob-size must be MIN:MAX with 0 <= MIN <= MAX, got '" + a.blob_size + "'");
+      output::TuioOptions tuio_options;
+      tuio_options.source = a.source_name;
+      for (char c : a.invert) {
+        if (c == 'x') tuio_options.invert_x = true;
+        else if (c == 'y') tuio_options.invert_y = true;
+        else if (c == 'a') tuio_options.invert_angle = true;
+        else fail(ErrorCode::invalid_argument, "--invert takes the letters x, y and a, got '" + a.invert + "'");
+      }
+      std::vector<output::TuioTarget> targets;
+      for (const auto& t : a.tuio) targets.push_back(output::parse_tuio_target(t));
+      if (targets.empty()) targets.push_back({});
+      auto source = source::make_folder_source(a.folder, a.loop);
+      decode::TreeSet::load(config.trees);  // report a bad tree file before starting
+      config.backend = choose_backend(a.backend);
+      pipeline::Detector detector(config);
+      track::Tracker tracker;
+      std::unique_ptr<output::TuioSender> tuio;
+      if (!a.no_tuio) {
+        tuio = output::make_tuio_sender(targets, tuio_options);
+        tuio->send_empty(-1);
+      }
+      std::signal(SIGINT, on_signal);
+      std::signal(SIGTERM, on_signal);
+      source::CaptureThread capture(std::move(source), a.fps);
+      Image<std::uint8_t> frame;
+      double arrival = 0, last_report = source::now_seconds();
+      struct Acc {
+        double threshold = 0, segment = 0, decode = 0, track = 0, send = 0, latency = 0, latency_max = 0;
+        int frames = 0;
+      } acc;
+      while (!g_stop && capture.take(frame, arrival)) {
+        const auto& d = detector.detect(frame.view());
+        double t0 = source::now_seconds();
+        const auto& f = tracker.update(d, arrival);
+        double t1 = source::now_seconds();
+        if (tuio) tuio->send(f);
+        const double sent = source::now_seconds();
+        if (a.json) std::cout << frame_json(f).dump() << "\n" << std::flush;
+        acc.threshold += d.times.threshold_us;
+        acc.segment += d.times.segment_us;
+        acc.decode += d.times.decode_us + d.times.blobs_us;
+        acc.track += (t1 - t0) * 1e6;
+        acc.send += (sent - t1) * 1e6;
+        acc.latency += (sent - arrival) * 1e6;
+        acc.latency_max = std::max(acc.latency_max, (sent - arrival) * 1e6);
+        ++acc.frames;
+        if (a.stats && sent - last_report >= 1.0) {
+          const double n = acc.frames;
+          std::cerr << std::fixed << std::setprecision(0) << "gpuvis: " << acc.frames << " frames/" << std::setprecision(1)
+                    << (sent - last_report) << " s | per frame (us): threshold " << acc.threshold / n << ", segment "
+                    << acc.segment / n << ", decode " << acc.decode / n << ", track " << acc.track / n << ", send "
+                    << acc.send / n << " | latency arrival->sent " << acc.latency / n << " (max " << acc.latency_max
+                    << ") | dropped " << capture.dropped() << "\n";
+          acc = {};
+          last_report = sent;
+        }
+      }
+      const std::string err = capture.error();
+      if (tuio) tuio->send_empty(-1);  // shutdown: empty alive lists for every profile (spec §8.5)
+      if (a.stats && acc.frames)
+        std::cerr << "gpuvis: " << capture.captured() << " frames captured, " << capture.dropped() << " dropped\n";
+      if (!err.empty()) fail(ErrorCode::io, "frame source stopped: " + err);
+      return 0;
+    };
+  });
+}
+
+void register_tuio_dump(CLI::App& app, Command& run) {
+  static int port = 3333;
+  static double seconds = 0;
+  auto* cmd = app.add_subcommand("tuio-dump", "Print the TUIO/OSC messages arriving on a UDP port");
+  cmd->add_option("--port", port, "UDP port")->check(CLI::Range(1, 65535))->default_val(3333);
+  cmd->add_option("--seconds", seconds, "Stop after this long (0 = until Ctrl-C)")->default_val(0);
+  cmd->callback([&run] {
+    run = [] {
+      std::signal(SIGINT, on_signal);
+      std::signal(SIGTERM, on_signal);
+      output::dump_osc(port, g_stop, std::cout, seconds);
+      return 0;
+    };
+  });
+}
+
+}  // namespace gpuvis::cli

@@ -1,0 +1,59 @@
+#pragma once
+// Stage 0: frame sources. A source delivers 8-bit grey frames; a capture thread runs it and hands
+// the newest frame to the processing thread (older unprocessed frames are dropped and counted, so
+// latency never builds up behind a slow consumer).
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpuvis/core/image.hpp"
+
+namespace gpuvis::source {
+
+class FrameSource {
+ public:
+  virtual ~FrameSource() = default;
+  // The next frame, or false at the end of the stream. Throws gpuvis::Error for unreadable input.
+  virtual bool next(Image<std::uint8_t>& frame) = 0;
+  virtual std::string describe() const = 0;
+};
+
+// Image files of a folder (sorted by name), optionally looping.
+std::unique_ptr<FrameSource> make_folder_source(const std::string& folder, bool loop);
+
+// Runs a source on its own thread at up to `fps` frames per second (0 = as fast as the consumer
+// takes them, no drops: the capture waits for each frame to be taken).
+class CaptureThread {
+ public:
+  CaptureThread(std::unique_ptr<FrameSource> source, double fps);
+  ~CaptureThread();
+  // Blocks until a frame is available; false when the stream ended (or stop() was called).
+  // `arrival` is the steady-clock time in seconds when the frame was captured.
+  bool take(Image<std::uint8_t>& frame, double& arrival);
+  void stop();
+  long dropped() const { return dropped_; }
+  long captured() const { return captured_; }
+  std::string error() const;  // the source's error, if it stopped on one
+
+ private:
+  void run();
+  std::unique_ptr<FrameSource> source_;
+  double fps_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  Image<std::uint8_t> slot_;
+  double slot_time_ = 0;
+  bool full_ = false, done_ = false;
+  std::atomic<bool> stop_{false};
+  std::atomic<long> dropped_{0}, captured_{0};
+  std::string error_;
+  std::thread thread_;
+};
+
+double now_seconds();  // steady clock
+
+}  // namespace gpuvis::source

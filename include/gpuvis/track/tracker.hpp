@@ -1,0 +1,90 @@
+#pragma once
+// Stage 4 of the tracker: frame-to-frame association of fiducials, fingers and blobs into TUIO
+// objects, cursors and blobs with session IDs and motion (spec §6-§8, with the sound choices of
+// docs/tracking.md where reacTIVision's quirks hurt users).
+#include <cstdint>
+#include <vector>
+
+#include "gpuvis/pipeline/detector.hpp"
+
+namespace gpuvis::track {
+
+struct TrackerParams {
+  int lost_frames_object = 2;  // an object not seen for this many frames is removed
+  int lost_frames_cursor = 2;  // reacTIVision drops a cursor after one missed frame (Q25)
+  int lost_frames_blob = 2;
+};
+
+enum class State { added, updated, lost };
+
+// Common motion of TUIO items; positions normalised to [0, 1] (pixel / width or height).
+struct Motion {
+  float x = 0, y = 0;
+  float vx = 0, vy = 0;  // normalised units per second
+  float accel = 0;       // signed motion acceleration
+};
+
+struct Object {
+  std::int32_t session_id;
+  int symbol_id;
+  Motion m;
+  float angle = 0;           // radians [0, 2π)
+  float rotation_speed = 0;  // turns per second
+  float rotation_accel = 0;
+  int root_size = 0;         // pixels
+  int missed = 0;            // consecutive frames without a detection
+  bool updated = false;      // changed in the current frame
+};
+
+struct Cursor {
+  std::int32_t session_id;
+  int cursor_id;  // small recycled number
+  Motion m;
+  float size = 0;  // pixels
+  int missed = 0;
+  bool updated = false;
+  bool visible = false;  // shown from its second frame (a one-frame debounce, as reacTIVision)
+};
+
+struct TrackedBlob {
+  std::int32_t session_id;
+  int blob_id;
+  Motion m;
+  float angle = 0, width = 0, height = 0, area = 0;  // normalised like TUIO 2Dblb
+  float rotation_speed = 0, rotation_accel = 0;
+  int missed = 0;
+  bool updated = false;
+  bool visible = false;
+};
+
+// Everything a TUIO frame needs.
+struct Frame {
+  std::int32_t fseq = 0;
+  double time = 0;  // seconds
+  std::vector<Object> objects;
+  std::vector<Cursor> cursors;
+  std::vector<TrackedBlob> blobs;
+  bool objects_changed = false, cursors_changed = false, blobs_changed = false;
+};
+
+class Tracker {
+ public:
+  explicit Tracker(TrackerParams params = {}) : params_(params) {}
+  // Advances by one frame taken at `time` (seconds, increasing).
+  const Frame& update(const pipeline::Detections& detections, double time);
+  const Frame& frame() const { return frame_; }
+  // Removes everything (shutdown): the next frame reports empty alive lists.
+  const Frame& clear(double time);
+
+ private:
+  std::int32_t next_session() { return next_session_++; }
+  int next_small_id(std::vector<int>& used);
+
+  TrackerParams params_;
+  Frame frame_;
+  std::int32_t next_session_ = 0;
+  std::vector<int> cursor_ids_, blob_ids_;
+  bool first_ = true;
+};
+
+}  // namespace gpuvis::track

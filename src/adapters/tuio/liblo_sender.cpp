@@ -1,0 +1,219 @@
+// TUIO 1.1 through liblo: OSC encoding, bundles and the UDP/TCP transports are liblo's; this file
+// only decides what goes into which bundle.
+#include <lo/lo.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <numbers>
+
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/output/tuio.hpp"
+
+namespace gpuvis::output {
+namespace {
+
+constexpr float kTwoPi = 2.0f * std::numbers::pi_v<float>;
+
+class LibloSender final : public TuioSender {
+ public:
+  LibloSender(const std::vector<TuioTarget>& targets, const TuioOptions& options) : options_(options) {
+    capacity_ = 65536;
+    for (const auto& t : targets) {
+      lo_address a = lo_address_new_with_proto(t.transport == "tcp" ? LO_TCP : LO_UDP, t.host.c_str(), std::to_string(t.port).c_str());
+      if (!a) fail(ErrorCode::invalid_argument, "cannot create a TUIO target for " + t.host + ":" + std::to_string(t.port));
+      addresses_.push_back(a);
+      const bool local = t.host == "localhost" || t.host == "127.0.0.1";
+      capacity_ = std::min(capacity_, t.transport == "tcp" ? 65536 : (local ? 4096 : 1500));
+    }
+    source_ = options.source + "@127.0.0.1";
+  }
+  ~LibloSender() override {
+    for (lo_address a : addresses_) lo_address_free(a);
+  }
+
+  void send(const track::Frame& f) override {
+    if (f.objects_changed) send_objects(f);
+    if (f.cursors_changed) send_cursors(f);
+    if (f.blobs_changed) send_blobs(f);
+  }
+
+  void send_empty(std::int32_t fseq) override {
+    for (const char* profile : {"/tuio/2Dcur", "/tuio/2Dobj", "/tuio/2Dblb"}) {
+      Bundle b(this, profile, {});
+      b.finish(fseq);
+    }
+  }
+
+  long packets_sent() const override { return packets_; }
+
+ private:
+  float X(float x) const { return options_.invert_x ? 1 - x : x; }
+  float Y(float y) const { return options_.invert_y ? 1 - y : y; }
+  float A(float a) const { return options_.invert_angle ? std::fmod(kTwoPi - a, kTwoPi) : a; }
+  float VX(float v) const { return options_.invert_x ? -v : v; }
+  float VY(float v) const { return options_.invert_y ? -v : v; }
+  float VA(float v) const { return options_.invert_angle ? -v : v; }
+
+  // One bundle being filled: source + alive first, sets, fseq last; splits when full.
+  struct Bundle {
+    LibloSender* s;
+    const char* profile;
+    std::vector<std::int32_t> alive;
+    lo_bundle b = nullptr;
+    Bundle(LibloSender* sender, const char* p, std::vector<std::int32_t> a) : s(sender), profile(p), alive(std::move(a)) { start(); }
+    ~Bundle() {
+      if (b) lo_bundle_free_recursive(b);
+    }
+    void start() {
+      b = lo_bundle_new(LO_TT_IMMEDIATE);
+      lo_message src = lo_message_new();
+      lo_message_add_string(src, "source");
+      lo_message_add_string(src, s->source_.c_str());
+      lo_bundle_add_message(b, profile, src);
+      lo_message al = lo_message_new();
+      lo_message_add_string(al, "alive");
+      for (std::int32_t id : alive) lo_message_add_int32(al, id);
+      lo_bundle_add_message(b, profile, al);
+    }
+    void add(lo_message m, std::int32_t fseq) {
+      // Keep room for this set and the closing fseq (about 32 bytes).
+      if (lo_bundle_length(b) + lo_message_length(m, profile) + 32 > static_cast<std::size_t>(s->capacity_)) {
+        finish(fseq);
+        start();
+      }
+      lo_bundle_add_message(b, profile, m);
+    }
+    void finish(std::int32_t fseq) {
+      lo_message fs = lo_message_new();
+      lo_message_add_string(fs, "fseq");
+      lo_message_add_int32(fs, fseq);
+      lo_bundle_add_message(b, profile, fs);
+      for (lo_address a : s->addresses_) {
+        if (lo_send_bundle(a, b) < 0 && !s->warned_) {
+          std::cerr << "gpuvis: TUIO send to " << lo_address_get_hostname(a) << ":" << lo_address_get_port(a)
+                    << " failed: " << lo_address_errstr(a) << " (continuing)\n";
+          s->warned_ = true;
+        }
+      }
+      ++s->packets_;
+      lo_bundle_free_recursive(b);
+      b = nullptr;
+    }
+  };
+
+  void send_objects(const track::Frame& f) {
+    std::vector<std::int32_t> alive;
+    for (const auto& o : f.objects) alive.push_back(o.session_id);
+    Bundle b(this, "/tuio/2Dobj", alive);
+    for (const auto& o : f.objects) {
+      if (!o.updated) continue;
+      lo_message m = lo_message_new();
+      lo_message_add_string(m, "set");
+      lo_message_add_int32(m, o.session_id);
+      lo_message_add_int32(m, o.symbol_id);
+      lo_message_add_float(m, X(o.m.x));
+      lo_message_add_float(m, Y(o.m.y));
+      lo_message_add_float(m, A(o.angle));
+      lo_message_add_float(m, VX(o.m.vx));
+      lo_message_add_float(m, VY(o.m.vy));
+      lo_message_add_float(m, VA(o.rotation_speed));
+      lo_message_add_float(m, o.m.accel);
+      lo_message_add_float(m, o.rotation_accel);
+      b.add(m, f.fseq);
+    }
+    b.finish(f.fseq);
+  }
+
+  void send_cursors(const track::Frame& f) {
+    std::vector<std::int32_t> alive;
+    for (const auto& c : f.cursors)
+      if (c.visible) alive.push_back(c.session_id);
+    Bundle b(this, "/tuio/2Dcur", alive);
+    for (const auto& c : f.cursors) {
+      if (!c.updated || !c.visible) continue;
+      lo_message m = lo_message_new();
+      lo_message_add_string(m, "set");
+      lo_message_add_int32(m, c.session_id);
+      lo_message_add_float(m, X(c.m.x));
+      lo_message_add_float(m, Y(c.m.y));
+      lo_message_add_float(m, VX(c.m.vx));
+      lo_message_add_float(m, VY(c.m.vy));
+      lo_message_add_float(m, c.m.accel);
+      b.add(m, f.fseq);
+    }
+    b.finish(f.fseq);
+  }
+
+  void send_blobs(const track::Frame& f) {
+    std::vector<std::int32_t> alive;
+    for (const auto& t : f.blobs)
+      if (t.visible) alive.push_back(t.session_id);
+    Bundle b(this, "/tuio/2Dblb", alive);
+    for (const auto& t : f.blobs) {
+      if (!t.updated || !t.visible) continue;
+      lo_message m = lo_message_new();
+      lo_message_add_string(m, "set");
+      lo_message_add_int32(m, t.session_id);
+      lo_message_add_float(m, X(t.m.x));
+      lo_message_add_float(m, Y(t.m.y));
+      lo_message_add_float(m, A(t.angle));
+      lo_message_add_float(m, t.width);
+      lo_message_add_float(m, t.height);
+      lo_message_add_float(m, t.area);
+      lo_message_add_float(m, VX(t.m.vx));
+      lo_message_add_float(m, VY(t.m.vy));
+      lo_message_add_float(m, VA(t.rotation_speed));
+      lo_message_add_float(m, t.m.accel);
+      lo_message_add_float(m, t.rotation_accel);
+      b.add(m, f.fseq);
+    }
+    b.finish(f.fseq);
+  }
+
+  TuioOptions options_;
+  std::vector<lo_address> addresses_;
+  std::string source_;
+  int capacity_ = 4096;
+  long packets_ = 0;
+  bool warned_ = false;
+};
+
+}  // namespace
+
+bool tuio_available() { return true; }
+
+namespace {
+int print_message(const char* path, const char* types, lo_arg** argv, int argc, lo_message, void* user) {
+  std::ostream& out = *static_cast<std::ostream*>(user);
+  out << path;
+  for (int i = 0; i < argc; ++i) {
+    out << ' ';
+    switch (types[i]) {
+      case 'i': out << argv[i]->i; break;
+      case 'f': out << argv[i]->f; break;
+      case 's': out << &argv[i]->s; break;
+      default: out << '?';
+    }
+  }
+  out << '\n' << std::flush;
+  return 0;
+}
+}  // namespace
+
+void dump_osc(int port, const std::atomic<bool>& stop, std::ostream& out, double max_seconds) {
+  lo_server s = lo_server_new(std::to_string(port).c_str(), nullptr);
+  if (!s) fail(ErrorCode::io, "cannot listen on UDP port " + std::to_string(port) + " (in use?)");
+  lo_server_add_method(s, nullptr, nullptr, print_message, &out);
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  while (!stop && (max_seconds <= 0 || elapsed() < max_seconds)) lo_server_recv_noblock(s, 100);
+  lo_server_free(s);
+}
+
+std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioOptions& options) {
+  return std::make_unique<LibloSender>(targets, options);
+}
+
+}  // namespace gpuvis::output

@@ -1,0 +1,13 @@
+// Built instead of src/adapters/tuio when liblo is not available.
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/output/tuio.hpp"
+
+namespace gpuvis::output {
+bool tuio_available() { return false; }
+std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>&, const TuioOptions&) {
+  fail(ErrorCode::unsupported, "TUIO output is not built in (install liblo-dev and rebuild)");
+}
+void dump_osc(int, const std::atomic<bool>&, std::ostream&, double) {
+  fail(ErrorCode::unsupported, "OSC input is not built in (install liblo-dev and rebuild)");
+}
+}  // namespace gpuvis::output

@@ -1,0 +1,246 @@
+// Frame-to-frame association. Per fiducial ID, existing objects and this frame's detections are
+// paired greedily by distance from the object's predicted position (closest pairs first), so two
+// symbols with the same ID keep their session IDs (reacTIVision's claim check, Q20, loses them).
+// Fingers and blobs are paired the same way. Items survive a few missed frames before removal.
+#include "gpuvis/track/tracker.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace gpuvis::track {
+namespace {
+
+constexpr float kTwoPi = 2.0f * std::numbers::pi_v<float>;
+
+float wrap_angle(float a) {
+  a = std::fmod(a, kTwoPi);
+  return a < 0 ? a + kTwoPi : a;
+}
+
+// Updates position, velocity and acceleration from a new position; dt in seconds.
+void move(Motion& m, float x, float y, float dt) {
+  if (dt > 0) {
+    const float vx = (x - m.x) / dt, vy = (y - m.y) / dt;
+    const float speed = std::hypot(vx, vy), old_speed = std::hypot(m.vx, m.vy);
+    m.accel = (speed - old_speed) / dt;
+    m.vx = vx;
+    m.vy = vy;
+  }
+  m.x = x;
+  m.y = y;
+}
+
+void rotate(float& angle, float& speed, float& accel, float new_angle, float dt) {
+  float d = wrap_angle(new_angle) - angle;
+  if (d > std::numbers::pi_v<float>) d -= kTwoPi;
+  if (d < -std::numbers::pi_v<float>) d += kTwoPi;
+  if (dt > 0) {
+    const float s = d / kTwoPi / dt;
+    accel = (s - speed) / dt;
+    speed = s;
+  }
+  angle = wrap_angle(new_angle);
+}
+
+// Greedy nearest pairing of `n_items` tracked items with `n_dets` detections: pairs sorted by
+// distance, each item and detection used once, pairs farther than `limit(item)` refused.
+template <class Dist, class Limit>
+std::vector<int> pair_up(int n_items, int n_dets, Dist&& dist, Limit&& limit) {
+  struct P {
+    float d;
+    int item, det;
+  };
+  std::vector<P> pairs;
+  for (int i = 0; i < n_items; ++i)
+    for (int j = 0; j < n_dets; ++j) {
+      const float d = dist(i, j);
+      if (d >= 0 && d < limit(i)) pairs.push_back({d, i, j});
+    }
+  std::sort(pairs.begin(), pairs.end(), [](const P& a, const P& b) { return a.d < b.d; });
+  std::vector<int> match(static_cast<std::size_t>(n_items), -1);
+  std::vector<bool> used(static_cast<std::size_t>(n_dets), false);
+  for (const P& p : pairs)
+    if (match[p.item] < 0 && !used[p.det]) {
+      match[p.item] = p.det;
+      used[p.det] = true;
+    }
+  return match;
+}
+
+}  // namespace
+
+int Tracker::next_small_id(std::vector<int>& used) {
+  int id = 0;
+  while (std::find(used.begin(), used.end(), id) != used.end()) ++id;
+  used.push_back(id);
+  return id;
+}
+
+const Frame& Tracker::update(const pipeline::Detections& d, double time) {
+  const float dt = first_ ? 0.0f : static_cast<float>(time - frame_.time);
+  first_ = false;
+  frame_.time = time;
+  ++frame_.fseq;
+  const float W = static_cast<float>(d.width), H = static_cast<float>(d.height);
+  auto px_dist = [&](const Motion& m, double x, double y) {
+    // predicted position (constant velocity), in pixels
+    const double px = (m.x + m.vx * dt) * W, py = (m.y + m.vy * dt) * H;
+    return static_cast<float>(std::hypot(px - x, py - y));
+  };
+
+  // ---- objects (fiducials) ----
+  frame_.objects_changed = false;
+  std::vector<bool> det_used(d.fiducials.size(), false);
+  for (auto& o : frame_.objects) o.updated = false;
+  auto& objs = frame_.objects;
+  const auto match = pair_up(
+      static_cast<int>(objs.size()), static_cast<int>(d.fiducials.size()),
+      [&](int i, int j) { return d.fiducials[j].id == objs[i].symbol_id ? px_dist(objs[i].m, d.fiducials[j].x, d.fiducials[j].y) : -1.0f; },
+      [&](int i) { return std::max(20.0f, 2.0f * static_cast<float>(objs[i].root_size)); });
+  for (std::size_t i = 0; i < objs.size(); ++i) {
+    if (match[i] < 0) continue;
+    const auto& f = d.fiducials[match[i]];
+    det_used[match[i]] = true;
+    move(objs[i].m, static_cast<float>(f.x / W), static_cast<float>(f.y / H), dt);
+    rotate(objs[i].angle, objs[i].rotation_speed, objs[i].rotation_accel, static_cast<float>(f.angle), dt);
+    objs[i].root_size = f.root_size;
+    objs[i].missed = 0;
+    objs[i].updated = true;
+  }
+  // Fuzzy candidates (damaged symbols) keep a lost object alive where it is (spec §6.4).
+  for (std::size_t i = 0; i < objs.size(); ++i) {
+    if (objs[i].updated) continue;
+    for (std::size_t j = 0; j < d.fiducials.size(); ++j) {
+      const auto& f = d.fiducials[j];
+      if (det_used[j] || !f.fuzzy() || px_dist(objs[i].m, f.x, f.y) > static_cast<float>(objs[i].root_size) / 1.1f) continue;
+      det_used[j] = true;
+      move(objs[i].m, static_cast<float>(f.x / W), static_cast<float>(f.y / H), dt);
+      objs[i].missed = 0;
+      objs[i].updated = true;
+      break;
+    }
+  }
+  for (auto& o : objs)
+    if (!o.updated) ++o.missed;
+  const auto before = objs.size();
+  objs.erase(std::remove_if(objs.begin(), objs.end(), [&](const Object& o) { return o.missed >= params_.lost_frames_object; }),
+             objs.end());
+  frame_.objects_changed = objs.size() != before;
+  for (std::size_t j = 0; j < d.fiducials.size(); ++j) {
+    const auto& f = d.fiducials[j];
+    if (det_used[j] || f.fuzzy()) continue;
+    Object o{next_session(), f.id, {}, static_cast<float>(wrap_angle(static_cast<float>(f.angle)))};
+    o.m.x = static_cast<float>(f.x / W);
+    o.m.y = static_cast<float>(f.y / H);
+    o.root_size = f.root_size;
+    o.updated = true;
+    objs.push_back(o);
+  }
+  for (const auto& o : objs) frame_.objects_changed = frame_.objects_changed || o.updated;
+
+  // ---- cursors (fingers) ----
+  frame_.cursors_changed = false;
+  auto& curs = frame_.cursors;
+  for (auto& c : curs) c.updated = false;
+  const auto cmatch = pair_up(
+      static_cast<int>(curs.size()), static_cast<int>(d.fingers.size()),
+      [&](int i, int j) { return px_dist(curs[i].m, d.fingers[j].x, d.fingers[j].y); },
+      [&](int i) { return std::max(10.0f, 2.0f * curs[i].size); });
+  std::vector<bool> finger_used(d.fingers.size(), false);
+  for (std::size_t i = 0; i < curs.size(); ++i) {
+    if (cmatch[i] < 0) {
+      ++curs[i].missed;
+      continue;
+    }
+    const auto& f = d.fingers[cmatch[i]];
+    finger_used[cmatch[i]] = true;
+    move(curs[i].m, static_cast<float>(f.x / W), static_cast<float>(f.y / H), dt);
+    curs[i].size = static_cast<float>(std::max(f.width, f.height));
+    curs[i].missed = 0;
+    curs[i].updated = true;
+    curs[i].visible = true;
+  }
+  for (const auto& c : curs)
+    if (c.missed >= params_.lost_frames_cursor) {
+      cursor_ids_.erase(std::remove(cursor_ids_.begin(), cursor_ids_.end(), c.cursor_id), cursor_ids_.end());
+      frame_.cursors_changed = frame_.cursors_changed || c.visible;
+    }
+  curs.erase(std::remove_if(curs.begin(), curs.end(), [&](const Cursor& c) { return c.missed >= params_.lost_frames_cursor; }),
+             curs.end());
+  for (std::size_t j = 0; j < d.fingers.size(); ++j) {
+    if (finger_used[j]) continue;
+    const auto& f = d.fingers[j];
+    Cursor c{next_session(), next_small_id(cursor_ids_), {}, static_cast<float>(std::max(f.width, f.height))};
+    c.m.x = static_cast<float>(f.x / W);
+    c.m.y = static_cast<float>(f.y / H);
+    c.updated = true;
+    curs.push_back(c);
+  }
+  for (const auto& c : curs) frame_.cursors_changed = frame_.cursors_changed || (c.updated && c.visible);
+
+  // ---- blobs ----
+  frame_.blobs_changed = false;
+  auto& blbs = frame_.blobs;
+  for (auto& b : blbs) b.updated = false;
+  const auto bmatch = pair_up(
+      static_cast<int>(blbs.size()), static_cast<int>(d.blobs.size()),
+      [&](int i, int j) { return px_dist(blbs[i].m, d.blobs[j].x, d.blobs[j].y); },
+      [&](int i) { return std::max(10.0f, std::max(blbs[i].width * W, blbs[i].height * H)); });
+  std::vector<bool> blob_used(d.blobs.size(), false);
+  auto fill_blob = [&](TrackedBlob& t, const decode::Blob& b) {
+    t.width = static_cast<float>(b.width / W);
+    t.height = static_cast<float>(b.height / H);
+    t.area = static_cast<float>(b.area / (static_cast<double>(W) * H));
+  };
+  for (std::size_t i = 0; i < blbs.size(); ++i) {
+    if (bmatch[i] < 0) {
+      ++blbs[i].missed;
+      continue;
+    }
+    const auto& b = d.blobs[bmatch[i]];
+    blob_used[bmatch[i]] = true;
+    move(blbs[i].m, static_cast<float>(b.x / W), static_cast<float>(b.y / H), dt);
+    rotate(blbs[i].angle, blbs[i].rotation_speed, blbs[i].rotation_accel, static_cast<float>(b.angle), dt);
+    fill_blob(blbs[i], b);
+    blbs[i].missed = 0;
+    blbs[i].updated = true;
+    blbs[i].visible = true;
+  }
+  for (const auto& b : blbs)
+    if (b.missed >= params_.lost_frames_blob) {
+      blob_ids_.erase(std::remove(blob_ids_.begin(), blob_ids_.end(), b.blob_id), blob_ids_.end());
+      frame_.blobs_changed = frame_.blobs_changed || b.visible;
+    }
+  blbs.erase(std::remove_if(blbs.begin(), blbs.end(), [&](const TrackedBlob& b) { return b.missed >= params_.lost_frames_blob; }),
+             blbs.end());
+  for (std::size_t j = 0; j < d.blobs.size(); ++j) {
+    if (blob_used[j]) continue;
+    const auto& b = d.blobs[j];
+    TrackedBlob t{next_session(), next_small_id(blob_ids_), {}, static_cast<float>(b.angle)};
+    t.m.x = static_cast<float>(b.x / W);
+    t.m.y = static_cast<float>(b.y / H);
+    fill_blob(t, b);
+    t.updated = true;
+    blbs.push_back(t);
+  }
+  for (const auto& b : blbs) frame_.blobs_changed = frame_.blobs_changed || (b.updated && b.visible);
+
+  return frame_;
+}
+
+const Frame& Tracker::clear(double time) {
+  frame_.time = time;
+  ++frame_.fseq;
+  frame_.objects_changed = !frame_.objects.empty();
+  frame_.cursors_changed = !frame_.cursors.empty();
+  frame_.blobs_changed = !frame_.blobs.empty();
+  frame_.objects.clear();
+  frame_.cursors.clear();
+  frame_.blobs.clear();
+  cursor_ids_.clear();
+  blob_ids_.clear();
+  return frame_;
+}
+
+}  // namespace gpuvis::track

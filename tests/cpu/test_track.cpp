@@ -1,0 +1,151 @@
+// The tracker end to end: generated moving symbols -> gpuvis track -> TUIO over UDP -> liblo's
+// own oscdump (an OSC receiver nobody here wrote) -> checks on what arrived.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "gpuvis/output/tuio.hpp"
+#include "test_support.hpp"
+
+using namespace gpuvis;
+
+namespace {
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+bool have_oscdump() { return std::system("command -v oscdump > /dev/null 2>&1") == 0; }
+
+struct Truth {
+  std::vector<std::map<int, std::pair<double, double>>> frames;  // per frame: id -> (x, y) pixels
+};
+
+Truth read_truth(const std::string& path) {
+  Truth t;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::map<int, std::pair<double, double>> f;
+    std::size_t pos = 0;
+    while ((pos = line.find("\"id\":", pos)) != std::string::npos) {
+      const int id = std::stoi(line.substr(pos + 5));
+      const auto xp = line.find("\"x\":", pos), yp = line.find("\"y\":", pos);
+      f[id] = {std::stod(line.substr(xp + 4)), std::stod(line.substr(yp + 4))};
+      ++pos;
+    }
+    t.frames.push_back(f);
+  }
+  return t;
+}
+}  // namespace
+
+TEST(Track, TuioArrivesAtAnExternalOscReceiver) {
+  if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo)";
+  if (!have_oscdump()) GTEST_SKIP() << "oscdump (Debian liblo-tools) is not installed";
+  const std::string seq = test::temp_path("seq");
+  auto r = test::run_cli("synth " + quote(seq) + " --count 24 --sequence --speed 12 --spin 2 --symbols 4 --seed 4");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Truth truth = read_truth(seq + "/truth.jsonl");
+  ASSERT_EQ(truth.frames.size(), 24u);
+
+  const int port = 42000 + getpid() % 2000;
+  const std::string dump = test::temp_path("oscdump.txt");
+  // oscdump runs in the background; its pid is written so it can be stopped afterwards.
+  const std::string pidfile = test::temp_path("oscdump.pid");
+  ASSERT_EQ(std::system(("(oscdump -L " + std::to_string(port) + " > " + quote(dump) + " 2>&1 & echo $! > " + quote(pidfile) + ")").c_str()), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  r = test::run_cli("track --folder " + quote(seq) + " --tuio udp:127.0.0.1:" + std::to_string(port) + " --fps 60 --backend cpu");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int pid = 0;
+  std::ifstream(pidfile) >> pid;
+  if (pid > 0) kill(pid, SIGTERM);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  // oscdump lines: "<timetag> /tuio/2Dobj <types> "set" s_id id x y a X Y A m r"
+  std::ifstream in(dump);
+  std::string line;
+  std::vector<int> fseqs;
+  std::map<int, std::set<int>> sessions_of_id;        // symbol id -> session ids seen
+  std::vector<std::vector<int>> alive_lists;
+  int sets = 0, bad_positions = 0, unknown_ids = 0, current_fseq = -1;
+  std::vector<std::vector<std::string>> pending_sets;  // sets of the bundle until its fseq arrives
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string tt, path, types, cmd;
+    ss >> tt >> path >> types >> cmd;
+    if (path != "/tuio/2Dobj") continue;
+    if (cmd == "\"alive\"") {
+      std::vector<int> ids;
+      int v;
+      while (ss >> v) ids.push_back(v);
+      alive_lists.push_back(ids);
+    } else if (cmd == "\"set\"") {
+      std::vector<std::string> args;
+      std::string a;
+      while (ss >> a) args.push_back(a);
+      pending_sets.push_back(args);
+    } else if (cmd == "\"fseq\"") {
+      ss >> current_fseq;
+      if (current_fseq >= 0) fseqs.push_back(current_fseq);
+      for (const auto& args : pending_sets) {
+        ++sets;
+        const int sid = std::stoi(args[0]), id = std::stoi(args[1]);
+        const double x = std::stod(args[2]) * 640, y = std::stod(args[3]) * 480;
+        sessions_of_id[id].insert(sid);
+        const int frame = current_fseq - 1;  // fseq 1 is the first frame
+        ASSERT_GE(frame, 0);
+        ASSERT_LT(frame, 24);
+        const auto& f = truth.frames[frame];
+        const auto it = f.find(id);
+        if (it == f.end()) ++unknown_ids;
+        else if (std::hypot(it->second.first - x, it->second.second - y) > 1.0) ++bad_positions;
+      }
+      pending_sets.clear();
+    }
+  }
+  ASSERT_GT(sets, 40) << "too few TUIO set messages arrived";
+  for (std::size_t i = 1; i < fseqs.size(); ++i) EXPECT_GT(fseqs[i], fseqs[i - 1]) << "fseq must increase";
+  EXPECT_EQ(unknown_ids, 0) << "IDs that are not in the frame";
+  EXPECT_EQ(bad_positions, 0) << "positions more than 1 px from the truth";
+  for (const auto& [id, sessions] : sessions_of_id) {
+    std::string list;
+    for (int s : sessions) list += std::to_string(s) + " ";
+    EXPECT_EQ(sessions.size(), 1u) << "symbol " << id << " changed session: " << list;
+  }
+  // A symbol that leaves the frame leaves the alive list; at shutdown the list is empty.
+  ASSERT_FALSE(alive_lists.empty());
+  EXPECT_TRUE(alive_lists.back().empty()) << "the last alive list must be empty after shutdown";
+  std::set<int> first(alive_lists[1].begin(), alive_lists[1].end());
+  std::set<int> late(alive_lists[alive_lists.size() - 3].begin(), alive_lists[alive_lists.size() - 3].end());
+  EXPECT_LT(late.size(), first.size()) << "symbols that moved out should have been removed";
+  for (int s : late) EXPECT_TRUE(first.count(s)) << "no new sessions for the same symbols";
+}
+
+TEST(Track, AbsentReceiversNeverBlock) {
+  if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo)";
+  const std::string seq = test::temp_path("seq");
+  ASSERT_EQ(test::run_cli("synth " + quote(seq) + " --count 10 --sequence --speed 5 --symbols 3").exit_code, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  // Nobody listens on these ports: UDP goes nowhere, TCP cannot connect; both must not stop tracking.
+  const auto r = test::run_cli("track --folder " + quote(seq) + " --tuio udp:127.0.0.1:9 --tuio tcp:127.0.0.1:9 --json --backend cpu");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '{') >= 10, true) << r.output;
+  EXPECT_LT(seconds, 20.0);
+}
+
+TEST(Track, BadSourcesAndTargetsAreOneLineErrors) {
+  auto r = test::run_cli("track --folder /no/such/frames");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("does not exist"), std::string::npos) << r.output;
+  r = test::run_cli("track --folder . --tuio udp:host:notaport");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("udp:HOST:PORT"), std::string::npos) << r.output;
+  r = test::run_cli("track");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--folder"), std::string::npos) << r.output;
+}
