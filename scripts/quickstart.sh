@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# The README's first command: install what is missing, build, and run the main job on the bundled
-# sample (a table with printed amoeba symbols): threshold it with full per-pixel Bernsen and write
-# out/table-bernsen.png (and the tiled reacTIVision method next to it for comparison).
+# The README's first command: install what is missing, build, and run the main job: the tracker on
+# a sample sequence of a table with moving printed symbols (generated from the bundled prints),
+# sending TUIO 1.1 to a receiver on localhost whose messages are shown. Also thresholds the bundled
+# sample frame (out/table-bernsen.png).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 bash scripts/build.sh
 mkdir -p out
 ./build/bin/gpuvis info
-./build/bin/gpuvis threshold data/samples/table.pgm out/table-bernsen.png --method bernsen --overwrite --time
-./build/bin/gpuvis threshold data/samples/table.pgm out/table-tiled.png --method tiled --overwrite --time
-echo "quickstart: wrote out/table-bernsen.png and out/table-tiled.png from data/samples/table.pgm"
+./build/bin/gpuvis threshold data/samples/table.pgm out/table-bernsen.png --method bernsen --overwrite
+./build/bin/gpuvis synth out/sequence --count 60 --sequence --speed 4 --spin 1 --symbols 5 --fingers 2 --seed 4 --overwrite
+port=3333
+./build/bin/gpuvis tuio-dump --port "$port" --seconds 4 > out/tuio-dump.txt &
+dump=$!
+sleep 0.5
+./build/bin/gpuvis track --folder out/sequence --fps 30 --finger-size 18 --tuio "udp:127.0.0.1:$port" --stats
+wait "$dump" || true
+echo "--- the first TUIO messages that arrived on udp port $port (all in out/tuio-dump.txt):"
+head -n 24 out/tuio-dump.txt
+echo "quickstart: tracked out/sequence (60 frames) and thresholded data/samples/table.pgm into out/table-bernsen.png"
