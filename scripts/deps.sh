@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libopencv-dev                     # tests (OpenCV: comparison tests only)
   libpng-dev libjpeg-dev                         # PNG/JPEG adapter
   liblo-dev liblo-tools                          # TUIO/OSC adapter; oscdump for the integration test
+  libtinyxml2-dev                                # reacTIVision.xml
   python3 python3-numpy python3-matplotlib python3-pil  # benchmark reports, sample generator
 )
 missing=()

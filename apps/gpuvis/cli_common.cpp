@@ -44,7 +44,7 @@ namespace gpuvis::cli {
 
 void ThresholdOptions::add_to(CLI::App& cmd, const std::string& default_method) {
   method = default_method;
-  cmd.add_option("--method", method, "Threshold: bernsen, tiled or bradley-roth")
+  method_option = cmd.add_option("--method", method, "Threshold: bernsen, tiled or bradley-roth")
       ->check(CLI::IsMember({"bernsen", "tiled", "bradley-roth"}))
       ->default_val(default_method);
   cmd.add_option("--window", window, "Window half-width (bernsen h >= 1, bradley-roth r >= 1)");
@@ -56,7 +56,8 @@ void ThresholdOptions::add_to(CLI::App& cmd, const std::string& default_method) 
 
 threshold::Params ThresholdOptions::params(const threshold::Params& defaults) const {
   threshold::Params p = defaults;
-  p.method = threshold::parse_method(method);
+  if (!method_option || method_option->count() > 0 || defaults.method == threshold::parse_method(method))
+    p.method = threshold::parse_method(method);
   auto used = [](int v) { return v != -1; };
   if (p.method == threshold::Method::bernsen) {
     if (used(window)) p.bernsen.half_window = window;

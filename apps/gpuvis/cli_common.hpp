@@ -29,6 +29,7 @@ struct ThresholdOptions {
   std::string method;
   int window = -1, gate = -1, tile = -1, contrast = -1;
   float bias = -1;
+  CLI::Option* method_option = nullptr;  // to tell a given --method from its default
   void add_to(CLI::App& cmd, const std::string& default_method);
   threshold::Params params(const threshold::Params& defaults) const;
 };

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "gpuvis/config/reactivision.hpp"
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/source/frame_source.hpp"
@@ -17,7 +18,8 @@ std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
 
 struct TrackArgs {
-  std::string folder, trees = "default", backend = "auto", source_name = "gpuvis", invert, blob_size;
+  std::string folder, trees = "default", backend = "auto", source_name = "gpuvis", invert, blob_size, config;
+  CLI::Option *trees_opt = nullptr, *finger_opt = nullptr, *source_opt = nullptr;
   std::vector<std::string> tuio;
   ThresholdOptions options;
   decode::FingerParams fingers;
@@ -50,17 +52,19 @@ void register_track(CLI::App& app, Command& run) {
       "(default udp:127.0.0.1:3333). --json prints the tracked state per frame; --stats prints per-stage\n"
       "times once a second. Ctrl-C stops cleanly (empty alive lists are sent).\n"
       "Not yet: cameras and video files, reacTIVision.xml, TCP server and WebSocket output, 1-euro filter.");
+  cmd->add_option("--config", a.config, "reacTIVision.xml: tree set, threshold, finger, blob, TUIO targets, inversion "
+                                        "(command-line flags override it)");
   cmd->add_option("--folder", a.folder, "Folder of frames (sorted by name)");
   cmd->add_flag("--loop", a.loop, "Start the folder again at its end");
   cmd->add_option("--fps", a.fps, "Deliver frames at this rate, dropping what processing cannot keep up with (0 = every frame)")
       ->default_val(0);
   cmd->add_option("--tuio", a.tuio, "TUIO target udp:HOST:PORT or tcp:HOST:PORT (repeatable)");
   cmd->add_flag("--no-tuio", a.no_tuio, "Do not send TUIO");
-  cmd->add_option("--source-name", a.source_name, "TUIO source name")->default_val("gpuvis");
+  a.source_opt = cmd->add_option("--source-name", a.source_name, "TUIO source name")->default_val("gpuvis");
   cmd->add_option("--invert", a.invert, "Invert x, y and/or the angle in TUIO output: any of the letters x, y, a");
-  cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
+  a.trees_opt = cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
   a.options.add_to(*cmd, "bernsen");
-  cmd->add_option("--finger-size", a.fingers.size, "Average finger size in pixels (0 = no fingers)")->default_val(0);
+  a.finger_opt = cmd->add_option("--finger-size", a.fingers.size, "Average finger size in pixels (0 = no fingers)")->default_val(0);
   cmd->add_option("--blob-size", a.blob_size, "Track plain white blobs with MIN:MAX pixels size");
   add_backend_option(*cmd, a.backend);
   cmd->add_flag("--json", a.json, "Print the tracked state of every frame as a JSON line");
@@ -69,16 +73,22 @@ void register_track(CLI::App& app, Command& run) {
   cmd->callback([&run] {
     run = [] {
       require(!a.folder.empty(), "track needs a frame source: --folder DIR");
-      pipeline::DetectorConfig config;
-      config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
-      config.trees = a.trees;
-      config.fingers = a.fingers;
+      // reacTIVision.xml first, then the flags that were given on the command line.
+      config::ReacTIVisionConfig file_cfg;
+      if (!a.config.empty()) {
+        file_cfg = config::load_reactivision_xml(a.config);
+        for (const auto& w : file_cfg.warnings) notice(w);
+      }
+      pipeline::DetectorConfig config = a.config.empty() ? pipeline::DetectorConfig{} : file_cfg.detector;
+      config.threshold = a.options.params(config.threshold);
+      if (a.config.empty() || a.trees_opt->count()) config.trees = a.trees;
+      if (a.config.empty() || a.finger_opt->count()) config.fingers = a.fingers;
       if (!a.blob_size.empty() &&
           (std::sscanf(a.blob_size.c_str(), "%d:%d", &config.blobs.min_size, &config.blobs.max_size) != 2 ||
            config.blobs.min_size < 0 || config.blobs.max_size < config.blobs.min_size))
         fail(ErrorCode::invalid_argument, "--blob-size must be MIN:MAX with 0 <= MIN <= MAX, got '" + a.blob_size + "'");
-      output::TuioOptions tuio_options;
-      tuio_options.source = a.source_name;
+      output::TuioOptions tuio_options = file_cfg.tuio_options;
+      if (a.config.empty() || a.source_opt->count()) tuio_options.source = a.source_name;
       for (char c : a.invert) {
         if (c == 'x') tuio_options.invert_x = true;
         else if (c == 'y') tuio_options.invert_y = true;
@@ -87,6 +97,7 @@ void register_track(CLI::App& app, Command& run) {
       }
       std::vector<output::TuioTarget> targets;
       for (const auto& t : a.tuio) targets.push_back(output::parse_tuio_target(t));
+      if (targets.empty()) targets = file_cfg.tuio;
       if (targets.empty()) targets.push_back({});
       auto source = source::make_folder_source(a.folder, a.loop);
       decode::TreeSet::load(config.trees);  // report a bad tree file before starting

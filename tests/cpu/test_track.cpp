@@ -149,3 +149,54 @@ TEST(Track, BadSourcesAndTargetsAreOneLineErrors) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("--folder"), std::string::npos) << r.output;
 }
+
+#include "gpuvis/config/reactivision.hpp"
+
+TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
+  if (!config::xml_available()) GTEST_SKIP() << "built without the XML adapter (tinyxml2)";
+  const std::string path = test::temp_path("reacTIVision.xml");
+  std::ofstream(path) << "<?xml version=\"1.0\"?>\n<reactivision>\n"
+                         "  <tuio type=\"udp\" host=\"10.0.0.2\" port=\"4444\" />\n"
+                         "  <tuio type=\"tcp\" host=\"localhost\" port=\"3334\" />\n"
+                         "  <tuio source=\"table\" />\n"
+                         "  <fiducial amoeba=\"small\" />\n"
+                         "  <finger size=\"20\" sensitivity=\"80\" contrast=\"12\" />\n"
+                         "  <blob min_size=\"10\" max_size=\"60\" />\n"
+                         "  <threshold type=\"tb\" gradient=\"24\" size=\"12\" />\n"
+                         "  <calibration invert=\" xa\" />\n"
+                         "  <image equalize=\"true\" />\n"
+                         "</reactivision>\n";
+  const auto c = config::load_reactivision_xml(path);
+  ASSERT_EQ(c.tuio.size(), 2u);
+  EXPECT_EQ(c.tuio[0].host, "10.0.0.2");
+  EXPECT_EQ(c.tuio[0].port, 4444);
+  EXPECT_EQ(c.tuio[1].transport, "tcp");
+  EXPECT_EQ(c.tuio_options.source, "table");
+  EXPECT_TRUE(c.tuio_options.invert_x);
+  EXPECT_FALSE(c.tuio_options.invert_y);
+  EXPECT_TRUE(c.tuio_options.invert_angle);
+  EXPECT_EQ(c.detector.trees, "small");
+  EXPECT_EQ(c.detector.fingers.size, 20);
+  EXPECT_DOUBLE_EQ(c.detector.fingers.sensitivity, 0.8);
+  EXPECT_EQ(c.detector.fingers.contrast, 12);
+  EXPECT_EQ(c.detector.blobs.max_size, 60);
+  EXPECT_EQ(c.detector.threshold.method, threshold::Method::tiled);
+  EXPECT_EQ(c.detector.threshold.tiled.tile, 12);
+  EXPECT_EQ(c.detector.threshold.tiled.gradient, 24);
+  ASSERT_EQ(c.warnings.size(), 1u);  // equalize is not implemented in track yet: said, not ignored
+  EXPECT_NE(c.warnings[0].find(":11:"), std::string::npos) << c.warnings[0];
+
+  auto expect_error = [&](const std::string& xml, const std::string& needle) {
+    std::ofstream(path) << xml;
+    try {
+      config::load_reactivision_xml(path);
+      FAIL() << xml;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error("<reactivision>\n<finger size=\"big\"/>\n</reactivision>\n", ":2: <finger size>");
+  expect_error("<reactivision>\n\n<tuio type=\"udp\" port=\"70000\"/>\n</reactivision>\n", ":3: <tuio port>");
+  expect_error("<reactivision>\n<finger size=\"1\"\n</reactivision>\n", "malformed XML");
+  expect_error("<other/>\n", "<reactivision>");
+}

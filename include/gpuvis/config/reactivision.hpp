@@ -1,0 +1,23 @@
+#pragma once
+// reacTIVision.xml (spec §9.1): the settings gpuvis understands, read through the XML adapter
+// (tinyxml2). Malformed XML or values are errors naming the line and attribute; settings gpuvis
+// does not implement are reported as warnings, never silently ignored.
+#include <string>
+#include <vector>
+
+#include "gpuvis/output/tuio.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+
+namespace gpuvis::config {
+
+struct ReacTIVisionConfig {
+  pipeline::DetectorConfig detector;  // trees, threshold, fingers, blobs
+  std::vector<output::TuioTarget> tuio;
+  output::TuioOptions tuio_options;
+  std::vector<std::string> warnings;  // "file:line: <element attr>: not supported, ignored"
+};
+
+bool xml_available();  // built with the XML adapter
+ReacTIVisionConfig load_reactivision_xml(const std::string& path);
+
+}  // namespace gpuvis::config

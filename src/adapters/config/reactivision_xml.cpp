@@ -1,0 +1,148 @@
+// reacTIVision.xml through tinyxml2. Element and attribute names and their meaning follow the
+// behaviour spec §9.1; values are validated here with the line they came from.
+#include <tinyxml2.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gpuvis/config/reactivision.hpp"
+#include "gpuvis/core/error.hpp"
+
+namespace gpuvis::config {
+namespace {
+
+struct Reader {
+  std::string path;
+  ReacTIVisionConfig* cfg;
+
+  std::string where(const tinyxml2::XMLElement* e, const char* attr) const {
+    return path + ":" + std::to_string(e->GetLineNum()) + ": <" + e->Name() + (attr ? std::string(" ") + attr : "") + ">";
+  }
+  [[noreturn]] void bad(const tinyxml2::XMLElement* e, const char* attr, const std::string& why) const {
+    fail(ErrorCode::format, where(e, attr) + ": " + why);
+  }
+  void unsupported(const tinyxml2::XMLElement* e, const char* attr) const {
+    cfg->warnings.push_back(where(e, attr) + ": not supported by gpuvis yet, ignored");
+  }
+  // Integer attribute in [lo, hi]; also accepts reacTIVision's "min"/"max" keywords.
+  bool integer(const tinyxml2::XMLElement* e, const char* attr, int lo, int hi, int& out) const {
+    const char* v = e->Attribute(attr);
+    if (!v) return false;
+    const std::string s = v;
+    if (s == "max") return out = hi, true;
+    if (s == "min") return out = lo, true;
+    char* end = nullptr;
+    const long x = std::strtol(v, &end, 10);
+    if (end == v || *end != '\0') bad(e, attr, "'" + s + "' is not a whole number");
+    if (x < lo || x > hi) bad(e, attr, "'" + s + "' is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+    out = static_cast<int>(x);
+    return true;
+  }
+  bool boolean(const tinyxml2::XMLElement* e, const char* attr, bool& out) const {
+    const char* v = e->Attribute(attr);
+    if (!v) return false;
+    out = std::string(v) == "true" || std::string(v) == "1";
+    return true;
+  }
+};
+
+}  // namespace
+
+bool xml_available() { return true; }
+
+ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) fail(ErrorCode::io, "config file '" + path + "' does not exist");
+  tinyxml2::XMLDocument doc;
+  if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS)
+    fail(ErrorCode::format, path + ":" + std::to_string(doc.ErrorLineNum()) + ": malformed XML: " + doc.ErrorStr());
+  const tinyxml2::XMLElement* root = doc.FirstChildElement("reactivision");
+  if (!root) fail(ErrorCode::format, path + ": the root element must be <reactivision>");
+  ReacTIVisionConfig cfg;
+  Reader r{path, &cfg};
+  auto& det = cfg.detector;
+  for (const auto* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) {
+    const std::string name = e->Name();
+    if (name == "tuio") {
+      const char* type = e->Attribute("type");
+      if (!type) {  // <tuio source="..."/> names the TUIO source
+        if (const char* src = e->Attribute("source")) cfg.tuio_options.source = src;
+        continue;
+      }
+      const std::string t = type;
+      if (t == "flc") continue;  // removed in reacTIVision too
+      if (t == "web") {
+        r.unsupported(e, "type=\"web\"");
+        continue;
+      }
+      const char* host = e->Attribute("host");
+      if (host && std::string(host) == "server") {
+        r.unsupported(e, "host=\"server\"");
+        continue;
+      }
+      if (t != "udp" && t != "tcp") r.bad(e, "type", "'" + t + "' is not udp, tcp, web or flc");
+      output::TuioTarget target;
+      target.transport = t;
+      if (host) target.host = host;
+      if (!r.integer(e, "port", 1, 65535, target.port)) target.port = 3333;
+      cfg.tuio.push_back(target);
+    } else if (name == "fiducial") {
+      if (const char* amoeba = e->Attribute("amoeba")) {
+        std::string trees = amoeba;
+        if (trees.find(".trees") != std::string::npos && !std::filesystem::path(trees).is_absolute())
+          trees = (std::filesystem::path(path).parent_path() / trees).string();
+        det.trees = trees;
+      }
+      bool yama = false;
+      if (r.boolean(e, "yamaarashi", yama) && yama) r.unsupported(e, "yamaarashi");
+    } else if (name == "finger") {
+      r.integer(e, "size", 0, 4096, det.fingers.size);
+      int s = 75;
+      if (r.integer(e, "sensitivity", 0, 200, s)) det.fingers.sensitivity = s / 100.0;
+      r.integer(e, "contrast", 0, 255, det.fingers.contrast);
+    } else if (name == "blob") {
+      r.integer(e, "min_size", 0, 1 << 20, det.blobs.min_size);
+      r.integer(e, "max_size", 0, 1 << 20, det.blobs.max_size);
+      if (det.blobs.max_size > 0 && det.blobs.max_size < det.blobs.min_size) r.bad(e, "max_size", "is smaller than min_size");
+    } else if (name == "threshold") {
+      const char* type = e->Attribute("type");
+      const std::string t = type ? type : "br";  // reacTIVision's code default (Q31)
+      int gradient = 16, size = 16, contrast = 32;
+      r.integer(e, "gradient", 0, 64, gradient);
+      r.integer(e, "size", 1, 4096, size);
+      r.integer(e, "contrast", 0, 255, contrast);
+      if (t == "br") {
+        det.threshold.method = threshold::Method::bradley_roth;
+        det.threshold.bradley_roth = {size, static_cast<float>(gradient) / 100.0f, contrast};
+      } else {
+        det.threshold.method = threshold::Method::tiled;
+        det.threshold.tiled = {std::max(2, size), gradient};
+      }
+    } else if (name == "calibration") {
+      if (const char* inv = e->Attribute("invert")) {
+        for (const char* c = inv; *c; ++c) {
+          if (*c == 'x') cfg.tuio_options.invert_x = true;
+          else if (*c == 'y') cfg.tuio_options.invert_y = true;
+          else if (*c == 'a') cfg.tuio_options.invert_angle = true;
+          else if (*c != ' ') r.bad(e, "invert", "takes the letters x, y and a");
+        }
+      }
+      if (e->Attribute("grid") || e->Attribute("file")) r.unsupported(e, "grid");
+    } else if (name == "image") {
+      bool eq = false;
+      if (r.boolean(e, "equalize", eq) && eq) r.unsupported(e, "equalize");
+    } else if (name == "camera") {
+      r.unsupported(e, "config");
+    } else if (name == "filter") {
+      bool on = false;
+      if ((r.boolean(e, "fiducial", on) && on) || (r.boolean(e, "finger", on) && on) || (r.boolean(e, "blob", on) && on))
+        r.unsupported(e, "1-euro filter");
+    } else {
+      cfg.warnings.push_back(r.where(e, nullptr) + ": unknown element, ignored");
+    }
+  }
+  threshold::validate(det.threshold);
+  return cfg;
+}
+
+}  // namespace gpuvis::config
