@@ -7,6 +7,6 @@ int device_count() { return 0; }
 std::vector<DeviceInfo> devices() { return {}; }
 std::string runtime_version() { return ""; }
 std::string driver_version() { return ""; }
-std::string unavailable_reason() { return "this gpuvis was built without CUDA"; }
+std::string unavailable_reason() { return "no CUDA device (this gpuvis was built without CUDA)"; }
 std::string self_test() { return unavailable_reason(); }
 }  // namespace gpuvis::cuda

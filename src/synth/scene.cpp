@@ -112,7 +112,13 @@ SymbolPrint load_symbol(const std::string& dir, const std::string& set, int id) 
   std::snprintf(stem, sizeof stem, "amoeba_%s_%03d", set.c_str(), id);
   std::string path = dir + "/" + stem + ".png";
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec) || !codec::available()) path = dir + "/" + stem + ".pgm";
+  if (!std::filesystem::exists(path, ec) || !codec::available()) {
+    path = dir + "/" + stem + ".pgm";
+    if (!std::filesystem::exists(path, ec))
+      fail(ErrorCode::unsupported, std::string("symbol print ") + stem + " not found in '" + dir + "'" +
+                                       (codec::available() ? "" : " (the bundled prints are PNG files and this build has no PNG support: "
+                                                                  "install libpng-dev and libjpeg-dev, or pass --symbols-dir with PGM copies)"));
+  }
   SymbolPrint p;
   p.set = set;
   p.id = id;
