@@ -28,7 +28,7 @@ void register_info(CLI::App& app, Command& run) {
                   << (cuda::driver_version().empty() ? "none" : cuda::driver_version()) << "\n";
       const auto devices = cuda::devices();
       if (devices.empty()) {
-        std::cout << "  CUDA devices:   none (" << cuda::unavailable_reason() << ")\n";
+        std::cout << "  CUDA devices:   " << cuda::unavailable_reason() << "\n";
         return 0;
       }
       for (const auto& d : devices) {
