@@ -37,3 +37,18 @@ endfunction()
 
 gpuvis_pkg_adapter(GPUVIS_TUIO GPUVIS_HAVE_TUIO LIBLO liblo "TUIO/OSC output adapter (liblo)" liblo-dev)
 gpuvis_pkg_adapter(GPUVIS_XML GPUVIS_HAVE_XML TINYXML2 tinyxml2 "reacTIVision.xml adapter (tinyxml2)" libtinyxml2-dev)
+
+# Video files and cameras through OpenCV's videoio.
+set(GPUVIS_VIDEO AUTO CACHE STRING "Video/camera adapter (OpenCV videoio): AUTO, ON or OFF")
+set_property(CACHE GPUVIS_VIDEO PROPERTY STRINGS AUTO ON OFF)
+set(GPUVIS_HAVE_VIDEO OFF)
+if(NOT GPUVIS_VIDEO STREQUAL "OFF")
+  find_package(OpenCV QUIET COMPONENTS core imgproc videoio)
+  if(OpenCV_FOUND)
+    set(GPUVIS_HAVE_VIDEO ON)
+  elseif(GPUVIS_VIDEO STREQUAL "ON")
+    message(FATAL_ERROR "GPUVIS_VIDEO=ON needs OpenCV with videoio (apt-get install libopencv-dev)")
+  else()
+    message(STATUS "gpuvis: OpenCV videoio not found, video files and cameras off")
+  endif()
+endif()

@@ -6,6 +6,7 @@
 #include "gpuvis/config/reactivision.hpp"
 #include "gpuvis/core/build_info.hpp"
 #include "gpuvis/output/tuio.hpp"
+#include "gpuvis/source/frame_source.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 
@@ -21,6 +22,7 @@ void register_info(CLI::App& app, Command& run) {
                 << "  CUDA backend:   " << (built_with_cuda() ? "built (architectures " + cuda_architectures() + ")" : "not built") << "\n"
                 << "  PNG/JPEG:       " << (built_with_codecs() ? "yes (libpng, libjpeg)" : "no (PGM/PPM/PFM only)") << "\n"
  << "  TUIO output:    " << (output::tuio_available() ? "yes (liblo: UDP, TCP)" : "no (install liblo-dev)") << "\n"
+                << "  video/camera:   " << (source::video_available() ? "yes (OpenCV videoio)" : "no (install libopencv-dev)") << "\n"
                 << "  reacTIVision.xml: " << (config::xml_available() ? "yes (tinyxml2)" : "no (install libtinyxml2-dev)") << "\n"
                 << "  CPU threads:    " << num_threads() << " (hardware: " << std::thread::hardware_concurrency() << ")\n";
       if (built_with_cuda())

@@ -18,7 +18,9 @@ std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
 
 struct TrackArgs {
-  std::string folder, trees = "default", backend = "auto", source_name = "gpuvis", invert, blob_size, config;
+  std::string folder, video, camera_size, trees = "default", backend = "auto", source_name = "gpuvis", invert, blob_size, config;
+  int camera = -1;
+  double camera_fps = 0;
   CLI::Option *trees_opt = nullptr, *finger_opt = nullptr, *source_opt = nullptr;
   std::vector<std::string> tuio;
   ThresholdOptions options;
@@ -47,15 +49,19 @@ void register_track(CLI::App& app, Command& run) {
   static TrackArgs a;
   auto* cmd = app.add_subcommand("track", "Track fiducials, fingers and blobs over time and send TUIO 1.1");
   cmd->footer(
-      "Frames come from --folder (image files in name order). Each frame is detected (threshold, segment,\n"
+      "Frames come from --folder (image files in name order), --video FILE or --camera N. Each frame is detected (threshold, segment,\n"
       "decode), tracked (session IDs, motion) and sent as TUIO 1.1 bundles to every --tuio target\n"
       "(default udp:127.0.0.1:3333). --json prints the tracked state per frame; --stats prints per-stage\n"
       "times once a second. Ctrl-C stops cleanly (empty alive lists are sent).\n"
-      "Not yet: cameras and video files, reacTIVision.xml, TCP server and WebSocket output, 1-euro filter.");
+      "Not yet: camera.xml, TCP server and WebSocket output, 1-euro filter.");
   cmd->add_option("--config", a.config, "reacTIVision.xml: tree set, threshold, finger, blob, TUIO targets, inversion "
                                         "(command-line flags override it)");
   cmd->add_option("--folder", a.folder, "Folder of frames (sorted by name)");
-  cmd->add_flag("--loop", a.loop, "Start the folder again at its end");
+  cmd->add_option("--video", a.video, "Video file (any format FFmpeg/OpenCV reads)");
+  cmd->add_option("--camera", a.camera, "Camera number N (/dev/videoN)")->check(CLI::Range(0, 255));
+  cmd->add_option("--camera-size", a.camera_size, "Camera capture size WxH (default: the camera's)");
+  cmd->add_option("--camera-fps", a.camera_fps, "Camera capture rate (default: the camera's)")->check(CLI::Range(0.0, 1000.0));
+  cmd->add_flag("--loop", a.loop, "Start the folder or video again at its end");
   cmd->add_option("--fps", a.fps, "Deliver frames at this rate, dropping what processing cannot keep up with (0 = every frame)")
       ->default_val(0);
   cmd->add_option("--tuio", a.tuio, "TUIO target udp:HOST:PORT or tcp:HOST:PORT (repeatable)");
@@ -72,7 +78,12 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_flag("--headless", a.headless, "No display (the only mode for now; accepted for reacTIVision users)");
   cmd->callback([&run] {
     run = [] {
-      require(!a.folder.empty(), "track needs a frame source: --folder DIR");
+      const int sources = !a.folder.empty() + !a.video.empty() + (a.camera >= 0);
+      require(sources == 1, sources == 0 ? "track needs a frame source: --folder DIR, --video FILE or --camera N"
+                                         : "give only one of --folder, --video and --camera");
+      int cam_w = 0, cam_h = 0;
+      if (!a.camera_size.empty() && (std::sscanf(a.camera_size.c_str(), "%dx%d", &cam_w, &cam_h) != 2 || cam_w < 1 || cam_h < 1))
+        fail(ErrorCode::invalid_argument, "--camera-size must be WxH, got '" + a.camera_size + "'");
       // reacTIVision.xml first, then the flags that were given on the command line.
       config::ReacTIVisionConfig file_cfg;
       if (!a.config.empty()) {
@@ -99,7 +110,9 @@ void register_track(CLI::App& app, Command& run) {
       for (const auto& t : a.tuio) targets.push_back(output::parse_tuio_target(t));
       if (targets.empty()) targets = file_cfg.tuio;
       if (targets.empty()) targets.push_back({});
-      auto source = source::make_folder_source(a.folder, a.loop);
+      auto source = !a.folder.empty() ? source::make_folder_source(a.folder, a.loop)
+                    : !a.video.empty() ? source::make_video_source(a.video, a.loop)
+                                       : source::make_camera_source(a.camera, cam_w, cam_h, a.camera_fps);
       decode::TreeSet::load(config.trees);  // report a bad tree file before starting
       config.backend = choose_backend(a.backend);
       pipeline::Detector detector(config);

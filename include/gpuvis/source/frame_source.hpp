@@ -25,6 +25,13 @@ class FrameSource {
 // Image files of a folder (sorted by name), optionally looping.
 std::unique_ptr<FrameSource> make_folder_source(const std::string& folder, bool loop);
 
+// Video adapter (OpenCV videoio): a video file, optionally looping, or a camera (/dev/videoN) at
+// the requested size and rate (0 = the camera's default). Colour frames become grey with
+// reacTIVision's weights. A camera that stops delivering is reopened, not treated as the end.
+bool video_available();
+std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loop);
+std::unique_ptr<FrameSource> make_camera_source(int index, int width, int height, double fps);
+
 // Runs a source on its own thread at up to `fps` frames per second (0 = as fast as the consumer
 // takes them, no drops: the capture waits for each frame to be taken).
 class CaptureThread {
