@@ -1,5 +1,6 @@
 // gpuvis track: frames from a source -> detection -> tracking -> TUIO 1.1, with JSON and stats.
 #include <csignal>
+#include <sstream>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,8 @@ std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
 
 struct TrackArgs {
+  std::string smooth;
+  CLI::Option* smooth_opt = nullptr;
   std::string folder, video, camera_size, trees = "default", backend = "auto", source_name = "gpuvis", invert, blob_size, config;
   int camera = -1;
   double camera_fps = 0;
@@ -53,7 +56,7 @@ void register_track(CLI::App& app, Command& run) {
       "decode), tracked (session IDs, motion) and sent as TUIO 1.1 bundles to every --tuio target\n"
       "(default udp:127.0.0.1:3333). --json prints the tracked state per frame; --stats prints per-stage\n"
       "times once a second. Ctrl-C stops cleanly (empty alive lists are sent).\n"
-      "Not yet: camera.xml, TCP server and WebSocket output, 1-euro filter.");
+      "Not yet: camera.xml, TCP server and WebSocket output.");
   cmd->add_option("--config", a.config, "reacTIVision.xml: tree set, threshold, finger, blob, TUIO targets, inversion "
                                         "(command-line flags override it)");
   cmd->add_option("--folder", a.folder, "Folder of frames (sorted by name)");
@@ -67,6 +70,8 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_option("--tuio", a.tuio, "TUIO target udp:HOST:PORT or tcp:HOST:PORT (repeatable)");
   cmd->add_flag("--no-tuio", a.no_tuio, "Do not send TUIO");
   a.source_opt = cmd->add_option("--source-name", a.source_name, "TUIO source name")->default_val("gpuvis");
+  a.smooth_opt = cmd->add_option("--smooth", a.smooth,
+                                 "1-euro smoothing for any of: fiducial, finger, blob (comma separated; 'none' for none)");
   cmd->add_option("--invert", a.invert, "Invert x, y and/or the angle in TUIO output: any of the letters x, y, a");
   a.trees_opt = cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
   a.options.add_to(*cmd, "bernsen");
@@ -116,7 +121,19 @@ void register_track(CLI::App& app, Command& run) {
       decode::TreeSet::load(config.trees);  // report a bad tree file before starting
       config.backend = choose_backend(a.backend);
       pipeline::Detector detector(config);
-      track::Tracker tracker;
+      track::TrackerParams tparams = file_cfg.tracker;
+      if (a.smooth_opt->count()) {
+        tparams.smooth_objects = tparams.smooth_cursors = tparams.smooth_blobs = false;
+        std::stringstream parts(a.smooth);
+        std::string part;
+        while (std::getline(parts, part, ',')) {
+          if (part == "fiducial") tparams.smooth_objects = true;
+          else if (part == "finger") tparams.smooth_cursors = true;
+          else if (part == "blob") tparams.smooth_blobs = true;
+          else if (part != "none") fail(ErrorCode::invalid_argument, "--smooth takes fiducial, finger, blob or none, got '" + part + "'");
+        }
+      }
+      track::Tracker tracker(tparams);
       std::unique_ptr<output::TuioSender> tuio;
       if (!a.no_tuio) {
         tuio = output::make_tuio_sender(targets, tuio_options);

@@ -68,6 +68,29 @@ std::vector<int> pair_up(int n_items, int n_dets, Dist&& dist, Limit&& limit) {
   return match;
 }
 
+// Smooths a new observation in place when `on`; filters are created with the item's parameters
+// on first use. Angles are filtered unwrapped so 359° -> 1° is a small step, not a jump.
+void smooth_position(Smoothing& s, bool on, float min_cutoff, float beta, float& x, float& y, float dt) {
+  if (!on) return;
+  if (!s.x.started()) s.x = OneEuroFilter(min_cutoff, beta, 10), s.y = OneEuroFilter(min_cutoff, beta, 10);
+  x = s.x.filter(x, dt);
+  y = s.y.filter(y, dt);
+}
+
+void smooth_angle(Smoothing& s, bool on, float min_cutoff, float beta, float d_cutoff, float previous, float& angle, float dt) {
+  if (!on) return;
+  if (!s.angle.started()) {
+    s.angle = OneEuroFilter(min_cutoff, beta, d_cutoff);
+    s.unwrapped = previous;
+    s.angle.reset(previous);
+  }
+  float d = wrap_angle(angle) - wrap_angle(s.unwrapped);
+  if (d > std::numbers::pi_v<float>) d -= kTwoPi;
+  if (d < -std::numbers::pi_v<float>) d += kTwoPi;
+  s.unwrapped += d;
+  angle = wrap_angle(s.angle.filter(s.unwrapped, dt));
+}
+
 }  // namespace
 
 int Tracker::next_small_id(std::vector<int>& used) {
@@ -102,8 +125,11 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     if (match[i] < 0) continue;
     const auto& f = d.fiducials[match[i]];
     det_used[match[i]] = true;
-    move(objs[i].m, static_cast<float>(f.x / W), static_cast<float>(f.y / H), dt);
-    rotate(objs[i].angle, objs[i].rotation_speed, objs[i].rotation_accel, static_cast<float>(f.angle), dt);
+    float x = static_cast<float>(f.x / W), y = static_cast<float>(f.y / H), a = static_cast<float>(f.angle);
+    smooth_position(objs[i].smooth, params_.smooth_objects, 1.0f, 0.25f, x, y, dt);
+    smooth_angle(objs[i].smooth, params_.smooth_objects, 1.0f, 0.25f, 10.0f, objs[i].angle, a, dt);
+    move(objs[i].m, x, y, dt);
+    rotate(objs[i].angle, objs[i].rotation_speed, objs[i].rotation_accel, a, dt);
     objs[i].root_size = f.root_size;
     objs[i].missed = 0;
     objs[i].updated = true;
@@ -130,7 +156,10 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
   for (std::size_t j = 0; j < d.fiducials.size(); ++j) {
     const auto& f = d.fiducials[j];
     if (det_used[j] || f.fuzzy()) continue;
-    Object o{next_session(), f.id, {}, static_cast<float>(wrap_angle(static_cast<float>(f.angle)))};
+    Object o{};
+    o.session_id = next_session();
+    o.symbol_id = f.id;
+    o.angle = wrap_angle(static_cast<float>(f.angle));
     o.m.x = static_cast<float>(f.x / W);
     o.m.y = static_cast<float>(f.y / H);
     o.root_size = f.root_size;
@@ -155,7 +184,9 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     }
     const auto& f = d.fingers[cmatch[i]];
     finger_used[cmatch[i]] = true;
-    move(curs[i].m, static_cast<float>(f.x / W), static_cast<float>(f.y / H), dt);
+    float x = static_cast<float>(f.x / W), y = static_cast<float>(f.y / H);
+    smooth_position(curs[i].smooth, params_.smooth_cursors, 1.0f, 0.25f, x, y, dt);
+    move(curs[i].m, x, y, dt);
     curs[i].size = static_cast<float>(std::max(f.width, f.height));
     curs[i].missed = 0;
     curs[i].updated = true;
@@ -171,7 +202,10 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
   for (std::size_t j = 0; j < d.fingers.size(); ++j) {
     if (finger_used[j]) continue;
     const auto& f = d.fingers[j];
-    Cursor c{next_session(), next_small_id(cursor_ids_), {}, static_cast<float>(std::max(f.width, f.height))};
+    Cursor c{};
+    c.session_id = next_session();
+    c.cursor_id = next_small_id(cursor_ids_);
+    c.size = static_cast<float>(std::max(f.width, f.height));
     c.m.x = static_cast<float>(f.x / W);
     c.m.y = static_cast<float>(f.y / H);
     c.updated = true;
@@ -200,8 +234,11 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     }
     const auto& b = d.blobs[bmatch[i]];
     blob_used[bmatch[i]] = true;
-    move(blbs[i].m, static_cast<float>(b.x / W), static_cast<float>(b.y / H), dt);
-    rotate(blbs[i].angle, blbs[i].rotation_speed, blbs[i].rotation_accel, static_cast<float>(b.angle), dt);
+    float x = static_cast<float>(b.x / W), y = static_cast<float>(b.y / H), a = static_cast<float>(b.angle);
+    smooth_position(blbs[i].smooth, params_.smooth_blobs, 0.5f, 0.15f, x, y, dt);
+    smooth_angle(blbs[i].smooth, params_.smooth_blobs, 0.5f, 0.15f, 1.0f, blbs[i].angle, a, dt);
+    move(blbs[i].m, x, y, dt);
+    rotate(blbs[i].angle, blbs[i].rotation_speed, blbs[i].rotation_accel, a, dt);
     fill_blob(blbs[i], b);
     blbs[i].missed = 0;
     blbs[i].updated = true;
@@ -217,7 +254,10 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
   for (std::size_t j = 0; j < d.blobs.size(); ++j) {
     if (blob_used[j]) continue;
     const auto& b = d.blobs[j];
-    TrackedBlob t{next_session(), next_small_id(blob_ids_), {}, static_cast<float>(b.angle)};
+    TrackedBlob t{};
+    t.session_id = next_session();
+    t.blob_id = next_small_id(blob_ids_);
+    t.angle = static_cast<float>(b.angle);
     t.m.x = static_cast<float>(b.x / W);
     t.m.y = static_cast<float>(b.y / H);
     fill_blob(t, b);

@@ -203,3 +203,59 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   expect_error("<reactivision>\n<finger size=\"1\"\n</reactivision>\n", "malformed XML");
   expect_error("<other/>\n", "<reactivision>");
 }
+
+#include <random>
+
+#include "gpuvis/track/one_euro.hpp"
+#include "gpuvis/track/tracker.hpp"
+
+TEST(OneEuro, RemovesJitterAtRestAndFollowsMotion) {
+  track::OneEuroFilter f(1.0f, 0.25f, 10.0f);
+  std::mt19937 rng(1);
+  std::normal_distribution<float> jitter(0, 0.002f);
+  float raw_var = 0, out_var = 0;
+  for (int i = 0; i < 300; ++i) {  // at rest at 0.5, 60 Hz
+    const float raw = 0.5f + jitter(rng);
+    const float out = f.filter(raw, 1 / 60.0f);
+    if (i > 30) raw_var += (raw - 0.5f) * (raw - 0.5f), out_var += (out - 0.5f) * (out - 0.5f);
+  }
+  EXPECT_LT(out_var, raw_var / 4) << "jitter at rest should shrink";
+  float out = 0;
+  for (int i = 1; i <= 60; ++i) out = f.filter(0.5f + 0.5f * static_cast<float>(i) / 60.0f, 1 / 60.0f);  // a fast move to 1.0 in a second
+  // During the move the lag is about speed x tau (0.5 / (2 pi x 1.1 Hz) = 0.07 of the width) ...
+  EXPECT_GT(out, 0.9f) << "the filter should follow a fast move with a bounded lag";
+  // ... and once the item rests again it settles on the true position.
+  for (int i = 0; i < 60; ++i) out = f.filter(1.0f, 1 / 60.0f);
+  EXPECT_NEAR(out, 1.0f, 0.005f);
+}
+
+TEST(Track, SmoothingReducesObjectJitter) {
+  auto jitter_of = [](bool smooth) {
+    track::TrackerParams p;
+    p.smooth_objects = smooth;
+    track::Tracker t(p);
+    std::mt19937 rng(2);
+    std::normal_distribution<double> n(0, 0.4);  // pixels
+    pipeline::Detections d;
+    d.width = 640;
+    d.height = 480;
+    double var = 0;
+    for (int i = 0; i < 200; ++i) {
+      decode::Fiducial f;
+      f.id = 7;
+      f.x = 320 + n(rng);
+      f.y = 240 + n(rng);
+      f.angle = 6.2 + 0.05 * n(rng);  // near 2π: the filter must not jump across the wrap
+      f.root_size = 80;
+      d.fiducials = {f};
+      const auto& fr = t.update(d, i / 60.0);
+      EXPECT_EQ(fr.objects.size(), 1u);
+      const double dx = fr.objects[0].m.x * 640 - 320;
+      const float a = fr.objects[0].angle;
+      EXPECT_TRUE(a > 5.5f || a < 0.5f) << a;
+      if (i > 20) var += dx * dx;
+    }
+    return var;
+  };
+  EXPECT_LT(jitter_of(true), jitter_of(false) / 4);
+}

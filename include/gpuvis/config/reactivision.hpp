@@ -7,6 +7,7 @@
 
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/track/tracker.hpp"
 
 namespace gpuvis::config {
 
@@ -14,6 +15,7 @@ struct ReacTIVisionConfig {
   pipeline::DetectorConfig detector;  // trees, threshold, fingers, blobs
   std::vector<output::TuioTarget> tuio;
   output::TuioOptions tuio_options;
+  track::TrackerParams tracker;  // <filter fiducial finger blob>
   std::vector<std::string> warnings;  // "file:line: <element attr>: not supported, ignored"
 };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/track/one_euro.hpp"
 
 namespace gpuvis::track {
 
@@ -13,6 +14,15 @@ struct TrackerParams {
   int lost_frames_object = 2;  // an object not seen for this many frames is removed
   int lost_frames_cursor = 2;  // reacTIVision drops a cursor after one missed frame (Q25)
   int lost_frames_blob = 2;
+  // 1€ smoothing (reacTIVision's <filter fiducial finger blob>), with reacTIVision's parameters:
+  // fiducials and fingers (mincutoff 1, beta 0.25, dcutoff 10), blobs (0.5, 0.15, 10; angle dcutoff 1).
+  bool smooth_objects = false, smooth_cursors = false, smooth_blobs = false;
+};
+
+// Per-item smoothing state: position and (unwrapped) angle.
+struct Smoothing {
+  OneEuroFilter x, y, angle;
+  float unwrapped = 0;  // the angle without wrap-around jumps, as filtered
 };
 
 enum class State { added, updated, lost };
@@ -34,6 +44,7 @@ struct Object {
   int root_size = 0;         // pixels
   int missed = 0;            // consecutive frames without a detection
   bool updated = false;      // changed in the current frame
+  Smoothing smooth;
 };
 
 struct Cursor {
@@ -44,6 +55,7 @@ struct Cursor {
   int missed = 0;
   bool updated = false;
   bool visible = false;  // shown from its second frame (a one-frame debounce, as reacTIVision)
+  Smoothing smooth;
 };
 
 struct TrackedBlob {
@@ -55,6 +67,7 @@ struct TrackedBlob {
   int missed = 0;
   bool updated = false;
   bool visible = false;
+  Smoothing smooth;
 };
 
 // Everything a TUIO frame needs.

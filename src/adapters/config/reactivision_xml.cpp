@@ -134,9 +134,9 @@ ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
     } else if (name == "camera") {
       r.unsupported(e, "config");
     } else if (name == "filter") {
-      bool on = false;
-      if ((r.boolean(e, "fiducial", on) && on) || (r.boolean(e, "finger", on) && on) || (r.boolean(e, "blob", on) && on))
-        r.unsupported(e, "1-euro filter");
+      r.boolean(e, "fiducial", cfg.tracker.smooth_objects);
+      r.boolean(e, "finger", cfg.tracker.smooth_cursors);
+      r.boolean(e, "blob", cfg.tracker.smooth_blobs);
     } else {
       cfg.warnings.push_back(r.where(e, nullptr) + ": unknown element, ignored");
     }
