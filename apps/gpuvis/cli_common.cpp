@@ -1,5 +1,6 @@
 #include "cli_common.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 
@@ -37,6 +38,13 @@ void check_output_path(const std::string& output, const std::string& input, bool
 }
 
 void notice(const std::string& message) { std::cerr << "gpuvis: " << message << "\n"; }
+
+decode::BlobParams parse_blob_size(const std::string& text) {
+  decode::BlobParams b;
+  if (std::sscanf(text.c_str(), "%d:%d", &b.min_size, &b.max_size) != 2 || b.min_size < 0 || b.max_size < b.min_size)
+    fail(ErrorCode::invalid_argument, "--blob-size must be MIN:MAX with 0 <= MIN <= MAX, got '" + text + "'");
+  return b;
+}
 
 }  // namespace gpuvis::cli
 

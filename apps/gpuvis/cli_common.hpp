@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gpuvis/core/backend.hpp"
+#include "gpuvis/decode/blobs.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 
 namespace gpuvis::cli {
@@ -21,7 +22,10 @@ Backend choose_backend(const std::string& name);
 // input file in any case, so nothing the user gave us is lost.
 void check_output_path(const std::string& output, const std::string& input, bool overwrite);
 
-void notice(const std::string& message);  // "gpuvis: <message>" on stderr
+void notice(const std::string& message);
+
+// "MIN:MAX" for --blob-size (0 <= MIN <= MAX); throws ErrorCode::invalid_argument otherwise.
+decode::BlobParams parse_blob_size(const std::string& text);  // "gpuvis: <message>" on stderr
 
 // The threshold flags shared by `threshold`, `detect` and later `track`: --method, --window,
 // --gate, --tile, --bias, --contrast. Unset flags keep the given defaults.

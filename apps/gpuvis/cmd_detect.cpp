@@ -24,12 +24,6 @@ struct DetectArgs {
   std::string blob_size;
 };
 
-bool is_image_name(const std::filesystem::path& p) {
-  std::string e = p.extension().string();
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e == ".pgm" || e == ".ppm" || e == ".pnm" || e == ".png" || e == ".jpg" || e == ".jpeg" || e == ".pfm";
-}
-
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
   std::vector<std::string> files;
   for (const auto& in : inputs) {
@@ -37,7 +31,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
     if (std::filesystem::is_directory(in, ec)) {
       std::vector<std::string> found;
       for (const auto& e : std::filesystem::directory_iterator(in))
-        if (e.is_regular_file() && is_image_name(e.path())) found.push_back(e.path().string());
+        if (e.is_regular_file() && is_image_path(e.path().string())) found.push_back(e.path().string());
       std::sort(found.begin(), found.end());
       if (found.empty()) fail(ErrorCode::io, "folder '" + in + "' holds no image files (.pgm .ppm .png .jpg)");
       files.insert(files.end(), found.begin(), found.end());
@@ -106,10 +100,7 @@ void register_detect(CLI::App& app, Command& run) {
       config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
       config.trees = a.trees;
       config.fingers = a.fingers;
-      if (!a.blob_size.empty() &&
-          (std::sscanf(a.blob_size.c_str(), "%d:%d", &config.blobs.min_size, &config.blobs.max_size) != 2 ||
-           config.blobs.min_size < 0 || config.blobs.max_size < config.blobs.min_size))
-        fail(ErrorCode::invalid_argument, "--blob-size must be MIN:MAX with 0 <= MIN <= MAX, got '" + a.blob_size + "'");
+      if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
       decode::TreeSet::load(config.trees);  // a bad tree file is reported before any work starts
       const std::vector<std::string> files = expand_inputs(a.inputs);
       const std::string ext = codec::available() ? ".png" : ".ppm";

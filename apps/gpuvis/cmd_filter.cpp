@@ -42,8 +42,7 @@ std::vector<std::pair<std::string, std::string>> jobs_for(const std::string& in,
   if (!fs::is_directory(out, ec)) fail(ErrorCode::io, "input is a folder, so output '" + out + "' must be a folder (cannot create it)");
   std::vector<std::pair<std::string, std::string>> jobs;
   for (const auto& e : fs::directory_iterator(in)) {
-    const std::string ext = e.path().extension().string();
-    if (e.is_regular_file() && (ext == ".png" || ext == ".pgm" || ext == ".ppm" || ext == ".pfm" || ext == ".jpg" || ext == ".jpeg"))
+    if (e.is_regular_file() && is_image_path(e.path().string()))
       jobs.push_back({e.path().string(), (fs::path(out) / e.path().filename()).string()});
   }
   std::sort(jobs.begin(), jobs.end());

@@ -99,10 +99,7 @@ void register_track(CLI::App& app, Command& run) {
       config.threshold = a.options.params(config.threshold);
       if (a.config.empty() || a.trees_opt->count()) config.trees = a.trees;
       if (a.config.empty() || a.finger_opt->count()) config.fingers = a.fingers;
-      if (!a.blob_size.empty() &&
-          (std::sscanf(a.blob_size.c_str(), "%d:%d", &config.blobs.min_size, &config.blobs.max_size) != 2 ||
-           config.blobs.min_size < 0 || config.blobs.max_size < config.blobs.min_size))
-        fail(ErrorCode::invalid_argument, "--blob-size must be MIN:MAX with 0 <= MIN <= MAX, got '" + a.blob_size + "'");
+      if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
       output::TuioOptions tuio_options = file_cfg.tuio_options;
       if (a.config.empty() || a.source_opt->count()) tuio_options.source = a.source_name;
       for (char c : a.invert) {

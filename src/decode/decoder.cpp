@@ -37,7 +37,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
   traversed_.assign(static_cast<std::size_t>(n), 0);
   candidates_.clear();
   leaves_.clear();
-  std::vector<std::uint8_t> fuzzy_root(static_cast<std::size_t>(n), 0);
+  fuzzy_root_.assign(static_cast<std::size_t>(n), 0);
 
   const int tmin = set_.tmin(), tmax = set_.tmax(), rmin = set_.rmin();
   const int dmin = set_.min_height, dmax = set_.max_height;
@@ -62,7 +62,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
       int next = -1;
       if (height >= dmin && height <= dmax && desc >= rmin && desc <= tmax) {
         candidates_.push_back(r);
-        fuzzy_root[r] = desc < tmin;  // fewer descendants than any symbol: a damaged one
+        fuzzy_root_[r] = desc < tmin;  // fewer descendants than any symbol: a damaged one
       } else if (parent >= 0 && !(t.flags[r] & (kSaturated | kBorder))) {
         ++cvc_[parent];
         const bool loose = t.flags[parent] & (kBorder | kFragmented);
@@ -81,6 +81,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
     struct Frame {
       int node;
       std::size_t child_pos;
+      std::vector<int> kids;
       std::vector<std::string> parts;
     };
     double sum_w = 0, sum_wx = 0, sum_wy = 0, sum_bw = 0, sum_bx = 0, sum_by = 0;
@@ -119,25 +120,20 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
     };
     // Iterative post-order building of S(n) = depth digit + children's strings in descending order.
     std::vector<Frame> frames;
-    std::vector<int> kids;
     node_depth_[root] = 0;
-    frames.push_back({root, 0, {}});
-    std::vector<std::vector<int>> kid_lists;
-    kid_lists.emplace_back();
-    children_of(root, kid_lists.back());
+    frames.push_back({root, 0, {}, {}});
+    children_of(root, frames.back().kids);
     std::string key;
     while (!frames.empty()) {
       Frame& f = frames.back();
-      std::vector<int>& mine = kid_lists[frames.size() - 1];
-      if (f.child_pos < mine.size()) {
-        const int child = mine[f.child_pos++];
+      if (f.child_pos < f.kids.size()) {
+        const int child = f.kids[f.child_pos++];
         node_depth_[child] = node_depth_[f.node] + 1;
-        frames.push_back({child, 0, {}});
-        if (kid_lists.size() < frames.size()) kid_lists.emplace_back();
-        children_of(child, kid_lists[frames.size() - 1]);
+        frames.push_back({child, 0, {}, {}});  // f is not used after this (the vector may move)
+        children_of(child, frames.back().kids);
         continue;
       }
-      if (mine.empty() && f.node != root) visit_leaf(f.node);
+      if (f.kids.empty() && f.node != root) visit_leaf(f.node);
       std::sort(f.parts.begin(), f.parts.end(), std::greater<>());
       std::string s(1, static_cast<char>('0' + std::min(node_depth_[f.node], 9)));
       for (const auto& p : f.parts) s += p;
@@ -160,7 +156,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
     // 40 px wide (measured on all 240 prints at 24 rotations), while the specks of noise that can
     // mimic a tree are not. A tree whose leaves are mostly specks never gets an ID.
     const bool specks = (gated[0] + gated[1]) * 4 < leaves * 3;
-    if (fuzzy_root[root]) {
+    if (fuzzy_root_[root]) {
       id = enough ? -2 : -1;
     } else if (specks) {
       id = enough ? -2 : -1;

@@ -85,6 +85,8 @@ Image<std::uint8_t> read_grey8(const std::string& path) {
 
 void check_writable(const std::string& path) { writable_format(path); }
 
+bool is_image_path(const std::string& path) { return format_from_extension(path) != Format::unknown; }
+
 void write_image(const std::string& path, HostView<const std::uint8_t> image) {
   switch (writable_format(path)) {
     case Format::png: return codec::write_png(path, image);

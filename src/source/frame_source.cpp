@@ -21,9 +21,7 @@ class FolderSource final : public FrameSource {
     std::error_code ec;
     if (!fs::is_directory(folder, ec)) fail(ErrorCode::io, "frame folder '" + folder + "' does not exist");
     for (const auto& e : fs::directory_iterator(folder)) {
-      const std::string ext = e.path().extension().string();
-      if (e.is_regular_file() && (ext == ".pgm" || ext == ".ppm" || ext == ".png" || ext == ".jpg" || ext == ".jpeg"))
-        files_.push_back(e.path().string());
+      if (e.is_regular_file() && is_image_path(e.path().string())) files_.push_back(e.path().string());
     }
     std::sort(files_.begin(), files_.end());
     if (files_.empty()) fail(ErrorCode::io, "frame folder '" + folder + "' holds no images (.pgm .ppm .png .jpg)");

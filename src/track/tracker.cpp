@@ -91,6 +91,20 @@ void smooth_angle(Smoothing& s, bool on, float min_cutoff, float beta, float d_c
   angle = wrap_angle(s.angle.filter(s.unwrapped, dt));
 }
 
+// Removes the items missed for `limit` frames, frees their small IDs and tells whether any of
+// them had been visible (their removal changes the profile's alive list).
+template <class Item>
+bool drop_lost(std::vector<Item>& items, int limit, std::vector<int>& ids, int Item::*small_id) {
+  bool visible_removed = false;
+  std::erase_if(items, [&](const Item& item) {
+    if (item.missed < limit) return false;
+    std::erase(ids, item.*small_id);
+    visible_removed = visible_removed || item.visible;
+    return true;
+  });
+  return visible_removed;
+}
+
 }  // namespace
 
 int Tracker::next_small_id(std::vector<int>& used) {
@@ -169,7 +183,6 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
   for (const auto& o : objs) frame_.objects_changed = frame_.objects_changed || o.updated;
 
   // ---- cursors (fingers) ----
-  frame_.cursors_changed = false;
   auto& curs = frame_.cursors;
   for (auto& c : curs) c.updated = false;
   const auto cmatch = pair_up(
@@ -192,13 +205,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     curs[i].updated = true;
     curs[i].visible = true;
   }
-  for (const auto& c : curs)
-    if (c.missed >= params_.lost_frames_cursor) {
-      cursor_ids_.erase(std::remove(cursor_ids_.begin(), cursor_ids_.end(), c.cursor_id), cursor_ids_.end());
-      frame_.cursors_changed = frame_.cursors_changed || c.visible;
-    }
-  curs.erase(std::remove_if(curs.begin(), curs.end(), [&](const Cursor& c) { return c.missed >= params_.lost_frames_cursor; }),
-             curs.end());
+  frame_.cursors_changed = drop_lost(curs, params_.lost_frames_cursor, cursor_ids_, &Cursor::cursor_id);
   for (std::size_t j = 0; j < d.fingers.size(); ++j) {
     if (finger_used[j]) continue;
     const auto& f = d.fingers[j];
@@ -214,7 +221,6 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
   for (const auto& c : curs) frame_.cursors_changed = frame_.cursors_changed || (c.updated && c.visible);
 
   // ---- blobs ----
-  frame_.blobs_changed = false;
   auto& blbs = frame_.blobs;
   for (auto& b : blbs) b.updated = false;
   const auto bmatch = pair_up(
@@ -244,13 +250,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     blbs[i].updated = true;
     blbs[i].visible = true;
   }
-  for (const auto& b : blbs)
-    if (b.missed >= params_.lost_frames_blob) {
-      blob_ids_.erase(std::remove(blob_ids_.begin(), blob_ids_.end(), b.blob_id), blob_ids_.end());
-      frame_.blobs_changed = frame_.blobs_changed || b.visible;
-    }
-  blbs.erase(std::remove_if(blbs.begin(), blbs.end(), [&](const TrackedBlob& b) { return b.missed >= params_.lost_frames_blob; }),
-             blbs.end());
+  frame_.blobs_changed = drop_lost(blbs, params_.lost_frames_blob, blob_ids_, &TrackedBlob::blob_id);
   for (std::size_t j = 0; j < d.blobs.size(); ++j) {
     if (blob_used[j]) continue;
     const auto& b = d.blobs[j];

@@ -45,7 +45,7 @@ class Decoder {
  private:
   TreeSet set_;
   std::vector<std::int32_t> desc_, height_, cvc_, node_depth_;
-  std::vector<std::uint8_t> traversed_;
+  std::vector<std::uint8_t> traversed_, fuzzy_root_;
   std::vector<std::int32_t> candidates_;
   std::vector<LeafRef> leaves_;
 };

@@ -26,6 +26,10 @@ void write_image(const std::string& path, HostView<const std::uint16_t> image);
 void write_image(const std::string& path, HostView<const float> image);
 void write_image(const std::string& path, const AnyImage& image);
 
+// True when `path` has the extension of an image format read_image() understands (.pgm .ppm .pnm
+// .pfm .png .jpg .jpeg, any case). Used to pick images out of folders.
+bool is_image_path(const std::string& path);
+
 // Throws (ErrorCode::invalid_argument or unsupported) unless this build can write the format that
 // `path`'s extension names. Lets commands fail before doing any work.
 void check_writable(const std::string& path);
