@@ -1,7 +1,15 @@
 // Run-based two-colour connected components with union-find, then region statistics, the §3.3
-// adjacency pairs, saturation and the parent forest, all in flat arrays.
+// adjacency pairs, saturation and the parent forest, all in flat arrays (docs/segmentation.md).
+//
+// Why it looks the way it does: a noisy frame has a run every two or three pixels, with random
+// colours and lengths, so a branch that depends on the pixels is mispredicted about every other
+// run and costs more than the work it guards. Every pass after the union-find is therefore
+// written without data-dependent branches (conditional moves, "write always, advance by a bool"),
+// and the passes share one sequential walk over the runs wherever they can.
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <climits>
 #include <cstring>
 #include <numeric>
 
@@ -12,33 +20,107 @@ namespace {
 
 struct RawRun {
   std::int32_t x0, x1, y;
-  std::uint8_t colour;
+  std::uint8_t colour;  // 0 or 255
 };
 
-int find(std::vector<std::int32_t>& p, int a) {
-  while (p[a] != a) {
-    p[a] = p[p[a]];
-    a = p[a];
+// Per-region accumulator (40 bytes), updated once per run in raster order.
+struct Acc {
+  std::int32_t area, left, right, top, bottom, runs;
+  std::int64_t sum_2x, sum_y;  // a run adds (x0 + x1) * length to the sum of 2x: exact in integers
+};
+
+// Per-thread scratch kept between frames: allocating these buffers every frame costs page faults
+// that, on noisy frames, take longer than the work itself.
+struct Scratch {
+  std::vector<RawRun> runs;
+  std::vector<std::int32_t> rid_a, rid_b, changes, uf, north, row_begin, region_of, root_run, begin, lists, fill, degree, stamp;
+  std::vector<std::array<std::int32_t, 2>> pairs;
+  std::vector<std::uint8_t> norm, saturated;
+  std::vector<Acc> acc;
+};
+
+// Root of a's set, halving the path on the way. Parents always have smaller indices than their
+// children, so the root of a component is its first run in raster order.
+int find(std::int32_t* uf, int a) {
+  while (uf[a] != a) {
+    uf[a] = uf[uf[a]];
+    a = uf[a];
   }
   return a;
 }
 
+// Appends the runs of one row. The row is normalised to 0/1 bytes first so that changes can be
+// found eight pixels at a time; within a word that changes, the positions are written without a
+// branch per pixel.
+void find_row_runs(const std::uint8_t* pixels, int w, int y, Scratch& s) {
+  std::uint8_t* q = s.norm.data() + 8;  // q[-1] and q[w..w+7] are padding
+  for (int x = 0; x < w; ++x) q[x] = pixels[x] != 0;
+  q[-1] = q[0];                                            // no change at x = 0
+  std::memset(q + w, q[w - 1] ^ 1, 8);                     // exactly one change at x = w, none after
+  std::int32_t* changes = s.changes.data();
+  int n = 0;
+  std::int32_t* rid = s.rid_b.data();
+  std::int32_t base = static_cast<std::int32_t>(s.runs.size());
+  rid[0] = base;
+  for (int x = 1; x <= w; x += 8) {
+    std::uint64_t cur, prev;
+    std::memcpy(&cur, q + x, 8);
+    std::memcpy(&prev, q + x - 1, 8);
+    const std::uint64_t d = cur ^ prev;  // 0x01 in every byte where the pixel differs from its west
+    if (d == 0) {
+      std::fill(rid + x, rid + x + 8, base);
+      continue;
+    }
+    const std::uint64_t prefix = d * 0x0101010101010101ull;  // byte b: changes in bytes 0..b
+    for (int b = 0; b < 8; ++b) rid[x + b] = base + static_cast<std::int32_t>((prefix >> (8 * b)) & 0xff);
+    base += static_cast<std::int32_t>(prefix >> 56);
+    for (int b = 0; b < 8; ++b) {
+      changes[n] = x + b;
+      n += static_cast<int>((d >> (8 * b)) & 1);
+    }
+  }
+  const std::size_t first = s.runs.size();
+  s.runs.resize(first + static_cast<std::size_t>(n));
+  RawRun* out = s.runs.data() + first;
+  std::uint8_t colour = q[0] ? 255 : 0;
+  for (int k = 0, x0 = 0; k < n; ++k) {
+    out[k] = {x0, changes[k] - 1, y, colour};
+    x0 = changes[k];
+    colour = static_cast<std::uint8_t>(~colour);  // runs alternate in colour along a row
+  }
+}
 
-// Per-region accumulator, one cache line per region while the runs are scanned.
-struct Acc {
-  std::int32_t area = 0, left = 0, right = 0, top = 0, bottom = 0, runs = 0;
-  double sx = 0, sy = 0;
-  bool border = false;
-};
+// Unites the runs of row [jb, je) with the overlapping same-colour runs of the row above
+// [ib, je = row start): one walk over both rows in order of their right ends, visiting every
+// overlapping pair once. Also records each run's north run (the run above its first pixel).
+void join_rows(int ib, int jb, int je, Scratch& s) {
+  (void)ib;
+  const RawRun* runs = s.runs.data();
+  std::int32_t* uf = s.uf.data();
+  std::int32_t* north = s.north.data();
+  const std::int32_t* above = s.rid_a.data();
+  for (int j = jb; j < je; ++j) {
+    const RawRun& b = runs[j];
+    const int i0 = above[b.x0], i1 = above[b.x1];
+    north[j] = i0;
+    int root = j;
+    for (int k = i0 + (runs[i0].colour != b.colour); k <= i1; k += 2) {
+      const int ra = find(uf, k);
+      const int lo = std::min(ra, root), hi = std::max(ra, root);
+      uf[hi] = lo;
+      root = lo;
+    }
+  }
+}
 
-// Per-thread scratch kept between frames: a fresh allocation of these buffers every frame costs
-// page faults that, on noisy frames, take longer than the work itself.
-struct Scratch {
-  std::vector<RawRun> runs;
-  std::vector<std::int32_t> uf, north, row_begin, region_of, root_run, begin, lists, fill, degree, stamp;
-  std::vector<std::uint8_t> norm;
-  std::vector<Acc> acc;
-};
+void insertion_sort(std::int32_t* first, std::int32_t* last) {
+  for (std::int32_t* p = first + 1; p < last; ++p) {
+    const std::int32_t v = *p;
+    std::int32_t* q = p;
+    for (; q > first && q[-1] > v; --q) *q = q[-1];
+    *q = v;
+  }
+}
 
 }  // namespace
 
@@ -50,206 +132,168 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
   t.width = w;
   t.height = h;
   t.cap = cap;
-
-  // 1. Runs per row, found from the byte changes of the 0/1-normalised row, eight pixels per word.
-  // 2. While the row is in cache: each run's north run (the run above its first pixel) and the
-  //    union with every overlapping same-colour run of the row above (4-connectivity).
   static thread_local Scratch scratch;
-  auto& runs = scratch.runs;
-  auto& uf = scratch.uf;
-  auto& north = scratch.north;
-  auto& row_begin = scratch.row_begin;
-  auto& norm = scratch.norm;
-  runs.clear();
-  uf.clear();
-  north.clear();
-  row_begin.assign(static_cast<std::size_t>(h) + 1, 0);
-  norm.assign(static_cast<std::size_t>(w) + 16, 0);
+  Scratch& s = scratch;
+
+  // 1-2. Runs row by row; each row is joined to the row above while both are in cache.
+  s.runs.clear();
+  s.row_begin.assign(static_cast<std::size_t>(h) + 1, 0);
+  s.norm.assign(static_cast<std::size_t>(w) + 16, 0);
+  s.changes.resize(static_cast<std::size_t>(w) + 8);
+  s.rid_a.resize(static_cast<std::size_t>(w) + 8);
+  s.rid_b.resize(static_cast<std::size_t>(w) + 8);
   for (int y = 0; y < h; ++y) {
-    row_begin[y] = static_cast<std::int32_t>(runs.size());
-    const std::uint8_t* p = binary.row(y);
-    std::uint8_t* q = norm.data() + 8;  // q[-1] and the tail are padding
-    for (int x = 0; x < w; ++x) q[x] = p[x] != 0;
-    q[-1] = q[0];         // no change at x = 0
-    q[w] = q[w - 1] ^ 1;  // forces a change at x = w
-    int start = 0;
-    for (int x = 1; x <= w; x += 8) {
-      std::uint64_t cur, prev;
-      std::memcpy(&cur, q + x, 8);
-      std::memcpy(&prev, q + x - 1, 8);
-      for (std::uint64_t d = cur ^ prev; d; d &= d - 1) {  // one set bit per changed byte
-        const int e = x + std::countr_zero(d) / 8;
-        if (e > w) break;
-        runs.push_back({start, e - 1, y, static_cast<std::uint8_t>(q[start] ? 255 : 0)});
-        start = e;
-      }
-    }
-    const int je = static_cast<int>(runs.size());
-    uf.resize(static_cast<std::size_t>(je));
-    north.resize(static_cast<std::size_t>(je), -1);
-    for (int j = row_begin[y]; j < je; ++j) uf[j] = j;
-    if (y == 0) continue;
-    int i = row_begin[y - 1];
-    const int ie = row_begin[y];
-    for (int j = row_begin[y]; j < je; ++j) {
-      while (runs[i].x1 < runs[j].x0) ++i;
-      north[j] = i;
-      // Runs alternate in colour along a row, so the same-colour runs above are every other one
-      // from the first or second overlapping run: no colour test, no mispredicted branch.
-      int root = j;  // j's current root; j is new, so it starts as its own root
-      for (int k = i + (runs[i].colour != runs[j].colour); k < ie && runs[k].x0 <= runs[j].x1; k += 2) {
-        const int a = find(uf, k);
-        if (a < root) {
-          uf[root] = a;  // the earlier run (raster order) stays the root
-          root = a;
-        } else if (a > root) {
-          uf[a] = root;
-        }
-      }
-    }
+    const int jb = static_cast<int>(s.runs.size());
+    s.row_begin[y] = jb;
+    find_row_runs(binary.row(y), w, y, s);
+    const int je = static_cast<int>(s.runs.size());
+    s.uf.resize(static_cast<std::size_t>(je));
+    s.north.resize(static_cast<std::size_t>(je) + 1, -1);
+    std::iota(s.uf.begin() + jb, s.uf.end(), jb);
+    if (y > 0) join_rows(s.row_begin[y - 1], jb, je, s);
+    std::swap(s.rid_a, s.rid_b);
   }
-  row_begin[h] = static_cast<std::int32_t>(runs.size());
-  const int nruns = static_cast<int>(runs.size());
+  s.row_begin[h] = static_cast<std::int32_t>(s.runs.size());
+  const int nruns = static_cast<int>(s.runs.size());
+  const RawRun* runs = s.runs.data();
 
-  // 3. Region ids in raster order of first pixel: a component's first run is its root run.
-  auto& region_of = scratch.region_of;
-  auto& root_run = scratch.root_run;
-  region_of.resize(static_cast<std::size_t>(nruns));
-  root_run.clear();
-  for (int r = 0; r < nruns; ++r) {
-    const int root = find(uf, r);
-    if (root == r) {
-      region_of[r] = static_cast<std::int32_t>(root_run.size());
-      root_run.push_back(r);
-    } else {
-      region_of[r] = region_of[root];
-    }
-  }
-  const int nregions = static_cast<int>(root_run.size());
-
-  // 4. Statistics, accumulated per region in one structure, then stored as arrays.
-  auto& acc = scratch.acc;
-  acc.assign(static_cast<std::size_t>(nregions), Acc{});
-  for (int r = 0; r < nregions; ++r) {
-    const RawRun& first = runs[root_run[r]];
-    acc[r].left = first.x0;
-    acc[r].right = first.x1;
-    acc[r].top = acc[r].bottom = first.y;
-  }
-  for (int i = 0; i < nruns; ++i) {
-    const RawRun& run = runs[i];
-    Acc& a = acc[region_of[i]];
+  // 3-4. Region numbers in raster order of first pixel (a component's root is its first run, and
+  //      every run's parent comes before it, so one forward pass labels all runs without a find),
+  //      and the statistics, in the same pass.
+  int nregions = 0;
+  for (int r = 0; r < nruns; ++r) nregions += s.uf[r] == r;
+  s.region_of.resize(static_cast<std::size_t>(nruns));
+  s.root_run.resize(static_cast<std::size_t>(nregions) + 1);
+  s.acc.assign(static_cast<std::size_t>(nregions), Acc{0, INT_MAX, -1, INT_MAX, -1, 0, 0, 0});
+  for (int r = 0, next = 0; r < nruns; ++r) {
+    const int p = s.uf[r];
+    const bool root = p == r;
+    const int id = root ? next : s.region_of[p];
+    s.region_of[r] = id;
+    s.root_run[next] = r;
+    next += root;
+    const RawRun& run = runs[r];
+    Acc& a = s.acc[id];
     const int len = run.x1 - run.x0 + 1;
     a.area += len;
-    a.sx += 0.5 * (static_cast<double>(run.x0) + run.x1) * len;
-    a.sy += static_cast<double>(run.y) * len;
     a.left = std::min(a.left, run.x0);
     a.right = std::max(a.right, run.x1);
-    a.bottom = run.y;  // runs come in raster order
-    a.border = a.border || run.y == 0 || run.y == h - 1 || run.x0 == 0 || run.x1 == w - 1;
+    a.top = std::min(a.top, run.y);
+    a.bottom = run.y;  // raster order
     ++a.runs;
+    a.sum_2x += static_cast<std::int64_t>(run.x0 + run.x1) * len;
+    a.sum_y += static_cast<std::int64_t>(run.y) * len;
   }
-  auto resize = [&](auto& v, auto value) { v.assign(static_cast<std::size_t>(nregions), value); };
-  resize(t.colour, std::uint8_t{0});
-  resize(t.flags, std::uint8_t{0});
-  resize(t.area, 0);
-  resize(t.left, 0);
-  resize(t.top, 0);
-  resize(t.right, 0);
-  resize(t.bottom, 0);
-  resize(t.sum_x, 0.0);
-  resize(t.sum_y, 0.0);
-  resize(t.first_x, 0);
-  resize(t.first_y, 0);
-  resize(t.parent, -1);
-  resize(t.child_count, 0);
-  resize(t.descendant_count, 0);
-  resize(t.depth, 0);
-  t.run_begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
+  auto sized = [&](auto& v) { v.resize(static_cast<std::size_t>(nregions)); };
+  auto zeroed = [&](auto& v, auto value) { v.assign(static_cast<std::size_t>(nregions), value); };
+  sized(t.colour);
+  sized(t.flags);
+  sized(t.area);
+  sized(t.left);
+  sized(t.top);
+  sized(t.right);
+  sized(t.bottom);
+  sized(t.sum_x);
+  sized(t.sum_y);
+  sized(t.first_x);
+  sized(t.first_y);
+  zeroed(t.parent, -1);
+  zeroed(t.child_count, 0);
+  zeroed(t.descendant_count, 0);
+  zeroed(t.depth, 0);
+  t.run_begin.resize(static_cast<std::size_t>(nregions) + 1);
+  t.run_begin[0] = 0;
   for (int r = 0; r < nregions; ++r) {
-    const Acc& a = acc[r];
-    const RawRun& first = runs[root_run[r]];
+    const Acc& a = s.acc[r];
+    const RawRun& first = runs[s.root_run[r]];
     t.colour[r] = first.colour;
-    t.flags[r] = a.border ? kBorder : 0;
+    t.flags[r] = (a.left == 0 || a.top == 0 || a.right == w - 1 || a.bottom == h - 1) ? kBorder : 0;
     t.area[r] = a.area;
     t.left[r] = a.left;
     t.right[r] = a.right;
     t.top[r] = a.top;
     t.bottom[r] = a.bottom;
-    t.sum_x[r] = a.sx;
-    t.sum_y[r] = a.sy;
+    t.sum_x[r] = 0.5 * static_cast<double>(a.sum_2x);
+    t.sum_y[r] = static_cast<double>(a.sum_y);
     t.first_x[r] = first.x0;
     t.first_y[r] = first.y;
     t.run_begin[r + 1] = t.run_begin[r] + a.runs;
   }
   t.runs.resize(static_cast<std::size_t>(nruns));
-  auto& fill = scratch.fill;
-  fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
-  for (int i = 0; i < nruns; ++i) t.runs[fill[region_of[i]]++] = {runs[i].y, runs[i].x0, runs[i].x1};
+  s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
+  for (int r = 0; r < nruns; ++r) t.runs[s.fill[s.region_of[r]]++] = {runs[r].y, runs[r].x0, runs[r].x1};
 
-  // 5. Adjacency pairs (§3.3): row 0 neighbours, and every run start whose north pixel differs.
-  //    Pairs go straight into per-region lists (both directions); duplicates are removed per list,
-  //    which keeps the cost linear in the number of runs (no global sort).
-  auto& begin = scratch.begin;
-  begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
-  auto for_each_pair = [&](auto&& f) {
-    for (int i = row_begin[0] + 1; i < row_begin[1]; ++i) f(region_of[i - 1], region_of[i]);
-    for (int i = row_begin[1]; i < nruns; ++i)
-      if (runs[north[i]].colour != runs[i].colour) f(region_of[i], region_of[north[i]]);
-  };
-  for_each_pair([&](int a, int b) {
-    ++begin[a + 1];
-    ++begin[b + 1];
-  });
-  std::partial_sum(begin.begin(), begin.end(), begin.begin());
-  auto& lists = scratch.lists;
-  lists.resize(static_cast<std::size_t>(begin[nregions]));
-  fill.assign(begin.begin(), begin.end() - 1);
-  for_each_pair([&](int a, int b) {
-    lists[fill[a]++] = b;
-    lists[fill[b]++] = a;
-  });
+  // 5. Adjacency pairs (§3.3): row 0 neighbours, and every run start whose north pixel has the
+  //    other colour. They go into per-region lists (both directions) by counting sort; duplicates
+  //    are removed per list, which keeps the cost linear in the number of runs (no global sort).
+  s.pairs.resize(static_cast<std::size_t>(nruns));
+  int npairs = 0;
+  for (int r = s.row_begin[0] + 1; r < s.row_begin[1]; ++r) s.pairs[npairs++] = {s.region_of[r - 1], s.region_of[r]};
+  for (int r = s.row_begin[1]; r < nruns; ++r) {
+    const int n = s.north[r];
+    s.pairs[npairs] = {s.region_of[r], s.region_of[n]};
+    npairs += runs[n].colour != runs[r].colour;
+  }
+  s.begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
+  for (int k = 0; k < npairs; ++k) {
+    ++s.begin[s.pairs[k][0] + 1];
+    ++s.begin[s.pairs[k][1] + 1];
+  }
+  std::partial_sum(s.begin.begin(), s.begin.end(), s.begin.begin());
+  s.lists.resize(static_cast<std::size_t>(s.begin[nregions]));
+  s.fill.assign(s.begin.begin(), s.begin.end() - 1);
+  for (int k = 0; k < npairs; ++k) {
+    const auto [a, b] = s.pairs[k];
+    s.lists[s.fill[a]++] = b;
+    s.lists[s.fill[b]++] = a;
+  }
   // Distinct neighbours per region, in linear time with a last-seen stamp per region. Counting
   // stops at cap + 1: such a region is saturated and its list is dropped anyway (big noisy
   // backgrounds touch thousands of specks).
-  auto& degree = scratch.degree;
-  auto& stamp = scratch.stamp;
-  degree.resize(static_cast<std::size_t>(nregions));
-  stamp.assign(static_cast<std::size_t>(nregions), -1);
+  s.degree.resize(static_cast<std::size_t>(nregions));
+  s.stamp.assign(static_cast<std::size_t>(nregions), -1);
+  s.saturated.resize(static_cast<std::size_t>(nregions));
   for (int r = 0; r < nregions; ++r) {
-    std::int32_t* first = lists.data() + begin[r];
+    std::int32_t* first = s.lists.data() + s.begin[r];
+    std::int32_t* const last = s.lists.data() + s.begin[r + 1];
     std::int32_t* out = first;
-    for (std::int32_t* o = first; o != lists.data() + begin[r + 1]; ++o) {
-      if (stamp[*o] == r) continue;
-      stamp[*o] = r;
-      *out++ = *o;
-      if (out - first > cap) break;
+    for (const std::int32_t* o = first; o != last && out - first <= cap; ++o) {
+      const std::int32_t v = *o;
+      *out = v;
+      out += s.stamp[v] != r;
+      s.stamp[v] = r;
     }
-    std::sort(first, out);  // at most cap + 1 entries
-    degree[r] = static_cast<std::int32_t>(out - first);
+    insertion_sort(first, out);  // at most cap + 1 entries
+    s.degree[r] = static_cast<std::int32_t>(out - first);
+    s.saturated[r] = s.degree[r] > cap;
   }
   // 6. Saturation on final regions: more than cap distinct neighbours drops all adjacencies;
   //    neighbours of a saturated region are fragmented and lose it.
-  for (int r = 0; r < nregions; ++r)
-    if (degree[r] > cap) t.flags[r] |= kSaturated;
-  t.adj_begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
-  t.adj.clear();
-  t.adj.reserve(lists.size());
+  t.adj_begin.resize(static_cast<std::size_t>(nregions) + 1);
+  t.adj_begin[0] = 0;
+  t.adj.resize(s.lists.size());
+  int nadj = 0;
   for (int r = 0; r < nregions; ++r) {
-    if (!(t.flags[r] & kSaturated)) {
-      for (int k = begin[r]; k < begin[r] + degree[r]; ++k) {
-        const int o = lists[k];
-        if (t.flags[o] & kSaturated) t.flags[r] |= kFragmented;
-        else t.adj.push_back(o);
+    if (s.saturated[r]) {
+      t.flags[r] |= kSaturated;
+    } else {
+      bool fragmented = false;
+      for (int k = s.begin[r]; k < s.begin[r] + s.degree[r]; ++k) {
+        const int o = s.lists[k];
+        t.adj[nadj] = o;
+        nadj += !s.saturated[o];
+        fragmented |= s.saturated[o] != 0;
       }
+      t.flags[r] |= fragmented ? kFragmented : 0;
     }
-    t.adj_begin[r + 1] = static_cast<std::int32_t>(t.adj.size());
+    t.adj_begin[r + 1] = nadj;
   }
+  t.adj.resize(static_cast<std::size_t>(nadj));
 
   // 7. Parent forest: the region above the first pixel, for regions off the border. Parents come
   //    earlier in raster order, so one forward pass gives depths and a backward pass subtree sizes.
   for (int r = 0; r < nregions; ++r)
-    if (!(t.flags[r] & kBorder) && north[root_run[r]] >= 0) t.parent[r] = region_of[north[root_run[r]]];
+    if (!(t.flags[r] & kBorder)) t.parent[r] = s.region_of[s.north[s.root_run[r]]];
   for (int r = 0; r < nregions; ++r)
     if (t.parent[r] >= 0) {
       t.depth[r] = t.depth[t.parent[r]] + 1;
