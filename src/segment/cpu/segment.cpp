@@ -23,12 +23,6 @@ struct RawRun {
   std::uint8_t colour;  // 0 or 255
 };
 
-// Per-region accumulator (40 bytes), updated once per run in raster order.
-struct Acc {
-  std::int32_t area, left, right, top, bottom, runs;
-  std::int64_t sum_2x, sum_y;  // a run adds (x0 + x1) * length to the sum of 2x: exact in integers
-};
-
 // Per-thread scratch kept between frames: allocating these buffers every frame costs page faults
 // that, on noisy frames, take longer than the work itself.
 struct Scratch {
@@ -36,7 +30,6 @@ struct Scratch {
   std::vector<std::int32_t> rid_a, rid_b, changes, uf, north, row_begin, region_of, root_run, begin, lists, fill, degree, stamp;
   std::vector<std::array<std::int32_t, 2>> pairs;
   std::vector<std::uint8_t> norm, saturated;
-  std::vector<Acc> acc;
 };
 
 // Root of a's set, halving the path on the way. Parents always have smaller indices than their
@@ -49,9 +42,12 @@ int find(std::int32_t* uf, int a) {
   return a;
 }
 
-// Appends the runs of one row. The row is normalised to 0/1 bytes first so that changes can be
-// found eight pixels at a time; within a word that changes, the positions are written without a
-// branch per pixel.
+// Appends the runs of one row and writes the row's run index per pixel (the run each pixel is in),
+// which the next row's join reads. The row is normalised to 0/1 bytes first so that changes are
+// found eight pixels at a time; within a word that changes, the change positions and run indices
+// are written without a branch per pixel (a byte-wise prefix sum by multiplication).
+static_assert(std::endian::native == std::endian::little, "the run finder reads pixels as little-endian words");
+
 void find_row_runs(const std::uint8_t* pixels, int w, int y, Scratch& s) {
   std::uint8_t* q = s.norm.data() + 8;  // q[-1] and q[w..w+7] are padding
   for (int x = 0; x < w; ++x) q[x] = pixels[x] != 0;
@@ -90,26 +86,31 @@ void find_row_runs(const std::uint8_t* pixels, int w, int y, Scratch& s) {
   }
 }
 
-// Unites the runs of row [jb, je) with the overlapping same-colour runs of the row above
-// [ib, je = row start): one walk over both rows in order of their right ends, visiting every
-// overlapping pair once. Also records each run's north run (the run above its first pixel).
-void join_rows(int ib, int jb, int je, Scratch& s) {
-  (void)ib;
+// Unites every run of the current row [jb, je) with the same-colour runs of the row above that
+// overlap it (4-connectivity), and records its north run (the run above its first pixel). The
+// runs above that overlap run j are those from the one above its first pixel to the one above its
+// last pixel, read from the row above's per-pixel run index; they alternate in colour, so the
+// same-colour ones are every other one.
+void join_rows(int jb, int je, Scratch& s) {
   const RawRun* runs = s.runs.data();
   std::int32_t* uf = s.uf.data();
   std::int32_t* north = s.north.data();
   const std::int32_t* above = s.rid_a.data();
+  auto unite = [uf](int k, int root) {
+    const int p1 = uf[k], p2 = uf[p1];
+    const int ra = p1 == p2 ? p1 : find(uf, p2);  // k's root, usually one step away
+    const int lo = std::min(ra, root), hi = std::max(ra, root);
+    uf[hi] = lo;  // the earlier run (raster order) stays the root
+    return lo;
+  };
   for (int j = jb; j < je; ++j) {
     const RawRun& b = runs[j];
     const int i0 = above[b.x0], i1 = above[b.x1];
     north[j] = i0;
-    int root = j;
-    for (int k = i0 + (runs[i0].colour != b.colour); k <= i1; k += 2) {
-      const int ra = find(uf, k);
-      const int lo = std::min(ra, root), hi = std::max(ra, root);
-      uf[hi] = lo;
-      root = lo;
-    }
+    const int k = i0 + (runs[i0].colour != b.colour);
+    // The first same-colour run above, if any, without a branch (uniting j with itself is a no-op).
+    int root = unite(k <= i1 ? k : j, j);
+    for (int m = k + 2; m <= i1; m += 2) root = unite(m, root);
   }
 }
 
@@ -148,76 +149,69 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
     find_row_runs(binary.row(y), w, y, s);
     const int je = static_cast<int>(s.runs.size());
     s.uf.resize(static_cast<std::size_t>(je));
-    s.north.resize(static_cast<std::size_t>(je) + 1, -1);
+    s.north.resize(static_cast<std::size_t>(je), -1);
     std::iota(s.uf.begin() + jb, s.uf.end(), jb);
-    if (y > 0) join_rows(s.row_begin[y - 1], jb, je, s);
+    if (y > 0) join_rows(jb, je, s);
     std::swap(s.rid_a, s.rid_b);
   }
   s.row_begin[h] = static_cast<std::int32_t>(s.runs.size());
   const int nruns = static_cast<int>(s.runs.size());
   const RawRun* runs = s.runs.data();
 
-  // 3-4. Region numbers in raster order of first pixel (a component's root is its first run, and
-  //      every run's parent comes before it, so one forward pass labels all runs without a find),
-  //      and the statistics, in the same pass.
+  // 3. Region numbers in raster order of first pixel: a component's root is its first run, and
+  //    every run's parent comes before it, so one forward pass labels all runs without a find.
   int nregions = 0;
   for (int r = 0; r < nruns; ++r) nregions += s.uf[r] == r;
   s.region_of.resize(static_cast<std::size_t>(nruns));
   s.root_run.resize(static_cast<std::size_t>(nregions) + 1);
-  s.acc.assign(static_cast<std::size_t>(nregions), Acc{0, INT_MAX, -1, INT_MAX, -1, 0, 0, 0});
   for (int r = 0, next = 0; r < nruns; ++r) {
     const int p = s.uf[r];
     const bool root = p == r;
-    const int id = root ? next : s.region_of[p];
-    s.region_of[r] = id;
+    s.region_of[r] = root ? next : s.region_of[p];
     s.root_run[next] = r;
     next += root;
-    const RawRun& run = runs[r];
-    Acc& a = s.acc[id];
-    const int len = run.x1 - run.x0 + 1;
-    a.area += len;
-    a.left = std::min(a.left, run.x0);
-    a.right = std::max(a.right, run.x1);
-    a.top = std::min(a.top, run.y);
-    a.bottom = run.y;  // raster order
-    ++a.runs;
-    a.sum_2x += static_cast<std::int64_t>(run.x0 + run.x1) * len;
-    a.sum_y += static_cast<std::int64_t>(run.y) * len;
   }
-  auto sized = [&](auto& v) { v.resize(static_cast<std::size_t>(nregions)); };
-  auto zeroed = [&](auto& v, auto value) { v.assign(static_cast<std::size_t>(nregions), value); };
-  sized(t.colour);
-  sized(t.flags);
-  sized(t.area);
-  sized(t.left);
-  sized(t.top);
-  sized(t.right);
-  sized(t.bottom);
-  sized(t.sum_x);
-  sized(t.sum_y);
-  sized(t.first_x);
-  sized(t.first_y);
-  zeroed(t.parent, -1);
-  zeroed(t.child_count, 0);
-  zeroed(t.descendant_count, 0);
-  zeroed(t.depth, 0);
-  t.run_begin.resize(static_cast<std::size_t>(nregions) + 1);
-  t.run_begin[0] = 0;
+
+  // 4. Statistics, accumulated straight into the tree's arrays (consecutive regions share cache
+  //    lines, so this costs no more than a per-region struct and saves copying it out).
+  const auto nr = static_cast<std::size_t>(nregions);
+  t.area.assign(nr, 0);
+  t.left.assign(nr, INT_MAX);
+  t.right.assign(nr, -1);
+  t.top.resize(nr);  // the first run's row
+  t.bottom.resize(nr);
+  t.sum_x.assign(nr, 0.0);  // sum of 2x while accumulating: a run adds (x0 + x1) * length
+  t.sum_y.assign(nr, 0.0);
+  t.run_begin.assign(nr + 1, 0);  // run counts at [r + 1] while accumulating
+  for (int r = 0; r < nruns; ++r) {
+    const RawRun& run = runs[r];
+    const int id = s.region_of[r];
+    const int len = run.x1 - run.x0 + 1;
+    t.area[id] += len;
+    t.left[id] = std::min(t.left[id], run.x0);
+    t.right[id] = std::max(t.right[id], run.x1);
+    t.bottom[id] = run.y;  // raster order
+    ++t.run_begin[id + 1];
+    t.sum_x[id] += static_cast<double>(std::int64_t{run.x0 + run.x1} * len);  // integers: exact below 2^53
+    t.sum_y[id] += static_cast<double>(std::int64_t{run.y} * len);
+  }
+  t.colour.resize(nr);
+  t.flags.resize(nr);
+  t.first_x.resize(nr);
+  t.first_y.resize(nr);
+  t.parent.assign(nr, -1);
+  t.child_count.assign(nr, 0);
+  t.descendant_count.assign(nr, 0);
+  t.depth.assign(nr, 0);
   for (int r = 0; r < nregions; ++r) {
-    const Acc& a = s.acc[r];
     const RawRun& first = runs[s.root_run[r]];
     t.colour[r] = first.colour;
-    t.flags[r] = (a.left == 0 || a.top == 0 || a.right == w - 1 || a.bottom == h - 1) ? kBorder : 0;
-    t.area[r] = a.area;
-    t.left[r] = a.left;
-    t.right[r] = a.right;
-    t.top[r] = a.top;
-    t.bottom[r] = a.bottom;
-    t.sum_x[r] = 0.5 * static_cast<double>(a.sum_2x);
-    t.sum_y[r] = static_cast<double>(a.sum_y);
     t.first_x[r] = first.x0;
     t.first_y[r] = first.y;
-    t.run_begin[r + 1] = t.run_begin[r] + a.runs;
+    t.top[r] = first.y;
+    t.flags[r] = (t.left[r] == 0 || t.top[r] == 0 || t.right[r] == w - 1 || t.bottom[r] == h - 1) ? kBorder : 0;
+    t.sum_x[r] *= 0.5;
+    t.run_begin[r + 1] += t.run_begin[r];
   }
   t.runs.resize(static_cast<std::size_t>(nruns));
   s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
