@@ -1,0 +1,143 @@
+// The CUDA segmentation must produce the CPU's region tree exactly (same region numbers, every
+// field): on noise of every density and grain up to 3840x2160, generated symbol scenes under every
+// threshold method, adversarial frames at the largest size (all-black, all-white, checkerboards,
+// one-pixel stripes) and deeply nested rings; and the small frames also against the pixel-by-pixel
+// reference of docs/segmentation.md.
+#include <gtest/gtest.h>
+
+#include "gpuvis/cuda/memory.hpp"
+#include "gpuvis/segment/region_tree.hpp"
+#include "gpuvis/segment/segment_cuda.hpp"
+#include "gpuvis/synth/scene.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+#include "segment_reference.hpp"
+#include "test_support.hpp"
+
+using namespace gpuvis;
+using namespace gpuvis::segment;
+
+namespace {
+
+struct GpuSegmentation {
+  cuda::Stream stream;
+  cuda::DeviceImage<std::uint8_t> frame;
+  cuda_impl::Segmenter segmenter;
+
+  RegionTree run(const Image<std::uint8_t>& bin, int cap) {
+    frame.ensure(bin.width(), bin.height());
+    cuda::upload<std::uint8_t>(bin.view(), frame.view(), stream);
+    segmenter.segment(frame.view(), cap, stream);
+    RegionTree t;
+    segmenter.download(t, stream);
+    return t;
+  }
+};
+
+::testing::AssertionResult equals_cpu(GpuSegmentation& gpu, const Image<std::uint8_t>& bin, int cap = 19) {
+  RegionTree cpu;
+  segment_cpu(bin.view(), cap, cpu);
+  return test::same_region_tree(cpu, gpu.run(bin, cap));
+}
+
+Image<std::uint8_t> pattern(int w, int h, int kind) {
+  Image<std::uint8_t> img(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      bool white = false;
+      switch (kind) {
+        case 0: white = false; break;                  // all black
+        case 1: white = true; break;                   // all white
+        case 2: white = (x + y) & 1; break;            // checkerboard
+        case 3: white = y & 1; break;                  // horizontal one-pixel stripes
+        case 4: white = x & 1; break;                  // vertical one-pixel stripes
+        default: {                                     // concentric square rings, 2 px wide
+          const int d = std::min(std::min(x, w - 1 - x), std::min(y, h - 1 - y));
+          white = (d / 2) & 1;
+        }
+      }
+      img(x, y) = white ? 255 : 0;
+    }
+  return img;
+}
+
+}  // namespace
+
+TEST(SegmentCuda, EqualsTheReferenceOnSmallFrames) {
+  GPUVIS_REQUIRE_GPU();
+  GpuSegmentation gpu;
+  struct Case {
+    int w, h;
+    double white;
+    int block, cap;
+  };
+  const Case cases[] = {{1, 1, 0.5, 1, 19},    {1, 57, 0.5, 1, 19},  {57, 1, 0.5, 1, 19},   {33, 31, 0.5, 1, 19},
+                        {97, 61, 0.1, 1, 19},  {97, 61, 0.9, 1, 19}, {97, 61, 0.5, 1, 3},   {97, 61, 0.5, 3, 4},
+                        {320, 240, 0.5, 1, 19}, {200, 150, 0.5, 5, 6}, {64, 64, 0.0, 1, 19}, {64, 64, 1.0, 1, 19}};
+  std::uint32_t seed = 100;
+  for (const Case& c : cases) {
+    const auto bin = test::binary_noise(c.w, c.h, c.white, c.block, seed++);
+    EXPECT_TRUE(test::same_region_tree(test::segment_reference(bin.view(), c.cap), gpu.run(bin, c.cap)))
+        << c.w << "x" << c.h << " white " << c.white << " block " << c.block << " cap " << c.cap;
+  }
+}
+
+TEST(SegmentCuda, EqualsTheCpuOnNoiseUpTo4K) {
+  GPUVIS_REQUIRE_GPU();
+  GpuSegmentation gpu;
+  std::uint32_t seed = 1;
+  for (auto [w, h] : {std::pair{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}, {641, 479}, {4000, 3}})
+    for (double white : {0.5, 0.2})
+      for (int block : {1, 2, 7}) {
+        const auto bin = test::binary_noise(w, h, white, block, seed++);
+        EXPECT_TRUE(equals_cpu(gpu, bin)) << w << "x" << h << " white " << white << " block " << block;
+      }
+}
+
+TEST(SegmentCuda, EqualsTheCpuOnSymbolScenesUnderEveryThreshold) {
+  GPUVIS_REQUIRE_GPU();
+  GpuSegmentation gpu;
+  synth::Generator gen(test::source_path("data/amoeba/symbols"));
+  threshold::Params methods[3];
+  methods[0].method = threshold::Method::bernsen;
+  methods[1].method = threshold::Method::tiled;
+  methods[2].method = threshold::Method::bradley_roth;
+  for (int i = 0; i < 24; ++i) {
+    synth::SceneParams p;
+    p.seed = 40 + static_cast<std::uint32_t>(i);
+    p.symbols = 8;
+    p.fingers = 3;
+    p.noise = i % 4 == 3 ? 20 : 3;  // every fourth frame drowned in noise
+    if (i % 6 == 5) {
+      p.width = 1920;
+      p.height = 1080;
+      p.symbols = 30;
+    }
+    const auto scene = gen.make(p);
+    Image<std::uint8_t> bin(scene.image.width(), scene.image.height());
+    threshold::threshold_cpu(scene.image.view(), bin.view(), methods[i % 3]);
+    EXPECT_TRUE(equals_cpu(gpu, bin)) << "scene " << i;
+  }
+}
+
+TEST(SegmentCuda, AdversarialFramesAtTheLargestSize) {
+  GPUVIS_REQUIRE_GPU();
+  GpuSegmentation gpu;
+  for (int kind = 0; kind < 6; ++kind) {
+    const auto img = pattern(3840, 2160, kind);
+    EXPECT_TRUE(equals_cpu(gpu, img)) << "pattern " << kind;
+  }
+  // Deep nesting (about 250 levels) with every cap.
+  const auto rings = pattern(1000, 1000, 5);
+  for (int cap : {1, 2, 19}) {
+    EXPECT_TRUE(equals_cpu(gpu, rings, cap)) << "rings, cap " << cap;
+  }
+}
+
+TEST(SegmentCuda, BuffersFollowTheFrameSize) {
+  GPUVIS_REQUIRE_GPU();
+  GpuSegmentation gpu;
+  for (auto [w, h] : {std::pair{1920, 1080}, {17, 9}, {640, 480}, {1920, 1080}, {1, 1}}) {
+    const auto bin = test::binary_noise(w, h, 0.5, 1, static_cast<std::uint32_t>(w + h));
+    EXPECT_TRUE(equals_cpu(gpu, bin)) << w << "x" << h;
+  }
+}
