@@ -4,7 +4,8 @@
 # else ./gpu-check-out). Needs only the CUDA toolkit, CMake, a C++ compiler and python3 with CuPy
 # (for the peer); nothing is installed or downloaded.
 #
-#   scripts/gpu-check.sh [OUTDIR] [--quick] [--sanitize] [--no-bench] [--arch 90]
+#   scripts/gpu-check.sh [OUTDIR] [--quick] [--sanitize] [--no-bench] [--no-tests]
+#                        [--benches threshold,filters,pipeline] [--arch 90]
 #
 # A full run takes about 2.5 minutes on an H200; --sanitize adds several minutes (compute-sanitizer
 # memcheck and racecheck over the CUDA tests), so with a 10-minute limit per command run it with
@@ -12,12 +13,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 outdir="${OUT:-$PWD/gpu-check-out}"
-quick="" sanitize=0 bench=1 arch=90
+quick="" sanitize=0 bench=1 tests=1 benches="threshold,filters,pipeline" arch=90
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick="--quick" ;;
     --sanitize) sanitize=1 ;;
     --no-bench) bench=0 ;;
+    --no-tests) tests=0 ;;
+    --benches) benches="$2"; shift ;;
     --arch) arch="$2"; shift ;;
     -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
     -*) echo "gpu-check: unknown option $1" >&2; exit 2 ;;
@@ -53,32 +56,48 @@ print("converted symbols to", out)
 PY
 export GPUVIS_SYMBOL_PGM_DIR="$symdir"
 
-say "tests"
-run ctest --test-dir build-gpu --output-on-failure -j 4 || status=1
+if [ "$tests" = 1 ]; then
+  say "tests"
+  run ctest --test-dir build-gpu --output-on-failure -j 4 || status=1
+fi
 
 if [ "$sanitize" = 1 ]; then
   say "compute-sanitizer (memcheck, racecheck) on the CUDA tests"
   for tool in memcheck racecheck; do
     run compute-sanitizer --tool "$tool" --error-exitcode 3 ./build-gpu/tests/test_cuda \
-      --gtest_filter='*RealSymbol*:*SubView*:*Equalizer*:CudaRuntime.*:*DeviceLevel*:BilateralCuda.*:*Strips*:-*ErrorsBecomeExceptions*' || status=1
+      --gtest_filter='*RealSymbol*:*SubView*:*Equalizer*:CudaRuntime.*:*DeviceLevel*:BilateralCuda.*:*Strips*:SegmentCuda.EqualsTheReference*:SegmentCuda.*Symbol*:SegmentCuda.Buffers*:-*ErrorsBecomeExceptions*' || status=1
   done
 fi
 
-if [ "$bench" = 1 ]; then
-  say "benchmarks"
+wants() { case ",$benches," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+have_cupy=0; python3 -c "import cupy" 2>/dev/null && have_cupy=1
+if [ "$bench" = 1 ] && wants threshold; then
+  say "benchmarks: threshold"
   run ./build-gpu/bin/bench_threshold $quick --out "$outdir/bench_threshold.jsonl" || status=1
-  if python3 -c "import cupy" 2>/dev/null; then
+  if [ "$have_cupy" = 1 ]; then
     run python3 scripts/peers/cupy_threshold.py $quick --out "$outdir/peer_cupy_threshold.jsonl" || status=1
   else
     say "CuPy not available: no peer results"
   fi
+  run python3 scripts/bench_report.py "$outdir"/bench_threshold.jsonl $(ls "$outdir"/peer_cupy_threshold.jsonl 2>/dev/null) \
+    --suite threshold --md "$outdir/threshold.md" --png "$outdir/threshold.png" \
+    --title "Threshold stage: CPU, CUDA and CuPy" --command "scripts/gpu-check.sh $quick" || status=1
+fi
+if [ "$bench" = 1 ] && wants filters; then
+  say "benchmarks: filters"
   run ./build-gpu/bin/bench_filters $quick --out "$outdir/bench_filters.jsonl" || status=1
   run python3 scripts/peers/filters_peers.py $quick --out "$outdir/peer_filters.jsonl" || status=1
   run python3 scripts/bench_report.py "$outdir"/bench_filters.jsonl $(ls "$outdir"/peer_filters.jsonl 2>/dev/null) \
     --suite filters --md "$outdir/filters.md" --title "Filters: CPU, CUDA and peers" --command "scripts/gpu-check.sh $quick" || status=1
-  run python3 scripts/bench_report.py "$outdir"/bench_threshold.jsonl $(ls "$outdir"/peer_cupy_threshold.jsonl 2>/dev/null) \
-    --suite threshold --md "$outdir/threshold.md" --png "$outdir/threshold.png" \
-    --title "Threshold stage: CPU, CUDA and CuPy" --command "scripts/gpu-check.sh $quick" || status=1
+fi
+if [ "$bench" = 1 ] && wants pipeline; then
+  say "benchmarks: detection pipeline"
+  run ./build-gpu/bin/bench_pipeline $quick --out "$outdir/bench_pipeline.jsonl" --save-frames build-gpu/pipeline-frames || status=1
+  if [ "$have_cupy" = 1 ]; then
+    run python3 scripts/peers/cupy_pipeline.py $quick --frames build-gpu/pipeline-frames --out "$outdir/peer_cupy_pipeline.jsonl" || status=1
+  fi
+  run python3 scripts/bench_report.py "$outdir"/bench_pipeline.jsonl $(ls "$outdir"/peer_cupy_pipeline.jsonl 2>/dev/null) \
+    --suite pipeline --md "$outdir/pipeline.md" --title "Detection pipeline: CUDA, CPU and CuPy" --command "scripts/gpu-check.sh $quick --benches pipeline" || status=1
 fi
 say "gpu-check finished with status $status"
 exit "$status"

@@ -19,22 +19,16 @@ threshold::Params DetectorConfig::default_threshold() {
 
 Detector::Detector(DetectorConfig config)
     : config_(std::move(config)),
-      thresholder_(threshold::make_thresholder(config_.threshold, config_.backend)),
+      front_end_(make_front_end(config_.threshold, config_.backend)),
       decoder_(decode::TreeSet::load(config_.trees)) {}
 
 const Detections& Detector::detect(HostView<const std::uint8_t> grey) {
   require(grey.channels == 1, "detect: frames must be 8-bit grey");
   check_image_shape(grey.width, grey.height, 1);
-  if (binary_.width() != grey.width || binary_.height() != grey.height) binary_ = Image<std::uint8_t>(grey.width, grey.height);
   result_.width = grey.width;
   result_.height = grey.height;
+  front_end_->run(grey, decoder_.tree_set().cap(), tree_, result_.times);
   auto t0 = std::chrono::steady_clock::now();
-  thresholder_->apply(grey, binary_.view());
-  result_.times.threshold_us = since_us(t0);
-  t0 = std::chrono::steady_clock::now();
-  segment::segment_cpu(binary_.view(), decoder_.tree_set().cap(), tree_);
-  result_.times.segment_us = since_us(t0);
-  t0 = std::chrono::steady_clock::now();
   decoder_.decode(tree_, result_.fiducials, &result_.decode_stats);
   result_.times.decode_us = since_us(t0);
   t0 = std::chrono::steady_clock::now();

@@ -1,6 +1,7 @@
 #pragma once
-// One frame through the tracker's detection stages: threshold -> segment -> decode. The detector
-// owns every buffer, so a stream of frames of one size allocates nothing after the first.
+// One frame through the tracker's detection stages: threshold -> segment (the front end, on the
+// CPU or the GPU) -> decode, fingers and blobs (CPU). The detector owns every buffer, so a stream
+// of frames of one size allocates nothing after the first.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -9,6 +10,7 @@
 #include "gpuvis/core/backend.hpp"
 #include "gpuvis/decode/blobs.hpp"
 #include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/pipeline/front_end.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 
@@ -17,16 +19,12 @@ namespace gpuvis::pipeline {
 struct DetectorConfig {
   threshold::Params threshold = default_threshold();
   std::string trees = "default";  // default | small | mini | path to a .trees file
-  Backend backend = Backend::cpu;  // for the threshold stage (segment/decode run on the CPU)
+  Backend backend = Backend::cpu;  // threshold and segmentation; decoding runs on the CPU for now
   decode::FingerParams fingers;    // off unless fingers.size > 0
   decode::BlobParams blobs;        // off unless blobs.max_size > 0
 
   // The threshold chosen for detection from measurements on generated scenes (docs/decoding.md).
   static threshold::Params default_threshold();
-};
-
-struct StageTimes {
-  double threshold_us = 0, segment_us = 0, decode_us = 0, blobs_us = 0;
 };
 
 struct Detections {
@@ -45,15 +43,13 @@ class Detector {
   const DetectorConfig& config() const { return config_; }
   // Runs the stages on an 8-bit grey frame. The result stays valid until the next call.
   const Detections& detect(HostView<const std::uint8_t> grey);
-  const Image<std::uint8_t>& binary() const { return binary_; }
   const segment::RegionTree& regions() const { return tree_; }
   const std::vector<decode::LeafRef>& decoder_leaves() const { return decoder_.leaves(); }
 
  private:
   DetectorConfig config_;
-  std::unique_ptr<threshold::Thresholder> thresholder_;
+  std::unique_ptr<FrontEnd> front_end_;
   decode::Decoder decoder_;
-  Image<std::uint8_t> binary_;
   segment::RegionTree tree_;
   Detections result_;
 };

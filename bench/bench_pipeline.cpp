@@ -1,0 +1,145 @@
+// Detection end to end, frame in host memory -> fiducials, fingers and blobs in host memory, on the
+// CUDA backend (threshold and segmentation on the device, the region tree downloaded, decoding on
+// the CPU) and on the CPU backend, on the same generated frames; plus the device segmentation
+// alone. With --save-frames DIR the frames are written as PGM for the CuPy peer
+// (scripts/peers/cupy_pipeline.py).
+//
+//   bench_pipeline [--out FILE.jsonl] [--quick] [--filter TEXT] [--save-frames DIR]
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/io/image_file.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/synth/scene.hpp"
+#include "harness.hpp"
+
+using namespace gpuvis;
+
+namespace {
+
+struct Frame {
+  std::string name;
+  Image<std::uint8_t> image;
+  int placed = 0;  // symbols the generator placed (it skips those that would overlap)
+};
+
+std::vector<Frame> make_frames(bool quick) {
+  synth::Generator gen(std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols");
+  std::vector<Frame> frames;
+  auto scene = [&](int w, int h, int symbols, double min_size, double max_size, double noise_sigma) {
+    synth::SceneParams p;
+    p.width = w;
+    p.height = h;
+    p.symbols = symbols;
+    p.fingers = 3;
+    p.min_size = min_size;
+    p.max_size = max_size;
+    p.seed = 5;
+    auto s = gen.make(p);
+    const int placed = static_cast<int>(s.symbols.size());
+    std::string name = std::to_string(placed) + " symbols";
+    if (noise_sigma > 0) {  // the same scene drowned in sensor noise (tens of thousands of regions)
+      std::mt19937 rng(3);
+      std::normal_distribution<double> n(0, noise_sigma);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+          s.image(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(s.image(x, y) + n(rng)), 0L, 255L));
+      name += " + noise sigma " + std::to_string(static_cast<int>(noise_sigma));
+    }
+    frames.push_back({name, std::move(s.image), placed});
+  };
+  scene(640, 480, 8, 60, 100, 0);
+  scene(640, 480, 8, 60, 100, 24);
+  if (!quick) scene(1920, 1080, 30, 90, 160, 0);
+  scene(3840, 2160, 100, 100, 180, 0);
+  if (!quick) scene(3840, 2160, 100, 100, 180, 24);
+  return frames;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string save_dir;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--save-frames") save_dir = argv[i + 1];
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (std::string(argv[i]) == "--save-frames") {
+      ++i;
+      continue;
+    }
+    rest.push_back(argv[i]);
+  }
+  const auto args = bench::Args::parse(static_cast<int>(rest.size()), rest.data());
+  bench::Report report(args.out);
+  const bool gpu = cuda::device_count() > 0;
+  if (gpu) report.set_gpu_description(cuda::devices().front().name);
+  else std::printf("bench_pipeline: %s; CPU backend only\n", cuda::unavailable_reason().c_str());
+
+  const auto frames = make_frames(args.quick);
+  if (!save_dir.empty()) {
+    std::filesystem::create_directories(save_dir);
+    for (std::size_t i = 0; i < frames.size(); ++i)
+      write_image(save_dir + "/frame_" + std::to_string(i) + "_" + std::to_string(frames[i].image.width()) + "x" +
+                      std::to_string(frames[i].image.height()) + ".pgm",
+                  frames[i].image.view());
+  }
+
+  bench::Options o;
+  o.min_runs = args.quick ? 20 : 200;
+  o.warmup = 5;
+  for (const Frame& f : frames) {
+    for (Backend backend : {Backend::cuda, Backend::cpu}) {
+      if (backend == Backend::cuda && !gpu) continue;
+      const std::string bname = backend == Backend::cuda ? "cuda" : "cpu";
+      if (!args.wants(bname) && !args.wants(f.name)) continue;
+      pipeline::DetectorConfig config;
+      config.backend = backend;
+      config.fingers.size = 18;
+      pipeline::Detector det(config);
+      std::vector<double> th, sg, dc, bl;
+      int regions = 0, ids = 0;
+      const auto total = bench::measure(
+          [&] { return bench::time_us([&] { det.detect(f.image.view()); }); },
+          o);
+      // Per-stage medians from a separate series (the stages time themselves).
+      for (int i = 0; i < o.min_runs; ++i) {
+        const auto& d = det.detect(f.image.view());
+        th.push_back(d.times.threshold_us);
+        sg.push_back(d.times.segment_us);
+        dc.push_back(d.times.decode_us);
+        bl.push_back(d.times.blobs_us);
+        regions = d.regions;
+        ids = static_cast<int>(std::count_if(d.fiducials.begin(), d.fiducials.end(), [](auto& x) { return x.id >= 0; }));
+      }
+      auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        bench::Stats s;
+        s.median_us = v[v.size() / 2];
+        s.p10_us = v[v.size() / 10];
+        s.p90_us = v[v.size() * 9 / 10];
+        s.min_us = v.front();
+        s.runs = static_cast<int>(v.size());
+        return s;
+      };
+      const std::map<std::string, std::string> params{
+          {"frame", f.name}, {"regions", std::to_string(regions)}, {"ids", std::to_string(ids)}};
+      const std::string be = backend == Backend::cuda ? "cuda" : "cpu (" + std::to_string(num_threads()) + " threads threshold, 1 thread segment+decode)";
+      report.add({"pipeline", "detect end to end", be, "host frame -> host results, transfers included", f.image.width(),
+                  f.image.height(), params, total});
+      report.add({"pipeline", "threshold", be, backend == Backend::cuda ? "upload + kernels (GPU events)" : "host",
+                  f.image.width(), f.image.height(), params, median(th)});
+      report.add({"pipeline", "segment", be,
+                  backend == Backend::cuda ? "device segmentation + tree download (GPU events)" : "host", f.image.width(),
+                  f.image.height(), params, median(sg)});
+      report.add({"pipeline", "decode", be, "host", f.image.width(), f.image.height(), params, median(dc)});
+      report.add({"pipeline", "fingers+blobs", be, "host", f.image.width(), f.image.height(), params, median(bl)});
+    }
+  }
+  return 0;
+}
