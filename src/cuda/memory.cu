@@ -35,6 +35,18 @@ void DeviceBuffer::reserve(std::size_t bytes) {
   n_ = bytes;
 }
 
+PinnedBuffer::~PinnedBuffer() {
+  if (p_) cudaFreeHost(p_);
+}
+void PinnedBuffer::reserve(std::size_t bytes) {
+  if (bytes <= n_) return;
+  if (p_) GPUVIS_CUDA_CHECK(cudaFreeHost(p_));
+  p_ = nullptr;
+  n_ = 0;
+  GPUVIS_CUDA_CHECK(cudaMallocHost(&p_, bytes));
+  n_ = bytes;
+}
+
 template <class T>
 DeviceImage<T>::DeviceImage(int width, int height, int channels) {
   ensure(width, height, channels);

@@ -65,6 +65,26 @@ class DeviceBuffer {
   std::size_t n_ = 0;
 };
 
+// Untyped page-locked host allocation (staging for asynchronous downloads).
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer();
+  PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept { std::swap(p_, o.p_); std::swap(n_, o.n_); return *this; }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  void* get() const { return p_; }
+  template <class T> T* as() const { return static_cast<T*>(p_); }
+  std::size_t size() const { return n_; }
+  // Grows (never shrinks) to at least `bytes`; contents are not preserved.
+  void reserve(std::size_t bytes);
+
+ private:
+  void* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
 // Pitched device image.
 template <class T>
 class DeviceImage {

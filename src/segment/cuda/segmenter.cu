@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <climits>
+#include <cstring>
 
 #include "gpuvis/cuda/check.hpp"
 #include "gpuvis/cuda/memory.hpp"
@@ -32,6 +33,31 @@ class Array {
 
  private:
   gpuvis::cuda::DeviceBuffer buf_;
+};
+
+// The arrays download() copies back, laid out in one device block so that the tree returns in one
+// copy (each array 256-byte aligned).
+struct TreeBlock {
+  std::size_t bytes = 0;
+  std::size_t colour, flags, area, left, top, right, bottom, first_x, first_y, parent, child_count, descendant_count,
+      depth, run_begin, adj_begin, sum_2x, sum_y;
+  explicit TreeBlock(int regions = 0) {
+    const std::size_t n = static_cast<std::size_t>(regions);
+    auto take = [this](std::size_t b) {
+      const std::size_t at = bytes;
+      bytes += (b + 255) / 256 * 256;
+      return at;
+    };
+    colour = take(n);
+    flags = take(n);
+    for (std::size_t* f : {&area, &left, &top, &right, &bottom, &first_x, &first_y, &parent, &child_count,
+                           &descendant_count, &depth})
+      *f = take(n * sizeof(std::int32_t));
+    run_begin = take((n + 1) * sizeof(std::int32_t));
+    adj_begin = take((n + 1) * sizeof(std::int32_t));
+    sum_2x = take(n * sizeof(unsigned long long));
+    sum_y = take(n * sizeof(unsigned long long));
+  }
 };
 
 int blocks(int n, int threads = 256) { return (n + threads - 1) / threads; }
@@ -235,12 +261,11 @@ struct Segmenter::Impl {
   // Per run.
   Array<Run> runs, run_list;
   Array<std::int32_t> run_region, run_region_sorted, run_order, run_order_sorted;
-  // Per region.
-  Array<std::uint8_t> colour, flags;
+  // Per region: the downloaded arrays in one block, the working arrays beside it.
+  Array<std::uint8_t> tree_block;
+  TreeBlock layout;
   Array<std::uint32_t> wide_flags;
-  Array<std::int32_t> area, left, top, right, bottom, first_x, first_y, run_count, run_begin, parent, child_count,
-      descendant_count, depth, degree, adj_count, adj_begin;
-  Array<unsigned long long> sum_2x, sum_y;
+  Array<std::int32_t> run_count, degree, adj_count;
   // Per adjacency entry.
   Array<Pair> pairs, pairs_sorted, pairs_unique, pairs_kept;
   Array<std::int32_t> adj;
@@ -248,6 +273,8 @@ struct Segmenter::Impl {
   Array<std::uint8_t> temp;
   std::size_t temp_bytes = 0;
   int* host_counts = nullptr;  // pinned
+  int unique_pairs = 0;        // an upper bound of the kept neighbour entries, for download()
+  mutable gpuvis::cuda::PinnedBuffer staging;
 
   Impl() { GPUVIS_CUDA_CHECK(cudaMallocHost(&host_counts, 4 * sizeof(int))); }
   ~Impl() { cudaFreeHost(host_counts); }
@@ -265,10 +292,15 @@ struct Segmenter::Impl {
   }
 
   RegionArrays region_arrays(int n) {
-    return {colour.ensure(n),      wide_flags.ensure(n), area.ensure(n),     left.ensure(n),
-            top.ensure(n),         right.ensure(n),      bottom.ensure(n),   first_x.ensure(n),
-            first_y.ensure(n),     run_count.ensure(n),  sum_2x.ensure(n),   sum_y.ensure(n),
-            parent.ensure(n),      child_count.ensure(n), descendant_count.ensure(n), depth.ensure(n),
+    layout = TreeBlock(n);
+    std::uint8_t* b = tree_block.ensure(layout.bytes);
+    auto i32 = [b](std::size_t at) { return reinterpret_cast<std::int32_t*>(b + at); };
+    auto u64 = [b](std::size_t at) { return reinterpret_cast<unsigned long long*>(b + at); };
+    const TreeBlock& l = layout;
+    return {b + l.colour,          wide_flags.ensure(n), i32(l.area),     i32(l.left),
+            i32(l.top),            i32(l.right),         i32(l.bottom),   i32(l.first_x),
+            i32(l.first_y),        run_count.ensure(n),  u64(l.sum_2x),   u64(l.sum_y),
+            i32(l.parent),         i32(l.child_count),   i32(l.descendant_count), i32(l.depth),
             degree.ensure(n),      adj_count.ensure(n)};
   }
 };
@@ -317,7 +349,7 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
   GPUVIS_CUDA_CHECK_LAUNCH();
   mark_border<<<blocks(regions), 256, 0, stream>>>(regions, w, h, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  std::int32_t* run_begin = m.run_begin.ensure(regions + 1);
+  std::int32_t* run_begin = reinterpret_cast<std::int32_t*>(m.tree_block.get() + m.layout.run_begin);
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(run_begin, 0, sizeof(int), stream));
   m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, r.run_count, run_begin + 1, regions, stream); });
 
@@ -361,9 +393,10 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
     judge_pairs<<<blocks(nunique), 256, 0, stream>>>(nunique, unique, cap, r);
     GPUVIS_CUDA_CHECK_LAUNCH();
   }
-  std::int32_t* adj_begin = m.adj_begin.ensure(regions + 1);
+  std::int32_t* adj_begin = reinterpret_cast<std::int32_t*>(m.tree_block.get() + m.layout.adj_begin);
   m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, r.adj_count, adj_begin + 1, regions, stream); });
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(adj_begin, 0, sizeof(int), stream));
+  m.unique_pairs = nunique;
   Pair* kept = m.pairs_kept.ensure(nunique);
   std::int32_t* adj = m.adj.ensure(nunique);
   if (nunique > 0) {
@@ -379,7 +412,7 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
   GPUVIS_CUDA_CHECK_LAUNCH();
   walk_ancestors<<<blocks(regions), 256, 0, stream>>>(regions, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  std::uint8_t* flags = m.flags.ensure(regions);
+  std::uint8_t* flags = m.tree_block.get() + m.layout.flags;
   narrow_flags<<<blocks(regions), 256, 0, stream>>>(regions, r.flags, flags);
   GPUVIS_CUDA_CHECK_LAUNCH();
 
@@ -413,38 +446,47 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
 }
 
 void Segmenter::download(RegionTree& out, cudaStream_t stream) const {
-  const DeviceTree& t = impl_->tree;
+  const Impl& m = *impl_;
+  const DeviceTree& t = m.tree;
   const auto n = static_cast<std::size_t>(t.regions);
+  const TreeBlock& l = m.layout;
+  // Three copies into one pinned staging buffer: the per-region block, the run lists and the
+  // neighbour lists (copied up to the unique pair count, which bounds the kept entries).
+  const std::size_t runs_at = l.bytes, runs_bytes = static_cast<std::size_t>(t.runs) * sizeof(Run);
+  const std::size_t adj_at = runs_at + runs_bytes, adj_bytes = static_cast<std::size_t>(m.unique_pairs) * sizeof(std::int32_t);
+  m.staging.reserve(adj_at + adj_bytes);
+  std::uint8_t* host = m.staging.as<std::uint8_t>();
+  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host, m.tree_block.get(), l.bytes, cudaMemcpyDeviceToHost, stream));
+  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host + runs_at, t.run_list, runs_bytes, cudaMemcpyDeviceToHost, stream));
+  if (adj_bytes) GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host + adj_at, t.adj, adj_bytes, cudaMemcpyDeviceToHost, stream));
+  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+
   out.width = t.width;
   out.height = t.height;
   out.cap = t.cap;
-  auto get = [&](auto& vec, const auto* src, std::size_t count) {
+  auto unpack = [&](auto& vec, std::size_t at, std::size_t count) {
     vec.resize(count);
-    if (count)
-      GPUVIS_CUDA_CHECK(cudaMemcpyAsync(vec.data(), src, count * sizeof(vec[0]), cudaMemcpyDeviceToHost, stream));
+    if (count) std::memcpy(vec.data(), host + at, count * sizeof(vec[0]));
   };
-  get(out.colour, t.colour, n);
-  get(out.flags, t.flags, n);
-  get(out.area, t.area, n);
-  get(out.left, t.left, n);
-  get(out.top, t.top, n);
-  get(out.right, t.right, n);
-  get(out.bottom, t.bottom, n);
-  get(out.first_x, t.first_x, n);
-  get(out.first_y, t.first_y, n);
-  get(out.parent, t.parent, n);
-  get(out.child_count, t.child_count, n);
-  get(out.descendant_count, t.descendant_count, n);
-  get(out.depth, t.depth, n);
-  get(out.adj_begin, t.adj_begin, n + 1);
-  get(out.run_begin, t.run_begin, n + 1);
-  get(out.runs, t.run_list, static_cast<std::size_t>(t.runs));
-  std::vector<unsigned long long> sx, sy;
-  get(sx, t.sum_2x, n);
-  get(sy, t.sum_y, n);
-  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  get(out.adj, t.adj, static_cast<std::size_t>(out.adj_begin[n]));
-  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  unpack(out.colour, l.colour, n);
+  unpack(out.flags, l.flags, n);
+  unpack(out.area, l.area, n);
+  unpack(out.left, l.left, n);
+  unpack(out.top, l.top, n);
+  unpack(out.right, l.right, n);
+  unpack(out.bottom, l.bottom, n);
+  unpack(out.first_x, l.first_x, n);
+  unpack(out.first_y, l.first_y, n);
+  unpack(out.parent, l.parent, n);
+  unpack(out.child_count, l.child_count, n);
+  unpack(out.descendant_count, l.descendant_count, n);
+  unpack(out.depth, l.depth, n);
+  unpack(out.run_begin, l.run_begin, n + 1);
+  unpack(out.adj_begin, l.adj_begin, n + 1);
+  unpack(out.runs, runs_at, static_cast<std::size_t>(t.runs));
+  unpack(out.adj, adj_at, static_cast<std::size_t>(out.adj_begin[n]));
+  const auto* sx = reinterpret_cast<const unsigned long long*>(host + l.sum_2x);
+  const auto* sy = reinterpret_cast<const unsigned long long*>(host + l.sum_y);
   out.sum_x.resize(n);
   out.sum_y.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
