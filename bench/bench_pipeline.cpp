@@ -17,6 +17,11 @@
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "harness.hpp"
+#ifdef GPUVIS_BENCH_CUDA
+#include "gpuvis/cuda/memory.hpp"
+#include "gpuvis/segment/segment_cuda.hpp"
+#include "gpuvis/threshold/threshold_cuda.hpp"
+#endif
 
 using namespace gpuvis;
 
@@ -141,5 +146,49 @@ int main(int argc, char** argv) {
       report.add({"pipeline", "fingers+blobs", be, "host", f.image.width(), f.image.height(), params, median(bl)});
     }
   }
+#ifdef GPUVIS_BENCH_CUDA
+  // The device segmentation alone, per stage (GPU events), on a binary frame already on the device.
+  if (gpu && args.wants("segment")) {
+    cuda::Stream stream;
+    segment::cuda_impl::Segmenter segmenter;
+    threshold::cuda_impl::Workspace ws;
+    for (const Frame& f : frames) {
+      cuda::DeviceImage<std::uint8_t> grey(f.image.width(), f.image.height()), bin(f.image.width(), f.image.height());
+      cuda::upload<std::uint8_t>(f.image.view(), grey.view(), stream);
+      threshold::cuda_impl::threshold(grey.view(), bin.view(), pipeline::DetectorConfig::default_threshold(), ws, stream);
+      std::vector<double> stages[4];
+      cuda::Event start, stop;
+      const auto total = bench::measure(
+          [&] {
+            start.record(stream);
+            segmenter.segment(bin.view(), 19, stream);
+            stop.record(stream);
+            const auto st = segmenter.stage_times();
+            stages[0].push_back(st.labels_us);
+            stages[1].push_back(st.numbering_us);
+            stages[2].push_back(st.regions_us);
+            stages[3].push_back(st.finishing_us);
+            return 1000.0 * cuda::Event::elapsed_ms(start, stop);
+          },
+          o);
+      const std::map<std::string, std::string> params{{"frame", f.name},
+                                                      {"regions", std::to_string(segmenter.tree().regions)}};
+      report.add({"pipeline", "segment (device only)", "cuda", "GPU events, binary frame on the device, no download",
+                  f.image.width(), f.image.height(), params, total});
+      const char* names[4] = {"segment: labels", "segment: numbering + count readback", "segment: runs, stats, neighbour sets",
+                              "segment: flags, forest, lists"};
+      for (int k = 0; k < 4; ++k) {
+        std::sort(stages[k].begin(), stages[k].end());
+        bench::Stats s;
+        s.median_us = stages[k][stages[k].size() / 2];
+        s.p10_us = stages[k][stages[k].size() / 10];
+        s.p90_us = stages[k][stages[k].size() * 9 / 10];
+        s.min_us = stages[k].front();
+        s.runs = static_cast<int>(stages[k].size());
+        report.add({"pipeline", names[k], "cuda", "GPU events", f.image.width(), f.image.height(), params, s});
+      }
+    }
+  }
+#endif
   return 0;
 }

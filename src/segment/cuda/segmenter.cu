@@ -1,13 +1,16 @@
 // The CUDA segmenter: pixel labels (labels.cu) -> region numbers, runs and statistics -> adjacency
-// -> parent forest, producing exactly segment_cpu's RegionTree (docs/segmentation.md). Device-wide
-// steps use CUB (scans, radix sorts, unique, select); per-element steps are one thread per pixel,
-// run, pair or region with atomics. Nothing is walked by a single thread except a region's own
-// ancestor chain.
-#include <cub/device/device_radix_sort.cuh>
+// -> parent forest, producing exactly segment_cpu's RegionTree (docs/segmentation.md).
+//
+// Designed for few launches and one host synchronisation per frame (launch latency, not work,
+// dominates small frames): one packed CUB scan numbers regions and runs at once; the counts come
+// back once to size the per-region arrays; one per-pixel kernel then writes the runs, creates the
+// regions at their first pixels and records adjacency straight into per-region sets of cap + 1
+// slots (a region that fills them has more than cap neighbours: saturated), so no sort of pairs is
+// needed; three per-region kernels and one scan finish the flags, the parent forest and the
+// neighbour lists. The run lists by region are built on the host by download() (a counting sort),
+// since only host consumers need them.
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
 
-#include <bit>
 #include <climits>
 #include <cstring>
 
@@ -18,8 +21,6 @@
 
 namespace gpuvis::segment::cuda_impl {
 namespace {
-
-using Pair = unsigned long long;  // (region a) << 32 | (region b)
 
 // A typed device array that grows on demand and keeps its storage between frames.
 template <class T>
@@ -35,12 +36,12 @@ class Array {
   gpuvis::cuda::DeviceBuffer buf_;
 };
 
-// The arrays download() copies back, laid out in one device block so that the tree returns in one
-// copy (each array 256-byte aligned).
+// The per-region arrays download() copies back, laid out in one device block so that they return
+// in one copy (each array 256-byte aligned).
 struct TreeBlock {
   std::size_t bytes = 0;
-  std::size_t colour, flags, area, left, top, right, bottom, first_x, first_y, parent, child_count, descendant_count,
-      depth, run_begin, adj_begin, sum_2x, sum_y;
+  std::size_t colour = 0, flags = 0, area = 0, left = 0, top = 0, right = 0, bottom = 0, first_x = 0, first_y = 0,
+              parent = 0, child_count = 0, descendant_count = 0, depth = 0, adj_begin = 0, sum_2x = 0, sum_y = 0;
   explicit TreeBlock(int regions = 0) {
     const std::size_t n = static_cast<std::size_t>(regions);
     auto take = [this](std::size_t b) {
@@ -53,63 +54,86 @@ struct TreeBlock {
     for (std::size_t* f : {&area, &left, &top, &right, &bottom, &first_x, &first_y, &parent, &child_count,
                            &descendant_count, &depth})
       *f = take(n * sizeof(std::int32_t));
-    run_begin = take((n + 1) * sizeof(std::int32_t));
     adj_begin = take((n + 1) * sizeof(std::int32_t));
     sum_2x = take(n * sizeof(unsigned long long));
     sum_y = take(n * sizeof(unsigned long long));
   }
 };
 
-int blocks(int n, int threads = 256) { return (n + threads - 1) / threads; }
+int blocks(long long n, int threads = 256) { return static_cast<int>((n + threads - 1) / threads); }
 
-// --- Region numbers and runs --------------------------------------------------------------------
+constexpr int kEmpty = -1;  // an unused neighbour slot
+constexpr int kLarge = INT_MAX;
 
-// is_root[i] = the pixel is its region's first pixel; run_start[i] = a run begins at the pixel.
-// Both arrays have n + 1 entries; the last is 0 so that their exclusive scans end with the totals.
+// --- Region and run numbers ---------------------------------------------------------------------
+
+// counts[i] = (pixel i is its region's first pixel) << 32 | (a run starts at pixel i), and 0 at
+// index n, so that one exclusive scan gives every root its region number (high half) and every run
+// start its run number (low half), and the totals at index n.
 __global__ void mark_roots_and_runs(DeviceView<const std::uint8_t> bin, const std::int32_t* label,
-                                    std::int32_t* is_root, std::int32_t* run_start) {
+                                    unsigned long long* counts) {
   const int n = bin.width * bin.height;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i > n) return;
   if (i == n) {
-    is_root[n] = run_start[n] = 0;
+    counts[n] = 0;
     return;
   }
   const int y = i / bin.width, x = i - y * bin.width;
   const std::uint8_t* row = bin.row(y);
-  is_root[i] = label[i] == i;
-  run_start[i] = x == 0 || (row[x] != 0) != (row[x - 1] != 0);
+  const bool root = label[i] == i;
+  const bool run_start = x == 0 || (row[x] != 0) != (row[x - 1] != 0);
+  counts[i] = static_cast<unsigned long long>(root) << 32 | static_cast<unsigned long long>(run_start);
+}
+
+__device__ __forceinline__ int region_of(const unsigned long long* numbers, const std::int32_t* label, int pixel) {
+  return static_cast<int>(numbers[label[pixel]] >> 32);
 }
 
 struct RegionArrays {
   std::uint8_t* colour;
-  std::uint32_t* flags;  // RegionFlags while building (atomicOr needs 32 bits)
-  std::int32_t *area, *left, *top, *right, *bottom, *first_x, *first_y, *run_count;
+  std::uint8_t* flags;
+  std::uint32_t* wide_flags;  // RegionFlags while building (atomicOr needs 32 bits)
+  std::int32_t *area, *left, *top, *right, *bottom, *first_x, *first_y;
   unsigned long long *sum_2x, *sum_y;
-  std::int32_t *parent, *child_count, *descendant_count, *depth, *degree, *adj_count;
+  std::int32_t *parent, *child_count, *descendant_count, *depth, *degree, *kept, *adj_begin, *adj;
+  std::int32_t* slots;  // cap + 1 per region
+  int slot_count;       // cap + 1
 };
 
 __global__ void init_regions(int regions, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= regions) return;
-  r.flags[i] = 0;
+  r.wide_flags[i] = 0;
   r.area[i] = 0;
-  r.left[i] = INT_MAX;
+  r.left[i] = kLarge;
   r.right[i] = -1;
   r.bottom[i] = -1;
-  r.run_count[i] = 0;
   r.sum_2x[i] = 0;
   r.sum_y[i] = 0;
   r.child_count[i] = 0;
   r.descendant_count[i] = 0;
-  r.degree[i] = 0;
-  r.adj_count[i] = 0;
+  for (int s = 0; s < r.slot_count; ++s) r.slots[i * r.slot_count + s] = kEmpty;
 }
 
-// Writes each run's row and start (at its first pixel) and end (at its last pixel), each run's
-// region, and each region's colour and first pixel (at the region's root pixel).
-__global__ void emit_runs(DeviceView<const std::uint8_t> bin, const std::int32_t* label, const std::int32_t* region_of_root,
-                          const std::int32_t* run_of_start, Run* runs, std::int32_t* run_region, RegionArrays r) {
+// Adds v to region a's neighbour set (lock-free: a slot goes from empty to a value once). When all
+// cap + 1 slots hold other values, a has more than cap neighbours and v need not be recorded.
+__device__ void add_neighbour(const RegionArrays& r, int a, int v) {
+  std::int32_t* slots = r.slots + a * r.slot_count;
+  for (int s = 0; s < r.slot_count; ++s) {
+    int cur = slots[s];
+    if (cur == kEmpty) cur = atomicCAS(&slots[s], kEmpty, v);
+    if (cur == kEmpty || cur == v) return;
+  }
+}
+
+// Per pixel: each run's row and start (at its first pixel) and end (at its last pixel) and its
+// region; each region's colour and first pixel (at the region's first pixel); and the §3.3
+// adjacency pairs at run starts (row 0: with the run to the west; below: with the pixel above when
+// its colour differs), into both regions' neighbour sets.
+__global__ void emit_runs_and_pairs(DeviceView<const std::uint8_t> bin, const std::int32_t* label,
+                                    const unsigned long long* numbers, Run* runs, std::int32_t* run_region,
+                                    RegionArrays r) {
   const int n = bin.width * bin.height;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -118,19 +142,28 @@ __global__ void emit_runs(DeviceView<const std::uint8_t> bin, const std::int32_t
   const bool white = row[x] != 0;
   const bool start = x == 0 || white != (row[x - 1] != 0);
   const bool end = x == w - 1 || white != (row[x + 1] != 0);
-  const int run = run_of_start[i] + start - 1;  // the run containing pixel i
-  if (start) {
-    runs[run].y = y;
-    runs[run].x0 = x;
-    run_region[run] = region_of_root[label[i]];
-  }
+  const int run = static_cast<int>(numbers[i] & 0xffffffffu) + start - 1;  // the run containing pixel i
+  const int reg = region_of(numbers, label, i);
   if (end) runs[run].x1 = x;
   if (label[i] == i) {
-    const int reg = region_of_root[i];
     r.colour[reg] = white ? 255 : 0;
     r.first_x[reg] = x;
     r.first_y[reg] = y;
     r.top[reg] = y;
+  }
+  if (!start) return;
+  runs[run].y = y;
+  runs[run].x0 = x;
+  run_region[run] = reg;
+  int other = -1;
+  if (y == 0) {
+    if (x > 0) other = region_of(numbers, label, i - 1);
+  } else if (white != (bin.row(y - 1)[x] != 0)) {
+    other = region_of(numbers, label, i - w);
+  }
+  if (other >= 0) {
+    add_neighbour(r, reg, other);
+    add_neighbour(r, other, reg);
   }
 }
 
@@ -144,101 +177,62 @@ __global__ void accumulate_runs(int nruns, const Run* runs, const std::int32_t* 
   atomicMin(&r.left[reg], run.x0);
   atomicMax(&r.right[reg], run.x1);
   atomicMax(&r.bottom[reg], run.y);
-  atomicAdd(&r.run_count[reg], 1);
   atomicAdd(&r.sum_2x[reg], static_cast<unsigned long long>(run.x0 + run.x1) * static_cast<unsigned long long>(len));
   atomicAdd(&r.sum_y[reg], static_cast<unsigned long long>(run.y) * static_cast<unsigned long long>(len));
 }
 
-__global__ void mark_border(int regions, int w, int h, RegionArrays r) {
+// --- Per-region finishing -----------------------------------------------------------------------
+
+__device__ __forceinline__ int filled_slots(const RegionArrays& r, int i) {
+  int d = 0;
+  while (d < r.slot_count && r.slots[i * r.slot_count + d] != kEmpty) ++d;  // slots fill in order
+  return d;
+}
+
+// Degree, saturation, border, and the parent link (the region above the first pixel).
+__global__ void link_regions(int regions, int w, int h, int cap, const std::int32_t* label,
+                             const unsigned long long* numbers, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= regions) return;
-  if (r.left[i] == 0 || r.top[i] == 0 || r.right[i] == w - 1 || r.bottom[i] == h - 1) r.flags[i] = kBorder;
-}
-
-__global__ void iota(int n, std::int32_t* v) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) v[i] = i;
-}
-
-__global__ void gather_runs(int nruns, const std::int32_t* order, const Run* runs, Run* out) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < nruns) out[k] = runs[order[k]];
-}
-
-// --- Adjacency ----------------------------------------------------------------------------------
-
-// §3.3 pairs at run starts: in row 0 with the run to the west, elsewhere with the pixel above when
-// its colour differs. Both directions are written.
-__global__ void emit_pairs(DeviceView<const std::uint8_t> bin, int nruns, const Run* runs, const std::int32_t* run_region,
-                           const std::int32_t* label, const std::int32_t* region_of_root, Pair* pairs, int* count) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= nruns) return;
-  const Run run = runs[k];
-  const int w = bin.width;
-  int other = -1;
-  if (run.y == 0) {
-    if (run.x0 > 0) other = region_of_root[label[run.x0 - 1]];
-  } else if ((bin.row(run.y)[run.x0] != 0) != (bin.row(run.y - 1)[run.x0] != 0)) {
-    other = region_of_root[label[(run.y - 1) * w + run.x0]];
-  }
-  if (other < 0) return;
-  const Pair a = static_cast<unsigned>(run_region[k]), b = static_cast<unsigned>(other);
-  const int at = atomicAdd(count, 2);
-  pairs[at] = a << 32 | b;
-  pairs[at + 1] = b << 32 | a;
-}
-
-__global__ void count_degrees(int npairs, const Pair* pairs, std::int32_t* degree) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < npairs) atomicAdd(&degree[pairs[k] >> 32], 1);
-}
-
-// Saturation (more than cap distinct neighbours) and fragmentation (a neighbour is saturated), and
-// how many neighbours each region keeps.
-__global__ void judge_pairs(int npairs, const Pair* pairs, int cap, RegionArrays r) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= npairs) return;
-  const int a = static_cast<int>(pairs[k] >> 32), b = static_cast<int>(pairs[k] & 0xffffffffu);
-  if (r.degree[a] > cap) return;
-  if (r.degree[b] > cap) atomicOr(&r.flags[a], static_cast<std::uint32_t>(kFragmented));
-  else atomicAdd(&r.adj_count[a], 1);
-}
-
-struct KeepPair {
-  const std::int32_t* degree;
-  int cap;
-  __device__ bool operator()(Pair p) const {
-    return degree[p >> 32] <= cap && degree[p & 0xffffffffu] <= cap;
-  }
-};
-
-__global__ void neighbour_values(int n, const Pair* kept, std::int32_t* adj) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) adj[k] = static_cast<std::int32_t>(kept[k] & 0xffffffffu);
-}
-
-// --- Parent forest ------------------------------------------------------------------------------
-
-__global__ void link_parents(int regions, int w, int cap, const std::int32_t* label, const std::int32_t* region_of_root,
-                             RegionArrays r) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= regions) return;
-  if (r.degree[i] > cap) r.flags[i] |= kSaturated;
-  if (r.flags[i] & kBorder) {
+  const int degree = filled_slots(r, i);
+  r.degree[i] = degree;
+  std::uint32_t flags = 0;
+  if (degree > cap) flags |= kSaturated;
+  const bool border = r.left[i] == 0 || r.top[i] == 0 || r.right[i] == w - 1 || r.bottom[i] == h - 1;
+  if (border) {
+    flags |= kBorder;
     r.parent[i] = -1;
-    return;
+  } else {
+    const int p = region_of(numbers, label, (r.first_y[i] - 1) * w + r.first_x[i]);
+    r.parent[i] = p;
+    atomicAdd(&r.child_count[p], 1);
   }
-  const int p = region_of_root[label[(r.first_y[i] - 1) * w + r.first_x[i]]];
-  r.parent[i] = p;
-  atomicAdd(&r.child_count[p], 1);
+  r.wide_flags[i] = flags;
 }
 
-// Each region walks its ancestor chain once: its depth is the chain's length, and it adds itself
-// to every ancestor's descendant count. The work is the sum of depths (small on camera frames,
-// bounded by the frame's nesting on adversarial ones).
-__global__ void walk_ancestors(int regions, RegionArrays r) {
+// Fragmentation and the kept neighbours (sorted, in the region's own slots), and the ancestor walk:
+// depth is the chain's length, and the region adds itself to every ancestor's descendant count
+// (the work is the sum of depths: small on camera frames, bounded by the nesting on others).
+__global__ void judge_regions(int regions, int cap, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= regions) return;
+  int kept = 0;
+  if (r.degree[i] <= cap) {
+    std::int32_t* slots = r.slots + i * r.slot_count;
+    bool fragmented = false;
+    for (int s = 0; s < r.degree[i]; ++s) {
+      const int v = slots[s];
+      if (r.degree[v] > cap) {
+        fragmented = true;
+        continue;
+      }
+      int k = kept++;  // insertion sort into slots[0 .. kept)
+      for (; k > 0 && slots[k - 1] > v; --k) slots[k] = slots[k - 1];
+      slots[k] = v;
+    }
+    if (fragmented) r.wide_flags[i] |= kFragmented;
+  }
+  r.kept[i] = kept;
   int d = 0;
   for (int p = r.parent[i]; p >= 0; p = r.parent[p]) {
     atomicAdd(&r.descendant_count[p], 1);
@@ -247,37 +241,29 @@ __global__ void walk_ancestors(int regions, RegionArrays r) {
   r.depth[i] = d;
 }
 
-__global__ void narrow_flags(int regions, const std::uint32_t* wide, std::uint8_t* flags) {
+__global__ void write_neighbours(int regions, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < regions) flags[i] = static_cast<std::uint8_t>(wide[i]);
+  if (i >= regions) return;
+  r.flags[i] = static_cast<std::uint8_t>(r.wide_flags[i]);
+  for (int k = 0; k < r.kept[i]; ++k) r.adj[r.adj_begin[i] + k] = r.slots[i * r.slot_count + k];
 }
 
 }  // namespace
 
 struct Segmenter::Impl {
   DeviceTree tree;
-  // Per pixel (+1 for scan totals).
-  Array<std::int32_t> label, is_root, region_of_root, run_start, run_of_start;
-  // Per run.
-  Array<Run> runs, run_list;
-  Array<std::int32_t> run_region, run_region_sorted, run_order, run_order_sorted;
-  // Per region: the downloaded arrays in one block, the working arrays beside it.
+  Array<std::int32_t> label;
+  Array<unsigned long long> counts, numbers;  // per pixel + 1
+  Array<Run> runs;
+  Array<std::int32_t> run_region;
   Array<std::uint8_t> tree_block;
   TreeBlock layout;
   Array<std::uint32_t> wide_flags;
-  Array<std::int32_t> run_count, degree, adj_count;
-  // Per adjacency entry.
-  Array<Pair> pairs, pairs_sorted, pairs_unique, pairs_kept;
-  Array<std::int32_t> adj;
-  Array<int> counters;  // [0] pairs written, [1] unique pairs, [2] kept pairs
+  Array<std::int32_t> degree, kept, slots, adj;
   Array<std::uint8_t> temp;
   std::size_t temp_bytes = 0;
-  int* host_counts = nullptr;  // pinned
-  int unique_pairs = 0;        // an upper bound of the kept neighbour entries, for download()
   mutable gpuvis::cuda::PinnedBuffer staging;
-
-  Impl() { GPUVIS_CUDA_CHECK(cudaMallocHost(&host_counts, 4 * sizeof(int))); }
-  ~Impl() { cudaFreeHost(host_counts); }
+  gpuvis::cuda::Event events[5];  // start, labelled, numbered, regions built, done
 
   // CUB's two-phase calls: query the temporary storage, grow it, run.
   template <class Call>
@@ -291,17 +277,36 @@ struct Segmenter::Impl {
     GPUVIS_CUDA_CHECK(call(temp.get(), temp_bytes));
   }
 
-  RegionArrays region_arrays(int n) {
+  RegionArrays region_arrays(int n, int cap) {
     layout = TreeBlock(n);
     std::uint8_t* b = tree_block.ensure(layout.bytes);
     auto i32 = [b](std::size_t at) { return reinterpret_cast<std::int32_t*>(b + at); };
     auto u64 = [b](std::size_t at) { return reinterpret_cast<unsigned long long*>(b + at); };
     const TreeBlock& l = layout;
-    return {b + l.colour,          wide_flags.ensure(n), i32(l.area),     i32(l.left),
-            i32(l.top),            i32(l.right),         i32(l.bottom),   i32(l.first_x),
-            i32(l.first_y),        run_count.ensure(n),  u64(l.sum_2x),   u64(l.sum_y),
-            i32(l.parent),         i32(l.child_count),   i32(l.descendant_count), i32(l.depth),
-            degree.ensure(n),      adj_count.ensure(n)};
+    RegionArrays r{};
+    r.colour = b + l.colour;
+    r.flags = b + l.flags;
+    r.wide_flags = wide_flags.ensure(n);
+    r.area = i32(l.area);
+    r.left = i32(l.left);
+    r.top = i32(l.top);
+    r.right = i32(l.right);
+    r.bottom = i32(l.bottom);
+    r.first_x = i32(l.first_x);
+    r.first_y = i32(l.first_y);
+    r.sum_2x = u64(l.sum_2x);
+    r.sum_y = u64(l.sum_y);
+    r.parent = i32(l.parent);
+    r.child_count = i32(l.child_count);
+    r.descendant_count = i32(l.descendant_count);
+    r.depth = i32(l.depth);
+    r.adj_begin = i32(l.adj_begin);
+    r.degree = degree.ensure(n);
+    r.kept = kept.ensure(n);
+    r.slot_count = cap + 1;
+    r.slots = slots.ensure(static_cast<std::size_t>(n) * (cap + 1));
+    r.adj = adj.ensure(static_cast<std::size_t>(n) * cap);  // at most cap kept per region
+    return r;
   }
 };
 
@@ -320,101 +325,48 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
           "segment (CUDA): frames must have fewer than 2^31 pixels");
   Impl& m = *impl_;
   const int w = bin.width, h = bin.height, n = w * h;
+  m.events[0].record(stream);
 
-  // 1. Pixel labels; 2. region numbers and run numbers by exclusive scans.
+  // 1. Pixel labels.
   std::int32_t* label = m.label.ensure(n);
   label_pixels(bin, label, stream);
-  std::int32_t* is_root = m.is_root.ensure(n + 1);
-  std::int32_t* run_start = m.run_start.ensure(n + 1);
-  std::int32_t* region_of_root = m.region_of_root.ensure(n + 1);
-  std::int32_t* run_of_start = m.run_of_start.ensure(n + 1);
-  mark_roots_and_runs<<<blocks(n + 1), 256, 0, stream>>>(bin, label, is_root, run_start);
-  GPUVIS_CUDA_CHECK_LAUNCH();
-  m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, is_root, region_of_root, n + 1, stream); });
-  m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, run_start, run_of_start, n + 1, stream); });
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.host_counts, region_of_root + n, sizeof(int), cudaMemcpyDeviceToHost, stream));
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.host_counts + 1, run_of_start + n, sizeof(int), cudaMemcpyDeviceToHost, stream));
-  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const int regions = m.host_counts[0], nruns = m.host_counts[1];
+  m.events[1].record(stream);
 
-  // Runs, their regions, and the statistics.
-  RegionArrays r = m.region_arrays(regions);
-  init_regions<<<blocks(regions), 256, 0, stream>>>(regions, r);
+  // 2. Region and run numbers by one packed exclusive scan; the totals come back to the host.
+  unsigned long long* counts = m.counts.ensure(n + 1);
+  unsigned long long* numbers = m.numbers.ensure(n + 1);
+  mark_roots_and_runs<<<blocks(n + 1), 256, 0, stream>>>(bin, label, counts);
   GPUVIS_CUDA_CHECK_LAUNCH();
+  m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, counts, numbers, n + 1, stream); });
+  m.events[2].record(stream);
+  m.staging.reserve(sizeof(unsigned long long));
+  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.staging.get(), numbers + n, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const unsigned long long totals = *m.staging.as<unsigned long long>();
+  const int regions = static_cast<int>(totals >> 32), nruns = static_cast<int>(totals & 0xffffffffu);
+
+  // 3. Regions, runs, statistics and neighbour sets.
+  RegionArrays r = m.region_arrays(regions, cap);
   Run* runs = m.runs.ensure(nruns);
   std::int32_t* run_region = m.run_region.ensure(nruns);
-  emit_runs<<<blocks(n), 256, 0, stream>>>(bin, label, region_of_root, run_of_start, runs, run_region, r);
+  init_regions<<<blocks(regions), 256, 0, stream>>>(regions, r);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+  emit_runs_and_pairs<<<blocks(n), 256, 0, stream>>>(bin, label, numbers, runs, run_region, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
   accumulate_runs<<<blocks(nruns), 256, 0, stream>>>(nruns, runs, run_region, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  mark_border<<<blocks(regions), 256, 0, stream>>>(regions, w, h, r);
-  GPUVIS_CUDA_CHECK_LAUNCH();
-  std::int32_t* run_begin = reinterpret_cast<std::int32_t*>(m.tree_block.get() + m.layout.run_begin);
-  GPUVIS_CUDA_CHECK(cudaMemsetAsync(run_begin, 0, sizeof(int), stream));
-  m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, r.run_count, run_begin + 1, regions, stream); });
+  m.events[3].record(stream);
 
-  // Run lists: a stable radix sort of run numbers by region keeps raster order within a region.
-  const int region_bits = std::max(1, static_cast<int>(std::bit_width(static_cast<unsigned>(regions))));
-  std::int32_t* order = m.run_order.ensure(nruns);
-  std::int32_t* order_sorted = m.run_order_sorted.ensure(nruns);
-  std::int32_t* region_sorted = m.run_region_sorted.ensure(nruns);
-  iota<<<blocks(nruns), 256, 0, stream>>>(nruns, order);
+  // 4. Flags, parent forest and neighbour lists.
+  link_regions<<<blocks(regions), 256, 0, stream>>>(regions, w, h, cap, label, numbers, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  m.cub_call([&](void* t, std::size_t& b) {
-    return cub::DeviceRadixSort::SortPairs(t, b, run_region, region_sorted, order, order_sorted, nruns, 0, region_bits, stream);
-  });
-  Run* run_list = m.run_list.ensure(nruns);
-  gather_runs<<<blocks(nruns), 256, 0, stream>>>(nruns, order_sorted, runs, run_list);
+  judge_regions<<<blocks(regions), 256, 0, stream>>>(regions, cap, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
-
-  // 3. Adjacency: pairs at run starts, sorted and made unique, then degrees, saturation,
-  //    fragmentation and the kept neighbour lists (already sorted by region, then neighbour).
-  Pair* pairs = m.pairs.ensure(2 * static_cast<std::size_t>(nruns));
-  int* counters = m.counters.ensure(4);
-  GPUVIS_CUDA_CHECK(cudaMemsetAsync(counters, 0, 4 * sizeof(int), stream));
-  emit_pairs<<<blocks(nruns), 256, 0, stream>>>(bin, nruns, runs, run_region, label, region_of_root, pairs, counters);
+  GPUVIS_CUDA_CHECK(cudaMemsetAsync(r.adj_begin, 0, sizeof(std::int32_t), stream));
+  m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, r.kept, r.adj_begin + 1, regions, stream); });
+  write_neighbours<<<blocks(regions), 256, 0, stream>>>(regions, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.host_counts, counters, sizeof(int), cudaMemcpyDeviceToHost, stream));
-  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const int npairs = m.host_counts[0];
-  Pair* sorted = m.pairs_sorted.ensure(npairs);
-  Pair* unique = m.pairs_unique.ensure(npairs);
-  int nunique = 0;
-  if (npairs > 0) {  // a frame of one region has no pairs
-    m.cub_call([&](void* t, std::size_t& b) {
-      return cub::DeviceRadixSort::SortKeys(t, b, pairs, sorted, npairs, 0, 32 + region_bits, stream);
-    });
-    m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceSelect::Unique(t, b, sorted, unique, counters + 1, npairs, stream); });
-    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.host_counts + 1, counters + 1, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    nunique = m.host_counts[1];
-    count_degrees<<<blocks(nunique), 256, 0, stream>>>(nunique, unique, r.degree);
-    GPUVIS_CUDA_CHECK_LAUNCH();
-    judge_pairs<<<blocks(nunique), 256, 0, stream>>>(nunique, unique, cap, r);
-    GPUVIS_CUDA_CHECK_LAUNCH();
-  }
-  std::int32_t* adj_begin = reinterpret_cast<std::int32_t*>(m.tree_block.get() + m.layout.adj_begin);
-  m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, r.adj_count, adj_begin + 1, regions, stream); });
-  GPUVIS_CUDA_CHECK(cudaMemsetAsync(adj_begin, 0, sizeof(int), stream));
-  m.unique_pairs = nunique;
-  Pair* kept = m.pairs_kept.ensure(nunique);
-  std::int32_t* adj = m.adj.ensure(nunique);
-  if (nunique > 0) {
-    m.cub_call([&](void* t, std::size_t& b) {
-      return cub::DeviceSelect::If(t, b, unique, kept, counters + 2, nunique, KeepPair{r.degree, cap}, stream);
-    });
-    neighbour_values<<<blocks(nunique), 256, 0, stream>>>(nunique, kept, adj);  // entries past the kept count are unused
-    GPUVIS_CUDA_CHECK_LAUNCH();
-  }
-
-  // 4. Parent forest.
-  link_parents<<<blocks(regions), 256, 0, stream>>>(regions, w, cap, label, region_of_root, r);
-  GPUVIS_CUDA_CHECK_LAUNCH();
-  walk_ancestors<<<blocks(regions), 256, 0, stream>>>(regions, r);
-  GPUVIS_CUDA_CHECK_LAUNCH();
-  std::uint8_t* flags = m.tree_block.get() + m.layout.flags;
-  narrow_flags<<<blocks(regions), 256, 0, stream>>>(regions, r.flags, flags);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  m.events[4].record(stream);
 
   DeviceTree& t = m.tree;
   t.width = w;
@@ -422,9 +374,8 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
   t.cap = cap;
   t.regions = regions;
   t.runs = nruns;
-  t.neighbours = -1;  // known on the device (adj_begin[regions]); read by download()
   t.colour = r.colour;
-  t.flags = flags;
+  t.flags = r.flags;
   t.area = r.area;
   t.left = r.left;
   t.top = r.top;
@@ -438,27 +389,43 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
   t.child_count = r.child_count;
   t.descendant_count = r.descendant_count;
   t.depth = r.depth;
-  t.adj_begin = adj_begin;
-  t.adj = adj;
-  t.run_begin = run_begin;
-  t.run_list = run_list;
+  t.adj_begin = r.adj_begin;
+  t.adj = r.adj;
+  t.raster_runs = runs;
+  t.run_region = run_region;
   return t;
+}
+
+SegmentTimes Segmenter::stage_times() const {
+  const auto& e = impl_->events;
+  auto us = [](const gpuvis::cuda::Event& a, const gpuvis::cuda::Event& b) {
+    return 1000.0 * gpuvis::cuda::Event::elapsed_ms(a, b);
+  };
+  return {us(e[0], e[1]), us(e[1], e[2]), us(e[2], e[3]), us(e[3], e[4])};
 }
 
 void Segmenter::download(RegionTree& out, cudaStream_t stream) const {
   const Impl& m = *impl_;
   const DeviceTree& t = m.tree;
   const auto n = static_cast<std::size_t>(t.regions);
+  const auto nruns = static_cast<std::size_t>(t.runs);
   const TreeBlock& l = m.layout;
-  // Three copies into one pinned staging buffer: the per-region block, the run lists and the
-  // neighbour lists (copied up to the unique pair count, which bounds the kept entries).
-  const std::size_t runs_at = l.bytes, runs_bytes = static_cast<std::size_t>(t.runs) * sizeof(Run);
-  const std::size_t adj_at = runs_at + runs_bytes, adj_bytes = static_cast<std::size_t>(m.unique_pairs) * sizeof(std::int32_t);
+  // Three copies into one pinned staging buffer: the per-region block, the runs with their
+  // regions, and the neighbour lists (copied up to cap per region: they are packed at the front).
+  const std::size_t runs_at = l.bytes, runs_bytes = nruns * sizeof(Run);
+  const std::size_t region_at = runs_at + runs_bytes, region_bytes = nruns * sizeof(std::int32_t);
+  const std::size_t adj_at = region_at + region_bytes;
+  const std::size_t adj_bytes = n * static_cast<std::size_t>(t.cap) * sizeof(std::int32_t);
   m.staging.reserve(adj_at + adj_bytes);
   std::uint8_t* host = m.staging.as<std::uint8_t>();
   GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host, m.tree_block.get(), l.bytes, cudaMemcpyDeviceToHost, stream));
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host + runs_at, t.run_list, runs_bytes, cudaMemcpyDeviceToHost, stream));
-  if (adj_bytes) GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host + adj_at, t.adj, adj_bytes, cudaMemcpyDeviceToHost, stream));
+  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host + runs_at, t.raster_runs, runs_bytes, cudaMemcpyDeviceToHost, stream));
+  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host + region_at, t.run_region, region_bytes, cudaMemcpyDeviceToHost, stream));
+  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto* adj_begin = reinterpret_cast<const std::int32_t*>(host + l.adj_begin);
+  const std::size_t nadj = static_cast<std::size_t>(adj_begin[n]);
+  if (nadj)
+    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host + adj_at, t.adj, nadj * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream));
   GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
 
   out.width = t.width;
@@ -481,10 +448,8 @@ void Segmenter::download(RegionTree& out, cudaStream_t stream) const {
   unpack(out.child_count, l.child_count, n);
   unpack(out.descendant_count, l.descendant_count, n);
   unpack(out.depth, l.depth, n);
-  unpack(out.run_begin, l.run_begin, n + 1);
   unpack(out.adj_begin, l.adj_begin, n + 1);
-  unpack(out.runs, runs_at, static_cast<std::size_t>(t.runs));
-  unpack(out.adj, adj_at, static_cast<std::size_t>(out.adj_begin[n]));
+  unpack(out.adj, adj_at, nadj);
   const auto* sx = reinterpret_cast<const unsigned long long*>(host + l.sum_2x);
   const auto* sy = reinterpret_cast<const unsigned long long*>(host + l.sum_y);
   out.sum_x.resize(n);
@@ -493,6 +458,15 @@ void Segmenter::download(RegionTree& out, cudaStream_t stream) const {
     out.sum_x[i] = 0.5 * static_cast<double>(sx[i]);
     out.sum_y[i] = static_cast<double>(sy[i]);
   }
+  // Run lists by region, in raster order: a counting sort of the raster-ordered runs.
+  const auto* runs = reinterpret_cast<const Run*>(host + runs_at);
+  const auto* run_region = reinterpret_cast<const std::int32_t*>(host + region_at);
+  out.run_begin.assign(n + 1, 0);
+  for (std::size_t k = 0; k < nruns; ++k) ++out.run_begin[run_region[k] + 1];
+  for (std::size_t i = 0; i < n; ++i) out.run_begin[i + 1] += out.run_begin[i];
+  out.runs.resize(nruns);
+  std::vector<std::int32_t> fill(out.run_begin.begin(), out.run_begin.end() - 1);
+  for (std::size_t k = 0; k < nruns; ++k) out.runs[fill[run_region[k]]++] = runs[k];
 }
 
 }  // namespace gpuvis::segment::cuda_impl
