@@ -1,14 +1,15 @@
 // Connected components of a binary frame, both colours at once, 4-connectivity, as a union-find
 // forest over pixel indices whose roots are the smallest index of each component.
 //
-// A warp handles 32 consecutive pixels of one row. Each pixel starts pointing at the start of its
-// run inside that 32-pixel span (found with one ballot), so a span's run is already one tree.
-// Unions are then only needed where something begins: at each span's first pixel with its west
-// neighbour, and vertically wherever a span run begins in this row or in the row above (the first
-// pixel of every overlap between a run above and a run below). Unions use atomicMin on the parent
-// of the larger root (Playne & Hawick, "A new algorithm for parallel connected-component
-// labelling on GPUs", 2018): parents only ever decrease, so roots stay the smallest index and
-// concurrent unions cannot create cycles. A final pass points every pixel at its root.
+// Block-based union-find (after Allegretti, Bolelli & Grana's BUF): a block labels its 32 x 16 tile
+// in shared memory, then only the tile borders are merged in global memory. Inside a tile, a warp
+// holds one 32-pixel row span and each pixel starts pointing at the start of its run within the
+// span (one ballot), so a span's run is already one tree; vertical unions are only needed where a
+// span run begins in this row or in the row above (the first pixel of every overlap). Unions use
+// atomicMin on the parent of the larger root (Playne & Hawick, "A new algorithm for parallel
+// connected-component labelling on GPUs", 2018): parents only ever decrease, so roots stay the
+// smallest index and concurrent unions cannot create cycles. A final pass points every pixel at
+// its root.
 #include "gpuvis/cuda/check.hpp"
 #include "labels.cuh"
 
@@ -16,13 +17,14 @@ namespace gpuvis::segment::cuda_impl {
 namespace {
 
 constexpr unsigned kFullMask = 0xffffffffu;
-constexpr int kRows = 8;  // rows per block; a block is 32 x kRows threads
+constexpr int kRows = 16;  // rows per tile; a block is one 32 x kRows tile, one thread per pixel
 
 __device__ __forceinline__ int find_root(const std::int32_t* label, int a) {
   for (int p = label[a]; p != a; p = label[a]) a = p;
   return a;
 }
 
+// Works on global and on shared memory alike.
 __device__ void unite(std::int32_t* label, int a, int b) {
   for (;;) {
     a = find_root(label, a);
@@ -53,27 +55,43 @@ __device__ __forceinline__ SpanPixel span_pixel(DeviceView<const std::uint8_t> b
   return {inside, white, lane == 0 || white != west};
 }
 
-__global__ void init_labels(DeviceView<const std::uint8_t> bin, std::int32_t* label) {
-  const int lane = threadIdx.x;
-  const int x = blockIdx.x * 32 + lane, y = blockIdx.y * kRows + threadIdx.y;
-  const SpanPixel p = span_pixel(bin, x, y, lane);
-  const unsigned starts = __ballot_sync(kFullMask, p.span_start);
-  if (!p.inside) return;
-  const int first = 31 - __clz(starts & (kFullMask >> (31 - lane)));  // last start at or before lane
-  const int index = y * bin.width + x;
-  label[index] = index - (lane - first);
-}
-
-__global__ void merge_labels(DeviceView<const std::uint8_t> bin, std::int32_t* label) {
-  const int lane = threadIdx.x;
-  const int x = blockIdx.x * 32 + lane, y = blockIdx.y * kRows + threadIdx.y;
+// Labels each tile in shared memory; writes, for every pixel, the global index of its tile-local
+// root (the tile's smallest pixel of that component, so parents still point to smaller indices).
+__global__ void label_tiles(DeviceView<const std::uint8_t> bin, std::int32_t* label) {
+  __shared__ std::int32_t local[kRows * 32];
+  const int lane = threadIdx.x, ly = threadIdx.y;
+  const int x = blockIdx.x * 32 + lane, y = blockIdx.y * kRows + ly;
   const SpanPixel here = span_pixel(bin, x, y, lane);
   const SpanPixel above = span_pixel(bin, x, y - 1, lane);
+  const unsigned starts = __ballot_sync(kFullMask, here.span_start);
+  const int first = 31 - __clz(starts & (kFullMask >> (31 - lane)));  // last start at or before lane
+  const int li = ly * 32 + lane;
+  local[li] = ly * 32 + first;
+  __syncthreads();
+  if (here.inside && ly > 0 && here.white == above.white && (here.span_start || above.span_start))
+    unite(local, li, li - 32);
+  __syncthreads();
   if (!here.inside) return;
+  const int root = find_root(local, li);
+  label[y * bin.width + x] = (blockIdx.y * kRows + root / 32) * bin.width + blockIdx.x * 32 + root % 32;
+}
+
+// Unions across tile borders: a tile's first column with its west neighbour, a tile's first row
+// with the row above where a span run begins.
+__global__ void merge_tile_borders(DeviceView<const std::uint8_t> bin, std::int32_t* label) {
+  const int lane = threadIdx.x, ly = threadIdx.y;
+  const int x = blockIdx.x * 32 + lane, y = blockIdx.y * kRows + ly;
   const int index = y * bin.width + x;
-  if (lane == 0 && x > 0 && here.white == (bin.row(y)[x - 1] != 0)) unite(label, index, index - 1);
-  if (y > 0 && here.white == above.white && (here.span_start || above.span_start))
-    unite(label, index, index - bin.width);
+  if (ly == 0) {  // the tile's first row: a whole warp, so the span helpers may shuffle
+    const SpanPixel here = span_pixel(bin, x, y, lane);
+    const SpanPixel above = span_pixel(bin, x, y - 1, lane);
+    if (!here.inside) return;
+    if (lane == 0 && x > 0 && here.white == (bin.row(y)[x - 1] != 0)) unite(label, index, index - 1);
+    if (y > 0 && here.white == above.white && (here.span_start || above.span_start))
+      unite(label, index, index - bin.width);
+  } else if (lane == 0 && x > 0 && x < bin.width && y < bin.height) {
+    if ((bin.row(y)[x] != 0) == (bin.row(y)[x - 1] != 0)) unite(label, index, index - 1);
+  }
 }
 
 __global__ void flatten_labels(int n, std::int32_t* label) {
@@ -86,9 +104,9 @@ __global__ void flatten_labels(int n, std::int32_t* label) {
 void label_pixels(DeviceView<const std::uint8_t> binary, std::int32_t* label, cudaStream_t stream) {
   const dim3 block(32, kRows);
   const dim3 grid((binary.width + 31) / 32, (binary.height + kRows - 1) / kRows);
-  init_labels<<<grid, block, 0, stream>>>(binary, label);
+  label_tiles<<<grid, block, 0, stream>>>(binary, label);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  merge_labels<<<grid, block, 0, stream>>>(binary, label);
+  merge_tile_borders<<<grid, block, 0, stream>>>(binary, label);
   GPUVIS_CUDA_CHECK_LAUNCH();
   const int n = binary.width * binary.height;
   flatten_labels<<<(n + 255) / 256, 256, 0, stream>>>(n, label);
