@@ -50,6 +50,19 @@ __device__ inline float strip_value(const Strip<T>& s, int gx, int gy, int ch, B
 // [first_row, first_row + th) and columns [x0 - rx, x0 - rx + tw), C floats per pixel.
 template <class T, int C>
 __device__ inline void load_tile(float* tile, const Strip<T>& s, int x0, int rx, int first_row, int tw, int th, Border b) {
+  // Most tiles lie wholly inside the image and the staged rows: load them without border logic.
+  const int first_col = x0 - rx;
+  const int first_local = s.map_rows ? first_row : first_row - (s.y0 - s.ry);
+  const int local_rows = s.map_rows ? s.height : s.rows;
+  if (first_col >= 0 && first_col + tw <= s.width && first_row >= 0 && first_row + th <= s.height &&
+      first_local >= 0 && first_local + th <= local_rows) {
+    const T* base = s.data + static_cast<std::size_t>(first_local) * s.pitch + static_cast<std::size_t>(first_col) * C;
+    for (int ty = threadIdx.y; ty < th; ty += blockDim.y) {
+      const T* row = base + static_cast<std::size_t>(ty) * s.pitch;
+      for (int i = threadIdx.x; i < tw * C; i += blockDim.x) tile[ty * tw * C + i] = static_cast<float>(row[i]);
+    }
+    return;
+  }
   for (int ty = threadIdx.y; ty < th; ty += blockDim.y)
     for (int tx = threadIdx.x; tx < tw; tx += blockDim.x)
 #pragma unroll
@@ -144,10 +157,16 @@ __global__ void row_pass_kernel(Strip<T> s, float* tmp, int kw, Border b) {
   const bool row_ok = r < s.rows;
   const int gy = s.y0 - s.ry + r;
   float* my = tile + threadIdx.y * tw * C;
-  if (row_ok)
+  const int first_col = x0 - rx;
+  if (row_ok && first_col >= 0 && first_col + tw <= s.width && gy >= 0 && gy < s.height) {
+    // Inside the image: no border logic.
+    const T* row = s.data + static_cast<std::size_t>(s.map_rows ? gy : r) * s.pitch + static_cast<std::size_t>(first_col) * C;
+    for (int i = threadIdx.x; i < tw * C; i += blockDim.x) my[i] = static_cast<float>(row[i]);
+  } else if (row_ok) {
     for (int tx = threadIdx.x; tx < tw; tx += blockDim.x)
 #pragma unroll
       for (int ch = 0; ch < C; ++ch) my[tx * C + ch] = strip_value(s, x0 - rx + tx, gy, ch, b);
+  }
   __syncthreads();
   if (!row_ok) return;
   for (int ox = threadIdx.x; ox < kTileX * 4 && x0 + ox < s.width; ox += blockDim.x) {
