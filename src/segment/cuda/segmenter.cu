@@ -178,9 +178,9 @@ __global__ void accumulate_runs(int nruns, const Run* runs, const std::int32_t* 
   const Run run = valid ? runs[k] : Run{0, 0, 0};
   const int reg = valid ? run_region[k] : -1;
   const unsigned len = static_cast<unsigned>(run.x1 - run.x0 + 1);
-  const unsigned sx = static_cast<unsigned>(run.x0 + run.x1) * len, sy = static_cast<unsigned>(run.y) * len;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if (narrow) {
+    const unsigned sx = static_cast<unsigned>(run.x0 + run.x1) * len, sy = static_cast<unsigned>(run.y) * len;
     const unsigned group = __match_any_sync(0xffffffffu, reg);
     const unsigned area = __reduce_add_sync(group, len);
     const int left = __reduce_min_sync(group, run.x0), right = __reduce_max_sync(group, run.x1);
@@ -195,6 +195,8 @@ __global__ void accumulate_runs(int nruns, const Run* runs, const std::int32_t* 
     atomicAdd(&r.sum_y[reg], static_cast<unsigned long long>(sum_y));
     return;
   }
+#else
+  (void)narrow;
 #endif
   if (reg < 0) return;
   atomicAdd(&r.area[reg], static_cast<int>(len));
