@@ -168,20 +168,10 @@ int main(int argc, char** argv) {
           return d.times.threshold_us + d.times.segment_us + d.times.decode_us;
         },
         o);
-    auto stats_of = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      bench::Stats st;
-      st.median_us = v[v.size() / 2];
-      st.p10_us = v[v.size() / 10];
-      st.p90_us = v[v.size() * 9 / 10];
-      st.min_us = v.front();
-      st.runs = static_cast<int>(v.size());
-      return st;
-    };
     const std::map<std::string, std::string> params{{"frame", label}, {"regions", std::to_string(regions)}};
-    report.add({"detect", "threshold", "cpu-1thread", "host", s.image.width(), s.image.height(), params, stats_of(th)});
-    report.add({"detect", "segment", "cpu-1thread", "host", s.image.width(), s.image.height(), params, stats_of(sg)});
-    report.add({"detect", "decode", "cpu-1thread", "host", s.image.width(), s.image.height(), params, stats_of(dc)});
+    report.add({"detect", "threshold", "cpu-1thread", "host", s.image.width(), s.image.height(), params, bench::summarize(th)});
+    report.add({"detect", "segment", "cpu-1thread", "host", s.image.width(), s.image.height(), params, bench::summarize(sg)});
+    report.add({"detect", "decode", "cpu-1thread", "host", s.image.width(), s.image.height(), params, bench::summarize(dc)});
     report.add({"detect", "total", "cpu-1thread", "host", s.image.width(), s.image.height(), params, total});
   };
   stage(clean, "8 symbols + 3 fingers");

@@ -122,28 +122,18 @@ int main(int argc, char** argv) {
         regions = d.regions;
         ids = static_cast<int>(std::count_if(d.fiducials.begin(), d.fiducials.end(), [](auto& x) { return x.id >= 0; }));
       }
-      auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        bench::Stats s;
-        s.median_us = v[v.size() / 2];
-        s.p10_us = v[v.size() / 10];
-        s.p90_us = v[v.size() * 9 / 10];
-        s.min_us = v.front();
-        s.runs = static_cast<int>(v.size());
-        return s;
-      };
       const std::map<std::string, std::string> params{
           {"frame", f.name}, {"regions", std::to_string(regions)}, {"ids", std::to_string(ids)}};
       const std::string be = backend == Backend::cuda ? "cuda" : "cpu (" + std::to_string(num_threads()) + " threads threshold, 1 thread segment+decode)";
       report.add({"pipeline", "detect end to end", be, "host frame -> host results, transfers included", f.image.width(),
                   f.image.height(), params, total});
       report.add({"pipeline", "threshold", be, backend == Backend::cuda ? "upload + kernels (GPU events)" : "host",
-                  f.image.width(), f.image.height(), params, median(th)});
+                  f.image.width(), f.image.height(), params, bench::summarize(th)});
       report.add({"pipeline", "segment", be,
                   backend == Backend::cuda ? "device segmentation + tree download (GPU events)" : "host", f.image.width(),
-                  f.image.height(), params, median(sg)});
-      report.add({"pipeline", "decode", be, "host", f.image.width(), f.image.height(), params, median(dc)});
-      report.add({"pipeline", "fingers+blobs", be, "host", f.image.width(), f.image.height(), params, median(bl)});
+                  f.image.height(), params, bench::summarize(sg)});
+      report.add({"pipeline", "decode", be, "host", f.image.width(), f.image.height(), params, bench::summarize(dc)});
+      report.add({"pipeline", "fingers+blobs", be, "host", f.image.width(), f.image.height(), params, bench::summarize(bl)});
     }
   }
 #ifdef GPUVIS_BENCH_CUDA
@@ -177,16 +167,9 @@ int main(int argc, char** argv) {
                   f.image.width(), f.image.height(), params, total});
       const char* names[4] = {"segment: labels", "segment: numbering + count readback", "segment: runs, stats, neighbour sets",
                               "segment: flags, forest, lists"};
-      for (int k = 0; k < 4; ++k) {
-        std::sort(stages[k].begin(), stages[k].end());
-        bench::Stats s;
-        s.median_us = stages[k][stages[k].size() / 2];
-        s.p10_us = stages[k][stages[k].size() / 10];
-        s.p90_us = stages[k][stages[k].size() * 9 / 10];
-        s.min_us = stages[k].front();
-        s.runs = static_cast<int>(stages[k].size());
-        report.add({"pipeline", names[k], "cuda", "GPU events", f.image.width(), f.image.height(), params, s});
-      }
+      for (int k = 0; k < 4; ++k)
+        report.add({"pipeline", names[k], "cuda", "GPU events", f.image.width(), f.image.height(), params,
+                    bench::summarize(stages[k])});
     }
   }
 #endif

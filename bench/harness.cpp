@@ -19,6 +19,11 @@ Stats measure(const std::function<double()>& run_once, const Options& o) {
     t.push_back(run_once());
     total += t.back();
   }
+  return summarize(std::move(t));
+}
+
+Stats summarize(std::vector<double> t) {
+  if (t.empty()) return {};
   std::sort(t.begin(), t.end());
   auto pct = [&](double q) { return t[static_cast<std::size_t>(q * static_cast<double>(t.size() - 1) + 0.5)]; };
   return {pct(0.5), pct(0.1), pct(0.9), t.front(), static_cast<int>(t.size())};

@@ -24,6 +24,8 @@ struct Stats {
 };
 
 Stats measure(const std::function<double()>& run_once, const Options& options = {});
+// Median, p10, p90 and minimum of samples a case collected itself (e.g. per-stage times).
+Stats summarize(std::vector<double> samples_us);
 
 // Wall-clock microseconds of f().
 template <class F>

@@ -14,45 +14,22 @@ already on the device.
 import argparse
 import json
 import pathlib
-import re
 import time
 
 import numpy as np
 import cupy as cp
 from cupyx.scipy import ndimage
 
+from peer_common import read_pgm, stats, bernsen_white
 
-def read_pgm(path):
-    data = path.read_bytes()
-    parts = data.split(maxsplit=4)
-    assert parts[0] == b"P5"
-    w, h = int(parts[1]), int(parts[2])
-    return np.frombuffer(parts[4][: w * h], dtype=np.uint8).reshape(h, w)
-
-
-def bernsen(img, h=12, gate=32):
-    size = 2 * h + 1
-    mx = ndimage.maximum_filter(img, size=size, mode="nearest").astype(cp.int16)
-    mn = ndimage.minimum_filter(img, size=size, mode="nearest").astype(cp.int16)
-    t = (mx + mn) >> 1
-    low = (mx - mn) < gate
-    return cp.where(low, t >= 127, img > t)
-
-
-CROSS = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]])
+CROSS = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]])  # 4-connectivity
 
 
 def pipeline(dev):
-    white = bernsen(dev)
+    white = bernsen_white(dev, 12)
     _, n_white = ndimage.label(white, structure=CROSS)
     _, n_black = ndimage.label(~white, structure=CROSS)
     return n_white, n_black
-
-
-def stats(samples):
-    s = np.sort(np.asarray(samples))
-    pick = lambda q: float(s[int(q * (len(s) - 1) + 0.5)])
-    return {"median_us": pick(0.5), "p10_us": pick(0.1), "p90_us": pick(0.9), "min_us": float(s[0]), "runs": len(s)}
 
 
 def main():

@@ -15,17 +15,10 @@ import time
 
 import numpy as np
 import cupy as cp
-from cupyx.scipy import ndimage
+
+from peer_common import read_pgm, stats, bernsen_white
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def read_pgm(path):
-    data = path.read_bytes()
-    parts = data.split(maxsplit=4)
-    assert parts[0] == b"P5"
-    w, h = int(parts[1]), int(parts[2])
-    return np.frombuffer(parts[4][: w * h], dtype=np.uint8).reshape(h, w)
 
 
 def frame(w, h, sample):
@@ -38,18 +31,7 @@ def frame(w, h, sample):
 
 
 def bernsen(img, h, gate=32):
-    size = 2 * h + 1
-    mx = ndimage.maximum_filter(img, size=size, mode="nearest").astype(cp.int16)
-    mn = ndimage.minimum_filter(img, size=size, mode="nearest").astype(cp.int16)
-    t = (mx + mn) >> 1
-    low = (mx - mn) < gate
-    return cp.where(low, cp.where(t < 127, 0, 255), cp.where(img > t, 255, 0)).astype(cp.uint8)
-
-
-def stats(samples):
-    s = np.sort(np.asarray(samples))
-    pick = lambda q: float(s[int(q * (len(s) - 1) + 0.5)])
-    return {"median_us": pick(0.5), "p10_us": pick(0.1), "p90_us": pick(0.9), "min_us": float(s[0]), "runs": len(s)}
+    return cp.where(bernsen_white(img, h, gate), 255, 0).astype(cp.uint8)
 
 
 def main():

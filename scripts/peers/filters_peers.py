@@ -13,11 +13,7 @@ import time
 
 import numpy as np
 
-
-def stats(samples):
-    s = np.sort(np.asarray(samples))
-    pick = lambda q: float(s[int(q * (len(s) - 1) + 0.5)])
-    return {"median_us": pick(0.5), "p10_us": pick(0.1), "p90_us": pick(0.9), "min_us": float(s[0]), "runs": len(s)}
+from peer_common import stats
 
 
 def gpu_time(fn, runs, sync, event_factory, elapsed):

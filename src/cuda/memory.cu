@@ -22,30 +22,20 @@ float Event::elapsed_ms(const Event& start, const Event& end) {
   return ms;
 }
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes) { reserve(bytes); }
-DeviceBuffer::~DeviceBuffer() {
-  if (p_) cudaFree(p_);
+namespace detail {
+void* DeviceAllocator::allocate(std::size_t bytes) {
+  void* p = nullptr;
+  GPUVIS_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
 }
-void DeviceBuffer::reserve(std::size_t bytes) {
-  if (bytes <= n_) return;
-  if (p_) GPUVIS_CUDA_CHECK(cudaFree(p_));
-  p_ = nullptr;
-  n_ = 0;
-  GPUVIS_CUDA_CHECK(cudaMalloc(&p_, bytes));
-  n_ = bytes;
+void DeviceAllocator::release(void* p) noexcept { cudaFree(p); }
+void* PinnedAllocator::allocate(std::size_t bytes) {
+  void* p = nullptr;
+  GPUVIS_CUDA_CHECK(cudaMallocHost(&p, bytes));
+  return p;
 }
-
-PinnedBuffer::~PinnedBuffer() {
-  if (p_) cudaFreeHost(p_);
-}
-void PinnedBuffer::reserve(std::size_t bytes) {
-  if (bytes <= n_) return;
-  if (p_) GPUVIS_CUDA_CHECK(cudaFreeHost(p_));
-  p_ = nullptr;
-  n_ = 0;
-  GPUVIS_CUDA_CHECK(cudaMallocHost(&p_, bytes));
-  n_ = bytes;
-}
+void PinnedAllocator::release(void* p) noexcept { cudaFreeHost(p); }
+}  // namespace detail
 
 template <class T>
 DeviceImage<T>::DeviceImage(int width, int height, int channels) {

@@ -44,46 +44,50 @@ class Event {
   cudaEvent_t e_ = nullptr;
 };
 
-// Untyped device allocation.
-class DeviceBuffer {
+namespace detail {
+struct DeviceAllocator {  // cudaMalloc / cudaFree
+  static void* allocate(std::size_t bytes);
+  static void release(void* p) noexcept;
+};
+struct PinnedAllocator {  // cudaMallocHost / cudaFreeHost
+  static void* allocate(std::size_t bytes);
+  static void release(void* p) noexcept;
+};
+}  // namespace detail
+
+// Untyped allocation that grows on demand: device memory (DeviceBuffer) or page-locked host
+// memory for asynchronous transfers (PinnedBuffer).
+template <class Allocator>
+class Buffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept { std::swap(p_, o.p_); std::swap(n_, o.n_); return *this; }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  Buffer() = default;
+  explicit Buffer(std::size_t bytes) { reserve(bytes); }
+  ~Buffer() {
+    if (p_) Allocator::release(p_);
+  }
+  Buffer(Buffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  Buffer& operator=(Buffer&& o) noexcept { std::swap(p_, o.p_); std::swap(n_, o.n_); return *this; }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
   void* get() const { return p_; }
   template <class T> T* as() const { return static_cast<T*>(p_); }
   std::size_t size() const { return n_; }
   // Grows (never shrinks) to at least `bytes`; contents are not preserved.
-  void reserve(std::size_t bytes);
+  void reserve(std::size_t bytes) {
+    if (bytes <= n_) return;
+    if (p_) Allocator::release(p_);
+    p_ = nullptr;
+    n_ = 0;
+    p_ = Allocator::allocate(bytes);
+    n_ = bytes;
+  }
 
  private:
   void* p_ = nullptr;
   std::size_t n_ = 0;
 };
-
-// Untyped page-locked host allocation (staging for asynchronous downloads).
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  ~PinnedBuffer();
-  PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept { std::swap(p_, o.p_); std::swap(n_, o.n_); return *this; }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  void* get() const { return p_; }
-  template <class T> T* as() const { return static_cast<T*>(p_); }
-  std::size_t size() const { return n_; }
-  // Grows (never shrinks) to at least `bytes`; contents are not preserved.
-  void reserve(std::size_t bytes);
-
- private:
-  void* p_ = nullptr;
-  std::size_t n_ = 0;
-};
+using DeviceBuffer = Buffer<detail::DeviceAllocator>;
+using PinnedBuffer = Buffer<detail::PinnedAllocator>;
 
 // Pitched device image.
 template <class T>
