@@ -212,6 +212,73 @@ __global__ void column_pass_kernel(const float* tmp, int width, T* out, std::siz
     if (y0 + k < out_rows) out[static_cast<std::size_t>(y0 + k) * out_pitch + x] = detail::saturate<T>(acc[k]);
 }
 
+// Separable kernels whose tiles fit in 48 KB of shared memory, in one pass: a block loads its input
+// tile with the halo (border applied), runs the row pass for every tile row into shared memory,
+// then each thread runs the column pass for kFusedTileY / kThreadsY outputs of its column. The
+// intermediate image never goes to DRAM. Additions happen in the same order as in the two-pass
+// path (taps i, then taps j), so both give the same results.
+constexpr int kFusedTileY = 64;
+
+inline std::size_t fused_smem_bytes(int kw, int kh, int channels) {
+  const std::size_t th = kFusedTileY + 2 * (kh / 2), tw = kTileX + 2 * (kw / 2);
+  return sizeof(float) * static_cast<std::size_t>(channels) * th * (tw + kTileX);
+}
+
+template <class T, int C>
+__global__ void separable_fused_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, int kw, int kh, Border b) {
+  extern __shared__ float smem[];
+  constexpr int R = kFusedTileY / kThreadsY;
+  const int rx = kw / 2, ry = kh / 2;
+  const int tw = kTileX + 2 * rx, th = kFusedTileY + 2 * ry;
+  float* tile = smem;                // th x tw samples
+  float* rows = smem + th * tw * C;  // th x kTileX row-pass results
+  const int x0 = blockIdx.x * kTileX, yl0 = blockIdx.y * kFusedTileY;
+  load_tile<T, C>(tile, s, x0, rx, s.y0 + yl0 - ry, tw, th, b);
+  __syncthreads();
+  for (int ty = threadIdx.y; ty < th; ty += blockDim.y) {
+    float acc[C];
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch) acc[ch] = 0.0f;
+    for (int i = 0; i < kw; ++i) {
+      const float w = c_row[i];
+#pragma unroll
+      for (int ch = 0; ch < C; ++ch) acc[ch] += w * tile[(ty * tw + threadIdx.x + i) * C + ch];
+    }
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch) rows[(ty * kTileX + threadIdx.x) * C + ch] = acc[ch];
+  }
+  __syncthreads();
+  const int x = x0 + threadIdx.x;
+  if (x >= s.width) return;
+  const int oy0 = threadIdx.y * R;
+  float acc[R][C];
+#pragma unroll
+  for (int k = 0; k < R; ++k)
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch) acc[k][ch] = 0.0f;
+  for (int t = 0; t < R + kh - 1; ++t) {
+    float v[C];
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch) v[ch] = rows[((oy0 + t) * kTileX + threadIdx.x) * C + ch];
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      const int j = t - k;
+      if (j >= 0 && j < kh) {
+#pragma unroll
+        for (int ch = 0; ch < C; ++ch) acc[k][ch] += c_col[j] * v[ch];
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    const int yl = yl0 + oy0 + k;
+    if (yl >= out_rows) break;
+    T* o = out + static_cast<std::size_t>(yl) * out_pitch + static_cast<std::size_t>(x) * C;
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch) o[ch] = detail::saturate<T>(acc[k][ch]);
+  }
+}
+
 template <class T, int C>
 void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::size_t out_pitch, int out_rows, float* tmp,
             const Border& b, cudaStream_t stream) {
@@ -251,6 +318,12 @@ void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::siz
     return;
   }
   const int kw = static_cast<int>(p.separable.row.size()), kh = static_cast<int>(p.separable.column.size());
+  if (const std::size_t fsmem = fused_smem_bytes(kw, kh, C); fsmem <= 48 * 1024) {
+    separable_fused_kernel<T, C><<<dim3((s.width + kTileX - 1) / kTileX, (out_rows + kFusedTileY - 1) / kFusedTileY),
+                                   dim3(kTileX, kThreadsY), fsmem, stream>>>(s, out, out_pitch, out_rows, kw, kh, b);
+    GPUVIS_CUDA_CHECK_LAUNCH();
+    return;
+  }
   const std::size_t smem = sizeof(float) * C * (kTileX * 4 + 2 * (kw / 2)) * 4;
   if (smem > 48 * 1024)
     GPUVIS_CUDA_CHECK(cudaFuncSetAttribute(row_pass_kernel<T, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
