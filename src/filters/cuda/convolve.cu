@@ -6,6 +6,8 @@
 // from exactly the same inputs as in one shot, so the results are identical.
 #include <algorithm>
 #include <memory>
+#include <mutex>
+#include <vector>
 #include <cstring>
 
 #include "../convolve_common.hpp"
@@ -279,6 +281,29 @@ __global__ void separable_fused_kernel(Strip<T> s, T* out, std::size_t out_pitch
   }
 }
 
+// Puts a kernel's weights into constant memory. They are uploaded only when they differ from the
+// last upload: a copy from pageable memory synchronises the stream, which on a stream of frames
+// filtered with one kernel would cost a round trip per frame. (Constant memory is shared by all
+// streams: concurrent calls with different kernels are serialised by the lock but must not
+// overlap in flight; the upload waits for its copy before the weights count as current.)
+void upload_weights(const detail::PreparedKernel& p, cudaStream_t stream) {
+  static std::mutex mutex;
+  static std::vector<float> row, column, weights2d;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto put = [&](const auto& symbol, std::vector<float>& cached, const std::vector<float>& want) {
+    if (cached == want) return;
+    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(symbol, want.data(), sizeof(float) * want.size(), 0, cudaMemcpyHostToDevice, stream));
+    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    cached = want;
+  };
+  if (p.separable.separable) {
+    put(c_row, row, p.separable.row);
+    put(c_col, column, p.separable.column);
+  } else {
+    put(c_weights, weights2d, p.kernel.weights);
+  }
+}
+
 template <class T, int C>
 void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::size_t out_pitch, int out_rows, float* tmp,
             const Border& b, cudaStream_t stream) {
@@ -378,15 +403,7 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
   auto& d_in = buf.d_in;
   auto& d_out = buf.d_out;
   auto& d_tmp = buf.d_tmp;
-  if (sep) {
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row, p.separable.row.data(), sizeof(float) * p.separable.row.size(), 0,
-                                              cudaMemcpyHostToDevice, stream));
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_col, p.separable.column.data(), sizeof(float) * p.separable.column.size(), 0,
-                                              cudaMemcpyHostToDevice, stream));
-  } else {
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_weights, p.kernel.weights.data(), sizeof(float) * p.kernel.weights.size(), 0,
-                                              cudaMemcpyHostToDevice, stream));
-  }
+  upload_weights(p, stream);
   for (int y0 = 0; y0 < h; y0 += strip) {
     const int rows = std::min(strip, h - y0), staged = rows + 2 * ry;
     // Gather the rows this strip needs, vertical border applied by mapping (constant rows are
@@ -424,15 +441,7 @@ void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, 
   const bool sep = p.separable.separable;
   const int w = src.width, h = src.height, c = src.channels;
   const int ry = (sep ? static_cast<int>(p.separable.column.size()) : p.kernel.height) / 2;
-  if (sep) {
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row, p.separable.row.data(), sizeof(float) * p.separable.row.size(), 0,
-                                              cudaMemcpyHostToDevice, stream));
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_col, p.separable.column.data(), sizeof(float) * p.separable.column.size(), 0,
-                                              cudaMemcpyHostToDevice, stream));
-  } else {
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_weights, p.kernel.weights.data(), sizeof(float) * p.kernel.weights.size(), 0,
-                                              cudaMemcpyHostToDevice, stream));
-  }
+  upload_weights(p, stream);
   // The row pass writes rows -ry .. h+ry-1 (mapped), so the column pass needs no border logic.
   if (sep) workspace.reserve(sizeof(float) * static_cast<std::size_t>(w) * c * (h + 2 * ry));
   const Strip<T> s{src.data, static_cast<std::size_t>(src.stride) / sizeof(T), w, c, h + 2 * ry, 0, ry, h, true};
