@@ -220,16 +220,21 @@ __global__ void column_pass_kernel(const float* tmp, int width, T* out, std::siz
 // intermediate image never goes to DRAM. Additions happen in the same order as in the two-pass
 // path (taps i, then taps j), so both give the same results.
 constexpr int kFusedTileY = 64;
+constexpr int kFusedMaxTaps = 33;  // the runtime-size fused kernel unrolls up to this many taps
 
 inline std::size_t fused_smem_bytes(int kw, int kh, int channels) {
   const std::size_t th = kFusedTileY + 2 * (kh / 2), tw = kTileX + 2 * (kw / 2);
   return sizeof(float) * static_cast<std::size_t>(channels) * th * (tw + kTileX);
 }
 
-template <class T, int C>
-__global__ void separable_fused_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, int kw, int kh, Border b) {
+// K > 0: a square K-tap kernel known at compile time, so every tap loop unrolls and each weight is
+// an operand of its FMA (the runtime-size version is instruction-bound: about 6x the instructions).
+template <class T, int C, int K>
+__global__ void separable_fused_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, int kw_runtime,
+                                       int kh_runtime, Border b) {
   extern __shared__ float smem[];
   constexpr int R = kFusedTileY / kThreadsY;
+  const int kw = K > 0 ? K : kw_runtime, kh = K > 0 ? K : kh_runtime;
   const int rx = kw / 2, ry = kh / 2;
   const int tw = kTileX + 2 * rx, th = kFusedTileY + 2 * ry;
   float* tile = smem;                // th x tw samples
@@ -241,7 +246,9 @@ __global__ void separable_fused_kernel(Strip<T> s, T* out, std::size_t out_pitch
     float acc[C];
 #pragma unroll
     for (int ch = 0; ch < C; ++ch) acc[ch] = 0.0f;
-    for (int i = 0; i < kw; ++i) {
+#pragma unroll
+    for (int i = 0; i < (K > 0 ? K : kFusedMaxTaps); ++i) {
+      if (K == 0 && i >= kw) break;
       const float w = c_row[i];
 #pragma unroll
       for (int ch = 0; ch < C; ++ch) acc[ch] += w * tile[(ty * tw + threadIdx.x + i) * C + ch];
@@ -258,7 +265,9 @@ __global__ void separable_fused_kernel(Strip<T> s, T* out, std::size_t out_pitch
   for (int k = 0; k < R; ++k)
 #pragma unroll
     for (int ch = 0; ch < C; ++ch) acc[k][ch] = 0.0f;
-  for (int t = 0; t < R + kh - 1; ++t) {
+#pragma unroll
+  for (int t = 0; t < R + (K > 0 ? K : kFusedMaxTaps) - 1; ++t) {
+    if (K == 0 && t >= R + kh - 1) break;
     float v[C];
 #pragma unroll
     for (int ch = 0; ch < C; ++ch) v[ch] = rows[((oy0 + t) * kTileX + threadIdx.x) * C + ch];
@@ -343,10 +352,22 @@ void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::siz
     return;
   }
   const int kw = static_cast<int>(p.separable.row.size()), kh = static_cast<int>(p.separable.column.size());
-  if (const std::size_t fsmem = fused_smem_bytes(kw, kh, C); fsmem <= 48 * 1024) {
-    separable_fused_kernel<T, C><<<dim3((s.width + kTileX - 1) / kTileX, (out_rows + kFusedTileY - 1) / kFusedTileY),
-                                   dim3(kTileX, kThreadsY), fsmem, stream>>>(s, out, out_pitch, out_rows, kw, kh, b);
-    GPUVIS_CUDA_CHECK_LAUNCH();
+  if (const std::size_t fsmem = fused_smem_bytes(kw, kh, C); fsmem <= 48 * 1024 && kw <= kFusedMaxTaps && kh <= kFusedMaxTaps) {
+    auto fused = [&](auto kernel_fn) {
+      kernel_fn<<<dim3((s.width + kTileX - 1) / kTileX, (out_rows + kFusedTileY - 1) / kFusedTileY), dim3(kTileX, kThreadsY),
+                  fsmem, stream>>>(s, out, out_pitch, out_rows, kw, kh, b);
+      GPUVIS_CUDA_CHECK_LAUNCH();
+    };
+    switch (kw == kh ? kw : 0) {
+      case 3: fused(separable_fused_kernel<T, C, 3>); break;
+      case 5: fused(separable_fused_kernel<T, C, 5>); break;
+      case 7: fused(separable_fused_kernel<T, C, 7>); break;
+      case 9: fused(separable_fused_kernel<T, C, 9>); break;
+      case 11: fused(separable_fused_kernel<T, C, 11>); break;
+      case 13: fused(separable_fused_kernel<T, C, 13>); break;
+      case 15: fused(separable_fused_kernel<T, C, 15>); break;
+      default: fused(separable_fused_kernel<T, C, 0>); break;
+    }
     return;
   }
   const std::size_t smem = sizeof(float) * C * (kTileX * 4 + 2 * (kw / 2)) * 4;
