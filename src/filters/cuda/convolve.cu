@@ -219,7 +219,7 @@ __global__ void column_pass_kernel(const float* tmp, int width, T* out, std::siz
 // then each thread runs the column pass for kFusedTileY / kThreadsY outputs of its column. The
 // intermediate image never goes to DRAM. Additions happen in the same order as in the two-pass
 // path (taps i, then taps j), so both give the same results.
-constexpr int kFusedTileY = 64;
+constexpr int kFusedTileY = 128;  // 16 outputs per thread in the column pass
 constexpr int kFusedMaxTaps = 33;  // the runtime-size fused kernel unrolls up to this many taps
 
 inline std::size_t fused_smem_bytes(int kw, int kh, int channels) {
