@@ -71,6 +71,19 @@ __device__ inline void load_tile(float* tile, const Strip<T>& s, int x0, int rx,
       for (int ch = 0; ch < C; ++ch) tile[(ty * tw + tx) * C + ch] = strip_value(s, x0 - rx + tx, first_row + ty, ch, b);
 }
 
+// Stores R vertically adjacent outputs of column x, from strip row `first` on (rounded and
+// saturated for integer types; rows past out_rows are skipped).
+template <class T, int C, int R>
+__device__ inline void store_column(const float (&acc)[R][C], T* out, std::size_t out_pitch, int first, int out_rows, int x) {
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    if (first + k >= out_rows) break;
+    T* o = out + static_cast<std::size_t>(first + k) * out_pitch + static_cast<std::size_t>(x) * C;
+#pragma unroll
+    for (int ch = 0; ch < C; ++ch) o[ch] = detail::saturate<T>(acc[k][ch]);
+  }
+}
+
 // KW > 0: the kernel width is known at compile time (3, 5, 7, 9) and the tap loop unrolls.
 template <class T, int C, int KW>
 __global__ void conv2d_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, int kw_runtime, int kh, Border b) {
@@ -117,11 +130,7 @@ __global__ void conv2d_blocked_kernel(Strip<T> s, T* out, std::size_t out_pitch,
   const int x = x0 + threadIdx.x;
   if (x >= s.width) return;
   const int oy0 = threadIdx.y * R;
-  float acc[R][C];
-#pragma unroll
-  for (int k = 0; k < R; ++k)
-#pragma unroll
-    for (int ch = 0; ch < C; ++ch) acc[k][ch] = 0.0f;
+  float acc[R][C] = {};
   // Same order of additions per output as the generic kernel and the CPU: rows j, then taps i.
 #pragma unroll
   for (int t = 0; t < R + K - 1; ++t)
@@ -140,14 +149,7 @@ __global__ void conv2d_blocked_kernel(Strip<T> s, T* out, std::size_t out_pitch,
         }
       }
     }
-#pragma unroll
-  for (int k = 0; k < R; ++k) {
-    const int yl = yl0 + oy0 + k;
-    if (yl >= out_rows) break;
-    T* o = out + static_cast<std::size_t>(yl) * out_pitch + static_cast<std::size_t>(x) * C;
-#pragma unroll
-    for (int ch = 0; ch < C; ++ch) o[ch] = detail::saturate<T>(acc[k][ch]);
-  }
+  store_column<T, C, R>(acc, out, out_pitch, yl0 + oy0, out_rows, x);
 }
 
 // Row pass over every staged row: tmp[r][x] = sum_i row[i] * src(x + i - rx, staged row r).
@@ -260,11 +262,7 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, 6) separable_fused_kernel(
   const int x = x0 + threadIdx.x;
   if (x >= s.width) return;
   const int oy0 = threadIdx.y * R;
-  float acc[R][C];
-#pragma unroll
-  for (int k = 0; k < R; ++k)
-#pragma unroll
-    for (int ch = 0; ch < C; ++ch) acc[k][ch] = 0.0f;
+  float acc[R][C] = {};
 #pragma unroll
   for (int t = 0; t < R + (K > 0 ? K : kFusedMaxTaps) - 1; ++t) {
     if (K == 0 && t >= R + kh - 1) break;
@@ -280,14 +278,7 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, 6) separable_fused_kernel(
       }
     }
   }
-#pragma unroll
-  for (int k = 0; k < R; ++k) {
-    const int yl = yl0 + oy0 + k;
-    if (yl >= out_rows) break;
-    T* o = out + static_cast<std::size_t>(yl) * out_pitch + static_cast<std::size_t>(x) * C;
-#pragma unroll
-    for (int ch = 0; ch < C; ++ch) o[ch] = detail::saturate<T>(acc[k][ch]);
-  }
+  store_column<T, C, R>(acc, out, out_pitch, yl0 + oy0, out_rows, x);
 }
 
 // Puts a kernel's weights into constant memory. They are uploaded only when they differ from the
