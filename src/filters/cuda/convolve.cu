@@ -232,7 +232,7 @@ inline std::size_t fused_smem_bytes(int kw, int kh, int channels) {
 // K > 0: a square K-tap kernel known at compile time, so every tap loop unrolls and each weight is
 // an operand of its FMA (the runtime-size version is instruction-bound: about 6x the instructions).
 template <class T, int C, int K>
-__global__ void __launch_bounds__(kTileX * kThreadsY, 6) separable_fused_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, int kw_runtime,
+__global__ void separable_fused_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, int kw_runtime,
                                        int kh_runtime, Border b) {
   extern __shared__ float smem[];
   constexpr int R = kFusedTileY / kThreadsY;
