@@ -142,10 +142,13 @@ __global__ void emit_runs_and_pairs(DeviceView<const std::uint8_t> bin, const st
   const bool white = row[x] != 0;
   const bool start = x == 0 || white != (row[x - 1] != 0);
   const bool end = x == w - 1 || white != (row[x + 1] != 0);
+  const bool root = label[i] == i;
+  if (!start && !end && !root) return;  // most pixels of a clean frame: nothing to write
   const int run = static_cast<int>(numbers[i] & 0xffffffffu) + start - 1;  // the run containing pixel i
-  const int reg = region_of(numbers, label, i);
   if (end) runs[run].x1 = x;
-  if (label[i] == i) {
+  if (!start && !root) return;
+  const int reg = region_of(numbers, label, i);
+  if (root) {
     r.colour[reg] = white ? 255 : 0;
     r.first_x[reg] = x;
     r.first_y[reg] = y;
