@@ -69,28 +69,17 @@ std::vector<Frame> make_frames(bool quick) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string save_dir;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--save-frames") save_dir = argv[i + 1];
-  std::vector<char*> rest;
-  for (int i = 0; i < argc; ++i) {
-    if (std::string(argv[i]) == "--save-frames") {
-      ++i;
-      continue;
-    }
-    rest.push_back(argv[i]);
-  }
-  const auto args = bench::Args::parse(static_cast<int>(rest.size()), rest.data());
+  const auto args = bench::Args::parse(argc, argv);
   bench::Report report(args.out);
   const bool gpu = cuda::device_count() > 0;
   if (gpu) report.set_gpu_description(cuda::devices().front().name);
   else std::printf("bench_pipeline: %s; CPU backend only\n", cuda::unavailable_reason().c_str());
 
   const auto frames = make_frames(args.quick);
-  if (!save_dir.empty()) {
-    std::filesystem::create_directories(save_dir);
+  if (!args.save_frames.empty()) {
+    std::filesystem::create_directories(args.save_frames);
     for (std::size_t i = 0; i < frames.size(); ++i)
-      write_image(save_dir + "/frame_" + std::to_string(i) + "_" + std::to_string(frames[i].image.width()) + "x" +
+      write_image(args.save_frames + "/frame_" + std::to_string(i) + "_" + std::to_string(frames[i].image.width()) + "x" +
                       std::to_string(frames[i].image.height()) + ".pgm",
                   frames[i].image.view());
   }

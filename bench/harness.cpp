@@ -91,10 +91,11 @@ Args Args::parse(int argc, char** argv) {
     const std::string s = argv[i];
     if (s == "--out" && i + 1 < argc) a.out = argv[++i];
     else if (s == "--filter" && i + 1 < argc) a.filter = argv[++i];
+    else if (s == "--save-frames" && i + 1 < argc) a.save_frames = argv[++i];
     else if (s == "--quick") a.quick = true;
     else if (s == "--size" && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &a.width, &a.height) == 2) ++i;
     else {
-      std::cerr << "usage: " << argv[0] << " [--out FILE.jsonl] [--filter SUBSTRING] [--size WxH] [--quick]\n";
+      std::cerr << "usage: " << argv[0] << " [--out FILE.jsonl] [--filter SUBSTRING] [--size WxH] [--quick] [--save-frames DIR]\n";
       std::exit(s == "--help" || s == "-h" ? 0 : 2);
     }
   }

@@ -61,12 +61,13 @@ class Report {
   std::vector<Record> records_;
 };
 
-// Parses --out FILE, --quick, --filter SUBSTRING and --size WxH from argv.
+// Parses --out FILE, --quick, --filter SUBSTRING, --size WxH and --save-frames DIR from argv.
 struct Args {
   std::string out = "bench.jsonl";
   std::string filter;
   bool quick = false;
   int width = 0, height = 0;  // --size WxH: only this frame size
+  std::string save_frames;    // --save-frames DIR: write the benchmark's input frames there (for peers)
   static Args parse(int argc, char** argv);
   bool wants(const std::string& name) const { return filter.empty() || name.find(filter) != std::string::npos; }
 };

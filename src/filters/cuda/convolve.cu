@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 #include <cstring>
 
@@ -229,6 +230,20 @@ inline std::size_t fused_smem_bytes(int kw, int kh, int channels) {
   return sizeof(float) * static_cast<std::size_t>(channels) * th * (tw + kTileX);
 }
 
+// True when a separable kernel takes the fused path (and so needs no intermediate image).
+inline bool fuses(const detail::PreparedKernel& p, int channels) {
+  const int kw = static_cast<int>(p.separable.row.size()), kh = static_cast<int>(p.separable.column.size());
+  return p.separable.separable && kw <= kFusedMaxTaps && kh <= kFusedMaxTaps &&
+         fused_smem_bytes(kw, kh, channels) <= 48 * 1024;
+}
+
+// Calls f(std::integral_constant<int, K>{}) for the K among Ks that equals `taps` and returns true,
+// or returns false: picks the kernel instantiation with a compile-time tap count.
+template <int... Ks, class F>
+bool with_taps(int taps, F&& f) {
+  return ((taps == Ks ? (f(std::integral_constant<int, Ks>{}), true) : false) || ...);
+}
+
 // K > 0: a square K-tap kernel known at compile time, so every tap loop unrolls and each weight is
 // an operand of its FMA (the runtime-size version is instruction-bound: about 6x the instructions).
 template <class T, int C, int K>
@@ -326,39 +341,20 @@ void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::siz
       GPUVIS_CUDA_CHECK_LAUNCH();
     };
     const bool square = p.kernel.width == p.kernel.height;
-    switch (square ? p.kernel.width : 0) {
-      case 3: go_blocked(conv2d_blocked_kernel<T, C, 3>); break;
-      case 5: go_blocked(conv2d_blocked_kernel<T, C, 5>); break;
-      case 7: go_blocked(conv2d_blocked_kernel<T, C, 7>); break;
-      case 9: go_blocked(conv2d_blocked_kernel<T, C, 9>); break;
-      default:
-        switch (p.kernel.width) {
-          case 3: go(conv2d_kernel<T, C, 3>); break;
-          case 5: go(conv2d_kernel<T, C, 5>); break;
-          case 7: go(conv2d_kernel<T, C, 7>); break;
-          case 9: go(conv2d_kernel<T, C, 9>); break;
-          default: go(conv2d_kernel<T, C, 0>); break;
-        }
-    }
+    if (square && with_taps<3, 5, 7, 9>(p.kernel.width, [&](auto k) { go_blocked(conv2d_blocked_kernel<T, C, decltype(k)::value>); })) return;
+    if (!with_taps<3, 5, 7, 9>(p.kernel.width, [&](auto k) { go(conv2d_kernel<T, C, decltype(k)::value>); })) go(conv2d_kernel<T, C, 0>);
     return;
   }
   const int kw = static_cast<int>(p.separable.row.size()), kh = static_cast<int>(p.separable.column.size());
-  if (const std::size_t fsmem = fused_smem_bytes(kw, kh, C); fsmem <= 48 * 1024 && kw <= kFusedMaxTaps && kh <= kFusedMaxTaps) {
+  if (fuses(p, C)) {
+    const std::size_t fsmem = fused_smem_bytes(kw, kh, C);
     auto fused = [&](auto kernel_fn) {
       kernel_fn<<<dim3((s.width + kTileX - 1) / kTileX, (out_rows + kFusedTileY - 1) / kFusedTileY), dim3(kTileX, kThreadsY),
                   fsmem, stream>>>(s, out, out_pitch, out_rows, kw, kh, b);
       GPUVIS_CUDA_CHECK_LAUNCH();
     };
-    switch (kw == kh ? kw : 0) {
-      case 3: fused(separable_fused_kernel<T, C, 3>); break;
-      case 5: fused(separable_fused_kernel<T, C, 5>); break;
-      case 7: fused(separable_fused_kernel<T, C, 7>); break;
-      case 9: fused(separable_fused_kernel<T, C, 9>); break;
-      case 11: fused(separable_fused_kernel<T, C, 11>); break;
-      case 13: fused(separable_fused_kernel<T, C, 13>); break;
-      case 15: fused(separable_fused_kernel<T, C, 15>); break;
-      default: fused(separable_fused_kernel<T, C, 0>); break;
-    }
+    if (kw != kh || !with_taps<3, 5, 7, 9, 11, 13, 15>(kw, [&](auto k) { fused(separable_fused_kernel<T, C, decltype(k)::value>); }))
+      fused(separable_fused_kernel<T, C, 0>);
     return;
   }
   const std::size_t smem = sizeof(float) * C * (kTileX * 4 + 2 * (kw / 2)) * 4;
@@ -380,9 +376,10 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
   const bool sep = p.separable.separable;
   const int w = src.width, h = src.height, c = src.channels;
   const int ry = (sep ? static_cast<int>(p.separable.column.size()) : p.kernel.height) / 2;
-  // Strip height from the memory budget: staged input (+2ry rows), float row-pass buffer, output.
+  // Strip height from the memory budget: staged input (+2ry rows), the float row-pass buffer (none
+  // when the separable kernel fuses), output.
   const std::size_t row_in = sizeof(T) * static_cast<std::size_t>(w) * c;
-  const std::size_t row_tmp = sep ? sizeof(float) * static_cast<std::size_t>(w) * c : 0;
+  const std::size_t row_tmp = sep && !fuses(p, c) ? sizeof(float) * static_cast<std::size_t>(w) * c : 0;
   const std::size_t per_row = row_in + row_tmp + row_in;
   const std::size_t fixed = (row_in + row_tmp) * 2 * ry;
   int strip = h;
@@ -409,7 +406,7 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
   buf.result.ensure(w, strip, c);
   buf.d_in.ensure(w, strip + 2 * ry, c);
   buf.d_out.ensure(w, strip, c);
-  buf.d_tmp.reserve(sep ? row_tmp * static_cast<std::size_t>(strip + 2 * ry) : 1);
+  buf.d_tmp.reserve(row_tmp ? row_tmp * static_cast<std::size_t>(strip + 2 * ry) : 1);
   auto& staging = buf.staging;
   auto& result = buf.result;
   auto& d_in = buf.d_in;
@@ -455,7 +452,7 @@ void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, 
   const int ry = (sep ? static_cast<int>(p.separable.column.size()) : p.kernel.height) / 2;
   upload_weights(p, stream);
   // The row pass writes rows -ry .. h+ry-1 (mapped), so the column pass needs no border logic.
-  if (sep) workspace.reserve(sizeof(float) * static_cast<std::size_t>(w) * c * (h + 2 * ry));
+  if (sep && !fuses(p, c)) workspace.reserve(sizeof(float) * static_cast<std::size_t>(w) * c * (h + 2 * ry));
   const Strip<T> s{src.data, static_cast<std::size_t>(src.stride) / sizeof(T), w, c, h + 2 * ry, 0, ry, h, true};
   T* out = dst.data;
   const std::size_t out_pitch = static_cast<std::size_t>(dst.stride) / sizeof(T);

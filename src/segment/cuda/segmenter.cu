@@ -13,6 +13,7 @@
 
 #include <climits>
 #include <cstring>
+#include <vector>
 
 #include "gpuvis/cuda/check.hpp"
 #include "gpuvis/cuda/memory.hpp"
@@ -292,6 +293,7 @@ struct Segmenter::Impl {
   Array<std::uint8_t> temp;
   std::size_t temp_bytes = 0;
   mutable gpuvis::cuda::PinnedBuffer staging;
+  mutable std::vector<std::int32_t> run_fill;  // download()'s counting-sort cursors, kept between frames
   gpuvis::cuda::Event events[5];  // start, labelled, numbered, regions built, done
 
   // CUB's two-phase calls: query the temporary storage, grow it, run.
@@ -442,8 +444,9 @@ void Segmenter::download(RegionTree& out, cudaStream_t stream) const {
   const auto n = static_cast<std::size_t>(t.regions);
   const auto nruns = static_cast<std::size_t>(t.runs);
   const TreeBlock& l = m.layout;
-  // Three copies into one pinned staging buffer: the per-region block, the runs with their
-  // regions, and the neighbour lists (copied up to cap per region: they are packed at the front).
+  // Copies into one pinned staging buffer (sized for the most neighbour entries a tree can keep,
+  // cap per region): the per-region block and the runs with their regions, then, once the list
+  // offsets have arrived, exactly the kept neighbour entries.
   const std::size_t runs_at = l.bytes, runs_bytes = nruns * sizeof(Run);
   const std::size_t region_at = runs_at + runs_bytes, region_bytes = nruns * sizeof(std::int32_t);
   const std::size_t adj_at = region_at + region_bytes;
@@ -497,7 +500,8 @@ void Segmenter::download(RegionTree& out, cudaStream_t stream) const {
   for (std::size_t k = 0; k < nruns; ++k) ++out.run_begin[run_region[k] + 1];
   for (std::size_t i = 0; i < n; ++i) out.run_begin[i + 1] += out.run_begin[i];
   out.runs.resize(nruns);
-  std::vector<std::int32_t> fill(out.run_begin.begin(), out.run_begin.end() - 1);
+  std::vector<std::int32_t>& fill = m.run_fill;
+  fill.assign(out.run_begin.begin(), out.run_begin.end() - 1);
   for (std::size_t k = 0; k < nruns; ++k) out.runs[fill[run_region[k]]++] = runs[k];
 }
 
