@@ -93,6 +93,31 @@ TEST(ConvolveCuda, FourKColour) {
   }
 }
 
+// One-channel separable kernels take a path with 128-column tiles whose interior tiles read rows
+// with vector loads: frames wide and tall enough to have interior tiles, odd sizes, strips.
+TEST(ConvolveCuda, OneChannelSeparableOnLargeFrames) {
+  GPUVIS_REQUIRE_GPU();
+  for (auto [w, h] : {std::pair{1000, 300}, std::pair{3840, 2160}, std::pair{1283, 517}})
+    for (const char* ks : {"gaussian:sigma=2", "box:3", "gaussian:sigma=2.4", "1,4,6,4,1;4,16,24,16,4;6,24,36,24,6;4,16,24,16,4;1,4,6,4,1/256"})
+      for (const char* bs : {"reflect101", "constant:5"}) {
+        ConvolveOptions o;
+        o.border = parse_border(bs);
+        const auto f = test::random_typed<float>(w, h, 1, 21, -100.f, 1000.f);
+        Image<float> fc(w, h, 1), fg(w, h, 1);
+        convolve_cpu<float>(f.view(), fc.view(), parse_kernel(ks), o);
+        convolve_cuda<float>(f.view(), fg.view(), parse_kernel(ks), o);
+        EXPECT_EQ(differences(fg, fc, 1000), 0) << ks << " " << bs << " " << w << "x" << h;
+        const auto u = test::random_typed<std::uint8_t>(w, h, 1, 22, -100.f, 1000.f);
+        Image<std::uint8_t> uc(w, h, 1), ug(w, h, 1), us(w, h, 1);
+        convolve_cpu<std::uint8_t>(u.view(), uc.view(), parse_kernel(ks), o);
+        convolve_cuda<std::uint8_t>(u.view(), ug.view(), parse_kernel(ks), o);
+        EXPECT_EQ(differences(ug, uc, 0), 0) << ks << " " << bs << " u8 " << w << "x" << h;
+        o.max_gpu_memory = static_cast<std::size_t>(w) * 70;  // strips of a few dozen rows
+        convolve_cuda<std::uint8_t>(u.view(), us.view(), parse_kernel(ks), o);
+        EXPECT_EQ(count_differences<std::uint8_t>(ug.view(), us.view()), 0u) << ks << " " << bs << " strips " << w << "x" << h;
+      }
+}
+
 #include "gpuvis/filters/bilateral.hpp"
 
 TEST(BilateralCuda, EqualsCpu) {
