@@ -149,6 +149,18 @@ int main(int argc, char** argv) {
       report.add(g);
       GPUVIS_CUDA_CHECK(cudaGraphExecDestroy(exec));
       GPUVIS_CUDA_CHECK(cudaGraphDestroy(graph));
+      // threshold_pinned: what the Thresholder runs (full Bernsen reads and writes the pinned
+      // frames from its kernels; other methods copy).
+      bench::Record m{"threshold", c.name, "cuda-pinned", "end-to-end (upload+kernel+download)", w, h, c.labels, {}};
+      m.stats = bench::measure(
+          [&] {
+            return bench::time_us([&] {
+              cuda_impl::threshold_pinned(pin_in.view(), pin_out.view(), c.params, ws, stream);
+              stream.synchronize();
+            });
+          },
+          gpu_opts);
+      report.add(m);
     }
   }
 #endif

@@ -15,6 +15,19 @@ GPUVIS_HD inline std::uint8_t bernsen(unsigned v, unsigned mx, unsigned mn, int 
   return v > t ? 255 : 0;
 }
 
+#if defined(__CUDACC__)
+// The same rule for four pixels packed in a word (byte i = pixel i), with the SIMD-in-a-word
+// instructions: floor((mx+mn)/2) per byte is (mx & mn) + ((mx ^ mn) >> 1), without carries between
+// bytes; the comparison results are 0xff/0x00 per byte, which are exactly the output values.
+__device__ inline unsigned bernsen4(unsigned v, unsigned mx, unsigned mn, int gate) {
+  const unsigned t = (mx & mn) + (((mx ^ mn) >> 1) & 0x7f7f7f7fu);
+  const unsigned low = __vcmpltu4(__vsub4(mx, mn), 0x01010101u * static_cast<unsigned>(gate));
+  const unsigned low_white = __vcmpgeu4(t, 0x7f7f7f7fu);
+  const unsigned normal = __vcmpgtu4(v, t);
+  return (low & low_white) | (~low & normal);
+}
+#endif
+
 // Tiled Bernsen tile threshold from the neighbourhood min/max (spec §2.4 step 4). MX may be below
 // MN (empty cells, quirk Q1): the difference is then negative and the low-contrast rule applies.
 GPUVIS_HD inline int tiled_threshold(int mn, int mx, int gradient) {

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/io/image_file.hpp"
@@ -144,6 +145,40 @@ TEST(ThresholdCuda, HandlesSubViewsWithForeignPitch) {
     s.synchronize();
     EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(sub, p).view(), out.view()), 0u) << describe(p);
   }
+}
+
+// threshold_pinned: full Bernsen reads and writes mapped pinned memory from its kernels; every
+// method must still equal the CPU, on odd sizes, on sub-views whose rows are not word-aligned, and
+// on pageable memory (which takes the copy path).
+TEST(ThresholdCuda, PinnedHostFramesEqualCpu) {
+  GPUVIS_REQUIRE_GPU();
+  cuda_impl::Workspace ws;
+  cuda::Stream s;
+  std::uint32_t seed = 300;
+  for (const auto& size : {std::pair{640, 480}, std::pair{1, 77}, std::pair{77, 1}, std::pair{1283, 721}, std::pair{3840, 2160}})
+    for (const Params& p : all_params()) {
+      if (size.first == 3840 && !(p.method == Method::bernsen && p.bernsen.gate == 32)) continue;
+      const int w = size.first, h = size.second;
+      const auto img = test::textured_image(w + 3, h + 2, seed++);
+      cuda::PinnedImage<std::uint8_t> in(w + 3, h + 2), out(w + 3, h + 2);
+      copy<std::uint8_t>(img.view(), in.view());
+      std::memset(out.view().data, 77, static_cast<std::size_t>(out.view().stride) * (h + 2));
+      // Offset by one column and one row: rows start off word boundaries.
+      const auto src = HostView<const std::uint8_t>(in.view()).crop(1, 1, w, h);
+      const auto dst = out.view().crop(3, 2, w, h);
+      cuda_impl::threshold_pinned(src, dst, p, ws, s);
+      s.synchronize();
+      Image<std::uint8_t> sub(w, h);
+      copy<std::uint8_t>(src, sub.view());
+      EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(sub, p).view(), HostView<const std::uint8_t>(dst)), 0u)
+          << w << "x" << h << " " << describe(p);
+    }
+  const auto img = test::textured_image(333, 222, 7);
+  Image<std::uint8_t> pageable_out(333, 222);
+  Params p;
+  cuda_impl::threshold_pinned(img.view(), pageable_out.view(), p, ws, s);
+  s.synchronize();
+  EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(img, p).view(), pageable_out.view()), 0u) << "pageable memory";
 }
 
 TEST(ThresholdCuda, ThresholderInterfaceMatchesCpu) {

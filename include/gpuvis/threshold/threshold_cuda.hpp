@@ -12,13 +12,22 @@ namespace gpuvis::threshold::cuda_impl {
 
 // Intermediate device buffers, grown on demand and reused across frames.
 struct Workspace {
-  gpuvis::cuda::DeviceBuffer a, b;
+  gpuvis::cuda::DeviceBuffer a, b, c;
+  gpuvis::cuda::DeviceImage<std::uint8_t> in, out;  // threshold_pinned's copies (methods other than full Bernsen)
 };
 
 // dst = threshold(src). src and dst are device views of equal size (any pitch). Parameters must be
 // valid (validate()). Launch errors are thrown; execution errors surface at the next sync.
 void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& params,
                Workspace& workspace, cudaStream_t stream);
+
+// dst = threshold(src) for frames in pinned host memory (e.g. cuda::PinnedImage views): the result
+// is in dst once `stream` is synchronised. Full Bernsen reads the frame and writes the result across
+// the bus from inside its two kernels (pinned memory is mapped into the device's address space), so
+// no copy operations run and the transfers overlap the computation; the other methods upload, run
+// and download. Memory that is not pinned falls back to ordinary copies.
+void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& params,
+                      Workspace& workspace, cudaStream_t stream);
 
 // Frame equaliser on the device: frame = clamp(frame - background + level, 0, 255), in place.
 void equalize(DeviceView<std::uint8_t> frame, DeviceView<const std::uint8_t> background, int level,

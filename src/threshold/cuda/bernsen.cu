@@ -29,8 +29,10 @@ __device__ inline unsigned load4(const DeviceView<const std::uint8_t>& src, int 
          static_cast<unsigned>(row[min(x + 3, last)]) << 24;
 }
 
+// copy (optional): the frame's rows are also written there (pitch_words words per row), so a frame
+// read across the bus from mapped host memory is read once and the second pass reads device memory.
 __global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const std::uint8_t> src, unsigned* vmax,
-                                                              unsigned* vmin, int pitch_words, int r, int ty) {
+                                                              unsigned* vmin, unsigned* copy, int pitch_words, int r, int ty) {
   extern __shared__ unsigned smem_u[];
   const int k = 2 * r + 1;
   const Tile<kWordsV, true> t{ty + 2 * r};
@@ -41,8 +43,13 @@ __global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const s
   unsigned* smin = gmin + area;
   const int wx = threadIdx.x, x0 = blockIdx.x * kWordsV * 4, y0 = blockIdx.y * ty;
   const int x = x0 + 4 * wx;
-  for (int e = threadIdx.y; e < t.len; e += blockDim.y)
-    in_smax[t.at(wx, e)] = load4(src, min(x, src.width - 1), min(max(y0 - r + e, 0), src.height - 1));
+  for (int e = threadIdx.y; e < t.len; e += blockDim.y) {
+    const int y = y0 - r + e;
+    const unsigned word = load4(src, min(x, src.width - 1), min(max(y, 0), src.height - 1));
+    in_smax[t.at(wx, e)] = word;
+    // Each row of the frame lies in exactly one tile's own (non-halo) rows.
+    if (copy && e >= r && e < r + ty && y < src.height && x < src.width) copy[static_cast<std::size_t>(y) * pitch_words + x / 4] = word;
+  }
   __syncthreads();
   prefix_suffix<MaxU4, MinU4>(in_smax, in_smax, gmax, in_smax, gmin, smin, t, k);
   __syncthreads();
@@ -120,16 +127,37 @@ __global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceVie
   __syncthreads();
   prefix_suffix<MaxU4, MinU4>(inmax_smax, inmin, gmax, inmax_smax, gmin, smin, t, k);
   __syncthreads();
+  // Each thread decides a 4x4 block: the window words of four columns (four rows each) are
+  // transposed into row words and compared with four source words, four pixels per instruction.
   const float inv_k = 1.0f / static_cast<float>(k);
-  for (int xl = threadIdx.x; xl < cols && x0 + xl < src.width; xl += blockDim.x) {
-    const int x = x0 + xl;
-    const bool start = div_small(xl, inv_k) * k == xl;
-    const unsigned mx4 = window<MaxU4>(gmax, inmax_smax, t, 0, xl, k, start);
-    const unsigned mn4 = window<MinU4>(gmin, smin, t, 0, xl, k, start);
+  const bool full_rows = y0 + kRowsH <= src.height;
+  for (int xq = 4 * static_cast<int>(threadIdx.x); xq < cols && x0 + xq < src.width; xq += 4 * blockDim.x) {
+    unsigned mxc[4], mnc[4];
 #pragma unroll
-    for (int l = 0; l < kRowsH; ++l)
-      if (y0 + l < src.height)
-        dst(x, y0 + l) = rules::bernsen(src(x, y0 + l), (mx4 >> (8 * l)) & 0xff, (mn4 >> (8 * l)) & 0xff, gate);
+    for (int j = 0; j < 4; ++j) {
+      const int xl = xq + j;
+      const bool start = div_small(xl, inv_k) * k == xl;
+      mxc[j] = window<MaxU4>(gmax, inmax_smax, t, 0, xl, k, start);
+      mnc[j] = window<MinU4>(gmin, smin, t, 0, xl, k, start);
+    }
+    unsigned mxr[4], mnr[4];
+    transpose4x4(mxc[0], mxc[1], mxc[2], mxc[3], mxr);
+    transpose4x4(mnc[0], mnc[1], mnc[2], mnc[3], mnr);
+    const int x = x0 + xq;
+    const bool full_quad = x + 3 < src.width;
+#pragma unroll
+    for (int l = 0; l < kRowsH; ++l) {
+      if (!full_rows && y0 + l >= src.height) break;
+      const std::uint8_t* in = src.row(y0 + l) + x;
+      std::uint8_t* out = dst.row(y0 + l) + x;
+      const bool words = full_quad && ((reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) & 3) == 0;
+      if (words) {
+        *reinterpret_cast<unsigned*>(out) = rules::bernsen4(*reinterpret_cast<const unsigned*>(in), mxr[l], mnr[l], gate);
+      } else {
+        for (int j = 0; j < 4 && x + j < src.width; ++j)
+          out[j] = rules::bernsen(in[j], (mxr[l] >> (8 * j)) & 0xff, (mnr[l] >> (8 * j)) & 0xff, gate);
+      }
+    }
   }
 }
 
@@ -150,7 +178,7 @@ int horizontal_threads(int width, int height) { return static_cast<long>(width) 
 }  // namespace
 
 void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BernsenParams& p,
-             Workspace& ws, cudaStream_t stream) {
+             Workspace& ws, cudaStream_t stream, bool src_is_mapped_host) {
   const int w = src.width, h = src.height, r = p.half_window;
   const int pitch = (w + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign;  // whole words, aligned rows
   const std::size_t plane = static_cast<std::size_t>(pitch) * h;
@@ -162,11 +190,16 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   const std::size_t smem_h = 5u * sizeof(unsigned) * static_cast<std::size_t>(cols + 2 * r);
   set_max_dynamic_smem(vertical_extrema, smem_v);
   set_max_dynamic_smem(horizontal_extrema_decide, smem_h);
+  // A frame in mapped host memory is read across the bus once: the first pass keeps a copy.
+  if (src_is_mapped_host) ws.c.reserve(plane);
+  unsigned* copy = src_is_mapped_host ? ws.c.as<unsigned>() : nullptr;
+  const DeviceView<const std::uint8_t> decide_src =
+      src_is_mapped_host ? DeviceView<const std::uint8_t>{ws.c.as<std::uint8_t>(), w, h, 1, pitch} : src;
   vertical_extrema<<<dim3((w + kWordsV * 4 - 1) / (kWordsV * 4), (h + ty - 1) / ty), dim3(kWordsV, kThreadsV / kWordsV),
-                     smem_v, stream>>>(src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), pitch / 4, r, ty);
+                     smem_v, stream>>>(src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), copy, pitch / 4, r, ty);
   GPUVIS_CUDA_CHECK_LAUNCH();
   horizontal_extrema_decide<<<dim3((w + cols - 1) / cols, (h + kRowsH - 1) / kRowsH), dim3(horizontal_threads(w, h)), smem_h, stream>>>(
-      src, ws.a.as<std::uint8_t>(), ws.b.as<std::uint8_t>(), pitch, dst, r, p.gate, cols);
+      decide_src, ws.a.as<std::uint8_t>(), ws.b.as<std::uint8_t>(), pitch, dst, r, p.gate, cols);
   GPUVIS_CUDA_CHECK_LAUNCH();
 }
 

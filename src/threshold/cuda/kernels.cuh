@@ -5,8 +5,9 @@
 
 namespace gpuvis::threshold::cuda_impl {
 
+// src_is_mapped_host: src points into mapped pinned host memory (read across the bus once).
 void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BernsenParams& p,
-             Workspace& ws, cudaStream_t stream);
+             Workspace& ws, cudaStream_t stream, bool src_is_mapped_host = false);
 void tiled_bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const TiledParams& p,
                    Workspace& ws, cudaStream_t stream);
 void bradley_roth(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BradleyRothParams& p,

@@ -1,5 +1,6 @@
-// The CUDA Thresholder: host frame -> pinned staging -> device -> threshold -> pinned -> host.
+// The CUDA Thresholder: host frame -> pinned staging -> threshold_pinned (mapped or copied) -> host.
 #include <cstring>
+#include <type_traits>
 
 #include "gpuvis/cuda/memory.hpp"
 #include "kernels.cuh"
@@ -16,6 +17,37 @@ void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst,
     case Method::tiled: return tiled_bernsen(src, dst, p.tiled, ws, stream);
     case Method::bradley_roth: return bradley_roth(src, dst, p.bradley_roth, ws, stream);
   }
+}
+
+namespace {
+// The device address of pinned host memory, or nullptr when p is not pinned (and mapped).
+template <class T>
+T* mapped(T* p) {
+  void* d = nullptr;
+  if (cudaHostGetDevicePointer(&d, const_cast<std::remove_const_t<T>*>(p), 0) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the error: not being pinned is an answer, not a failure
+    return nullptr;
+  }
+  return static_cast<T*>(d);
+}
+}  // namespace
+
+void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& p, Workspace& ws,
+                      cudaStream_t stream) {
+  require(src.channels == 1 && same_shape(src, dst), "threshold: source and destination must be one-channel images of equal size");
+  check_image_shape(src.width, src.height, 1);
+  const std::uint8_t* d_src = mapped(src.data);
+  std::uint8_t* d_dst = mapped(dst.data);
+  if (p.method == Method::bernsen && d_src && d_dst) {
+    bernsen(DeviceView<const std::uint8_t>{d_src, src.width, src.height, 1, src.stride},
+            DeviceView<std::uint8_t>{d_dst, dst.width, dst.height, 1, dst.stride}, p.bernsen, ws, stream, true);
+    return;
+  }
+  ws.in.ensure(src.width, src.height);
+  ws.out.ensure(src.width, src.height);
+  cuda::upload<std::uint8_t>(src, ws.in.view(), stream);
+  threshold(ws.in.view(), ws.out.view(), p, ws, stream);
+  cuda::download<std::uint8_t>(ws.out.view(), dst, stream);
 }
 
 namespace {
@@ -48,12 +80,8 @@ class CudaThresholder final : public Thresholder {
     check_image_shape(src.width, src.height, 1);
     staging_in_.ensure(src.width, src.height);
     staging_out_.ensure(src.width, src.height);
-    d_src_.ensure(src.width, src.height);
-    d_dst_.ensure(src.width, src.height);
     copy<std::uint8_t>(src, staging_in_.view());
-    cuda::upload<std::uint8_t>(staging_in_.view(), d_src_.view(), stream_);
-    cuda_impl::threshold(d_src_.view(), d_dst_.view(), params_, ws_, stream_);
-    cuda::download<std::uint8_t>(d_dst_.view(), staging_out_.view(), stream_);
+    cuda_impl::threshold_pinned(staging_in_.view(), staging_out_.view(), params_, ws_, stream_);
     stream_.synchronize();
     copy<std::uint8_t>(staging_out_.view(), dst);
   }
@@ -62,7 +90,6 @@ class CudaThresholder final : public Thresholder {
   Params params_;
   cuda::Stream stream_;
   cuda::PinnedImage<std::uint8_t> staging_in_, staging_out_;
-  cuda::DeviceImage<std::uint8_t> d_src_, d_dst_;
   cuda_impl::Workspace ws_;
 };
 
