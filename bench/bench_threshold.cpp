@@ -149,18 +149,22 @@ int main(int argc, char** argv) {
       report.add(g);
       GPUVIS_CUDA_CHECK(cudaGraphExecDestroy(exec));
       GPUVIS_CUDA_CHECK(cudaGraphDestroy(graph));
-      // threshold_pinned: what the Thresholder runs (full Bernsen reads and writes the pinned
-      // frames from its kernels; other methods copy).
-      bench::Record m{"threshold", c.name, "cuda-pinned", "end-to-end (upload+kernel+download)", w, h, c.labels, {}};
-      m.stats = bench::measure(
-          [&] {
-            return bench::time_us([&] {
-              cuda_impl::threshold_pinned(pin_in.view(), pin_out.view(), c.params, ws, stream);
-              stream.synchronize();
-            });
-          },
-          gpu_opts);
-      report.add(m);
+      // threshold_pinned: what the Thresholder runs, and each way of moving the frame explicitly.
+      using cuda_impl::PinnedTransfer;
+      for (auto [transfer, backend] : {std::pair{PinnedTransfer::automatic, "cuda-pinned"}, std::pair{PinnedTransfer::write_mapped, "cuda-write-mapped"},
+                                       std::pair{PinnedTransfer::mapped, "cuda-mapped"}}) {
+        if (transfer != PinnedTransfer::automatic && c.name != "bernsen") continue;
+        bench::Record m{"threshold", c.name, backend, "end-to-end (upload+kernel+download)", w, h, c.labels, {}};
+        m.stats = bench::measure(
+            [&] {
+              return bench::time_us([&] {
+                cuda_impl::threshold_pinned(pin_in.view(), pin_out.view(), c.params, ws, stream, transfer);
+                stream.synchronize();
+              });
+            },
+            gpu_opts);
+        report.add(m);
+      }
     }
   }
 #endif

@@ -162,16 +162,20 @@ TEST(ThresholdCuda, PinnedHostFramesEqualCpu) {
       const auto img = test::textured_image(w + 3, h + 2, seed++);
       cuda::PinnedImage<std::uint8_t> in(w + 3, h + 2), out(w + 3, h + 2);
       copy<std::uint8_t>(img.view(), in.view());
-      std::memset(out.view().data, 77, static_cast<std::size_t>(out.view().stride) * (h + 2));
       // Offset by one column and one row: rows start off word boundaries.
       const auto src = HostView<const std::uint8_t>(in.view()).crop(1, 1, w, h);
       const auto dst = out.view().crop(3, 2, w, h);
-      cuda_impl::threshold_pinned(src, dst, p, ws, s);
-      s.synchronize();
       Image<std::uint8_t> sub(w, h);
       copy<std::uint8_t>(src, sub.view());
-      EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(sub, p).view(), HostView<const std::uint8_t>(dst)), 0u)
-          << w << "x" << h << " " << describe(p);
+      const auto expected = on_cpu(sub, p);
+      using cuda_impl::PinnedTransfer;
+      for (auto transfer : {PinnedTransfer::automatic, PinnedTransfer::copies, PinnedTransfer::write_mapped, PinnedTransfer::mapped}) {
+        std::memset(out.view().data, 77, static_cast<std::size_t>(out.view().stride) * (h + 2));
+        cuda_impl::threshold_pinned(src, dst, p, ws, s, transfer);
+        s.synchronize();
+        EXPECT_EQ(count_differences<std::uint8_t>(expected.view(), HostView<const std::uint8_t>(dst)), 0u)
+            << w << "x" << h << " " << describe(p) << " transfer " << static_cast<int>(transfer);
+      }
     }
   const auto img = test::textured_image(333, 222, 7);
   Image<std::uint8_t> pageable_out(333, 222);

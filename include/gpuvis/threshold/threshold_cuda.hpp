@@ -21,13 +21,21 @@ struct Workspace {
 void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& params,
                Workspace& workspace, cudaStream_t stream);
 
+// How threshold_pinned moves a frame across the bus.
+enum class PinnedTransfer {
+  automatic,    // the fastest measured choice for the method, window and frame size
+  copies,       // upload, threshold, download
+  write_mapped, // upload; the kernel writes the result straight into the pinned host image
+  mapped,       // the kernels read the frame from and write the result to pinned host memory
+};
+
 // dst = threshold(src) for frames in pinned host memory (e.g. cuda::PinnedImage views): the result
-// is in dst once `stream` is synchronised. Full Bernsen reads the frame and writes the result across
-// the bus from inside its two kernels (pinned memory is mapped into the device's address space), so
-// no copy operations run and the transfers overlap the computation; the other methods upload, run
-// and download. Memory that is not pinned falls back to ordinary copies.
+// is in dst once `stream` is synchronised. Pinned memory is mapped into the device's address space,
+// so full Bernsen's kernels can read the frame and write the result across the bus themselves,
+// saving a copy operation and its latency (docs/benchmarks/threshold.md says when that pays); the
+// other methods upload, run and download. Memory that is not pinned falls back to ordinary copies.
 void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& params,
-                      Workspace& workspace, cudaStream_t stream);
+                      Workspace& workspace, cudaStream_t stream, PinnedTransfer transfer = PinnedTransfer::automatic);
 
 // Frame equaliser on the device: frame = clamp(frame - background + level, 0, 255), in place.
 void equalize(DeviceView<std::uint8_t> frame, DeviceView<const std::uint8_t> background, int level,

@@ -323,8 +323,14 @@ __device__ inline void load_span(float (&v)[N], const T* p) {
   for (int i = 0; i < N; ++i) v[i] = static_cast<float>(p[i]);
 }
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kWideMinBlocks = 1;  // Turing runs at most 1024 threads per SM
+#else
+constexpr int kWideMinBlocks = 5;  // registers for five 256-thread blocks per SM (latency-bound kernel)
+#endif
+
 template <class T, int K>
-__global__ void __launch_bounds__(kTileX* kThreadsY) separable_wide_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, Border b) {
+__global__ void __launch_bounds__(kTileX* kThreadsY, kWideMinBlocks) separable_wide_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, Border b) {
   constexpr int r = K / 2, P = (r + 3) / 4 * 4, N = 4 + 2 * P;
   constexpr int R = kFusedTileY / kThreadsY, th = kFusedTileY + 2 * r;
   __shared__ float4 rows[th][kTileX];  // row-pass results, 4 columns per element
@@ -334,6 +340,8 @@ __global__ void __launch_bounds__(kTileX* kThreadsY) separable_wide_kernel(Strip
   const int first_local = s.map_rows ? first_row : first_row - (s.y0 - s.ry);
   const bool interior = x0 - P >= 0 && x0 + kWideTileX + P <= s.width && first_row >= 0 && first_row + th <= s.height &&
                         first_local >= 0 && first_local + th <= (s.map_rows ? s.height : s.rows);
+  // Two rows per iteration: their loads are in flight together (the kernel is latency-bound).
+#pragma unroll 2
   for (int ty = threadIdx.y; ty < th; ty += kThreadsY) {
     float v[N];
     if (interior) {
@@ -448,7 +456,13 @@ void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::siz
                     stream>>>(s, out, out_pitch, out_rows, b);
         GPUVIS_CUDA_CHECK_LAUNCH();
       };
-      if (kw == kh && with_taps<3, 5, 7, 9, 11, 13, 15>(kw, [&](auto k) { wide(separable_wide_kernel<T, decltype(k)::value>); })) return;
+      // Five blocks of ~40 KB per SM need the largest shared-memory carve-out.
+      auto wide_max_smem = [&](auto kernel_fn) {
+        GPUVIS_CUDA_CHECK(cudaFuncSetAttribute(kernel_fn, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+        wide(kernel_fn);
+      };
+      if (kw == kh && with_taps<3, 5, 7, 9, 11, 13, 15>(kw, [&](auto k) { wide_max_smem(separable_wide_kernel<T, decltype(k)::value>); }))
+        return;
     }
     if (kw != kh || !with_taps<3, 5, 7, 9, 11, 13, 15>(kw, [&](auto k) { fused(separable_fused_kernel<T, C, decltype(k)::value>); }))
       fused(separable_fused_kernel<T, C, 0>);

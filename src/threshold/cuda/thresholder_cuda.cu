@@ -33,19 +33,30 @@ T* mapped(T* p) {
 }  // namespace
 
 void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& p, Workspace& ws,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, PinnedTransfer transfer) {
   require(src.channels == 1 && same_shape(src, dst), "threshold: source and destination must be one-channel images of equal size");
   check_image_shape(src.width, src.height, 1);
   const std::uint8_t* d_src = mapped(src.data);
   std::uint8_t* d_dst = mapped(dst.data);
-  if (p.method == Method::bernsen && d_src && d_dst) {
-    bernsen(DeviceView<const std::uint8_t>{d_src, src.width, src.height, 1, src.stride},
-            DeviceView<std::uint8_t>{d_dst, dst.width, dst.height, 1, dst.stride}, p.bernsen, ws, stream, true);
+  if (transfer == PinnedTransfer::automatic) {
+    // Measured on an H200 (docs/benchmarks/threshold.md): writing the result across the bus from
+    // the decision kernel beats a download on frames up to 1280x720 at small windows.
+    const bool small = static_cast<long>(src.width) * src.height <= 1280L * 720 && p.bernsen.half_window <= 8;
+    transfer = p.method == Method::bernsen && small ? PinnedTransfer::write_mapped : PinnedTransfer::copies;
+  }
+  if (p.method != Method::bernsen || !d_dst || (transfer == PinnedTransfer::mapped && !d_src)) transfer = PinnedTransfer::copies;
+  const DeviceView<std::uint8_t> mapped_dst{d_dst, dst.width, dst.height, 1, dst.stride};
+  if (transfer == PinnedTransfer::mapped) {
+    bernsen(DeviceView<const std::uint8_t>{d_src, src.width, src.height, 1, src.stride}, mapped_dst, p.bernsen, ws, stream, true);
     return;
   }
   ws.in.ensure(src.width, src.height);
-  ws.out.ensure(src.width, src.height);
   cuda::upload<std::uint8_t>(src, ws.in.view(), stream);
+  if (transfer == PinnedTransfer::write_mapped) {
+    bernsen(ws.in.view(), mapped_dst, p.bernsen, ws, stream);
+    return;
+  }
+  ws.out.ensure(src.width, src.height);
   threshold(ws.in.view(), ws.out.view(), p, ws, stream);
   cuda::download<std::uint8_t>(ws.out.view(), dst, stream);
 }
