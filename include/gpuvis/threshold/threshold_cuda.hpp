@@ -12,7 +12,8 @@ namespace gpuvis::threshold::cuda_impl {
 
 // Intermediate device buffers, grown on demand and reused across frames.
 struct Workspace {
-  gpuvis::cuda::DeviceBuffer a, b, c;
+  gpuvis::cuda::DeviceBuffer a, b;
+  gpuvis::cuda::DeviceBuffer frame;                 // threshold_pinned's copy of the frame on the device
   gpuvis::cuda::DeviceImage<std::uint8_t> in, out;  // threshold_pinned's copies (methods other than full Bernsen)
 };
 

@@ -306,6 +306,7 @@ __global__ void separable_fused_kernel(Strip<T> s, T* out, std::size_t out_pitch
 // float4 of row-pass results per tile row for 4 columns. About half the instructions of the
 // generic fused kernel, with the same order of additions (so the same results).
 constexpr int kWideTileX = 4 * kTileX;  // 128 columns per block
+constexpr int kWideTileY = 32;          // 4 rows per thread: small tiles keep more blocks resident
 
 template <class T, int N>
 __device__ inline void load_span(float (&v)[N], const T* p) {
@@ -323,25 +324,17 @@ __device__ inline void load_span(float (&v)[N], const T* p) {
   for (int i = 0; i < N; ++i) v[i] = static_cast<float>(p[i]);
 }
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-constexpr int kWideMinBlocks = 1;  // Turing runs at most 1024 threads per SM
-#else
-constexpr int kWideMinBlocks = 5;  // registers for five 256-thread blocks per SM (latency-bound kernel)
-#endif
-
 template <class T, int K>
-__global__ void __launch_bounds__(kTileX* kThreadsY, kWideMinBlocks) separable_wide_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, Border b) {
+__global__ void __launch_bounds__(kTileX* kThreadsY) separable_wide_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, Border b) {
   constexpr int r = K / 2, P = (r + 3) / 4 * 4, N = 4 + 2 * P;
-  constexpr int R = kFusedTileY / kThreadsY, th = kFusedTileY + 2 * r;
+  constexpr int R = kWideTileY / kThreadsY, th = kWideTileY + 2 * r;
   __shared__ float4 rows[th][kTileX];  // row-pass results, 4 columns per element
-  const int x0 = blockIdx.x * kWideTileX, yl0 = blockIdx.y * kFusedTileY;
+  const int x0 = blockIdx.x * kWideTileX, yl0 = blockIdx.y * kWideTileY;
   const int first_row = s.y0 + yl0 - r;  // global row of tile row 0
   const int xs = x0 + 4 * static_cast<int>(threadIdx.x) - P;  // this thread's first input column
   const int first_local = s.map_rows ? first_row : first_row - (s.y0 - s.ry);
   const bool interior = x0 - P >= 0 && x0 + kWideTileX + P <= s.width && first_row >= 0 && first_row + th <= s.height &&
                         first_local >= 0 && first_local + th <= (s.map_rows ? s.height : s.rows);
-  // Two rows per iteration: their loads are in flight together (the kernel is latency-bound).
-#pragma unroll 2
   for (int ty = threadIdx.y; ty < th; ty += kThreadsY) {
     float v[N];
     if (interior) {
@@ -452,17 +445,11 @@ void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::siz
     };
     if constexpr (C == 1) {
       auto wide = [&](auto kernel_fn) {
-        kernel_fn<<<dim3((s.width + kWideTileX - 1) / kWideTileX, (out_rows + kFusedTileY - 1) / kFusedTileY), dim3(kTileX, kThreadsY), 0,
+        kernel_fn<<<dim3((s.width + kWideTileX - 1) / kWideTileX, (out_rows + kWideTileY - 1) / kWideTileY), dim3(kTileX, kThreadsY), 0,
                     stream>>>(s, out, out_pitch, out_rows, b);
         GPUVIS_CUDA_CHECK_LAUNCH();
       };
-      // Five blocks of ~40 KB per SM need the largest shared-memory carve-out.
-      auto wide_max_smem = [&](auto kernel_fn) {
-        GPUVIS_CUDA_CHECK(cudaFuncSetAttribute(kernel_fn, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-        wide(kernel_fn);
-      };
-      if (kw == kh && with_taps<3, 5, 7, 9, 11, 13, 15>(kw, [&](auto k) { wide_max_smem(separable_wide_kernel<T, decltype(k)::value>); }))
-        return;
+      if (kw == kh && with_taps<3, 5, 7, 9, 11, 13, 15>(kw, [&](auto k) { wide(separable_wide_kernel<T, decltype(k)::value>); })) return;
     }
     if (kw != kh || !with_taps<3, 5, 7, 9, 11, 13, 15>(kw, [&](auto k) { fused(separable_fused_kernel<T, C, decltype(k)::value>); }))
       fused(separable_fused_kernel<T, C, 0>);

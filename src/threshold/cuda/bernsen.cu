@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "../rules.hpp"
+#include "gpuvis/cuda/runtime.hpp"
 #include "kernels.cuh"
 #include "sliding_window.cuh"
 
@@ -33,6 +34,9 @@ __device__ inline unsigned load4(const DeviceView<const std::uint8_t>& src, int 
 // read across the bus from mapped host memory is read once and the second pass reads device memory.
 __global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const std::uint8_t> src, unsigned* vmax,
                                                               unsigned* vmin, unsigned* copy, int pitch_words, int r, int ty) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();  // the decision kernel may be scheduled now; it waits for this grid's results
+#endif
   extern __shared__ unsigned smem_u[];
   const int k = 2 * r + 1;
   const Tile<kWordsV, true> t{ty + 2 * r};
@@ -113,6 +117,9 @@ __device__ inline void load_columns(unsigned* line, const std::uint8_t* plane, i
 __global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceView<const std::uint8_t> src, const std::uint8_t* vmax,
                                                                        const std::uint8_t* vmin, int pitch,
                                                                        DeviceView<std::uint8_t> dst, int r, int gate, int cols) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();  // the vertical pass's planes are complete (no-op without early launch)
+#endif
   extern __shared__ unsigned smem_u[];
   const int k = 2 * r + 1;
   const Tile<1, false> t{cols + 2 * r};
@@ -191,15 +198,27 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   set_max_dynamic_smem(vertical_extrema, smem_v);
   set_max_dynamic_smem(horizontal_extrema_decide, smem_h);
   // A frame in mapped host memory is read across the bus once: the first pass keeps a copy.
-  if (src_is_mapped_host) ws.c.reserve(plane);
-  unsigned* copy = src_is_mapped_host ? ws.c.as<unsigned>() : nullptr;
+  if (src_is_mapped_host) ws.frame.reserve(plane);
+  unsigned* copy = src_is_mapped_host ? ws.frame.as<unsigned>() : nullptr;
   const DeviceView<const std::uint8_t> decide_src =
-      src_is_mapped_host ? DeviceView<const std::uint8_t>{ws.c.as<std::uint8_t>(), w, h, 1, pitch} : src;
+      src_is_mapped_host ? DeviceView<const std::uint8_t>{ws.frame.as<std::uint8_t>(), w, h, 1, pitch} : src;
   vertical_extrema<<<dim3((w + kWordsV * 4 - 1) / (kWordsV * 4), (h + ty - 1) / ty), dim3(kWordsV, kThreadsV / kWordsV),
                      smem_v, stream>>>(src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), copy, pitch / 4, r, ty);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  horizontal_extrema_decide<<<dim3((w + cols - 1) / cols, (h + kRowsH - 1) / kRowsH), dim3(horizontal_threads(w, h)), smem_h, stream>>>(
-      decide_src, ws.a.as<std::uint8_t>(), ws.b.as<std::uint8_t>(), pitch, dst, r, p.gate, cols);
+  // On Hopper the second kernel is launched while the first still runs (programmatic dependent
+  // launch) and waits for it in cudaGridDependencySynchronize: the launch gap leaves the frame time.
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3((w + cols - 1) / cols, (h + kRowsH - 1) / kRowsH);
+  config.blockDim = dim3(horizontal_threads(w, h));
+  config.dynamicSmemBytes = smem_h;
+  config.stream = stream;
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &early;
+  config.numAttrs = gpuvis::cuda::current_device_major() >= 9 ? 1 : 0;
+  GPUVIS_CUDA_CHECK(cudaLaunchKernelEx(&config, horizontal_extrema_decide, decide_src, static_cast<const std::uint8_t*>(ws.a.as<std::uint8_t>()),
+                                       static_cast<const std::uint8_t*>(ws.b.as<std::uint8_t>()), pitch, dst, r, p.gate, cols));
   GPUVIS_CUDA_CHECK_LAUNCH();
 }
 

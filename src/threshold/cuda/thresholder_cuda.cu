@@ -40,9 +40,8 @@ void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> d
   std::uint8_t* d_dst = mapped(dst.data);
   if (transfer == PinnedTransfer::automatic) {
     // Measured on an H200 (docs/benchmarks/threshold.md): writing the result across the bus from
-    // the decision kernel beats a download on frames up to 1280x720 at small windows.
-    const bool small = static_cast<long>(src.width) * src.height <= 1280L * 720 && p.bernsen.half_window <= 8;
-    transfer = p.method == Method::bernsen && small ? PinnedTransfer::write_mapped : PinnedTransfer::copies;
+    // the decision kernel beats a separate download at every size and window.
+    transfer = p.method == Method::bernsen ? PinnedTransfer::write_mapped : PinnedTransfer::copies;
   }
   if (p.method != Method::bernsen || !d_dst || (transfer == PinnedTransfer::mapped && !d_src)) transfer = PinnedTransfer::copies;
   const DeviceView<std::uint8_t> mapped_dst{d_dst, dst.width, dst.height, 1, dst.stride};
@@ -50,12 +49,17 @@ void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> d
     bernsen(DeviceView<const std::uint8_t>{d_src, src.width, src.height, 1, src.stride}, mapped_dst, p.bernsen, ws, stream, true);
     return;
   }
-  ws.in.ensure(src.width, src.height);
-  cuda::upload<std::uint8_t>(src, ws.in.view(), stream);
   if (transfer == PinnedTransfer::write_mapped) {
-    bernsen(ws.in.view(), mapped_dst, p.bernsen, ws, stream);
+    // The device copy keeps the host image's row pitch, so the upload is one linear copy.
+    const std::size_t bytes = static_cast<std::size_t>(src.stride) * (src.height - 1) + static_cast<std::size_t>(src.width);
+    ws.frame.reserve(bytes);
+    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(ws.frame.as<std::uint8_t>(), src.data, bytes, cudaMemcpyHostToDevice, stream));
+    bernsen(DeviceView<const std::uint8_t>{ws.frame.as<std::uint8_t>(), src.width, src.height, 1, src.stride}, mapped_dst, p.bernsen, ws,
+            stream);
     return;
   }
+  ws.in.ensure(src.width, src.height);
+  cuda::upload<std::uint8_t>(src, ws.in.view(), stream);
   ws.out.ensure(src.width, src.height);
   threshold(ws.in.view(), ws.out.view(), p, ws, stream);
   cuda::download<std::uint8_t>(ws.out.view(), dst, stream);
