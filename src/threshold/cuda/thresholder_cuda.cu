@@ -40,8 +40,10 @@ void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> d
   std::uint8_t* d_dst = mapped(dst.data);
   if (transfer == PinnedTransfer::automatic) {
     // Measured on an H200 (docs/benchmarks/threshold.md): writing the result across the bus from
-    // the decision kernel beats a separate download at every size and window.
-    transfer = p.method == Method::bernsen ? PinnedTransfer::write_mapped : PinnedTransfer::copies;
+    // the decision kernel beats a separate download at every size and window; reading the frame
+    // across the bus too pays only on small frames with small windows (the halo rows are read twice).
+    const bool small = static_cast<long>(src.width) * src.height <= 640L * 480 && p.bernsen.half_window <= 8;
+    transfer = p.method != Method::bernsen ? PinnedTransfer::copies : small ? PinnedTransfer::mapped : PinnedTransfer::write_mapped;
   }
   if (p.method != Method::bernsen || !d_dst || (transfer == PinnedTransfer::mapped && !d_src)) transfer = PinnedTransfer::copies;
   const DeviceView<std::uint8_t> mapped_dst{d_dst, dst.width, dst.height, 1, dst.stride};
