@@ -58,7 +58,7 @@ export GPUVIS_SYMBOL_PGM_DIR="$symdir"
 
 if [ "$tests" = 1 ]; then
   say "tests"
-  run ctest --test-dir build-gpu --output-on-failure -j 4 || status=1
+  run ctest --test-dir build-gpu --output-on-failure --timeout 600 -j 4 || status=1
 fi
 
 if [ "$sanitize" = 1 ]; then
