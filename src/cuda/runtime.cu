@@ -1,7 +1,5 @@
 #include <cuda_runtime_api.h>
 
-#include <array>
-#include <atomic>
 #include <cstdio>
 #include <numeric>
 #include <random>
@@ -67,23 +65,14 @@ std::vector<DeviceInfo> devices() {
 }
 
 int current_device_major() {
-  static std::array<std::atomic<int>, 64> cache{};  // 0: not looked up yet; otherwise major + 1
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= static_cast<int>(cache.size())) {
+  // cudaDeviceGetAttribute answers from the runtime's own tables (no driver round trip), so it is
+  // cheap enough to ask per launch.
+  int device = 0, major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
-  int known = cache[static_cast<std::size_t>(device)].load(std::memory_order_relaxed);
-  if (known == 0) {
-    int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    known = major + 1;
-    cache[static_cast<std::size_t>(device)].store(known, std::memory_order_relaxed);
-  }
-  return known - 1;
+  return major;
 }
 
 std::string runtime_version() {

@@ -21,8 +21,7 @@ int device_count();                // 0 when not compiled, no driver, or no devi
 std::vector<DeviceInfo> devices();
 std::string runtime_version();     // e.g. "13.0", empty when not compiled
 std::string driver_version();      // e.g. "13.0", empty when unavailable
-// Compute capability major version of the calling thread's current device (cached per device);
-// 0 when there is none.
+// Compute capability major version of the calling thread's current device; 0 when there is none.
 int current_device_major();
 // Why no device is usable (driver missing, no device, not compiled), for messages.
 std::string unavailable_reason();

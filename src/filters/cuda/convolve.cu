@@ -443,11 +443,10 @@ void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::siz
                   fsmem, stream>>>(s, out, out_pitch, out_rows, kw, kh, b);
       GPUVIS_CUDA_CHECK_LAUNCH();
     };
-    // The wide kernel has a quarter as many blocks: it wins once they fill the GPU several times
-    // over (H200: 4K 50 us vs 56 us), and loses on smaller frames (1080p: 24 us vs 18 us).
-    const bool many_blocks = static_cast<long>(s.width) * out_rows >= 4L * 1024 * 1024;
     if constexpr (C == 1) {
-      if (many_blocks) {
+      // The wide kernel has a quarter as many blocks: it wins once they fill the GPU several times
+      // over (H200: 4K 50 us vs 56 us), and loses on smaller frames (1080p: 24 us vs 18 us).
+      if (static_cast<long>(s.width) * out_rows >= 4L * 1024 * 1024) {
         auto wide = [&](auto kernel_fn) {
           kernel_fn<<<dim3((s.width + kWideTileX - 1) / kWideTileX, (out_rows + kWideTileY - 1) / kWideTileY), dim3(kTileX, kThreadsY), 0,
                       stream>>>(s, out, out_pitch, out_rows, b);
