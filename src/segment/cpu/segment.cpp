@@ -23,13 +23,22 @@ struct RawRun {
   std::uint8_t colour;  // 0 or 255
 };
 
+// Per-region accumulators of the labelling pass, one 40-byte record per region: noisy frames touch
+// regions in scattered order, and one record per touch moves far fewer cache lines than eight
+// separate arrays do.
+struct RegionAcc {
+  std::int32_t area, left, right, bottom, run_count, first_run;
+  std::int64_t sum_2x, sum_y;  // sum of 2x (a run adds (x0 + x1) * length) and of y: exact integers
+};
+
 // Per-thread scratch kept between frames: allocating these buffers every frame costs page faults
 // that, on noisy frames, take longer than the work itself.
 struct Scratch {
   std::vector<RawRun> runs;
-  std::vector<std::int32_t> rid_a, rid_b, changes, uf, north, row_begin, region_of, root_run, begin, lists, fill, degree, stamp;
+  std::vector<std::int32_t> rid_a, rid_b, changes, uf, north, row_begin, region_of, begin, lists, fill, degree, stamp;
   std::vector<std::array<std::int32_t, 2>> pairs;
   std::vector<std::uint8_t> norm, saturated;
+  std::vector<RegionAcc> acc;
 };
 
 // Root of a's set, halving the path on the way. Parents always have smaller indices than their
@@ -68,7 +77,9 @@ void find_row_runs(const std::uint8_t* pixels, int w, int y, Scratch& s) {
       continue;
     }
     const std::uint64_t prefix = d * 0x0101010101010101ull;  // byte b: changes in bytes 0..b
-    for (int b = 0; b < 8; ++b) rid[x + b] = base + static_cast<std::int32_t>((prefix >> (8 * b)) & 0xff);
+    std::uint8_t counts[8];
+    std::memcpy(counts, &prefix, 8);
+    for (int b = 0; b < 8; ++b) rid[x + b] = base + counts[b];  // widened and added as vectors
     base += static_cast<std::int32_t>(prefix >> 56);
     for (int b = 0; b < 8; ++b) {
       changes[n] = x + b;
@@ -91,16 +102,18 @@ void find_row_runs(const std::uint8_t* pixels, int w, int y, Scratch& s) {
 // runs above that overlap run j are those from the one above its first pixel to the one above its
 // last pixel, read from the row above's per-pixel run index; they alternate in colour, so the
 // same-colour ones are every other one.
-void join_rows(int jb, int je, Scratch& s) {
+int join_rows(int jb, int je, Scratch& s) {
   const RawRun* runs = s.runs.data();
   std::int32_t* uf = s.uf.data();
   std::int32_t* north = s.north.data();
   const std::int32_t* above = s.rid_a.data();
-  auto unite = [uf](int k, int root) {
+  int merges = 0;
+  auto unite = [uf, &merges](int k, int root) {
     const int p1 = uf[k], p2 = uf[p1];
     const int ra = p1 == p2 ? p1 : find(uf, p2);  // k's root, usually one step away
     const int lo = std::min(ra, root), hi = std::max(ra, root);
     uf[hi] = lo;  // the earlier run (raster order) stays the root
+    merges += lo != hi;
     return lo;
   };
   for (int j = jb; j < je; ++j) {
@@ -112,6 +125,56 @@ void join_rows(int jb, int je, Scratch& s) {
     int root = unite(k <= i1 ? k : j, j);
     for (int m = k + 2; m <= i1; m += 2) root = unite(m, root);
   }
+  return merges;
+}
+
+// One forward pass over the runs: region numbers in raster order of first pixel (a component's
+// root is its first run and every run's parent comes before it, so no find is needed), the
+// statistics, and the §3.3 adjacency pairs (row 0 neighbours, and every run start whose north
+// pixel has the other colour).
+int label_and_measure(Scratch& s) {
+  const int nruns = static_cast<int>(s.runs.size());
+  const RawRun* runs = s.runs.data();
+  const std::int32_t* uf = s.uf.data();
+  const std::int32_t* north = s.north.data();
+  std::int32_t* region_of = s.region_of.data();
+  RegionAcc* acc = s.acc.data();
+  std::array<std::int32_t, 2>* pairs = s.pairs.data();
+  int next = 0, npairs = 0;
+  auto visit = [&](int r) {
+    const RawRun& run = runs[r];
+    const int p = uf[r];
+    const bool root = p == r;
+    const int earlier = region_of[p];  // read unconditionally: a select, not a mispredicted branch
+    const int id = root ? next : earlier;
+    region_of[r] = id;
+    next += root;
+    RegionAcc& a = acc[id];
+    const int len = run.x1 - run.x0 + 1;
+    a.area += len;
+    a.left = std::min(a.left, run.x0);
+    a.right = std::max(a.right, run.x1);
+    a.bottom = run.y;  // raster order
+    ++a.run_count;
+    a.first_run = root ? r : a.first_run;
+    a.sum_2x += std::int64_t{run.x0 + run.x1} * len;
+    a.sum_y += std::int64_t{run.y} * len;
+    return id;
+  };
+  const int row1 = s.row_begin[1];
+  for (int r = 0, prev = -1; r < row1; ++r) {
+    const int id = visit(r);
+    pairs[npairs] = {prev, id};
+    npairs += r > 0;
+    prev = id;
+  }
+  for (int r = row1; r < nruns; ++r) {
+    const int id = visit(r);
+    const int n = north[r];
+    pairs[npairs] = {id, region_of[n]};
+    npairs += runs[n].colour != runs[r].colour;
+  }
+  return npairs;
 }
 
 void insertion_sort(std::int32_t* first, std::int32_t* last) {
@@ -123,111 +186,12 @@ void insertion_sort(std::int32_t* first, std::int32_t* last) {
   }
 }
 
-}  // namespace
-
-void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
-  require(binary.channels == 1, "segment: the binary frame must have one channel");
-  check_image_shape(binary.width, binary.height, 1);
-  require(cap >= 1, "segment: adjacency cap must be at least 1");
-  const int w = binary.width, h = binary.height;
-  t.width = w;
-  t.height = h;
-  t.cap = cap;
-  static thread_local Scratch scratch;
-  Scratch& s = scratch;
-
-  // 1-2. Runs row by row; each row is joined to the row above while both are in cache.
-  s.runs.clear();
-  s.row_begin.assign(static_cast<std::size_t>(h) + 1, 0);
-  s.norm.assign(static_cast<std::size_t>(w) + 16, 0);
-  s.changes.resize(static_cast<std::size_t>(w) + 8);
-  s.rid_a.resize(static_cast<std::size_t>(w) + 8);
-  s.rid_b.resize(static_cast<std::size_t>(w) + 8);
-  for (int y = 0; y < h; ++y) {
-    const int jb = static_cast<int>(s.runs.size());
-    s.row_begin[y] = jb;
-    find_row_runs(binary.row(y), w, y, s);
-    const int je = static_cast<int>(s.runs.size());
-    s.uf.resize(static_cast<std::size_t>(je));
-    s.north.resize(static_cast<std::size_t>(je), -1);
-    std::iota(s.uf.begin() + jb, s.uf.end(), jb);
-    if (y > 0) join_rows(jb, je, s);
-    std::swap(s.rid_a, s.rid_b);
-  }
-  s.row_begin[h] = static_cast<std::int32_t>(s.runs.size());
-  const int nruns = static_cast<int>(s.runs.size());
-  const RawRun* runs = s.runs.data();
-
-  // 3. Region numbers in raster order of first pixel: a component's root is its first run, and
-  //    every run's parent comes before it, so one forward pass labels all runs without a find.
-  int nregions = 0;
-  for (int r = 0; r < nruns; ++r) nregions += s.uf[r] == r;
-  s.region_of.resize(static_cast<std::size_t>(nruns));
-  s.root_run.resize(static_cast<std::size_t>(nregions) + 1);
-  for (int r = 0, next = 0; r < nruns; ++r) {
-    const int p = s.uf[r];
-    const bool root = p == r;
-    s.region_of[r] = root ? next : s.region_of[p];
-    s.root_run[next] = r;
-    next += root;
-  }
-
-  // 4. Statistics, accumulated straight into the tree's arrays (consecutive regions share cache
-  //    lines, so this costs no more than a per-region struct and saves copying it out).
-  const auto nr = static_cast<std::size_t>(nregions);
-  t.area.assign(nr, 0);
-  t.left.assign(nr, INT_MAX);
-  t.right.assign(nr, -1);
-  t.top.resize(nr);  // the first run's row
-  t.bottom.resize(nr);
-  t.sum_x.assign(nr, 0.0);  // sum of 2x while accumulating: a run adds (x0 + x1) * length
-  t.sum_y.assign(nr, 0.0);
-  t.run_begin.assign(nr + 1, 0);  // run counts at [r + 1] while accumulating
-  for (int r = 0; r < nruns; ++r) {
-    const RawRun& run = runs[r];
-    const int id = s.region_of[r];
-    const int len = run.x1 - run.x0 + 1;
-    t.area[id] += len;
-    t.left[id] = std::min(t.left[id], run.x0);
-    t.right[id] = std::max(t.right[id], run.x1);
-    t.bottom[id] = run.y;  // raster order
-    ++t.run_begin[id + 1];
-    t.sum_x[id] += static_cast<double>(std::int64_t{run.x0 + run.x1} * len);  // integers: exact below 2^53
-    t.sum_y[id] += static_cast<double>(std::int64_t{run.y} * len);
-  }
-  t.colour.resize(nr);
-  t.flags.resize(nr);
-  t.first_x.resize(nr);
-  t.first_y.resize(nr);
-  t.parent.assign(nr, -1);
-  t.child_count.assign(nr, 0);
-  t.descendant_count.assign(nr, 0);
-  t.depth.assign(nr, 0);
-  for (int r = 0; r < nregions; ++r) {
-    const RawRun& first = runs[s.root_run[r]];
-    t.colour[r] = first.colour;
-    t.first_x[r] = first.x0;
-    t.first_y[r] = first.y;
-    t.top[r] = first.y;
-    t.flags[r] = (t.left[r] == 0 || t.top[r] == 0 || t.right[r] == w - 1 || t.bottom[r] == h - 1) ? kBorder : 0;
-    t.sum_x[r] *= 0.5;
-    t.run_begin[r + 1] += t.run_begin[r];
-  }
-  t.runs.resize(static_cast<std::size_t>(nruns));
-  s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
-  for (int r = 0; r < nruns; ++r) t.runs[s.fill[s.region_of[r]]++] = {runs[r].y, runs[r].x0, runs[r].x1};
-
-  // 5. Adjacency pairs (§3.3): row 0 neighbours, and every run start whose north pixel has the
-  //    other colour. They go into per-region lists (both directions) by counting sort; duplicates
-  //    are removed per list, which keeps the cost linear in the number of runs (no global sort).
-  s.pairs.resize(static_cast<std::size_t>(nruns));
-  int npairs = 0;
-  for (int r = s.row_begin[0] + 1; r < s.row_begin[1]; ++r) s.pairs[npairs++] = {s.region_of[r - 1], s.region_of[r]};
-  for (int r = s.row_begin[1]; r < nruns; ++r) {
-    const int n = s.north[r];
-    s.pairs[npairs] = {s.region_of[r], s.region_of[n]};
-    npairs += runs[n].colour != runs[r].colour;
-  }
+// Distinct, ascending neighbour lists per region (§3.3) and saturation judged on the final regions:
+// the pairs go into per-region lists (both directions) by counting sort; duplicates are removed
+// per list in linear time with a last-seen stamp per region (counting stops at cap + 1: such a
+// region is saturated and its list is dropped anyway; big noisy backgrounds touch thousands of
+// specks); neighbours of a saturated region lose it and are marked fragmented.
+void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& t) {
   s.begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
   for (int k = 0; k < npairs; ++k) {
     ++s.begin[s.pairs[k][0] + 1];
@@ -261,8 +225,6 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
     s.degree[r] = static_cast<std::int32_t>(out - first);
     s.saturated[r] = s.degree[r] > cap;
   }
-  // 6. Saturation on final regions: more than cap distinct neighbours drops all adjacencies;
-  //    neighbours of a saturated region are fragmented and lose it.
   t.adj_begin.resize(static_cast<std::size_t>(nregions) + 1);
   t.adj_begin[0] = 0;
   t.adj.resize(s.lists.size());
@@ -284,10 +246,98 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
   }
   t.adj.resize(static_cast<std::size_t>(nadj));
 
+}
+
+}  // namespace
+
+void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
+  require(binary.channels == 1, "segment: the binary frame must have one channel");
+  check_image_shape(binary.width, binary.height, 1);
+  require(cap >= 1, "segment: adjacency cap must be at least 1");
+  const int w = binary.width, h = binary.height;
+  t.width = w;
+  t.height = h;
+  t.cap = cap;
+  static thread_local Scratch scratch;
+  Scratch& s = scratch;
+
+  // 1-2. Runs row by row; each row is joined to the row above while both are in cache. Every
+  //      union of two different sets removes one region, so the region count falls out.
+  s.runs.clear();
+  s.row_begin.assign(static_cast<std::size_t>(h) + 1, 0);
+  s.norm.assign(static_cast<std::size_t>(w) + 16, 0);
+  s.changes.resize(static_cast<std::size_t>(w) + 8);
+  s.rid_a.resize(static_cast<std::size_t>(w) + 8);
+  s.rid_b.resize(static_cast<std::size_t>(w) + 8);
+  int merges = 0;
+  for (int y = 0; y < h; ++y) {
+    const int jb = static_cast<int>(s.runs.size());
+    s.row_begin[y] = jb;
+    find_row_runs(binary.row(y), w, y, s);
+    const int je = static_cast<int>(s.runs.size());
+    s.uf.resize(static_cast<std::size_t>(je));
+    s.north.resize(static_cast<std::size_t>(je), -1);
+    std::iota(s.uf.begin() + jb, s.uf.end(), jb);
+    if (y > 0) merges += join_rows(jb, je, s);
+    std::swap(s.rid_a, s.rid_b);
+  }
+  s.row_begin[h] = static_cast<std::int32_t>(s.runs.size());
+  const int nruns = static_cast<int>(s.runs.size());
+  const int nregions = nruns - merges;
+  const auto nr = static_cast<std::size_t>(nregions);
+
+  // 3. Numbering, statistics and adjacency pairs in one pass.
+  s.region_of.resize(static_cast<std::size_t>(nruns));
+  s.acc.assign(nr, RegionAcc{0, INT_MAX, -1, 0, 0, 0, 0, 0});
+  s.pairs.resize(static_cast<std::size_t>(nruns));
+  const int npairs = label_and_measure(s);
+
+  // 4. The statistics into the tree's arrays; each region's runs (CSR) by counting sort.
+  t.colour.resize(nr);
+  t.flags.resize(nr);
+  t.area.resize(nr);
+  t.left.resize(nr);
+  t.top.resize(nr);
+  t.right.resize(nr);
+  t.bottom.resize(nr);
+  t.sum_x.resize(nr);
+  t.sum_y.resize(nr);
+  t.first_x.resize(nr);
+  t.first_y.resize(nr);
+  t.run_begin.resize(nr + 1);
+  t.run_begin[0] = 0;
+  const RawRun* runs = s.runs.data();
+  for (int r = 0; r < nregions; ++r) {
+    const RegionAcc& a = s.acc[r];
+    const RawRun& first = runs[a.first_run];
+    t.colour[r] = first.colour;
+    t.area[r] = a.area;
+    t.left[r] = a.left;
+    t.right[r] = a.right;
+    t.top[r] = first.y;
+    t.bottom[r] = a.bottom;
+    t.first_x[r] = first.x0;
+    t.first_y[r] = first.y;
+    t.sum_x[r] = 0.5 * static_cast<double>(a.sum_2x);  // exact below 2^53
+    t.sum_y[r] = static_cast<double>(a.sum_y);
+    t.flags[r] = (a.left == 0 || first.y == 0 || a.right == w - 1 || a.bottom == h - 1) ? kBorder : 0;
+    t.run_begin[r + 1] = t.run_begin[r] + a.run_count;
+  }
+  t.runs.resize(static_cast<std::size_t>(nruns));
+  s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
+  for (int r = 0; r < nruns; ++r) t.runs[s.fill[s.region_of[r]]++] = {runs[r].y, runs[r].x0, runs[r].x1};
+
+  // 5-6. Adjacency lists and saturation.
+  build_adjacency(nregions, npairs, cap, s, t);
+
   // 7. Parent forest: the region above the first pixel, for regions off the border. Parents come
   //    earlier in raster order, so one forward pass gives depths and a backward pass subtree sizes.
+  t.parent.assign(nr, -1);
+  t.child_count.assign(nr, 0);
+  t.descendant_count.assign(nr, 0);
+  t.depth.assign(nr, 0);
   for (int r = 0; r < nregions; ++r)
-    if (!(t.flags[r] & kBorder)) t.parent[r] = s.region_of[s.north[s.root_run[r]]];
+    if (!(t.flags[r] & kBorder)) t.parent[r] = s.region_of[s.north[s.acc[r].first_run]];
   for (int r = 0; r < nregions; ++r)
     if (t.parent[r] >= 0) {
       t.depth[r] = t.depth[t.parent[r]] + 1;
