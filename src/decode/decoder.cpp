@@ -178,6 +178,9 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
     f.angle = wrap_angle(std::atan2(f.y - sum_by / sum_bw, f.x - sum_bx / sum_bw) - std::numbers::pi / 2);
     f.root = root;
     f.root_size = std::max(t.bbox_width(root), t.bbox_height(root));
+    f.root_x = t.centroid_x(root);
+    f.root_y = t.centroid_y(root);
+    f.root_colour = t.colour[root];
     f.leaves = leaves;
     f.gated_leaves = gated[0] + gated[1];
     f.leaf_begin = leaf_begin;

@@ -1,5 +1,6 @@
 #include "gpuvis/pipeline/detector.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 namespace gpuvis::pipeline {
@@ -30,6 +31,17 @@ const Detections& Detector::detect(HostView<const std::uint8_t> grey) {
   front_end_->run(grey, decoder_.tree_set().cap(), tree_, result_.times);
   auto t0 = std::chrono::steady_clock::now();
   decoder_.decode(tree_, result_.fiducials, &result_.decode_stats);
+  decode::find_root_candidates(tree_, result_.fiducials, root_min_, root_max_, result_.roots);
+  int smallest = 0, largest = 0;
+  for (const auto& f : result_.fiducials)
+    if (!f.fuzzy()) {
+      smallest = smallest ? std::min(smallest, f.root_size) : f.root_size;
+      largest = std::max(largest, f.root_size);
+    }
+  if (largest > 0) {  // the band of the next frame, as reacTIVision's object band
+    root_min_ = static_cast<int>(smallest / 1.2);
+    root_max_ = static_cast<int>(largest * 1.2);
+  }
   result_.times.decode_us = since_us(t0);
   t0 = std::chrono::steady_clock::now();
   decode::find_fingers_and_blobs(tree_, grey, result_.fiducials, config_.fingers, config_.blobs, result_.fingers, result_.blobs);

@@ -131,41 +131,91 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
   std::vector<bool> det_used(d.fiducials.size(), false);
   for (auto& o : frame_.objects) o.updated = false;
   auto& objs = frame_.objects;
+  auto reach = [](const Object& o) { return static_cast<float>(o.root_size) / 1.1f; };  // §6.4, §6.5
+  auto set_position = [&](Object& o, float x, float y, float a, bool with_angle) {
+    smooth_position(o.smooth, params_.smooth_objects, 1.0f, 0.25f, x, y, dt);
+    if (with_angle) smooth_angle(o.smooth, params_.smooth_objects, 1.0f, 0.25f, 10.0f, o.angle, a, dt);
+    move(o.m, x, y, dt);
+    if (with_angle) rotate(o.angle, o.rotation_speed, o.rotation_accel, a, dt);
+    o.missed = 0;
+    o.updated = true;
+  };
+  auto take_symbol = [&](Object& o, const decode::Fiducial& f, Tracking how) {
+    set_position(o, static_cast<float>(f.x / W), static_cast<float>(f.y / H), static_cast<float>(f.angle), true);
+    o.root_size = f.root_size;
+    o.root_colour = f.root_colour;
+    o.root_dx = static_cast<float>(f.x - f.root_x);
+    o.root_dy = static_cast<float>(f.y - f.root_y);
+    o.tracking = how;
+  };
+  // 1. The same symbol ID, closest pairs first.
   const auto match = pair_up(
       static_cast<int>(objs.size()), static_cast<int>(d.fiducials.size()),
       [&](int i, int j) { return d.fiducials[j].id == objs[i].symbol_id ? px_dist(objs[i].m, d.fiducials[j].x, d.fiducials[j].y) : -1.0f; },
       [&](int i) { return std::max(20.0f, 2.0f * static_cast<float>(objs[i].root_size)); });
   for (std::size_t i = 0; i < objs.size(); ++i) {
     if (match[i] < 0) continue;
-    const auto& f = d.fiducials[match[i]];
     det_used[match[i]] = true;
-    float x = static_cast<float>(f.x / W), y = static_cast<float>(f.y / H), a = static_cast<float>(f.angle);
-    smooth_position(objs[i].smooth, params_.smooth_objects, 1.0f, 0.25f, x, y, dt);
-    smooth_angle(objs[i].smooth, params_.smooth_objects, 1.0f, 0.25f, 10.0f, objs[i].angle, a, dt);
-    move(objs[i].m, x, y, dt);
-    rotate(objs[i].angle, objs[i].rotation_speed, objs[i].rotation_accel, a, dt);
-    objs[i].root_size = f.root_size;
-    objs[i].missed = 0;
-    objs[i].updated = true;
+    take_symbol(objs[i], d.fiducials[match[i]], Tracking::found);
+    objs[i].conflict_threshold = std::min(objs[i].conflict_threshold + 1, 9);
   }
-  // Fuzzy candidates (damaged symbols) keep a lost object alive where it is (spec §6.4).
+  // 2. The nearest other candidate within reach (§6.4): a damaged symbol (fuzzy) moves the object
+  //    and keeps its angle; a symbol of another ID counts as a misread of this one, until the
+  //    conflict counter says the symbol really changed: then the object goes and the symbol becomes
+  //    a new object below.
+  std::vector<bool> replaced(objs.size(), false);
   for (std::size_t i = 0; i < objs.size(); ++i) {
-    if (objs[i].updated) continue;
+    Object& o = objs[i];
+    if (o.updated) continue;
+    int best = -1;
+    float best_d = reach(o);
     for (std::size_t j = 0; j < d.fiducials.size(); ++j) {
-      const auto& f = d.fiducials[j];
-      if (det_used[j] || !f.fuzzy() || px_dist(objs[i].m, f.x, f.y) > static_cast<float>(objs[i].root_size) / 1.1f) continue;
-      det_used[j] = true;
-      move(objs[i].m, static_cast<float>(f.x / W), static_cast<float>(f.y / H), dt);
-      objs[i].missed = 0;
-      objs[i].updated = true;
-      break;
+      if (det_used[j] || d.fiducials[j].id == o.symbol_id) continue;
+      const float dist = px_dist(o.m, d.fiducials[j].x, d.fiducials[j].y);
+      if (dist < best_d) best_d = dist, best = static_cast<int>(j);
+    }
+    if (best < 0) continue;
+    const auto& f = d.fiducials[best];
+    if (f.fuzzy()) {
+      det_used[best] = true;
+      set_position(o, static_cast<float>(f.x / W), static_cast<float>(f.y / H), o.angle, false);
+      o.tracking = Tracking::fuzzy;
+    } else if (f.id == o.conflict_id && ++o.conflict_count > --o.conflict_threshold) {
+      replaced[i] = true;  // seen too often: the symbol was really swapped
+    } else {
+      if (f.id != o.conflict_id) o.conflict_id = f.id, o.conflict_count = 0;
+      det_used[best] = true;
+      take_symbol(o, f, Tracking::fuzzy);
     }
   }
-  for (auto& o : objs)
-    if (!o.updated) ++o.missed;
+  // 3. The root region alone (§6.5): a symbol whose inside no longer decodes (motion blur, a hand
+  //    over it) follows its root region, of its colour and about its size, with the angle kept.
+  std::vector<bool> root_used(d.roots.size(), false);
+  for (std::size_t i = 0; i < objs.size(); ++i) {
+    Object& o = objs[i];
+    if (o.updated || replaced[i]) continue;
+    int best = -1;
+    float best_d = reach(o);
+    for (std::size_t j = 0; j < d.roots.size(); ++j) {
+      const auto& c = d.roots[j];
+      if (root_used[j] || c.colour != o.root_colour || c.size * 1.2 < o.root_size || c.size > o.root_size * 1.2) continue;
+      const float dist = px_dist(o.m, c.x + o.root_dx, c.y + o.root_dy);
+      if (dist < best_d) best_d = dist, best = static_cast<int>(j);
+    }
+    if (best < 0) continue;
+    root_used[best] = true;
+    const auto& c = d.roots[best];
+    float x = static_cast<float>((c.x + o.root_dx) / W), y = static_cast<float>((c.y + o.root_dy) / H);
+    if (std::hypot((x - o.m.x) * W, (y - o.m.y) * H) < 0.5f) x = o.m.x, y = o.m.y;  // at rest: no jitter
+    set_position(o, x, y, o.angle, false);
+    o.tracking = Tracking::root;
+  }
+  for (std::size_t i = 0; i < objs.size(); ++i) {
+    if (!objs[i].updated) ++objs[i].missed;
+    if (replaced[i]) objs[i].missed = params_.lost_frames_object;  // goes now, not after a delay
+  }
   const auto before = objs.size();
-  objs.erase(std::remove_if(objs.begin(), objs.end(), [&](const Object& o) { return o.missed >= params_.lost_frames_object; }),
-             objs.end());
+  std::erase_if(objs, [&](const Object& o) { return o.missed >= params_.lost_frames_object; });
   frame_.objects_changed = objs.size() != before;
   for (std::size_t j = 0; j < d.fiducials.size(); ++j) {
     const auto& f = d.fiducials[j];
@@ -177,6 +227,9 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     o.m.x = static_cast<float>(f.x / W);
     o.m.y = static_cast<float>(f.y / H);
     o.root_size = f.root_size;
+    o.root_colour = f.root_colour;
+    o.root_dx = static_cast<float>(f.x - f.root_x);
+    o.root_dy = static_cast<float>(f.y - f.root_y);
     o.updated = true;
     objs.push_back(o);
   }

@@ -2,6 +2,7 @@
 // own oscdump (an OSC receiver nobody here wrote) -> checks on what arrived.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +14,9 @@
 
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/output/tuio.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/synth/scene.hpp"
+#include "gpuvis/track/tracker.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;
@@ -258,4 +262,126 @@ TEST(Track, SmoothingReducesObjectJitter) {
     return var;
   };
   EXPECT_LT(jitter_of(true), jitter_of(false) / 4);
+}
+
+namespace {
+pipeline::Detections table(std::vector<decode::Fiducial> fiducials, std::vector<decode::RootCandidate> roots = {}) {
+  pipeline::Detections d;
+  d.width = 640;
+  d.height = 480;
+  d.fiducials = std::move(fiducials);
+  d.roots = std::move(roots);
+  return d;
+}
+
+decode::Fiducial symbol(int id, double x, double y, double angle = 1.0) {
+  decode::Fiducial f;
+  f.id = id;
+  f.x = x;
+  f.y = y;
+  f.angle = angle;
+  f.root_size = 80;
+  f.root_x = x - 3;  // the root's centroid is off the symbol centre (leaves weigh unevenly)
+  f.root_y = y + 2;
+  f.root_colour = 255;
+  return f;
+}
+}  // namespace
+
+// Spec §6.4: a symbol of another ID where an object is, is a misread of that object until it has
+// been seen more often than the object's conflict threshold allows (fresh objects: the 3rd time).
+TEST(Track, MisreadIdsKeepTheObjectUntilTheSymbolReallyChanged) {
+  track::Tracker t;
+  t.update(table({symbol(5, 300, 200)}), 0.0);
+  const auto session = t.frame().objects.at(0).session_id;
+  for (int k = 1; k <= 2; ++k) {
+    const auto& f = t.update(table({symbol(9, 301, 200, 1.1)}), k / 60.0);
+    ASSERT_EQ(f.objects.size(), 1u) << "misread " << k;
+    EXPECT_EQ(f.objects[0].symbol_id, 5);
+    EXPECT_EQ(f.objects[0].session_id, session);
+    EXPECT_EQ(f.objects[0].tracking, track::Tracking::fuzzy);
+    EXPECT_NEAR(f.objects[0].m.x * 640, 301, 1e-3);
+    EXPECT_NEAR(f.objects[0].angle, 1.1, 1e-6);
+  }
+  const auto& f = t.update(table({symbol(9, 301, 200)}), 3 / 60.0);
+  ASSERT_EQ(f.objects.size(), 1u);
+  EXPECT_EQ(f.objects[0].symbol_id, 9) << "the third sighting of the other ID replaces the object";
+  EXPECT_NE(f.objects[0].session_id, session);
+
+  // An object found for many frames tolerates more misreads (threshold 9: replaced at the 6th).
+  track::Tracker u;
+  for (int k = 0; k < 20; ++k) u.update(table({symbol(5, 300, 200)}), k / 60.0);
+  int kept = 0;
+  for (int k = 20; k < 30 && u.frame().objects.at(0).symbol_id == 5; ++k) {
+    u.update(table({symbol(9, 300, 200)}), k / 60.0);
+    kept += u.frame().objects.at(0).symbol_id == 5;
+  }
+  EXPECT_EQ(kept, 5);
+  // A symbol of another ID out of reach (root size / 1.1) is a new object beside the old one.
+  track::Tracker v;
+  v.update(table({symbol(5, 300, 200)}), 0);
+  EXPECT_EQ(v.update(table({symbol(9, 400, 200)}), 1 / 60.0).objects.size(), 2u);
+}
+
+// Spec §6.5: a symbol whose inside stops decoding keeps its session and follows its root region,
+// with its angle kept, for as long as the root is seen.
+TEST(Track, LostSymbolsFollowTheirRootRegion) {
+  track::Tracker t;
+  t.update(table({symbol(5, 300, 200, 2.0)}), 0.0);
+  const auto session = t.frame().objects.at(0).session_id;
+  for (int k = 1; k <= 10; ++k) {
+    decode::RootCandidate root{297.0 + 2 * k, 202.0, 80, 255, 1};
+    const auto& f = t.update(table({}, {root}), k / 60.0);
+    ASSERT_EQ(f.objects.size(), 1u) << "frame " << k;
+    EXPECT_EQ(f.objects[0].session_id, session);
+    EXPECT_EQ(f.objects[0].tracking, track::Tracking::root);
+    EXPECT_NEAR(f.objects[0].m.x * 640, 300 + 2 * k, 1e-3) << "root centroid + the offset measured when found";
+    EXPECT_NEAR(f.objects[0].m.y * 480, 200, 1e-3);
+    EXPECT_NEAR(f.objects[0].angle, 2.0, 1e-6);
+  }
+  // A root of the wrong colour or size does not hold it: removed after the usual missed frames.
+  decode::RootCandidate black{317.0, 202.0, 80, 0, 1}, small{317.0, 202.0, 40, 255, 1};
+  t.update(table({}, {black, small}), 11 / 60.0);
+  EXPECT_EQ(t.update(table({}, {black, small}), 12 / 60.0).objects.size(), 0u);
+}
+
+// The same on a real printed symbol: wipe its inside (every region the root encloses takes the
+// root's colour) and the detector offers the root as a candidate, which keeps the object alive.
+TEST(Track, RealSymbolWithItsInsideWipedIsTrackedByItsRoot) {
+  if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
+  synth::Generator gen(test::source_path("data/amoeba/symbols"));
+  synth::SceneParams q;
+  q.symbols = 1;
+  q.fingers = 0;
+  q.seed = 11;
+  auto scene = gen.make(q);
+  pipeline::Detector det(pipeline::DetectorConfig{});
+  track::Tracker t;
+  const auto& d0 = det.detect(scene.image.view());
+  ASSERT_EQ(d0.fiducials.size(), 1u);
+  const auto root = d0.fiducials[0].root;
+  const auto& tree = det.regions();
+  const std::uint8_t colour = scene.image(tree.first_x[root], tree.first_y[root]) > 127 ? 255 : 0;
+  std::vector<std::pair<int, int>> inside;  // pixels of regions whose ancestor chain reaches the root
+  for (int r = 0; r < tree.size(); ++r) {
+    int a = tree.parent[r];
+    while (a >= 0 && a != root) a = tree.parent[a];
+    if (a != root) continue;
+    for (int i = tree.run_begin[r]; i < tree.run_begin[r + 1]; ++i)
+      for (int x = tree.runs[i].x0; x <= tree.runs[i].x1; ++x) inside.emplace_back(x, tree.runs[i].y);
+  }
+  ASSERT_FALSE(inside.empty());
+  t.update(d0, 0.0);
+  const auto session = t.frame().objects.at(0).session_id;
+  const double x0 = t.frame().objects[0].m.x;
+  for (auto [x, y] : inside) scene.image(x, y) = colour;
+  for (int k = 1; k <= 5; ++k) {
+    const auto& d = det.detect(scene.image.view());
+    EXPECT_TRUE(std::none_of(d.fiducials.begin(), d.fiducials.end(), [](const auto& f) { return !f.fuzzy(); }));
+    ASSERT_FALSE(d.roots.empty()) << "frame " << k;
+    const auto& f = t.update(d, k / 60.0);
+    ASSERT_EQ(f.objects.size(), 1u);
+    EXPECT_EQ(f.objects[0].session_id, session);
+    EXPECT_NEAR(f.objects[0].m.x, x0, 1.0 / 640);
+  }
 }

@@ -15,6 +15,8 @@ struct Fiducial {
   double angle = 0;     // radians in [0, 2π): reacTIVision's convention (y down, clockwise positive)
   int root = -1;        // region index of the symbol's root region
   int root_size = 0;    // max(width, height) of the root region's bounding box
+  double root_x = 0, root_y = 0;  // the root region's centroid in pixels (root-region tracking, §6.5)
+  std::uint8_t root_colour = 255;
   int leaves = 0;       // leaf regions used
   int gated_leaves = 0; // leaves larger than the size gate ((w-1)+(h-1) > 2)
   int leaf_begin = 0;   // this fiducial's leaves are Decoder::leaves()[leaf_begin .. leaf_begin + leaves)

@@ -10,6 +10,7 @@
 #include "gpuvis/core/backend.hpp"
 #include "gpuvis/decode/blobs.hpp"
 #include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/pipeline/front_end.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 #include "gpuvis/threshold/threshold.hpp"
@@ -32,6 +33,9 @@ struct Detections {
   std::vector<decode::Fiducial> fiducials;  // valid IDs first, then fuzzy candidates (id -1)
   std::vector<decode::Finger> fingers;
   std::vector<decode::Blob> blobs;
+  // Regions that may be the root of a symbol whose inside no longer decodes, in the size band of
+  // the symbols of the last frame that had any (root sizes / 1.2 .. * 1.2, spec §6.2).
+  std::vector<decode::RootCandidate> roots;
   decode::DecodeStats decode_stats;
   int regions = 0;
   StageTimes times;
@@ -52,6 +56,7 @@ class Detector {
   decode::Decoder decoder_;
   segment::RegionTree tree_;
   Detections result_;
+  int root_min_ = 0, root_max_ = 0;  // root-candidate size band (0 = no symbol seen yet)
 };
 
 }  // namespace gpuvis::pipeline

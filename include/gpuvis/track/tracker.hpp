@@ -34,6 +34,10 @@ struct Motion {
   float accel = 0;       // signed motion acceleration
 };
 
+// How an object was last updated (spec §6.1): its symbol decoded, a damaged candidate or a symbol
+// of another ID at its place (§6.4), or only its root region (§6.5).
+enum class Tracking : std::uint8_t { found, fuzzy, root };
+
 struct Object {
   std::int32_t session_id;
   int symbol_id;
@@ -42,6 +46,13 @@ struct Object {
   float rotation_speed = 0;  // turns per second
   float rotation_accel = 0;
   int root_size = 0;         // pixels
+  std::uint8_t root_colour = 255;
+  float root_dx = 0, root_dy = 0;  // symbol centre minus root-region centroid, pixels (§6.5)
+  Tracking tracking = Tracking::found;
+  // ID-conflict counter (§6.4): a symbol of another ID seen at this object's place is taken as a
+  // misread of this one until it has been seen `conflict_threshold` + 1 times (the threshold grows
+  // with every frame the object is found, up to 9, and shrinks with every conflict).
+  int conflict_threshold = 2, conflict_count = 0, conflict_id = -1;
   int missed = 0;            // consecutive frames without a detection
   bool updated = false;      // changed in the current frame
   Smoothing smooth;

@@ -1,0 +1,28 @@
+#pragma once
+// Root candidates (spec §6.2 A, §6.5): regions that may be the root of a tracked symbol whose inside
+// no longer decodes (motion blur, a finger over it). The tracker keeps such an object alive and
+// moves it with its root instead of dropping it.
+#include <cstdint>
+#include <vector>
+
+#include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/segment/region_tree.hpp"
+
+namespace gpuvis::decode {
+
+struct RootCandidate {
+  double x = 0, y = 0;  // centroid, pixels
+  int size = 0;         // max(width, height) of the bounding box, like Fiducial::root_size
+  std::uint8_t colour = 255;
+  int region = -1;
+};
+
+// Regions off the border with at least one neighbour (and not saturated), roughly square
+// (|width - height| < min(width, height)), with size in [min_size, max_size], that are neither a
+// decoded symbol's root (valid or fuzzy) nor a neighbour of one (its leaves and enclosing region).
+// Unlike reacTIVision (Q21) both colours qualify and blob tracking need not be on. At most `limit`
+// candidates, in region order.
+void find_root_candidates(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, int min_size,
+                          int max_size, std::vector<RootCandidate>& out, std::size_t limit = 1024);
+
+}  // namespace gpuvis::decode
