@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "gpuvis/config/camera.hpp"
 #include "gpuvis/config/reactivision.hpp"
+#include "gpuvis/io/image_file.hpp"
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/source/frame_source.hpp"
@@ -21,6 +23,7 @@ void on_signal(int) { g_stop = true; }
 struct TrackArgs {
   std::string smooth;
   CLI::Option* smooth_opt = nullptr;
+  std::string camera_config;
   std::string folder, video, camera_size, trees = "default", backend = "auto", source_name = "gpuvis", invert, blob_size, config;
   int camera = -1;
   double camera_fps = 0;
@@ -29,7 +32,8 @@ struct TrackArgs {
   ThresholdOptions options;
   decode::FingerParams fingers;
   double fps = 0;
-  bool loop = false, json = false, stats = false, headless = false, no_tuio = false;
+  bool loop = false, json = false, stats = false, headless = false, no_tuio = false, equalize = false;
+  std::string background;
 };
 
 nlohmann::json frame_json(const track::Frame& f) {
@@ -52,16 +56,19 @@ void register_track(CLI::App& app, Command& run) {
   static TrackArgs a;
   auto* cmd = app.add_subcommand("track", "Track fiducials, fingers and blobs over time and send TUIO 1.1");
   cmd->footer(
-      "Frames come from --folder (image files in name order), --video FILE or --camera N. Each frame is detected (threshold, segment,\n"
+      "Frames come from --folder (image files in name order), --video FILE, --camera N or a camera.xml (--camera-config, or\n"
+      "reacTIVision.xml's <camera config>). --equalize subtracts the empty table. Each frame is detected (threshold, segment,\n"
       "decode), tracked (session IDs, motion) and sent as TUIO 1.1 bundles to every --tuio target\n"
       "(default udp:127.0.0.1:3333). --json prints the tracked state per frame; --stats prints per-stage\n"
       "times once a second. Ctrl-C stops cleanly (empty alive lists are sent).\n"
-      "Not yet: camera.xml, TCP server and WebSocket output.");
+      "Not yet: TCP server and WebSocket output.");
   cmd->add_option("--config", a.config, "reacTIVision.xml: tree set, threshold, finger, blob, TUIO targets, inversion "
                                         "(command-line flags override it)");
   cmd->add_option("--folder", a.folder, "Folder of frames (sorted by name)");
   cmd->add_option("--video", a.video, "Video file (any format FFmpeg/OpenCV reads)");
   cmd->add_option("--camera", a.camera, "Camera number N (/dev/videoN)")->check(CLI::Range(0, 255));
+  cmd->add_option("--camera-config", a.camera_config,
+                  "camera.xml (reacTIVision's portvideo format): driver, id, capture size/fps/format, settings, crop");
   cmd->add_option("--camera-size", a.camera_size, "Camera capture size WxH (default: the camera's)");
   cmd->add_option("--camera-fps", a.camera_fps, "Camera capture rate (default: the camera's)")->check(CLI::Range(0.0, 1000.0));
   cmd->add_flag("--loop", a.loop, "Start the folder or video again at its end");
@@ -78,14 +85,17 @@ void register_track(CLI::App& app, Command& run) {
   a.finger_opt = cmd->add_option("--finger-size", a.fingers.size, "Average finger size in pixels (0 = no fingers)")->default_val(0);
   cmd->add_option("--blob-size", a.blob_size, "Track plain white blobs with MIN:MAX pixels size");
   add_backend_option(*cmd, a.backend);
+  cmd->add_flag("--equalize", a.equalize,
+                "Subtract the background (reacTIVision's equaliser): the first frame is taken as the empty table");
+  cmd->add_option("--background", a.background, "Subtract this image of the empty table instead of the first frame")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--json", a.json, "Print the tracked state of every frame as a JSON line");
   cmd->add_flag("--stats", a.stats, "Print per-stage times once a second");
   cmd->add_flag("--headless", a.headless, "No display (the only mode for now; accepted for reacTIVision users)");
   cmd->callback([&run] {
     run = [] {
-      const int sources = !a.folder.empty() + !a.video.empty() + (a.camera >= 0);
-      require(sources == 1, sources == 0 ? "track needs a frame source: --folder DIR, --video FILE or --camera N"
-                                         : "give only one of --folder, --video and --camera");
+      const int sources = !a.folder.empty() + !a.video.empty() + (a.camera >= 0) + !a.camera_config.empty();
+      require(sources <= 1, "give only one of --folder, --video, --camera and --camera-config");
       int cam_w = 0, cam_h = 0;
       if (!a.camera_size.empty() && (std::sscanf(a.camera_size.c_str(), "%dx%d", &cam_w, &cam_h) != 2 || cam_w < 1 || cam_h < 1))
         fail(ErrorCode::invalid_argument, "--camera-size must be WxH, got '" + a.camera_size + "'");
@@ -112,9 +122,21 @@ void register_track(CLI::App& app, Command& run) {
       for (const auto& t : a.tuio) targets.push_back(output::parse_tuio_target(t));
       if (targets.empty()) targets = file_cfg.tuio;
       if (targets.empty()) targets.push_back({});
-      auto source = !a.folder.empty() ? source::make_folder_source(a.folder, a.loop)
-                    : !a.video.empty() ? source::make_video_source(a.video, a.loop)
-                                       : source::make_camera_source(a.camera, cam_w, cam_h, a.camera_fps);
+      // The source: a flag, else camera.xml (--camera-config, or reacTIVision.xml's <camera config>).
+      std::string camera_xml = a.camera_config;
+      if (sources == 0 && !file_cfg.camera_config.empty())
+        camera_xml = file_cfg.camera_config == "default" ? config::find_camera_xml() : file_cfg.camera_config;
+      require(sources == 1 || !camera_xml.empty(),
+              "track needs a frame source: --folder DIR, --video FILE, --camera N or --camera-config camera.xml");
+      std::unique_ptr<source::FrameSource> source;
+      if (!a.folder.empty()) source = source::make_folder_source(a.folder, a.loop);
+      else if (!a.video.empty()) source = source::make_video_source(a.video, a.loop);
+      else if (a.camera >= 0) source = source::make_camera_source({a.camera, cam_w, cam_h, a.camera_fps, "", {}});
+      else {
+        const auto cam = config::load_camera_xml(camera_xml);
+        for (const auto& w : cam.warnings) notice(w);
+        source = config::make_camera_xml_source(cam, a.loop);
+      }
       decode::TreeSet::load(config.trees);  // report a bad tree file before starting
       config.backend = choose_backend(a.backend);
       pipeline::Detector detector(config);
@@ -131,6 +153,9 @@ void register_track(CLI::App& app, Command& run) {
         }
       }
       track::Tracker tracker(tparams);
+      threshold::Equalizer equalizer;
+      const bool equalize = a.equalize || !a.background.empty() || file_cfg.equalize;
+      if (!a.background.empty()) equalizer.capture(read_grey8(a.background).view());
       std::unique_ptr<output::TuioSender> tuio;
       if (!a.no_tuio) {
         tuio = output::make_tuio_sender(targets, tuio_options);
@@ -146,6 +171,10 @@ void register_track(CLI::App& app, Command& run) {
         int frames = 0;
       } acc;
       while (!g_stop && capture.take(frame, arrival)) {
+        if (equalize) {
+          if (!equalizer.has_background()) equalizer.capture(frame.view());  // spec §2.3: this frame becomes flat
+          equalizer.apply(frame.view());  // a background of another size is an error, not a silent skip
+        }
         const auto& d = detector.detect(frame.view());
         double t0 = source::now_seconds();
         const auto& f = tracker.update(d, arrival);

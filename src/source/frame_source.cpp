@@ -43,7 +43,39 @@ class FolderSource final : public FrameSource {
   std::size_t pos_ = 0;
 };
 
+// camera.xml's <frame> crop, applied to whatever the source delivers.
+class CroppedSource final : public FrameSource {
+ public:
+  CroppedSource(std::unique_ptr<FrameSource> source, Crop crop) : source_(std::move(source)), crop_(crop) {}
+  bool next(Image<std::uint8_t>& frame) override {
+    if (!source_->next(full_)) return false;
+    const int fw = full_.width(), fh = full_.height();
+    int w = crop_.width > 0 ? std::min(crop_.width, fw) : fw;
+    int h = crop_.height > 0 ? std::min(crop_.height, fh) : fh;
+    w -= w % 2;  // even, as reacTIVision
+    h -= h % 2;
+    if (w < 2 || h < 2 || (w == fw && h == fh)) {  // nothing left to crop to, or no crop at all
+      std::swap(frame, full_);  // the old frame's buffer is reused for the next capture
+      return true;
+    }
+    const int x0 = std::clamp(crop_.x, 0, fw - w), y0 = std::clamp(crop_.y, 0, fh - h);
+    if (frame.width() != w || frame.height() != h) frame = Image<std::uint8_t>(w, h);
+    for (int y = 0; y < h; ++y) std::copy_n(full_.row(y0 + y) + x0, w, frame.row(y));
+    return true;
+  }
+  std::string describe() const override { return source_->describe() + " (cropped)"; }
+
+ private:
+  std::unique_ptr<FrameSource> source_;
+  Crop crop_;
+  Image<std::uint8_t> full_;
+};
+
 }  // namespace
+
+std::unique_ptr<FrameSource> make_cropped_source(std::unique_ptr<FrameSource> source, Crop crop) {
+  return std::make_unique<CroppedSource>(std::move(source), crop);
+}
 
 std::unique_ptr<FrameSource> make_folder_source(const std::string& folder, bool loop) {
   return std::make_unique<FolderSource>(folder, loop);

@@ -157,7 +157,10 @@ TEST(Track, BadSourcesAndTargetsAreOneLineErrors) {
   EXPECT_NE(r.output.find("--folder"), std::string::npos) << r.output;
 }
 
+#include "gpuvis/config/camera.hpp"
 #include "gpuvis/config/reactivision.hpp"
+#include "gpuvis/source/frame_source.hpp"
+#include <filesystem>
 
 TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   if (!config::xml_available()) GTEST_SKIP() << "built without the XML adapter (tinyxml2)";
@@ -172,6 +175,8 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
                          "  <threshold type=\"tb\" gradient=\"24\" size=\"12\" />\n"
                          "  <calibration invert=\" xa\" />\n"
                          "  <image equalize=\"true\" />\n"
+                         "  <camera config=\"cam/camera.xml\" />\n"
+                         "  <fiducial yamaarashi=\"true\" />\n"
                          "</reactivision>\n";
   const auto c = config::load_reactivision_xml(path);
   ASSERT_EQ(c.tuio.size(), 2u);
@@ -190,8 +195,10 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   EXPECT_EQ(c.detector.threshold.method, threshold::Method::tiled);
   EXPECT_EQ(c.detector.threshold.tiled.tile, 12);
   EXPECT_EQ(c.detector.threshold.tiled.gradient, 24);
-  ASSERT_EQ(c.warnings.size(), 1u);  // equalize is not implemented in track yet: said, not ignored
-  EXPECT_NE(c.warnings[0].find(":11:"), std::string::npos) << c.warnings[0];
+  EXPECT_TRUE(c.equalize);
+  EXPECT_EQ(c.camera_config, (std::filesystem::path(path).parent_path() / "cam/camera.xml").string());
+  ASSERT_EQ(c.warnings.size(), 1u);  // yamaarashi is not implemented: said, not ignored
+  EXPECT_NE(c.warnings[0].find(":13:"), std::string::npos) << c.warnings[0];
 
   auto expect_error = [&](const std::string& xml, const std::string& needle) {
     std::ofstream(path) << xml;
@@ -206,6 +213,111 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   expect_error("<reactivision>\n\n<tuio type=\"udp\" port=\"70000\"/>\n</reactivision>\n", ":3: <tuio port>");
   expect_error("<reactivision>\n<finger size=\"1\"\n</reactivision>\n", "malformed XML");
   expect_error("<other/>\n", "<reactivision>");
+}
+
+TEST(Config, ReadsCameraXmlAndNamesTheLineOfErrors) {
+  if (!config::xml_available()) GTEST_SKIP() << "built without the XML adapter (tinyxml2)";
+  const std::string path = test::temp_path("camera.xml");
+  std::ofstream(path) << "<portvideo>\n<camera driver=\"folder\" id=\"2\" src=\"frames\">\n"
+                         "  <capture width=\"max\" height=\"480\" fps=\"60\" format=\"mjpeg\" />\n"
+                         "  <settings brightness=\"default\" gain=\"10\" exposure=\"auto\" focus=\"min\" />\n"
+                         "  <frame width=\"301\" height=\"max\" xoff=\"min\" yoff=\"7\" mode=\"1\" />\n"
+                         "</camera>\n</portvideo>\n";
+  const auto c = config::load_camera_xml(path);
+  EXPECT_EQ(c.driver, "folder");
+  EXPECT_EQ(c.src, (std::filesystem::path(path).parent_path() / "frames").string()) << "relative to the XML";
+  EXPECT_EQ(c.camera.index, 2);
+  EXPECT_EQ(c.camera.width, source::kLargestCaptureSize);
+  EXPECT_EQ(c.camera.height, 480);
+  EXPECT_DOUBLE_EQ(c.camera.fps, 60);
+  EXPECT_EQ(c.camera.format, "mjpeg");
+  ASSERT_EQ(c.camera.controls.size(), 3u) << "brightness=default leaves the camera alone";
+  EXPECT_EQ(c.camera.controls[0].name, "gain");
+  EXPECT_EQ(c.camera.controls[0].value, 10);
+  EXPECT_EQ(c.camera.controls[1].mode, source::CameraControl::Mode::automatic);
+  EXPECT_EQ(c.camera.controls[2].mode, source::CameraControl::Mode::minimum);
+  EXPECT_TRUE(c.crop);
+  EXPECT_EQ(c.frame.width, 301);
+  EXPECT_EQ(c.frame.height, 0);
+  EXPECT_EQ(c.frame.y, 7);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find(":5: <frame mode>"), std::string::npos) << c.warnings[0];
+
+  auto expect_error = [&](const std::string& xml, const std::string& needle) {
+    std::ofstream(path) << xml;
+    try {
+      config::load_camera_xml(path);
+      FAIL() << xml;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error("<portvideo>\n<camera driver=\"gopro\"/>\n</portvideo>\n", ":2: <camera driver>");
+  expect_error("<portvideo>\n<camera driver=\"file\"/>\n</portvideo>\n", "needs a src");
+  expect_error("<portvideo>\n<camera>\n<capture fps=\"fast\"/></camera>\n</portvideo>\n", ":3: <capture fps>");
+  expect_error("<portvideo/>\n", "no <camera>");
+}
+
+// camera.xml's crop: even sizes clamped to the frame, offsets clamped so the crop fits.
+TEST(Source, CropsLikeReacTIVision) {
+  const std::string dir = test::temp_path("crop");
+  std::filesystem::create_directories(dir);
+  Image<std::uint8_t> img(40, 30);
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 40; ++x) img(x, y) = static_cast<std::uint8_t>(x + 40 * (y % 5));
+  write_image(dir + "/a.pgm", img.view());
+  auto crop = [&](source::Crop c) {
+    auto s = source::make_cropped_source(source::make_folder_source(dir, false), c);
+    Image<std::uint8_t> f;
+    EXPECT_TRUE(s->next(f));
+    return f;
+  };
+  auto f = crop({35, 3, 11, 9});  // 11x9 -> 10x8, x clamped to 30
+  ASSERT_EQ(f.width(), 10);
+  ASSERT_EQ(f.height(), 8);
+  EXPECT_EQ(f(0, 0), img(30, 3));
+  EXPECT_EQ(f(9, 7), img(39, 10));
+  f = crop({5, 5, 0, 0});  // full size: no crop at all
+  EXPECT_EQ(f.width(), 40);
+  EXPECT_EQ(f.height(), 30);
+}
+
+// reacTIVision's equaliser in track (spec §2.3): the first frame is the empty table, so symbols
+// already on it disappear from the following identical frames.
+TEST(Track, EqualizeSubtractsTheFirstFrame) {
+  if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
+  const std::string seq = test::temp_path("eq");
+  ASSERT_EQ(test::run_cli("synth " + quote(seq) + " --count 3 --sequence --speed 0 --symbols 3").exit_code, 0);
+  auto objects = [&](const std::string& flags) {
+    const auto r = test::run_cli("track --folder " + quote(seq) + " --no-tuio --json --backend cpu " + flags);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::vector<int> n;
+    std::istringstream lines(r.output);
+    std::string line;
+    while (std::getline(lines, line))
+      if (line.find("\"fseq\"") != std::string::npos) n.push_back(static_cast<int>(std::count(line.begin(), line.end(), '{')) - 1);
+    return n;
+  };
+  const auto plain = objects(""), equalized = objects("--equalize");
+  ASSERT_EQ(plain.size(), 3u);
+  ASSERT_EQ(equalized.size(), 3u);
+  EXPECT_GE(plain[2], 3) << "three symbols tracked without the equaliser";
+  EXPECT_EQ(equalized[2], 0) << "with it, what was on the table at the start is background";
+}
+
+// track reads its source from camera.xml (here the folder driver with a crop).
+TEST(Track, RunsFromACameraXml) {
+  if (!codec::available() || !config::xml_available()) GTEST_SKIP() << "needs PNG support and the XML adapter";
+  const std::string dir = test::temp_path("camxml");
+  ASSERT_EQ(test::run_cli("synth " + quote(dir + "/frames") + " --count 2 --sequence --symbols 3").exit_code, 0);
+  std::ofstream(dir + "/camera.xml") << "<portvideo><camera driver=\"folder\" src=\"frames\">"
+                                        "<frame width=\"320\" height=\"240\" xoff=\"0\" yoff=\"0\"/></camera></portvideo>\n";
+  const auto r = test::run_cli("track --camera-config " + quote(dir + "/camera.xml") + " --no-tuio --json --backend cpu");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n') >= 2, true) << r.output;
+  const auto bad = test::run_cli("track --camera-config " + quote(dir + "/missing.xml"));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("does not exist"), std::string::npos) << bad.output;
 }
 
 #include <random>

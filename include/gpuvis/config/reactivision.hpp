@@ -16,6 +16,8 @@ struct ReacTIVisionConfig {
   std::vector<output::TuioTarget> tuio;
   output::TuioOptions tuio_options;
   track::TrackerParams tracker;  // <filter fiducial finger blob>
+  std::string camera_config;       // <camera config>: a camera.xml path, or "default" (search path)
+  bool equalize = false;          // <image equalize>: the first frame becomes the background (§2.3)
   std::vector<std::string> warnings;  // "file:line: <element attr>: not supported, ignored"
 };
 

@@ -25,12 +25,41 @@ class FrameSource {
 // Image files of a folder (sorted by name), optionally looping.
 std::unique_ptr<FrameSource> make_folder_source(const std::string& folder, bool loop);
 
-// Video adapter (OpenCV videoio): a video file, optionally looping, or a camera (/dev/videoN) at
-// the requested size and rate (0 = the camera's default). Colour frames become grey with
-// reacTIVision's weights. A camera that stops delivering is reopened, not treated as the end.
+// A camera setting of camera.xml's <settings> (spec §9.2): brightness, contrast, sharpness, gain,
+// exposure, shutter, focus, white, powerline, backlight or gamma.
+struct CameraControl {
+  enum class Mode { value, automatic, minimum, maximum };
+  std::string name;
+  Mode mode = Mode::value;
+  int value = 0;
+};
+
+struct CameraOptions {
+  int index = 0;              // /dev/videoN
+  int width = 0, height = 0;  // 0 = the camera's default; the driver picks the nearest size it has
+  double fps = 0;             // 0 = the camera's default
+  std::string format;         // camera.xml format name (mjpeg, yuyv, mono8, ...); empty = the driver's choice
+  std::vector<CameraControl> controls;
+};
+// camera.xml's "max" and "min" sizes and rates: requests the driver clamps to its range.
+inline constexpr int kLargestCaptureSize = 65535;
+inline constexpr double kHighestCaptureRate = 1000;
+
+// Video adapter (OpenCV videoio): a video file, optionally looping, or a camera (/dev/videoN).
+// Colour frames become grey with reacTIVision's weights. A camera that stops delivering is
+// reopened, not treated as the end. Settings the camera or OpenCV cannot apply are reported once
+// on stderr, not silently dropped.
 bool video_available();
 std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loop);
-std::unique_ptr<FrameSource> make_camera_source(int index, int width, int height, double fps);
+std::unique_ptr<FrameSource> make_camera_source(const CameraOptions& options);
+
+// A crop rectangle (camera.xml <frame>): width/height 0 = to the frame's edge. As reacTIVision,
+// width and height are made even (one less when odd) and clamped to the frame, and the offsets are
+// clamped so that the crop fits.
+struct Crop {
+  int x = 0, y = 0, width = 0, height = 0;
+};
+std::unique_ptr<FrameSource> make_cropped_source(std::unique_ptr<FrameSource> source, Crop crop);
 
 // Runs a source on its own thread at up to `fps` frames per second (0 = as fast as the consumer
 // takes them, no drops: the capture waits for each frame to be taken).

@@ -1,65 +1,30 @@
 // reacTIVision.xml through tinyxml2. Element and attribute names and their meaning follow the
 // behaviour spec §9.1; values are validated here with the line they came from.
-#include <tinyxml2.h>
-
-#include <cstdlib>
 #include <filesystem>
 
 #include "gpuvis/config/reactivision.hpp"
 #include "gpuvis/core/error.hpp"
+#include "xml_reader.hpp"
 
 namespace gpuvis::config {
-namespace {
-
-struct Reader {
-  std::string path;
-  ReacTIVisionConfig* cfg;
-
-  std::string where(const tinyxml2::XMLElement* e, const char* attr) const {
-    return path + ":" + std::to_string(e->GetLineNum()) + ": <" + e->Name() + (attr ? std::string(" ") + attr : "") + ">";
-  }
-  [[noreturn]] void bad(const tinyxml2::XMLElement* e, const char* attr, const std::string& why) const {
-    fail(ErrorCode::format, where(e, attr) + ": " + why);
-  }
-  void unsupported(const tinyxml2::XMLElement* e, const char* attr) const {
-    cfg->warnings.push_back(where(e, attr) + ": not supported by gpuvis yet, ignored");
-  }
-  // Integer attribute in [lo, hi]; also accepts reacTIVision's "min"/"max" keywords.
-  bool integer(const tinyxml2::XMLElement* e, const char* attr, int lo, int hi, int& out) const {
-    const char* v = e->Attribute(attr);
-    if (!v) return false;
-    const std::string s = v;
-    if (s == "max") return out = hi, true;
-    if (s == "min") return out = lo, true;
-    char* end = nullptr;
-    const long x = std::strtol(v, &end, 10);
-    if (end == v || *end != '\0') bad(e, attr, "'" + s + "' is not a whole number");
-    if (x < lo || x > hi) bad(e, attr, "'" + s + "' is outside " + std::to_string(lo) + ".." + std::to_string(hi));
-    out = static_cast<int>(x);
-    return true;
-  }
-  bool boolean(const tinyxml2::XMLElement* e, const char* attr, bool& out) const {
-    const char* v = e->Attribute(attr);
-    if (!v) return false;
-    out = std::string(v) == "true" || std::string(v) == "1";
-    return true;
-  }
-};
-
-}  // namespace
 
 bool xml_available() { return true; }
 
-ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
+const tinyxml2::XMLElement* load_xml(tinyxml2::XMLDocument& doc, const std::string& path, const char* root_name) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) fail(ErrorCode::io, "config file '" + path + "' does not exist");
-  tinyxml2::XMLDocument doc;
   if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS)
     fail(ErrorCode::format, path + ":" + std::to_string(doc.ErrorLineNum()) + ": malformed XML: " + doc.ErrorStr());
-  const tinyxml2::XMLElement* root = doc.FirstChildElement("reactivision");
-  if (!root) fail(ErrorCode::format, path + ": the root element must be <reactivision>");
+  const tinyxml2::XMLElement* root = doc.FirstChildElement(root_name);
+  if (!root) fail(ErrorCode::format, path + ": the root element must be <" + root_name + ">");
+  return root;
+}
+
+ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
+  tinyxml2::XMLDocument doc;
+  const tinyxml2::XMLElement* root = load_xml(doc, path, "reactivision");
   ReacTIVisionConfig cfg;
-  Reader r{path, &cfg};
+  Reader r{path, &cfg.warnings};
   auto& det = cfg.detector;
   for (const auto* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) {
     const std::string name = e->Name();
@@ -129,10 +94,14 @@ ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
       }
       if (e->Attribute("grid") || e->Attribute("file")) r.unsupported(e, "grid");
     } else if (name == "image") {
-      bool eq = false;
-      if (r.boolean(e, "equalize", eq) && eq) r.unsupported(e, "equalize");
+      r.boolean(e, "equalize", cfg.equalize);
     } else if (name == "camera") {
-      r.unsupported(e, "config");
+      if (const char* c = e->Attribute("config")) {
+        std::string cam = c;
+        if (cam != "default" && !std::filesystem::path(cam).is_absolute())
+          cam = (std::filesystem::path(path).parent_path() / cam).string();
+        cfg.camera_config = cam;
+      }
     } else if (name == "filter") {
       r.boolean(e, "fiducial", cfg.tracker.smooth_objects);
       r.boolean(e, "finger", cfg.tracker.smooth_cursors);

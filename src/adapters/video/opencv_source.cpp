@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include "gpuvis/core/error.hpp"
@@ -63,18 +64,28 @@ class VideoFileSource final : public FrameSource {
   long frames_ = 0;
 };
 
+// camera.xml format names as V4L2 four-character codes.
+int fourcc_of(const std::string& format) {
+  static const std::pair<const char*, const char*> table[] = {
+      {"mjpeg", "MJPG"}, {"jpeg", "MJPG"}, {"yuyv", "YUYV"}, {"uyvy", "UYVY"}, {"yvyu", "YVYU"}, {"mono8", "GREY"},
+      {"mono16", "Y16 "}, {"rgb8", "RGB3"}, {"yuv420p", "YU12"}, {"h264", "H264"}, {"mpeg", "MPEG"}};
+  for (const auto& [name, code] : table)
+    if (format == name) return cv::VideoWriter::fourcc(code[0], code[1], code[2], code[3]);
+  return 0;
+}
+
 class CameraSource final : public FrameSource {
  public:
-  CameraSource(int index, int width, int height, double fps) : index_(index), width_(width), height_(height), fps_(fps) {
+  explicit CameraSource(CameraOptions options) : o_(std::move(options)) {
     quiet_opencv();
-    if (!open()) fail(ErrorCode::io, "cannot open camera " + std::to_string(index) + " (/dev/video" + std::to_string(index) +
+    if (!open()) fail(ErrorCode::io, "cannot open camera " + std::to_string(o_.index) + " (/dev/video" + std::to_string(o_.index) +
                                          "): missing, busy or not a capture device");
   }
   bool next(Image<std::uint8_t>& frame) override {
     cv::Mat m;
     for (int attempt = 0; !cap_.read(m) || m.empty(); ++attempt) {
       // A camera that disappears (unplugged, driver reset) is retried, not the end of the stream.
-      if (attempt == 0) std::cerr << "gpuvis: camera " << index_ << " stopped delivering frames, retrying\n";
+      if (attempt == 0) std::cerr << "gpuvis: camera " << o_.index << " stopped delivering frames, retrying\n";
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       cap_.release();
       open();
@@ -82,19 +93,55 @@ class CameraSource final : public FrameSource {
     to_grey(m, frame);
     return true;
   }
-  std::string describe() const override { return "camera " + std::to_string(index_); }
+  std::string describe() const override { return "camera " + std::to_string(o_.index); }
 
  private:
   bool open() {
-    if (!cap_.open(index_, cv::CAP_V4L2) && !cap_.open(index_)) return false;
-    if (width_ > 0) cap_.set(cv::CAP_PROP_FRAME_WIDTH, width_);
-    if (height_ > 0) cap_.set(cv::CAP_PROP_FRAME_HEIGHT, height_);
-    if (fps_ > 0) cap_.set(cv::CAP_PROP_FPS, fps_);
+    if (!cap_.open(o_.index, cv::CAP_V4L2) && !cap_.open(o_.index)) return false;
+    if (!o_.format.empty()) {
+      const int code = fourcc_of(o_.format);
+      if (!code || !cap_.set(cv::CAP_PROP_FOURCC, code)) warn_once("format " + o_.format);
+    }
+    if (o_.width > 0) cap_.set(cv::CAP_PROP_FRAME_WIDTH, o_.width);
+    if (o_.height > 0) cap_.set(cv::CAP_PROP_FRAME_HEIGHT, o_.height);
+    if (o_.fps > 0) cap_.set(cv::CAP_PROP_FPS, o_.fps);
+    for (const auto& c : o_.controls) apply(c);
     return cap_.isOpened();
   }
-  int index_, width_, height_;
-  double fps_;
+  // One camera.xml setting through OpenCV's properties (V4L2 controls underneath).
+  void apply(const CameraControl& c) {
+    static const std::pair<const char*, int> props[] = {
+        {"brightness", cv::CAP_PROP_BRIGHTNESS}, {"contrast", cv::CAP_PROP_CONTRAST}, {"sharpness", cv::CAP_PROP_SHARPNESS},
+        {"gain", cv::CAP_PROP_GAIN},             {"exposure", cv::CAP_PROP_EXPOSURE}, {"focus", cv::CAP_PROP_FOCUS},
+        {"white", cv::CAP_PROP_WB_TEMPERATURE},  {"backlight", cv::CAP_PROP_BACKLIGHT}, {"gamma", cv::CAP_PROP_GAMMA}};
+    int prop = -1;
+    for (const auto& [name, id] : props)
+      if (c.name == name) prop = id;
+    bool ok = prop >= 0;
+    if (ok && c.mode == CameraControl::Mode::automatic) {
+      ok = c.name == "exposure"  ? cap_.set(cv::CAP_PROP_AUTO_EXPOSURE, 3)  // V4L2 aperture priority
+           : c.name == "focus" ? cap_.set(cv::CAP_PROP_AUTOFOCUS, 1)
+           : c.name == "white" ? cap_.set(cv::CAP_PROP_AUTO_WB, 1)
+                               : false;
+    } else if (ok && c.mode == CameraControl::Mode::value) {
+      if (c.name == "exposure") cap_.set(cv::CAP_PROP_AUTO_EXPOSURE, 1);  // manual, or the value is ignored
+      if (c.name == "focus") cap_.set(cv::CAP_PROP_AUTOFOCUS, 0);
+      if (c.name == "white") cap_.set(cv::CAP_PROP_AUTO_WB, 0);
+      ok = cap_.set(prop, c.value);
+    } else {
+      ok = false;  // OpenCV does not report control ranges, so min/max cannot be resolved
+    }
+    if (!ok) warn_once(c.name + (c.mode == CameraControl::Mode::automatic ? "=auto"
+                                 : c.mode == CameraControl::Mode::value ? "=" + std::to_string(c.value)
+                                 : c.mode == CameraControl::Mode::minimum ? "=min" : "=max"));
+  }
+  void warn_once(const std::string& what) {
+    if (warned_.insert(what).second)
+      std::cerr << "gpuvis: camera " << o_.index << " did not accept " << what << "; left at the camera's setting\n";
+  }
+  CameraOptions o_;
   cv::VideoCapture cap_;
+  std::set<std::string> warned_;
 };
 
 }  // namespace
@@ -103,8 +150,8 @@ bool video_available() { return true; }
 std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loop) {
   return std::make_unique<VideoFileSource>(path, loop);
 }
-std::unique_ptr<FrameSource> make_camera_source(int index, int width, int height, double fps) {
-  return std::make_unique<CameraSource>(index, width, height, fps);
+std::unique_ptr<FrameSource> make_camera_source(const CameraOptions& options) {
+  return std::make_unique<CameraSource>(options);
 }
 
 }  // namespace gpuvis::source
