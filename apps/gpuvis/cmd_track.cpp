@@ -25,7 +25,7 @@ struct TrackArgs {
   CLI::Option* smooth_opt = nullptr;
   std::string camera_config;
   std::string folder, video, camera_size, trees = "default", backend = "auto", source_name = "gpuvis", invert, blob_size, config;
-  int camera = -1;
+  int camera = -1, synth = -1;
   double camera_fps = 0;
   CLI::Option *trees_opt = nullptr, *finger_opt = nullptr, *source_opt = nullptr;
   std::vector<std::string> tuio;
@@ -56,8 +56,8 @@ void register_track(CLI::App& app, Command& run) {
   static TrackArgs a;
   auto* cmd = app.add_subcommand("track", "Track fiducials, fingers and blobs over time and send TUIO 1.1");
   cmd->footer(
-      "Frames come from --folder (image files in name order), --video FILE, --camera N or a camera.xml (--camera-config, or\n"
-      "reacTIVision.xml's <camera config>). --equalize subtracts the empty table. Each frame is detected (threshold, segment,\n"
+      "Frames come from --folder (image files in name order), --video FILE, --camera N, a camera.xml (--camera-config, or\n"
+      "reacTIVision.xml's <camera config>) or the scene generator (--synth N). --equalize subtracts the empty table. Each frame is detected (threshold, segment,\n"
       "decode), tracked (session IDs, motion) and sent as TUIO 1.1 bundles to every --tuio target\n"
       "(default udp:127.0.0.1:3333). --json prints the tracked state per frame; --stats prints per-stage\n"
       "times once a second. Ctrl-C stops cleanly (empty alive lists are sent).\n"
@@ -67,6 +67,9 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_option("--folder", a.folder, "Folder of frames (sorted by name)");
   cmd->add_option("--video", a.video, "Video file (any format FFmpeg/OpenCV reads)");
   cmd->add_option("--camera", a.camera, "Camera number N (/dev/videoN)")->check(CLI::Range(0, 255));
+  cmd->add_option("--synth", a.synth,
+                  "Generated frames instead of a camera: N frames of moving symbols and fingers (0 = endless)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--camera-config", a.camera_config,
                   "camera.xml (reacTIVision's portvideo format): driver, id, capture size/fps/format, settings, crop");
   cmd->add_option("--camera-size", a.camera_size, "Camera capture size WxH (default: the camera's)");
@@ -94,8 +97,8 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_flag("--headless", a.headless, "No display (the only mode for now; accepted for reacTIVision users)");
   cmd->callback([&run] {
     run = [] {
-      const int sources = !a.folder.empty() + !a.video.empty() + (a.camera >= 0) + !a.camera_config.empty();
-      require(sources <= 1, "give only one of --folder, --video, --camera and --camera-config");
+      const int sources = !a.folder.empty() + !a.video.empty() + (a.camera >= 0) + !a.camera_config.empty() + (a.synth >= 0);
+      require(sources <= 1, "give only one of --folder, --video, --camera, --camera-config and --synth");
       int cam_w = 0, cam_h = 0;
       if (!a.camera_size.empty() && (std::sscanf(a.camera_size.c_str(), "%dx%d", &cam_w, &cam_h) != 2 || cam_w < 1 || cam_h < 1))
         fail(ErrorCode::invalid_argument, "--camera-size must be WxH, got '" + a.camera_size + "'");
@@ -127,11 +130,18 @@ void register_track(CLI::App& app, Command& run) {
       if (sources == 0 && !file_cfg.camera_config.empty())
         camera_xml = file_cfg.camera_config == "default" ? config::find_camera_xml() : file_cfg.camera_config;
       require(sources == 1 || !camera_xml.empty(),
-              "track needs a frame source: --folder DIR, --video FILE, --camera N or --camera-config camera.xml");
+              "track needs a frame source: --folder DIR, --video FILE, --camera N, --camera-config camera.xml or --synth N");
       std::unique_ptr<source::FrameSource> source;
       if (!a.folder.empty()) source = source::make_folder_source(a.folder, a.loop);
       else if (!a.video.empty()) source = source::make_video_source(a.video, a.loop);
-      else if (a.camera >= 0) source = source::make_camera_source({a.camera, cam_w, cam_h, a.camera_fps, "", {}});
+      else if (a.synth >= 0) {
+        synth::SceneParams q;  // a table with symbols and fingertips that move and turn
+        q.symbols = 6;
+        q.fingers = 3;
+        q.speed = 1.5;
+        q.spin = 0.02;
+        source = source::make_synth_source(std::string(GPUVIS_DATA_DIR) + "/amoeba/symbols", q, a.synth);
+      } else if (a.camera >= 0) source = source::make_camera_source({a.camera, cam_w, cam_h, a.camera_fps, "", {}});
       else {
         const auto cam = config::load_camera_xml(camera_xml);
         for (const auto& w : cam.warnings) notice(w);

@@ -320,6 +320,25 @@ TEST(Track, RunsFromACameraXml) {
   EXPECT_NE(bad.output.find("does not exist"), std::string::npos) << bad.output;
 }
 
+// The scene generator as a live source: a moving table tracked with stable sessions, no files.
+TEST(Track, GeneratedScenesAsALiveSource) {
+  if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
+  const auto r = test::run_cli("track --synth 12 --no-tuio --json --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::set<int>> sessions;
+  std::istringstream lines(r.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.find("\"fseq\"") == std::string::npos) continue;
+    std::set<int> s;
+    for (std::size_t pos = 0; (pos = line.find("\"session\":", pos)) != std::string::npos; ++pos) s.insert(std::stoi(line.substr(pos + 10)));
+    sessions.push_back(s);
+  }
+  ASSERT_EQ(sessions.size(), 12u);
+  EXPECT_GE(sessions.back().size(), 5u) << "six moving symbols (one may be at the edge)";
+  for (int s : sessions.back()) EXPECT_TRUE(sessions.front().count(s)) << "session " << s << " is new: tracking lost a symbol";
+}
+
 #include <random>
 
 #include "gpuvis/track/one_euro.hpp"
