@@ -162,6 +162,18 @@ TEST(Track, BadSourcesAndTargetsAreOneLineErrors) {
 #include "gpuvis/source/frame_source.hpp"
 #include <filesystem>
 
+// Writes `xml` to `path`, loads it with `load` and expects an error mentioning `needle`.
+template <class Load>
+void expect_load_error(Load load, const std::string& path, const std::string& xml, const std::string& needle) {
+  std::ofstream(path) << xml;
+  try {
+    load();
+    FAIL() << xml;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
 TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   if (!config::xml_available()) GTEST_SKIP() << "built without the XML adapter (tinyxml2)";
   const std::string path = test::temp_path("reacTIVision.xml");
@@ -201,13 +213,7 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   EXPECT_NE(c.warnings[0].find(":13:"), std::string::npos) << c.warnings[0];
 
   auto expect_error = [&](const std::string& xml, const std::string& needle) {
-    std::ofstream(path) << xml;
-    try {
-      config::load_reactivision_xml(path);
-      FAIL() << xml;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
+    expect_load_error([&] { config::load_reactivision_xml(path); }, path, xml, needle);
   };
   expect_error("<reactivision>\n<finger size=\"big\"/>\n</reactivision>\n", ":2: <finger size>");
   expect_error("<reactivision>\n\n<tuio type=\"udp\" port=\"70000\"/>\n</reactivision>\n", ":3: <tuio port>");
@@ -244,13 +250,7 @@ TEST(Config, ReadsCameraXmlAndNamesTheLineOfErrors) {
   EXPECT_NE(c.warnings[0].find(":5: <frame mode>"), std::string::npos) << c.warnings[0];
 
   auto expect_error = [&](const std::string& xml, const std::string& needle) {
-    std::ofstream(path) << xml;
-    try {
-      config::load_camera_xml(path);
-      FAIL() << xml;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
+    expect_load_error([&] { config::load_camera_xml(path); }, path, xml, needle);
   };
   expect_error("<portvideo>\n<camera driver=\"gopro\"/>\n</portvideo>\n", ":2: <camera driver>");
   expect_error("<portvideo>\n<camera driver=\"file\"/>\n</portvideo>\n", "needs a src");
