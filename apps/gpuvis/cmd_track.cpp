@@ -69,7 +69,7 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_option("--camera", a.camera, "Camera number N (/dev/videoN)")->check(CLI::Range(0, 255));
   cmd->add_option("--synth", a.synth,
                   "Generated frames instead of a camera: N frames of moving symbols and fingers (0 = endless)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   cmd->add_option("--camera-config", a.camera_config,
                   "camera.xml (reacTIVision's portvideo format): driver, id, capture size/fps/format, settings, crop");
   cmd->add_option("--camera-size", a.camera_size, "Camera capture size WxH (default: the camera's)");

@@ -105,6 +105,29 @@ bool drop_lost(std::vector<Item>& items, int limit, std::vector<int>& ids, int I
   return visible_removed;
 }
 
+// What the object needs to follow its root region later (§6.5): the root's size and colour and
+// the symbol centre's offset from the root centroid.
+void remember_root(Object& o, const decode::Fiducial& f) {
+  o.root_size = f.root_size;
+  o.root_colour = f.root_colour;
+  o.root_dx = static_cast<float>(f.x - f.root_x);
+  o.root_dy = static_cast<float>(f.y - f.root_y);
+}
+
+// reacTIVision's checkIdConflict (§6.4) for a symbol of ID `id` read at the object's place: true
+// once that ID has been seen more often than the object's threshold allows (the symbol was really
+// swapped), false while it still counts as a misread.
+bool symbol_was_swapped(Object& o, int id) {
+  if (id != o.conflict_id) {
+    o.conflict_id = id;
+    o.conflict_count = 0;
+    return false;
+  }
+  ++o.conflict_count;
+  --o.conflict_threshold;
+  return o.conflict_count > o.conflict_threshold;
+}
+
 }  // namespace
 
 int Tracker::next_small_id(std::vector<int>& used) {
@@ -142,10 +165,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
   };
   auto take_symbol = [&](Object& o, const decode::Fiducial& f, Tracking how) {
     set_position(o, static_cast<float>(f.x / W), static_cast<float>(f.y / H), static_cast<float>(f.angle), true);
-    o.root_size = f.root_size;
-    o.root_colour = f.root_colour;
-    o.root_dx = static_cast<float>(f.x - f.root_x);
-    o.root_dy = static_cast<float>(f.y - f.root_y);
+    remember_root(o, f);
     o.tracking = how;
   };
   // 1. The same symbol ID, closest pairs first.
@@ -180,10 +200,9 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
       det_used[best] = true;
       set_position(o, static_cast<float>(f.x / W), static_cast<float>(f.y / H), o.angle, false);
       o.tracking = Tracking::fuzzy;
-    } else if (f.id == o.conflict_id && ++o.conflict_count > --o.conflict_threshold) {
-      replaced[i] = true;  // seen too often: the symbol was really swapped
+    } else if (symbol_was_swapped(o, f.id)) {
+      replaced[i] = true;
     } else {
-      if (f.id != o.conflict_id) o.conflict_id = f.id, o.conflict_count = 0;
       det_used[best] = true;
       take_symbol(o, f, Tracking::fuzzy);
     }
@@ -226,10 +245,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     o.angle = wrap_angle(static_cast<float>(f.angle));
     o.m.x = static_cast<float>(f.x / W);
     o.m.y = static_cast<float>(f.y / H);
-    o.root_size = f.root_size;
-    o.root_colour = f.root_colour;
-    o.root_dx = static_cast<float>(f.x - f.root_x);
-    o.root_dy = static_cast<float>(f.y - f.root_y);
+    remember_root(o, f);
     o.updated = true;
     objs.push_back(o);
   }

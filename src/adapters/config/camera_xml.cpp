@@ -77,8 +77,7 @@ CameraXml load_camera_xml(const std::string& path) {
       cfg.crop = true;
       auto dim = [&](const char* attr, int& out) {
         const char* v = e->Attribute(attr);
-        if (v && std::string(v) == "max") out = 0;  // to the frame's edge
-        else if (v && std::string(v) == "min") out = 0;
+        if (v && (std::string(v) == "max" || std::string(v) == "min")) out = 0;  // sizes: to the edge; offsets: 0
         else r.integer(e, attr, 0, source::kLargestCaptureSize, out);
       };
       dim("width", cfg.frame.width);

@@ -205,9 +205,6 @@ void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& 
     s.lists[s.fill[a]++] = b;
     s.lists[s.fill[b]++] = a;
   }
-  // Distinct neighbours per region, in linear time with a last-seen stamp per region. Counting
-  // stops at cap + 1: such a region is saturated and its list is dropped anyway (big noisy
-  // backgrounds touch thousands of specks).
   s.degree.resize(static_cast<std::size_t>(nregions));
   s.stamp.assign(static_cast<std::size_t>(nregions), -1);
   s.saturated.resize(static_cast<std::size_t>(nregions));
