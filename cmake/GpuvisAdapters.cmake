@@ -36,6 +36,18 @@ function(gpuvis_pkg_adapter option have prefix module description apt)
 endfunction()
 
 gpuvis_pkg_adapter(GPUVIS_TUIO GPUVIS_HAVE_TUIO LIBLO liblo "TUIO/OSC output adapter (liblo)" liblo-dev)
+# The TUIO transports (UDP, TCP client and server, WebSocket server) are Boost.Asio and Beast,
+# header-only: the adapter needs both liblo and the Boost headers.
+if(GPUVIS_HAVE_TUIO)
+  find_package(Boost 1.70 QUIET)
+  if(NOT Boost_FOUND)
+    if(GPUVIS_TUIO STREQUAL "ON")
+      message(FATAL_ERROR "GPUVIS_TUIO=ON needs the Boost headers for its transports (apt-get install libboost-dev)")
+    endif()
+    message(STATUS "gpuvis: Boost headers not found, TUIO/OSC output adapter off")
+    set(GPUVIS_HAVE_TUIO OFF)
+  endif()
+endif()
 gpuvis_pkg_adapter(GPUVIS_XML GPUVIS_HAVE_XML TINYXML2 tinyxml2 "reacTIVision.xml adapter (tinyxml2)" libtinyxml2-dev)
 
 # Video files and cameras through OpenCV's videoio.

@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config   # toolchain
   libgtest-dev libopencv-dev                     # tests (OpenCV: comparison tests only)
   libpng-dev libjpeg-dev                         # PNG/JPEG adapter
-  liblo-dev liblo-tools                          # TUIO/OSC adapter; oscdump for the integration test
+  liblo-dev liblo-tools libboost-dev             # TUIO: OSC (liblo), transports (Boost.Asio/Beast); oscdump for the tests
   libtinyxml2-dev                                # reacTIVision.xml
   python3 python3-numpy python3-matplotlib python3-pil  # benchmark reports, sample generator
 )

@@ -59,9 +59,13 @@ void register_track(CLI::App& app, Command& run) {
       "Frames come from --folder (image files in name order), --video FILE, --camera N, a camera.xml (--camera-config, or\n"
       "reacTIVision.xml's <camera config>) or the scene generator (--synth N). --equalize subtracts the empty table. Each frame is detected (threshold, segment,\n"
       "decode), tracked (session IDs, motion) and sent as TUIO 1.1 bundles to every --tuio target\n"
-      "(default udp:127.0.0.1:3333). --json prints the tracked state per frame; --stats prints per-stage\n"
-      "times once a second. Ctrl-C stops cleanly (empty alive lists are sent).\n"
-      "Not yet: TCP server and WebSocket output.");
+      "(default udp:127.0.0.1:3333):\n"
+      "  udp:HOST:PORT     datagrams to a receiver\n"
+      "  tcp:HOST:PORT     a TCP connection to a receiver (4-byte length before each packet; retried while absent)\n"
+      "  tcp:server:PORT   a TCP server on every interface; each connected client gets every packet\n"
+      "  web:PORT          a WebSocket server (binary frames), for TUIO clients in a browser\n"
+      "--json prints the tracked state per frame; --stats prints per-stage times once a second.\n"
+      "Ctrl-C stops cleanly (empty alive lists are sent).");
   cmd->add_option("--config", a.config, "reacTIVision.xml: tree set, threshold, finger, blob, TUIO targets, inversion "
                                         "(command-line flags override it)");
   cmd->add_option("--folder", a.folder, "Folder of frames (sorted by name)");
@@ -77,7 +81,7 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_flag("--loop", a.loop, "Start the folder or video again at its end");
   cmd->add_option("--fps", a.fps, "Deliver frames at this rate, dropping what processing cannot keep up with (0 = every frame)")
       ->default_val(0);
-  cmd->add_option("--tuio", a.tuio, "TUIO target udp:HOST:PORT or tcp:HOST:PORT (repeatable)");
+  cmd->add_option("--tuio", a.tuio, "TUIO target udp:HOST:PORT, tcp:HOST:PORT, tcp:server:PORT or web:PORT (repeatable)");
   cmd->add_flag("--no-tuio", a.no_tuio, "Do not send TUIO");
   a.source_opt = cmd->add_option("--source-name", a.source_name, "TUIO source name")->default_val("gpuvis");
   a.smooth_opt = cmd->add_option("--smooth", a.smooth,

@@ -1,3 +1,4 @@
+// TUIO target syntax, shared by the CLI and reacTIVision.xml (which names the same transports).
 #include <string>
 
 #include "gpuvis/core/error.hpp"
@@ -8,12 +9,23 @@ namespace gpuvis::output {
 TuioTarget parse_tuio_target(const std::string& text) {
   TuioTarget t;
   std::string rest = text;
-  if (rest.rfind("udp:", 0) == 0 || rest.rfind("tcp:", 0) == 0) {
-    t.transport = rest.substr(0, 3);
-    rest = rest.substr(4);
-  } else if (rest.rfind("web:", 0) == 0 || rest.rfind("ws:", 0) == 0) {
-    fail(ErrorCode::unsupported, "TUIO target '" + text + "': WebSocket output is not implemented yet (use udp: or tcp:)");
+  auto take_prefix = [&](const char* prefix) {
+    const std::string p = prefix;
+    if (rest.rfind(p, 0) != 0) return false;
+    rest = rest.substr(p.size());
+    return true;
+  };
+  bool server = false;
+  if (take_prefix("udp:")) {
+    t.transport = Transport::udp;
+  } else if (take_prefix("tcp:")) {
+    t.transport = Transport::tcp;
+    if (take_prefix("server:")) t.transport = Transport::tcp_server;
+  } else if (take_prefix("web:") || take_prefix("ws:")) {
+    t.transport = Transport::websocket;
   }
+  server = t.transport == Transport::tcp_server || t.transport == Transport::websocket;
+  if (server) t.host.clear();  // every interface
   const auto colon = rest.rfind(':');
   std::string port = rest;
   if (colon != std::string::npos) {
@@ -25,11 +37,24 @@ TuioTarget parse_tuio_target(const std::string& text) {
     t.port = std::stoi(port, &used);
     if (used != port.size()) throw std::invalid_argument(port);
   } catch (const std::exception&) {
-    fail(ErrorCode::invalid_argument, "TUIO target '" + text + "': expected udp:HOST:PORT or tcp:HOST:PORT");
+    fail(ErrorCode::invalid_argument,
+         "TUIO target '" + text + "': expected udp:HOST:PORT, tcp:HOST:PORT, tcp:server:PORT or web:PORT");
   }
-  if (t.port < 1 || t.port > 65535 || t.host.empty())
+  if (t.port < 1 || t.port > 65535 || (!server && t.host.empty()))
     fail(ErrorCode::invalid_argument, "TUIO target '" + text + "': port must be 1..65535 and the host not empty");
   return t;
+}
+
+std::string to_string(const TuioTarget& t) {
+  const std::string port = std::to_string(t.port);
+  const std::string host = t.host.empty() ? "" : t.host + ":";
+  switch (t.transport) {
+    case Transport::udp: return "udp:" + t.host + ":" + port;
+    case Transport::tcp: return "tcp:" + t.host + ":" + port;
+    case Transport::tcp_server: return "tcp:server:" + port;
+    case Transport::websocket: return "web:" + host + port;
+  }
+  return port;
 }
 
 }  // namespace gpuvis::output

@@ -1,8 +1,9 @@
 #pragma once
-// Stage 5: TUIO 1.1 output (/tuio/2Dobj, /tuio/2Dcur, /tuio/2Dblb) over OSC, through liblo in the
-// TUIO adapter (src/adapters/tuio). Message layout as reacTIVision (spec §8): one bundle per
-// changed profile and frame with source, alive, set..., fseq; bundles split to fit the packet
-// capacity (4096 bytes to localhost, 1500 otherwise) with the whole alive list repeated.
+// Stage 5: TUIO 1.1 output (/tuio/2Dobj, /tuio/2Dcur, /tuio/2Dblb) over OSC, in the TUIO adapter
+// (src/adapters/tuio: OSC encoding by liblo, transports by Boost.Asio/Beast). Message layout as
+// reacTIVision (spec §8): one bundle per changed profile and frame with source, alive, set...,
+// fseq; bundles split to fit the smallest packet capacity among the targets (UDP 4096 bytes to
+// localhost, 1500 otherwise; TCP and WebSocket 65536) with the whole alive list repeated.
 #include <atomic>
 #include <memory>
 #include <ostream>
@@ -13,14 +14,26 @@
 
 namespace gpuvis::output {
 
+// The transports of reacTIVision (spec §8.1). Stream transports frame each OSC packet: TCP with a
+// 4-byte big-endian length before it, WebSocket as one binary frame.
+enum class Transport {
+  udp,         // datagrams to host:port
+  tcp,         // a client connecting to host:port (retried every second while refused)
+  tcp_server,  // listens on port, every connected client gets every packet (host="server")
+  websocket,   // a WebSocket server on port (reacTIVision's "web"), for browser clients
+};
+
 struct TuioTarget {
-  std::string transport = "udp";  // udp | tcp
-  std::string host = "127.0.0.1";
+  Transport transport = Transport::udp;
+  std::string host = "127.0.0.1";  // the receiver (udp, tcp) or the interface listened on (servers)
   int port = 3333;
 };
 
-// "udp:HOST:PORT", "tcp:HOST:PORT", "HOST:PORT" (udp) or "PORT" (udp to 127.0.0.1).
+// "udp:HOST:PORT", "tcp:HOST:PORT", "tcp:server:PORT" (a TCP server, as reacTIVision's
+// host="server"), "web:PORT" or "web:HOST:PORT" (a WebSocket server), "HOST:PORT" (udp) or "PORT"
+// (udp to 127.0.0.1). Servers listen on every interface unless a HOST is given.
 TuioTarget parse_tuio_target(const std::string& text);
+std::string to_string(const TuioTarget& target);  // in the syntax parse_tuio_target reads
 
 struct TuioOptions {
   std::string source = "gpuvis";  // TUIO source name; sent as name@address
@@ -30,19 +43,23 @@ struct TuioOptions {
 class TuioSender {
  public:
   virtual ~TuioSender() = default;
-  // Sends the frame's changed profiles. Never blocks on an absent or slow receiver (UDP); a TCP
-  // target that cannot be reached is reported once and skipped.
+  // Sends the frame's changed profiles. Never blocks on an absent or slow receiver: datagrams are
+  // sent without waiting, stream packets are queued for a background thread and dropped for a
+  // client that falls behind; a TCP receiver that cannot be reached is reported once and retried.
   virtual void send(const track::Frame& frame) = 0;
   // Empty alive lists for every profile (start-up and shutdown, spec §8.5).
   virtual void send_empty(std::int32_t fseq) = 0;
   virtual long packets_sent() const = 0;
+  // Packets not delivered to some stream client because it fell too far behind (counted per client).
+  virtual long packets_dropped() const = 0;
 };
 
-bool tuio_available();  // built with the TUIO adapter (liblo)
+bool tuio_available();  // built with the TUIO adapter (liblo and Boost)
 
 // Listens for OSC on a UDP port and prints every message ("path args...") to `out` until `stop`
 // becomes true or `max_seconds` pass (0 = no limit). For `gpuvis tuio-dump`.
 void dump_osc(int port, const std::atomic<bool>& stop, std::ostream& out, double max_seconds);
+// Opens every target; a server port that cannot be listened on is an error (ErrorCode::io).
 std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioOptions& options);
 
 }  // namespace gpuvis::output

@@ -36,20 +36,20 @@ ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
       }
       const std::string t = type;
       if (t == "flc") continue;  // removed in reacTIVision too
-      if (t == "web") {
-        r.unsupported(e, "type=\"web\"");
-        continue;
-      }
+      if (t != "udp" && t != "tcp" && t != "web") r.bad(e, "type", "'" + t + "' is not udp, tcp, web or flc");
       const char* host = e->Attribute("host");
-      if (host && std::string(host) == "server") {
-        r.unsupported(e, "host=\"server\"");
-        continue;
-      }
-      if (t != "udp" && t != "tcp") r.bad(e, "type", "'" + t + "' is not udp, tcp, web or flc");
       output::TuioTarget target;
-      target.transport = t;
-      if (host) target.host = host;
-      if (!r.integer(e, "port", 1, 65535, target.port)) target.port = 3333;
+      if (host && std::string(host) == "server") {  // a TCP server, whatever the type (spec §8.1)
+        target.transport = output::Transport::tcp_server;
+        target.host.clear();
+      } else if (t == "web") {  // a WebSocket server on every interface
+        target.transport = output::Transport::websocket;
+        target.host.clear();
+      } else {
+        target.transport = t == "tcp" ? output::Transport::tcp : output::Transport::udp;
+        if (host) target.host = host;
+      }
+      if (!r.integer(e, "port", 1, 65535, target.port)) target.port = t == "web" ? 8080 : 3333;
       cfg.tuio.push_back(target);
     } else if (name == "fiducial") {
       if (const char* amoeba = e->Attribute("amoeba")) {

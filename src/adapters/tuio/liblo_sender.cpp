@@ -1,5 +1,5 @@
-// TUIO 1.1 through liblo: OSC encoding, bundles and the UDP/TCP transports are liblo's; this file
-// only decides what goes into which bundle.
+// TUIO 1.1: this file decides what goes into which bundle (spec §8.2-§8.5); liblo encodes the OSC
+// bundles, and the packet sinks (packet_sink.hpp) carry the bytes to every target.
 #include <lo/lo.h>
 
 #include <chrono>
@@ -10,6 +10,7 @@
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/output/tuio.hpp"
+#include "packet_sink.hpp"
 
 namespace gpuvis::output {
 namespace {
@@ -19,19 +20,22 @@ constexpr float kTwoPi = 2.0f * std::numbers::pi_v<float>;
 class LibloSender final : public TuioSender {
  public:
   LibloSender(const std::vector<TuioTarget>& targets, const TuioOptions& options) : options_(options) {
-    capacity_ = 65536;
+    std::size_t capacity = 65536;
     for (const auto& t : targets) {
-      lo_address a = lo_address_new_with_proto(t.transport == "tcp" ? LO_TCP : LO_UDP, t.host.c_str(), std::to_string(t.port).c_str());
-      if (!a) fail(ErrorCode::invalid_argument, "cannot create a TUIO target for " + t.host + ":" + std::to_string(t.port));
-      addresses_.push_back(a);
-      const bool local = t.host == "localhost" || t.host == "127.0.0.1";
-      capacity_ = std::min(capacity_, t.transport == "tcp" ? 65536 : (local ? 4096 : 1500));
+      switch (t.transport) {
+        case Transport::udp: sinks_.push_back(detail::make_udp_sink(io_, t)); break;
+        case Transport::tcp: sinks_.push_back(detail::make_tcp_client_sink(io_, t)); break;
+        case Transport::tcp_server: sinks_.push_back(detail::make_tcp_server_sink(io_, t)); break;
+        case Transport::websocket: sinks_.push_back(detail::make_websocket_sink(io_, t)); break;
+      }
+      capacity = std::min(capacity, sinks_.back()->capacity());  // every packet goes to every target
     }
+    capacity_ = static_cast<int>(capacity);
     source_ = options.source + "@127.0.0.1";
   }
-  ~LibloSender() override {
-    for (lo_address a : addresses_) lo_address_free(a);
-  }
+  // The last packets (the shutdown's empty alive lists) get half a second to reach stream clients;
+  // the I/O thread stops before the sinks it serves are destroyed.
+  ~LibloSender() override { io_.stop(); }
 
   void send(const track::Frame& f) override {
     if (f.objects_changed) send_objects(f);
@@ -47,6 +51,7 @@ class LibloSender final : public TuioSender {
   }
 
   long packets_sent() const override { return packets_; }
+  long packets_dropped() const override { return io_.dropped_packets(); }
 
  private:
   float X(float x) const { return options_.invert_x ? 1 - x : x; }
@@ -90,13 +95,12 @@ class LibloSender final : public TuioSender {
       lo_message_add_string(fs, "fseq");
       lo_message_add_int32(fs, fseq);
       lo_bundle_add_message(b, profile, fs);
-      for (lo_address a : s->addresses_) {
-        if (lo_send_bundle(a, b) < 0 && !s->warned_) {
-          std::cerr << "gpuvis: TUIO send to " << lo_address_get_hostname(a) << ":" << lo_address_get_port(a)
-                    << " failed: " << lo_address_errstr(a) << " (continuing)\n";
-          s->warned_ = true;
-        }
-      }
+      auto packet = std::make_shared<std::vector<std::uint8_t>>(lo_bundle_length(b));
+      std::size_t size = packet->size();
+      lo_bundle_serialise(b, packet->data(), &size);
+      packet->resize(size);
+      const detail::Packet shared = std::move(packet);
+      for (const auto& sink : s->sinks_) sink->send(shared);
       ++s->packets_;
       lo_bundle_free_recursive(b);
       b = nullptr;
@@ -173,11 +177,11 @@ class LibloSender final : public TuioSender {
   }
 
   TuioOptions options_;
-  std::vector<lo_address> addresses_;
+  detail::IoThread io_;  // declared before the sinks: destroyed after them
+  std::vector<std::unique_ptr<detail::PacketSink>> sinks_;
   std::string source_;
   int capacity_ = 4096;
   long packets_ = 0;
-  bool warned_ = false;
 };
 
 }  // namespace

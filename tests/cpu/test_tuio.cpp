@@ -1,0 +1,237 @@
+// TUIO's stream transports as a client sees them: a TCP server fanning out to every client, a
+// WebSocket server (Boost.Beast's client does the handshake), a TCP client that reconnects, and
+// clients that fall behind. Every packet is decoded by liblo, not by code of ours.
+#include <gtest/gtest.h>
+#include <lo/lo.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/output/tuio.hpp"
+#include "gpuvis/track/tracker.hpp"
+
+using namespace gpuvis;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using asio::ip::tcp;
+
+namespace {
+
+int test_port(int offset) { return 46000 + (getpid() * 7 + offset) % 3000; }
+
+// A frame with `n` objects: session IDs 100.., symbol IDs 0.., spread over the table.
+track::Frame objects_frame(int n, std::int32_t fseq) {
+  track::Frame f;
+  f.fseq = fseq;
+  f.objects_changed = true;
+  for (int i = 0; i < n; ++i) {
+    track::Object o{};
+    o.session_id = 100 + i;
+    o.symbol_id = i;
+    o.m.x = 0.25f + 0.001f * static_cast<float>(i);
+    o.m.y = 0.5f;
+    o.angle = 1.0f;
+    o.updated = true;
+    f.objects.push_back(o);
+  }
+  return f;
+}
+
+// OSC messages decoded by liblo from raw packets, one "path arg arg ..." line each.
+class OscDecoder {
+ public:
+  OscDecoder() : server_(lo_server_new_with_proto(nullptr, LO_UDP, nullptr)) {
+    lo_server_add_method(server_, nullptr, nullptr, &OscDecoder::collect, this);
+  }
+  ~OscDecoder() { lo_server_free(server_); }
+  // Decodes one packet; false when liblo rejects it.
+  bool decode(const void* data, std::size_t size) {
+    return lo_server_dispatch_data(server_, const_cast<void*>(data), size) > 0;
+  }
+  std::vector<std::string> messages;
+
+ private:
+  static int collect(const char* path, const char* types, lo_arg** argv, int argc, lo_message, void* self) {
+    std::ostringstream line;
+    line << path;
+    for (int i = 0; i < argc; ++i) {
+      line << ' ';
+      if (types[i] == 'i') line << argv[i]->i;
+      else if (types[i] == 'f') line << argv[i]->f;
+      else if (types[i] == 's') line << &argv[i]->s;
+      else line << '?';
+    }
+    static_cast<OscDecoder*>(self)->messages.push_back(line.str());
+    return 0;
+  }
+  lo_server server_;
+};
+
+// Sends `frame` every few milliseconds from another thread while a test waits for packets.
+class Ticker {
+ public:
+  Ticker(output::TuioSender& sender, int objects) : thread_([this, &sender, objects] {
+      for (int fseq = 1; !stop_; ++fseq) {
+        sender.send(objects_frame(objects, fseq));
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }) {}
+  ~Ticker() {
+    stop_ = true;
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// Reads one length-prefixed packet (the TCP framing) within `seconds`; empty on timeout.
+std::vector<std::uint8_t> read_framed_packet(asio::io_context& io, tcp::socket& socket, double seconds) {
+  std::array<std::uint8_t, 4> header{};
+  std::vector<std::uint8_t> body;
+  bool done = false;
+  asio::async_read(socket, asio::buffer(header), [&](boost::system::error_code ec, std::size_t) {
+    if (ec) return;
+    body.resize(std::size_t{header[0]} << 24 | std::size_t{header[1]} << 16 | std::size_t{header[2]} << 8 | header[3]);
+    asio::async_read(socket, asio::buffer(body), [&](boost::system::error_code ec2, std::size_t) { done = !ec2; });
+  });
+  io.restart();
+  io.run_for(std::chrono::milliseconds(static_cast<long>(seconds * 1000)));
+  if (!done) {
+    socket.cancel();
+    io.restart();
+    io.run_for(std::chrono::milliseconds(50));  // let the cancelled handlers finish
+    return {};
+  }
+  return body;
+}
+
+tcp::socket connect_to(asio::io_context& io, int port) {
+  tcp::socket s(io);
+  s.connect({asio::ip::address_v4::loopback(), static_cast<unsigned short>(port)});
+  return s;
+}
+
+// What a client must find in a 2Dobj bundle of objects_frame(2, ...).
+void expect_two_objects(const std::vector<std::string>& m) {
+  ASSERT_EQ(m.size(), 5u);
+  EXPECT_EQ(m[0], "/tuio/2Dobj source gpuvis@127.0.0.1");
+  EXPECT_EQ(m[1], "/tuio/2Dobj alive 100 101");
+  EXPECT_EQ(m[2].rfind("/tuio/2Dobj set 100 0 0.25 0.5 1 ", 0), 0u) << m[2];
+  EXPECT_EQ(m[3].rfind("/tuio/2Dobj set 101 1 0.251 0.5 1 ", 0), 0u) << m[3];
+  EXPECT_EQ(m[4].rfind("/tuio/2Dobj fseq ", 0), 0u) << m[4];
+}
+
+}  // namespace
+
+TEST(TuioStreams, TcpServerSendsEveryPacketToEveryClient) {
+  if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo, Boost)";
+  const int port = test_port(1);
+  auto sender = output::make_tuio_sender({output::parse_tuio_target("tcp:server:" + std::to_string(port))}, {});
+  asio::io_context io;
+  tcp::socket a = connect_to(io, port), b = connect_to(io, port);
+  Ticker ticker(*sender, 2);
+  for (tcp::socket* client : {&a, &b}) {
+    const auto packet = read_framed_packet(io, *client, 5.0);
+    ASSERT_FALSE(packet.empty()) << "no packet within 5 s";
+    OscDecoder osc;
+    ASSERT_TRUE(osc.decode(packet.data(), packet.size())) << "liblo rejects the packet";
+    expect_two_objects(osc.messages);
+  }
+}
+
+TEST(TuioStreams, WebSocketClientsGetEachPacketAsABinaryMessage) {
+  if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo, Boost)";
+  const int port = test_port(2);
+  auto sender = output::make_tuio_sender({output::parse_tuio_target("web:" + std::to_string(port))}, {});
+  asio::io_context io;
+  beast::websocket::stream<tcp::socket> ws(connect_to(io, port));
+  beast::websocket::response_type response;
+  ws.handshake(response, "localhost", "/");
+  EXPECT_EQ(response[beast::http::field::access_control_allow_origin], "*") << "browsers on other origins need it";
+  // 300 objects: a packet of ~25 kB, far more than a WebSocket frame with a 16-bit length field
+  // holds when split wrongly, and more than UDP would take in one datagram.
+  Ticker ticker(*sender, 300);
+  beast::flat_buffer buffer;
+  bool got = false;
+  ws.async_read(buffer, [&](beast::error_code ec, std::size_t) { got = !ec; });
+  io.run_for(std::chrono::seconds(5));
+  ASSERT_TRUE(got) << "no WebSocket message within 5 s";
+  EXPECT_TRUE(ws.got_binary());
+  OscDecoder osc;
+  const auto data = buffer.data();
+  ASSERT_TRUE(osc.decode(data.data(), data.size())) << "liblo rejects the message";
+  ASSERT_EQ(osc.messages.size(), 303u);  // source, alive, 300 sets, fseq: one bundle, not split
+  EXPECT_EQ(osc.messages[302].rfind("/tuio/2Dobj fseq ", 0), 0u);
+}
+
+TEST(TuioStreams, TcpClientConnectsWhenTheReceiverAppears) {
+  if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo, Boost)";
+  const int port = test_port(3);
+  auto sender = output::make_tuio_sender({output::parse_tuio_target("tcp:127.0.0.1:" + std::to_string(port))}, {});
+  Ticker ticker(*sender, 2);  // nobody listens yet: packets are lost, nothing blocks
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  asio::io_context io;
+  tcp::acceptor acceptor(io, {asio::ip::address_v4::loopback(), static_cast<unsigned short>(port)});
+  tcp::socket peer(io);
+  bool accepted = false;
+  acceptor.async_accept(peer, [&](boost::system::error_code ec) { accepted = !ec; });
+  io.run_for(std::chrono::seconds(5));  // the sender retries once a second
+  ASSERT_TRUE(accepted) << "the TUIO sender did not reconnect within 5 s";
+  const auto packet = read_framed_packet(io, peer, 5.0);
+  ASSERT_FALSE(packet.empty());
+  OscDecoder osc;
+  ASSERT_TRUE(osc.decode(packet.data(), packet.size()));
+  expect_two_objects(osc.messages);
+}
+
+TEST(TuioStreams, AClientThatStopsReadingLosesPacketsNotTheTracker) {
+  if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo, Boost)";
+  const int port = test_port(4);
+  auto sender = output::make_tuio_sender({output::parse_tuio_target("tcp:server:" + std::to_string(port))}, {});
+  asio::io_context io;
+  tcp::socket idle = connect_to(io, port);  // connected, never reads
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let the server accept it
+  // ~35 kB per frame, 40 MB in all: more than the socket buffers and the client's queue hold.
+  const auto frame = objects_frame(400, 1);
+  for (int i = 0; i < 1200; ++i) sender->send(frame);
+  EXPECT_GT(sender->packets_dropped(), 0) << "the idle client's packets should have been dropped";
+  EXPECT_EQ(sender->packets_sent(), 1200);
+}
+
+TEST(TuioStreams, ABusyServerPortIsAClearError) {
+  if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo, Boost)";
+  const int port = test_port(5);
+  auto first = output::make_tuio_sender({output::parse_tuio_target("web:" + std::to_string(port))}, {});
+  try {
+    output::make_tuio_sender({output::parse_tuio_target("tcp:server:" + std::to_string(port))}, {});
+    FAIL() << "a second server on the same port must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot listen on port " + std::to_string(port)), std::string::npos) << e.what();
+  }
+}
+
+TEST(TuioStreams, TargetsParseLikeReacTIVisionsTransports) {
+  using output::Transport;
+  EXPECT_EQ(output::parse_tuio_target("tcp:server:3333").transport, Transport::tcp_server);
+  EXPECT_EQ(output::parse_tuio_target("tcp:server:3333").host, "");
+  EXPECT_EQ(output::parse_tuio_target("web:8080").transport, Transport::websocket);
+  EXPECT_EQ(output::parse_tuio_target("web:8080").port, 8080);
+  EXPECT_EQ(output::parse_tuio_target("web:127.0.0.1:8080").host, "127.0.0.1");
+  EXPECT_EQ(output::parse_tuio_target("tcp:10.0.0.2:3334").host, "10.0.0.2");
+  EXPECT_EQ(output::to_string(output::parse_tuio_target("tcp:server:3333")), "tcp:server:3333");
+  EXPECT_EQ(output::to_string(output::parse_tuio_target("3333")), "udp:127.0.0.1:3333");
+  EXPECT_THROW(output::parse_tuio_target("tcp::3333"), Error);
+  EXPECT_THROW(output::parse_tuio_target("web:0"), Error);
+}
