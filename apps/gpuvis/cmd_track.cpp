@@ -33,6 +33,7 @@ struct TrackArgs {
   decode::FingerParams fingers;
   double fps = 0;
   bool loop = false, json = false, stats = false, headless = false, no_tuio = false, equalize = false;
+  bool object_blobs = false, finger_blobs = false;
   std::string background;
 };
 
@@ -43,10 +44,13 @@ nlohmann::json frame_json(const track::Frame& f) {
                     {"vx", o.m.vx}, {"vy", o.m.vy}, {"rotation_speed", o.rotation_speed}, {"updated", o.updated}});
   for (const auto& c : f.cursors)
     if (c.visible) curs.push_back({{"session", c.session_id}, {"cursor", c.cursor_id}, {"x", c.m.x}, {"y", c.m.y}});
-  for (const auto& b : f.blobs)
-    if (b.visible)
-      blbs.push_back({{"session", b.session_id}, {"blob", b.blob_id}, {"x", b.m.x}, {"y", b.m.y}, {"angle", b.angle},
-                      {"width", b.width}, {"height", b.height}, {"area", b.area}});
+  for (const auto& b : f.blobs) {
+    if (!b.visible) continue;
+    nlohmann::json j = {{"session", b.session_id}, {"blob", b.blob_id}, {"x", b.m.x},         {"y", b.m.y},
+                        {"angle", b.angle},        {"width", b.width}, {"height", b.height}, {"area", b.area}};
+    if (b.owner != track::BlobOwner::none) j["of"] = b.owner == track::BlobOwner::object ? "object" : "cursor";
+    blbs.push_back(j);
+  }
   return {{"fseq", f.fseq}, {"time", f.time}, {"objects", objs}, {"cursors", curs}, {"blobs", blbs}};
 }
 
@@ -91,6 +95,10 @@ void register_track(CLI::App& app, Command& run) {
   a.options.add_to(*cmd, "bernsen");
   a.finger_opt = cmd->add_option("--finger-size", a.fingers.size, "Average finger size in pixels (0 = no fingers)")->default_val(0);
   cmd->add_option("--blob-size", a.blob_size, "Track plain white blobs with MIN:MAX pixels size");
+  cmd->add_flag("--object-blobs", a.object_blobs,
+                "Also send each symbol's root region as a /tuio/2Dblb blob with its object's session ID (obj_blob)");
+  cmd->add_flag("--finger-blobs", a.finger_blobs,
+                "Also send each finger as a /tuio/2Dblb blob with its cursor's session ID (cur_blob)");
   add_backend_option(*cmd, a.backend);
   cmd->add_flag("--equalize", a.equalize,
                 "Subtract the background (reacTIVision's equaliser): the first frame is taken as the empty table");
@@ -116,7 +124,13 @@ void register_track(CLI::App& app, Command& run) {
       config.threshold = a.options.params(config.threshold);
       if (a.config.empty() || a.trees_opt->count()) config.trees = a.trees;
       if (a.config.empty() || a.finger_opt->count()) config.fingers = a.fingers;
-      if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
+      if (!a.blob_size.empty()) {
+        const auto sizes = parse_blob_size(a.blob_size);
+        config.blobs.min_size = sizes.min_size;
+        config.blobs.max_size = sizes.max_size;
+      }
+      config.blobs.object_blobs = config.blobs.object_blobs || a.object_blobs;
+      config.blobs.finger_blobs = config.blobs.finger_blobs || a.finger_blobs;
       output::TuioOptions tuio_options = file_cfg.tuio_options;
       if (a.config.empty() || a.source_opt->count()) tuio_options.source = a.source_name;
       for (char c : a.invert) {
@@ -228,14 +242,16 @@ void register_track(CLI::App& app, Command& run) {
 void register_tuio_dump(CLI::App& app, Command& run) {
   static int port = 3333;
   static double seconds = 0;
-  auto* cmd = app.add_subcommand("tuio-dump", "Print the TUIO/OSC messages arriving on a UDP port");
-  cmd->add_option("--port", port, "UDP port")->check(CLI::Range(1, 65535))->default_val(3333);
+  static bool tcp = false;
+  auto* cmd = app.add_subcommand("tuio-dump", "Print the TUIO/OSC messages arriving on a UDP (or TCP) port");
+  cmd->add_option("--port", port, "Port to listen on")->check(CLI::Range(1, 65535))->default_val(3333);
+  cmd->add_flag("--tcp", tcp, "Listen for TCP connections (length-prefixed packets, as `track --tuio tcp:HOST:PORT` sends)");
   cmd->add_option("--seconds", seconds, "Stop after this long (0 = until Ctrl-C)")->default_val(0);
   cmd->callback([&run] {
     run = [] {
       std::signal(SIGINT, on_signal);
       std::signal(SIGTERM, on_signal);
-      output::dump_osc(port, g_stop, std::cout, seconds);
+      output::dump_osc(port, tcp, g_stop, std::cout, seconds);
       return 0;
     };
   });

@@ -172,16 +172,22 @@ void find_fingers_and_blobs(const segment::RegionTree& t, HostView<const std::ui
         }
         const double score = finger_score(t, r, g);
         if (hi - lo >= fp.contrast && score < s / 4) {
-          fingers.push_back({g.x, g.y, g.width, g.height, g.angle, score, r});
+          fingers.push_back({g.x, g.y, g.width, g.height, g.angle, score, t.area[r], r});
           continue;
         }
       }
     }
     if (bp.max_size > 0 && size >= bp.min_size && size <= bp.max_size && diff < 2 * md && t.degree(r) <= 5) {
-      const BlobGeometry g = blob_geometry(t, r);
-      if (g.ok) blobs.push_back({g.x, g.y, g.width, g.height, g.angle, t.area[r], r});
+      const Blob b = region_blob(t, r);
+      if (b.ok()) blobs.push_back(b);
     }
   }
+}
+
+Blob region_blob(const segment::RegionTree& t, int r) {
+  const BlobGeometry g = blob_geometry(t, r);
+  if (!g.ok) return {};
+  return {g.x, g.y, g.width, g.height, g.angle, t.area[r], r};
 }
 
 }  // namespace gpuvis::decode

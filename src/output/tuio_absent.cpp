@@ -5,9 +5,9 @@
 namespace gpuvis::output {
 bool tuio_available() { return false; }
 std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>&, const TuioOptions&) {
-  fail(ErrorCode::unsupported, "TUIO output is not built in (install liblo-dev and rebuild, or track with --no-tuio)");
+  fail(ErrorCode::unsupported, "TUIO output is not built in (install liblo-dev and libboost-dev and rebuild, or track with --no-tuio)");
 }
-void dump_osc(int, const std::atomic<bool>&, std::ostream&, double) {
+void dump_osc(int, bool, const std::atomic<bool>&, std::ostream&, double) {
   fail(ErrorCode::unsupported, "OSC input is not built in (install liblo-dev and rebuild)");
 }
 }  // namespace gpuvis::output

@@ -128,6 +128,9 @@ bool symbol_was_swapped(Object& o, int id) {
   return o.conflict_count > o.conflict_threshold;
 }
 
+// A finger as a blob (§7.6): its oriented box and area.
+decode::Blob finger_blob(const decode::Finger& f) { return {f.x, f.y, f.width, f.height, f.angle, f.area, f.region}; }
+
 }  // namespace
 
 int Tracker::next_small_id(std::vector<int>& used) {
@@ -163,9 +166,13 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     o.missed = 0;
     o.updated = true;
   };
-  auto take_symbol = [&](Object& o, const decode::Fiducial& f, Tracking how) {
+  // The blob of fiducial or root candidate j (§7.6), when the detector measured them.
+  auto blob_of = [](const std::vector<decode::Blob>& blobs, std::size_t j) { return j < blobs.size() ? blobs[j] : decode::Blob{}; };
+  auto take_symbol = [&](Object& o, std::size_t j, Tracking how) {
+    const auto& f = d.fiducials[j];
     set_position(o, static_cast<float>(f.x / W), static_cast<float>(f.y / H), static_cast<float>(f.angle), true);
     remember_root(o, f);
+    o.shape = blob_of(d.fiducial_blobs, j);
     o.tracking = how;
   };
   // 1. The same symbol ID, closest pairs first.
@@ -176,7 +183,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
   for (std::size_t i = 0; i < objs.size(); ++i) {
     if (match[i] < 0) continue;
     det_used[match[i]] = true;
-    take_symbol(objs[i], d.fiducials[match[i]], Tracking::found);
+    take_symbol(objs[i], static_cast<std::size_t>(match[i]), Tracking::found);
     objs[i].conflict_threshold = std::min(objs[i].conflict_threshold + 1, 9);
   }
   // 2. The nearest other candidate within reach (§6.4): a damaged symbol (fuzzy) moves the object
@@ -199,12 +206,13 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     if (f.fuzzy()) {
       det_used[best] = true;
       set_position(o, static_cast<float>(f.x / W), static_cast<float>(f.y / H), o.angle, false);
+      o.shape = blob_of(d.fiducial_blobs, static_cast<std::size_t>(best));
       o.tracking = Tracking::fuzzy;
     } else if (symbol_was_swapped(o, f.id)) {
       replaced[i] = true;
     } else {
       det_used[best] = true;
-      take_symbol(o, f, Tracking::fuzzy);
+      take_symbol(o, static_cast<std::size_t>(best), Tracking::fuzzy);
     }
   }
   // 3. The root region alone (§6.5): a symbol whose inside no longer decodes (motion blur, a hand
@@ -227,6 +235,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     float x = static_cast<float>((c.x + o.root_dx) / W), y = static_cast<float>((c.y + o.root_dy) / H);
     if (std::hypot((x - o.m.x) * W, (y - o.m.y) * H) < 0.5f) x = o.m.x, y = o.m.y;  // at rest: no jitter
     set_position(o, x, y, o.angle, false);
+    o.shape = blob_of(d.root_blobs, static_cast<std::size_t>(best));
     o.tracking = Tracking::root;
   }
   for (std::size_t i = 0; i < objs.size(); ++i) {
@@ -246,6 +255,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     o.m.x = static_cast<float>(f.x / W);
     o.m.y = static_cast<float>(f.y / H);
     remember_root(o, f);
+    o.shape = blob_of(d.fiducial_blobs, j);
     o.updated = true;
     objs.push_back(o);
   }
@@ -270,6 +280,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     smooth_position(curs[i].smooth, params_.smooth_cursors, 1.0f, 0.25f, x, y, dt);
     move(curs[i].m, x, y, dt);
     curs[i].size = static_cast<float>(std::max(f.width, f.height));
+    if (d.finger_blobs) curs[i].shape = finger_blob(f);
     curs[i].missed = 0;
     curs[i].updated = true;
     curs[i].visible = true;
@@ -284,6 +295,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     c.size = static_cast<float>(std::max(f.width, f.height));
     c.m.x = static_cast<float>(f.x / W);
     c.m.y = static_cast<float>(f.y / H);
+    if (d.finger_blobs) c.shape = finger_blob(f);
     c.updated = true;
     curs.push_back(c);
   }
@@ -292,47 +304,82 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
   // ---- blobs ----
   auto& blbs = frame_.blobs;
   for (auto& b : blbs) b.updated = false;
-  const auto bmatch = pair_up(
-      static_cast<int>(blbs.size()), static_cast<int>(d.blobs.size()),
-      [&](int i, int j) { return px_dist(blbs[i].m, d.blobs[j].x, d.blobs[j].y); },
-      [&](int i) { return std::max(10.0f, std::max(blbs[i].width * W, blbs[i].height * H)); });
-  std::vector<bool> blob_used(d.blobs.size(), false);
   auto fill_blob = [&](TrackedBlob& t, const decode::Blob& b) {
     t.width = static_cast<float>(b.width / W);
     t.height = static_cast<float>(b.height / H);
     t.area = static_cast<float>(b.area / (static_cast<double>(W) * H));
   };
-  for (std::size_t i = 0; i < blbs.size(); ++i) {
-    if (bmatch[i] < 0) {
-      ++blbs[i].missed;
-      continue;
-    }
-    const auto& b = d.blobs[bmatch[i]];
-    blob_used[bmatch[i]] = true;
+  auto update_blob = [&](TrackedBlob& t, const decode::Blob& b) {
     float x = static_cast<float>(b.x / W), y = static_cast<float>(b.y / H), a = static_cast<float>(b.angle);
-    smooth_position(blbs[i].smooth, params_.smooth_blobs, 0.5f, 0.15f, x, y, dt);
-    smooth_angle(blbs[i].smooth, params_.smooth_blobs, 0.5f, 0.15f, 1.0f, blbs[i].angle, a, dt);
-    move(blbs[i].m, x, y, dt);
-    rotate(blbs[i].angle, blbs[i].rotation_speed, blbs[i].rotation_accel, a, dt);
-    fill_blob(blbs[i], b);
-    blbs[i].missed = 0;
-    blbs[i].updated = true;
-    blbs[i].visible = true;
-  }
-  frame_.blobs_changed = drop_lost(blbs, params_.lost_frames_blob, blob_ids_, &TrackedBlob::blob_id);
-  for (std::size_t j = 0; j < d.blobs.size(); ++j) {
-    if (blob_used[j]) continue;
-    const auto& b = d.blobs[j];
+    smooth_position(t.smooth, params_.smooth_blobs, 0.5f, 0.15f, x, y, dt);
+    smooth_angle(t.smooth, params_.smooth_blobs, 0.5f, 0.15f, 1.0f, t.angle, a, dt);
+    move(t.m, x, y, dt);
+    rotate(t.angle, t.rotation_speed, t.rotation_accel, a, dt);
+    fill_blob(t, b);
+    t.missed = 0;
+    t.updated = true;
+  };
+  auto add_blob = [&](const decode::Blob& b, std::int32_t session, BlobOwner owner, bool visible) {
     TrackedBlob t{};
-    t.session_id = next_session();
+    t.session_id = session;
     t.blob_id = next_small_id(blob_ids_);
+    t.owner = owner;
     t.angle = static_cast<float>(b.angle);
     t.m.x = static_cast<float>(b.x / W);
     t.m.y = static_cast<float>(b.y / H);
     fill_blob(t, b);
     t.updated = true;
+    t.visible = visible;
     blbs.push_back(t);
+  };
+  // Blobs of objects and cursors (§7.6) live exactly as long as their owner, move when it is
+  // updated and are shown when it is.
+  for (auto& t : blbs) {
+    if (t.owner == BlobOwner::none) continue;
+    const decode::Blob* shape = nullptr;
+    bool owner_updated = false, owner_visible = false;
+    if (t.owner == BlobOwner::object) {
+      const auto o = std::find_if(objs.begin(), objs.end(), [&](const Object& x) { return x.session_id == t.session_id; });
+      if (o != objs.end()) shape = &o->shape, owner_updated = o->updated, owner_visible = true;
+    } else {
+      const auto c = std::find_if(curs.begin(), curs.end(), [&](const Cursor& x) { return x.session_id == t.session_id; });
+      if (c != curs.end()) shape = &c->shape, owner_updated = c->updated, owner_visible = c->visible;
+    }
+    if (!shape) {
+      t.missed = params_.lost_frames_blob;  // its owner is gone: it goes now
+      continue;
+    }
+    if (owner_updated && shape->ok()) update_blob(t, *shape);
+    t.visible = owner_visible;
   }
+  // Plain blobs: paired with the plain tracked blobs only.
+  const auto bmatch = pair_up(
+      static_cast<int>(blbs.size()), static_cast<int>(d.blobs.size()),
+      [&](int i, int j) { return blbs[i].owner != BlobOwner::none ? -1.0f : px_dist(blbs[i].m, d.blobs[j].x, d.blobs[j].y); },
+      [&](int i) { return std::max(10.0f, std::max(blbs[i].width * W, blbs[i].height * H)); });
+  std::vector<bool> blob_used(d.blobs.size(), false);
+  for (std::size_t i = 0; i < blbs.size(); ++i) {
+    if (blbs[i].owner != BlobOwner::none) continue;
+    if (bmatch[i] < 0) {
+      ++blbs[i].missed;
+      continue;
+    }
+    blob_used[bmatch[i]] = true;
+    update_blob(blbs[i], d.blobs[bmatch[i]]);
+    blbs[i].visible = true;
+  }
+  frame_.blobs_changed = drop_lost(blbs, params_.lost_frames_blob, blob_ids_, &TrackedBlob::blob_id);
+  for (std::size_t j = 0; j < d.blobs.size(); ++j)
+    if (!blob_used[j]) add_blob(d.blobs[j], next_session(), BlobOwner::none, false);
+  auto has_blob = [&](std::int32_t session, BlobOwner owner) {
+    return std::any_of(blbs.begin(), blbs.end(), [&](const TrackedBlob& t) { return t.owner == owner && t.session_id == session; });
+  };
+  if (d.object_blobs)
+    for (const auto& o : objs)
+      if (o.shape.ok() && !has_blob(o.session_id, BlobOwner::object)) add_blob(o.shape, o.session_id, BlobOwner::object, true);
+  if (d.finger_blobs)
+    for (const auto& c : curs)
+      if (c.shape.ok() && !has_blob(c.session_id, BlobOwner::cursor)) add_blob(c.shape, c.session_id, BlobOwner::cursor, c.visible);
   for (const auto& b : blbs) frame_.blobs_changed = frame_.blobs_changed || (b.updated && b.visible);
 
   return frame_;

@@ -12,6 +12,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
@@ -201,7 +203,7 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
                          "  <tuio source=\"table\" />\n"
                          "  <fiducial amoeba=\"small\" />\n"
                          "  <finger size=\"20\" sensitivity=\"80\" contrast=\"12\" />\n"
-                         "  <blob min_size=\"10\" max_size=\"60\" />\n"
+                         "  <blob min_size=\"10\" max_size=\"60\" obj_blob=\"true\" cur_blob=\"1\" />\n"
                          "  <threshold type=\"tb\" gradient=\"24\" size=\"12\" />\n"
                          "  <calibration invert=\" xa\" />\n"
                          "  <image equalize=\"true\" />\n"
@@ -224,6 +226,8 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   EXPECT_DOUBLE_EQ(c.detector.fingers.sensitivity, 0.8);
   EXPECT_EQ(c.detector.fingers.contrast, 12);
   EXPECT_EQ(c.detector.blobs.max_size, 60);
+  EXPECT_TRUE(c.detector.blobs.object_blobs);
+  EXPECT_TRUE(c.detector.blobs.finger_blobs);
   EXPECT_EQ(c.detector.threshold.method, threshold::Method::tiled);
   EXPECT_EQ(c.detector.threshold.tiled.tile, 12);
   EXPECT_EQ(c.detector.threshold.tiled.gradient, 24);
@@ -535,4 +539,87 @@ TEST(Track, RealSymbolWithItsInsideWipedIsTrackedByItsRoot) {
     EXPECT_EQ(f.objects[0].session_id, session);
     EXPECT_NEAR(f.objects[0].m.x, x0, 1.0 / 640);
   }
+}
+
+// Spec §7.6 (obj_blob, cur_blob): a symbol's root region and a finger are also TUIO blobs, with
+// their owner's session ID, moving with it and gone with it; plain blobs never take them over.
+TEST(Track, ObjectAndFingerBlobsShareTheirOwnersSessionAndLifetime) {
+  auto frame_with = [](double shift, bool with_symbol) {
+    pipeline::Detections d = table(with_symbol ? std::vector<decode::Fiducial>{symbol(5, 100 + shift, 100)} : std::vector<decode::Fiducial>{});
+    d.object_blobs = d.finger_blobs = true;
+    if (with_symbol) d.fiducial_blobs = {{97 + shift, 102, 80, 78, 0.5, 4000, 3}};
+    d.fingers = {{300 + shift, 200, 14, 12, 0.0, 0.01, 130, 7}};
+    d.blobs = {{100 + shift, 100, 60, 30, 0.2, 1500, 9}};  // where the symbol is once it has gone
+    if (with_symbol) d.blobs.clear();
+    return d;
+  };
+  auto blob_of = [](const track::Frame& f, std::int32_t session, track::BlobOwner owner) -> const track::TrackedBlob* {
+    for (const auto& b : f.blobs)
+      if (b.session_id == session && b.owner == owner) return &b;
+    return nullptr;
+  };
+  track::Tracker t;
+  const track::Frame& f1 = t.update(frame_with(0, true), 0.0);
+  ASSERT_EQ(f1.objects.size(), 1u);
+  ASSERT_EQ(f1.cursors.size(), 1u);
+  const auto object = f1.objects[0].session_id, cursor = f1.cursors[0].session_id;
+  const auto* ob = blob_of(f1, object, track::BlobOwner::object);
+  ASSERT_NE(ob, nullptr) << "the object's blob appears with the object";
+  EXPECT_TRUE(ob->visible);
+  EXPECT_NEAR(ob->m.x * 640, 97, 1e-3);
+  EXPECT_NEAR(ob->width * 640, 80, 1e-3);
+  EXPECT_NEAR(ob->area * 640 * 480, 4000, 1e-2);
+  const auto* cb = blob_of(f1, cursor, track::BlobOwner::cursor);
+  ASSERT_NE(cb, nullptr);
+  EXPECT_FALSE(cb->visible) << "shown with its cursor, from the cursor's second frame";
+
+  const track::Frame& f2 = t.update(frame_with(4, true), 1 / 60.0);
+  ob = blob_of(f2, object, track::BlobOwner::object);
+  cb = blob_of(f2, cursor, track::BlobOwner::cursor);
+  ASSERT_TRUE(ob && cb);
+  EXPECT_NEAR(ob->m.x * 640, 101, 1e-3) << "moves with its object";
+  EXPECT_GT(ob->m.vx, 0.0f);
+  EXPECT_TRUE(cb->visible && cb->updated);
+  EXPECT_NEAR(cb->m.x * 640, 304, 1e-3);
+  EXPECT_EQ(f2.blobs.size(), 2u);
+  EXPECT_TRUE(f2.blobs_changed);
+
+  // The symbol goes; a plain blob shows up where it was. The object's blob leaves with the object
+  // (after the object's missed frames), and the plain blob becomes a blob of its own.
+  t.update(frame_with(8, false), 2 / 60.0);
+  const track::Frame& f4 = t.update(frame_with(8, false), 3 / 60.0);
+  EXPECT_TRUE(f4.objects.empty());
+  EXPECT_EQ(blob_of(f4, object, track::BlobOwner::object), nullptr) << "gone with its object";
+  int plain = 0;
+  for (const auto& b : f4.blobs)
+    if (b.owner == track::BlobOwner::none) {
+      ++plain;
+      EXPECT_NE(b.session_id, object);
+      EXPECT_NE(b.session_id, cursor);
+    }
+  EXPECT_EQ(plain, 1);
+  EXPECT_NE(blob_of(f4, cursor, track::BlobOwner::cursor), nullptr) << "the finger is still there";
+}
+
+// The same end to end: real symbols and fingers from the generator, blobs on from the command line.
+TEST(Track, ObjectBlobsFromTheCommandLine) {
+  if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
+  const auto r = test::run_cli("track --synth 4 --finger-size 18 --object-blobs --finger-blobs --no-tuio --json --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string last;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("{", 0) == 0) last = line;
+  ASSERT_FALSE(last.empty()) << r.output;
+  const auto frame = nlohmann::json::parse(last);
+  // Every object has a blob with its session ID, marked "of": "object"; so has every cursor.
+  ASSERT_GE(frame["objects"].size(), 5u);
+  ASSERT_GE(frame["cursors"].size(), 1u);
+  for (const char* kind : {"objects", "cursors"})
+    for (const auto& item : frame[kind]) {
+      int blobs = 0;
+      for (const auto& b : frame["blobs"])
+        if (b["session"] == item["session"]) blobs += b.value("of", "") == (std::string(kind) == "objects" ? "object" : "cursor");
+      EXPECT_EQ(blobs, 1) << kind << " " << item.dump();
+    }
 }

@@ -35,18 +35,27 @@ struct FingerParams {
 
 struct BlobParams {
   int min_size = 0, max_size = 0;  // blobs are reported when max_size > 0
+  // reacTIVision's obj_blob / cur_blob (spec §7.6): every symbol's root region and every finger is
+  // also sent as a /tuio/2Dblb blob with the session ID of its object or cursor.
+  bool object_blobs = false, finger_blobs = false;
 };
 
 struct Finger {
-  double x, y, width, height, angle, score;
-  int region;
+  double x = 0, y = 0, width = 0, height = 0, angle = 0, score = 0;
+  int area = 0;  // pixels
+  int region = -1;
 };
 
 struct Blob {
-  double x, y, width, height, angle;
-  int area;
-  int region;
+  double x = 0, y = 0, width = 0, height = 0, angle = 0;
+  int area = 0;     // pixels
+  int region = -1;  // -1: no geometry (a degenerate region)
+  bool ok() const { return region >= 0; }
 };
+
+// The blob of any region (a symbol's root, a root candidate): its oriented box and area, or a
+// Blob with region -1 when the region is degenerate.
+Blob region_blob(const segment::RegionTree& tree, int region);
 
 // Classifies the white regions of `tree` into fingers and blobs. `fiducials` are this frame's
 // decoded symbols (valid and fuzzy): their roots and leaves never become fingers or blobs.

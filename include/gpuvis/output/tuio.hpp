@@ -56,9 +56,9 @@ class TuioSender {
 
 bool tuio_available();  // built with the TUIO adapter (liblo and Boost)
 
-// Listens for OSC on a UDP port and prints every message ("path args...") to `out` until `stop`
+// Listens for OSC on a UDP (or TCP) port and prints every message ("path args...") to `out` until `stop`
 // becomes true or `max_seconds` pass (0 = no limit). For `gpuvis tuio-dump`.
-void dump_osc(int port, const std::atomic<bool>& stop, std::ostream& out, double max_seconds);
+void dump_osc(int port, bool tcp, const std::atomic<bool>& stop, std::ostream& out, double max_seconds);
 // Opens every target; a server port that cannot be listened on is an error (ErrorCode::io).
 std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioOptions& options);
 

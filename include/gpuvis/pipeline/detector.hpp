@@ -36,6 +36,10 @@ struct Detections {
   // Regions that may be the root of a symbol whose inside no longer decodes, in the size band of
   // the symbols of the last frame that had any (root sizes / 1.2 .. * 1.2, spec §6.2).
   std::vector<decode::RootCandidate> roots;
+  // With blobs.object_blobs: the blob of each fiducial's root region and of each root candidate,
+  // index for index (spec §7.6). Empty otherwise.
+  std::vector<decode::Blob> fiducial_blobs, root_blobs;
+  bool object_blobs = false, finger_blobs = false;  // the tracker attaches blobs to objects / cursors
   decode::DecodeStats decode_stats;
   int regions = 0;
   StageTimes times;

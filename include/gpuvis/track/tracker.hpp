@@ -34,6 +34,10 @@ struct Motion {
   float accel = 0;       // signed motion acceleration
 };
 
+// What a TUIO blob belongs to: nothing (a plain blob), or an object or cursor whose region it
+// describes (reacTIVision's obj_blob / cur_blob, spec §7.6); such a blob has its owner's session ID.
+enum class BlobOwner : std::uint8_t { none, object, cursor };
+
 // How an object was last updated (spec §6.1): its symbol decoded, a damaged candidate or a symbol
 // of another ID at its place (§6.4), or only its root region (§6.5).
 enum class Tracking : std::uint8_t { found, fuzzy, root };
@@ -55,6 +59,7 @@ struct Object {
   int conflict_threshold = 2, conflict_count = 0, conflict_id = -1;
   int missed = 0;            // consecutive frames without a detection
   bool updated = false;      // changed in the current frame
+  decode::Blob shape;        // its root region's blob, when object blobs are on (§7.6)
   Smoothing smooth;
 };
 
@@ -66,6 +71,7 @@ struct Cursor {
   int missed = 0;
   bool updated = false;
   bool visible = false;  // shown from its second frame (a one-frame debounce, as reacTIVision)
+  decode::Blob shape;    // the finger's blob, when finger blobs are on (§7.6)
   Smoothing smooth;
 };
 
@@ -75,6 +81,7 @@ struct TrackedBlob {
   Motion m;
   float angle = 0, width = 0, height = 0, area = 0;  // normalised like TUIO 2Dblb
   float rotation_speed = 0, rotation_accel = 0;
+  BlobOwner owner = BlobOwner::none;
   int missed = 0;
   bool updated = false;
   bool visible = false;

@@ -69,6 +69,8 @@ ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
       r.integer(e, "min_size", 0, 1 << 20, det.blobs.min_size);
       r.integer(e, "max_size", 0, 1 << 20, det.blobs.max_size);
       if (det.blobs.max_size > 0 && det.blobs.max_size < det.blobs.min_size) r.bad(e, "max_size", "is smaller than min_size");
+      r.boolean(e, "obj_blob", det.blobs.object_blobs);
+      r.boolean(e, "cur_blob", det.blobs.finger_blobs);
     } else if (name == "threshold") {
       const char* type = e->Attribute("type");
       const std::string t = type ? type : "br";  // reacTIVision's code default (Q31)

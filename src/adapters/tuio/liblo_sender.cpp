@@ -206,9 +206,9 @@ int print_message(const char* path, const char* types, lo_arg** argv, int argc, 
 }
 }  // namespace
 
-void dump_osc(int port, const std::atomic<bool>& stop, std::ostream& out, double max_seconds) {
-  lo_server s = lo_server_new(std::to_string(port).c_str(), nullptr);
-  if (!s) fail(ErrorCode::io, "cannot listen on UDP port " + std::to_string(port) + " (in use?)");
+void dump_osc(int port, bool tcp, const std::atomic<bool>& stop, std::ostream& out, double max_seconds) {
+  lo_server s = lo_server_new_with_proto(std::to_string(port).c_str(), tcp ? LO_TCP : LO_UDP, nullptr);
+  if (!s) fail(ErrorCode::io, std::string("cannot listen on ") + (tcp ? "TCP" : "UDP") + " port " + std::to_string(port) + " (in use?)");
   lo_server_add_method(s, nullptr, nullptr, print_message, &out);
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };

@@ -72,7 +72,12 @@ class TcpClientSink final : public PacketSink {
 
   void send(const Packet& p) override {
     asio::post(io_.context(), [this, p] {
-      if (!peer_) return;  // not connected: the packet is lost, as a UDP datagram would be
+      if (!peer_) {
+        // While a connection attempt is under way (milliseconds on a LAN) packets wait, so the
+        // start-up bundles arrive; between attempts they are lost, as UDP datagrams would be.
+        if (connecting_ && waiting_.size() < WriteQueue::kLimit) waiting_.push_back(p);
+        return;
+      }
       if (!peer_->open()) {
         std::cerr << "gpuvis: TUIO " << name_ << ": the receiver closed the connection; reconnecting every second\n";
         peer_.reset();
@@ -86,6 +91,7 @@ class TcpClientSink final : public PacketSink {
 
  private:
   void connect() {
+    connecting_ = true;
     resolver_.async_resolve(target_.host, std::to_string(target_.port), [this](boost::system::error_code ec, tcp::resolver::results_type found) {
       if (ec) return failed(ec);
       auto socket = std::make_shared<tcp::socket>(io_.context());
@@ -94,10 +100,15 @@ class TcpClientSink final : public PacketSink {
         if (reported_) std::cerr << "gpuvis: TUIO " << name_ << ": connected\n";
         reported_ = false;
         peer_ = std::make_shared<FramedConnection>(std::move(*socket), io_);
+        connecting_ = false;
+        for (const auto& p : waiting_) peer_->deliver(p);
+        waiting_.clear();
       });
     });
   }
   void failed(const boost::system::error_code& ec) {
+    connecting_ = false;
+    waiting_.clear();
     if (!reported_) std::cerr << "gpuvis: TUIO " << name_ << ": " << ec.message() << "; retrying every second\n";
     reported_ = true;
     retry_later();
@@ -115,7 +126,8 @@ class TcpClientSink final : public PacketSink {
   tcp::resolver resolver_;
   asio::steady_timer retry_;
   std::shared_ptr<FramedConnection> peer_;
-  bool reported_ = false;
+  std::vector<Packet> waiting_;  // sent once the connection attempt under way succeeds
+  bool connecting_ = false, reported_ = false;
 };
 
 }  // namespace
