@@ -5,6 +5,7 @@
 // IoThread, whose connections write them in the background.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -35,6 +36,16 @@ class IoThread {
   IoThread(const IoThread&) = delete;
   IoThread& operator=(const IoThread&) = delete;
   boost::asio::io_context& context() { return context_; }
+  // Runs `work` on the I/O thread; counted as queued until it has run, so that stop() waits for
+  // packets handed over just before it.
+  template <class Work>
+  void post(Work work) {
+    ++queued_;
+    boost::asio::post(context_, [this, work = std::move(work)]() mutable {
+      work();
+      --queued_;
+    });
+  }
   // Waits up to `drain_ms` for the queued packets to be written, then stops the thread. Handlers
   // still pending afterwards are never run, so sinks may be destroyed after this returns.
   void stop(int drain_ms = 500);

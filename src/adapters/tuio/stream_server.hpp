@@ -36,7 +36,7 @@ class StreamServer final : public PacketSink {
   }
 
   void send(const Packet& p) override {
-    boost::asio::post(io_.context(), [this, p] {
+    io_.post([this, p] {
       std::erase_if(clients_, [](const std::shared_ptr<Connection>& c) { return !c->open(); });
       for (const auto& c : clients_) c->deliver(p);
     });

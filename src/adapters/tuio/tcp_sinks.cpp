@@ -71,7 +71,7 @@ class TcpClientSink final : public PacketSink {
   }
 
   void send(const Packet& p) override {
-    asio::post(io_.context(), [this, p] {
+    io_.post([this, p] {
       if (!peer_) {
         // While a connection attempt is under way (milliseconds on a LAN) packets wait, so the
         // start-up bundles arrive; between attempts they are lost, as UDP datagrams would be.
