@@ -169,18 +169,22 @@ __global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceVie
 }
 
 // Rows per vertical tile: long tiles amortise the 2r halo, but small frames need enough tiles to
-// fill the GPU.
+// fill the GPU, and beyond 128 rows the shared memory of a tile limits the resident blocks more
+// than the halo costs (4K, h=32: 71 us at 128 rows, 82 us at 256 on an H200).
 int rows_per_vertical_tile(int r, int width, int height) {
-  int ty = 8 * r < 64 ? 64 : (8 * r > 256 ? 256 : 8 * r);
+  int ty = 8 * r < 64 ? 64 : (8 * r > 128 ? 128 : 8 * r);
   const long columns = (width + kWordsV * 4 - 1) / (kWordsV * 4);
   while (ty > 32 && columns * ((height + ty - 1) / ty) < 264) ty /= 2;
   return ty;
 }
 
-// Threads per horizontal tile. Only (cols+2r)/k threads work in the prefix/suffix phase, so on
-// large frames small blocks (more resident blocks per SM) are faster (4K: 41 vs 51 us on an H200),
-// while small frames need the wider blocks for their loads (640x480: 9 vs 13 us).
-int horizontal_threads(int width, int height) { return static_cast<long>(width) * height >= (1 << 20) ? 64 : 256; }
+// Output columns and threads per horizontal tile. Only (cols+2r)/k work items exist in the
+// prefix/suffix phase, so the tile must be wide for the threads to have work (barrier stalls
+// dominated with 256 columns); on large frames blocks of 128 threads keep more tiles resident,
+// small frames need 256 for their loads. Swept on an H200 (4K, h=6: 256 cols/64 threads 47.8 us,
+// 768/128 37.3 us, 1024/128 38.9 us; 640x480: 768/256 9.4 us, 256/256 10.3 us).
+constexpr int kColsH = 768;
+int horizontal_threads(int width, int height) { return static_cast<long>(width) * height >= (1 << 20) ? 128 : 256; }
 
 }  // namespace
 
@@ -193,7 +197,7 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   ws.b.reserve(plane);
   const int ty = rows_per_vertical_tile(r, w, h);
   const std::size_t smem_v = 4u * sizeof(unsigned) * kWordsV * static_cast<std::size_t>(ty + 2 * r);
-  const int cols = r < 16 ? 256 : 512;  // output columns per horizontal tile: wider for wide halos
+  const int cols = kColsH;
   const std::size_t smem_h = 5u * sizeof(unsigned) * static_cast<std::size_t>(cols + 2 * r);
   set_max_dynamic_smem(vertical_extrema, smem_v);
   set_max_dynamic_smem(horizontal_extrema_decide, smem_h);
