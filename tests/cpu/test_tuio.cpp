@@ -133,6 +133,15 @@ void expect_two_objects(const std::vector<std::string>& m) {
   EXPECT_EQ(m[4].rfind("/tuio/2Dobj fseq ", 0), 0u) << m[4];
 }
 
+// Reads one framed packet from `peer` and checks it is objects_frame(2, ...) as liblo decodes it.
+void expect_two_objects_arrive(asio::io_context& io, tcp::socket& peer) {
+  const auto packet = read_framed_packet(io, peer, 5.0);
+  ASSERT_FALSE(packet.empty()) << "no packet within 5 s";
+  OscDecoder osc;
+  ASSERT_TRUE(osc.decode(packet.data(), packet.size())) << "liblo rejects the packet";
+  expect_two_objects(osc.messages);
+}
+
 }  // namespace
 
 TEST(TuioStreams, TcpServerSendsEveryPacketToEveryClient) {
@@ -142,13 +151,7 @@ TEST(TuioStreams, TcpServerSendsEveryPacketToEveryClient) {
   asio::io_context io;
   tcp::socket a = connect_to(io, port), b = connect_to(io, port);
   Ticker ticker(*sender, 2);
-  for (tcp::socket* client : {&a, &b}) {
-    const auto packet = read_framed_packet(io, *client, 5.0);
-    ASSERT_FALSE(packet.empty()) << "no packet within 5 s";
-    OscDecoder osc;
-    ASSERT_TRUE(osc.decode(packet.data(), packet.size())) << "liblo rejects the packet";
-    expect_two_objects(osc.messages);
-  }
+  for (tcp::socket* client : {&a, &b}) expect_two_objects_arrive(io, *client);
 }
 
 TEST(TuioStreams, WebSocketClientsGetEachPacketAsABinaryMessage) {
@@ -189,11 +192,7 @@ TEST(TuioStreams, TcpClientConnectsWhenTheReceiverAppears) {
   acceptor.async_accept(peer, [&](boost::system::error_code ec) { accepted = !ec; });
   io.run_for(std::chrono::seconds(5));  // the sender retries once a second
   ASSERT_TRUE(accepted) << "the TUIO sender did not reconnect within 5 s";
-  const auto packet = read_framed_packet(io, peer, 5.0);
-  ASSERT_FALSE(packet.empty());
-  OscDecoder osc;
-  ASSERT_TRUE(osc.decode(packet.data(), packet.size()));
-  expect_two_objects(osc.messages);
+  expect_two_objects_arrive(io, peer);
 }
 
 TEST(TuioStreams, AClientThatStopsReadingLosesPacketsNotTheTracker) {
