@@ -15,7 +15,6 @@ TuioTarget parse_tuio_target(const std::string& text) {
     rest = rest.substr(p.size());
     return true;
   };
-  bool server = false;
   if (take_prefix("udp:")) {
     t.transport = Transport::udp;
   } else if (take_prefix("tcp:")) {
@@ -24,7 +23,7 @@ TuioTarget parse_tuio_target(const std::string& text) {
   } else if (take_prefix("web:") || take_prefix("ws:")) {
     t.transport = Transport::websocket;
   }
-  server = t.transport == Transport::tcp_server || t.transport == Transport::websocket;
+  const bool server = t.transport == Transport::tcp_server || t.transport == Transport::websocket;
   if (server) t.host.clear();  // every interface
   const auto colon = rest.rfind(':');
   std::string port = rest;

@@ -48,11 +48,9 @@ const Detections& Detector::detect(HostView<const std::uint8_t> grey) {
   result_.object_blobs = config_.blobs.object_blobs;
   result_.finger_blobs = config_.blobs.finger_blobs;
   result_.fiducial_blobs.clear();
-  result_.root_blobs.clear();
-  if (config_.blobs.object_blobs) {
+  if (config_.blobs.object_blobs)
     for (const auto& f : result_.fiducials) result_.fiducial_blobs.push_back(decode::region_blob(tree_, f.root));
-    for (const auto& c : result_.roots) result_.root_blobs.push_back(decode::region_blob(tree_, c.region));
-  }
+  result_.tree = &tree_;
   result_.times.blobs_us = since_us(t0);
   result_.regions = tree_.size();
   return result_;

@@ -166,7 +166,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     o.missed = 0;
     o.updated = true;
   };
-  // The blob of fiducial or root candidate j (§7.6), when the detector measured them.
+  // The blob of fiducial j (§7.6), when the detector measured them.
   auto blob_of = [](const std::vector<decode::Blob>& blobs, std::size_t j) { return j < blobs.size() ? blobs[j] : decode::Blob{}; };
   auto take_symbol = [&](Object& o, std::size_t j, Tracking how) {
     const auto& f = d.fiducials[j];
@@ -235,7 +235,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     float x = static_cast<float>((c.x + o.root_dx) / W), y = static_cast<float>((c.y + o.root_dy) / H);
     if (std::hypot((x - o.m.x) * W, (y - o.m.y) * H) < 0.5f) x = o.m.x, y = o.m.y;  // at rest: no jitter
     set_position(o, x, y, o.angle, false);
-    o.shape = blob_of(d.root_blobs, static_cast<std::size_t>(best));
+    o.shape = d.object_blobs && d.tree ? decode::region_blob(*d.tree, c.region) : decode::Blob{};
     o.tracking = Tracking::root;
   }
   for (std::size_t i = 0; i < objs.size(); ++i) {

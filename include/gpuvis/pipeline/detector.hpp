@@ -36,9 +36,10 @@ struct Detections {
   // Regions that may be the root of a symbol whose inside no longer decodes, in the size band of
   // the symbols of the last frame that had any (root sizes / 1.2 .. * 1.2, spec §6.2).
   std::vector<decode::RootCandidate> roots;
-  // With blobs.object_blobs: the blob of each fiducial's root region and of each root candidate,
-  // index for index (spec §7.6). Empty otherwise.
-  std::vector<decode::Blob> fiducial_blobs, root_blobs;
+  // With blobs.object_blobs: the blob of each fiducial's root region, index for index (spec §7.6).
+  // Empty otherwise. A root candidate's blob is measured from `tree` only when the tracker uses it.
+  std::vector<decode::Blob> fiducial_blobs;
+  const segment::RegionTree* tree = nullptr;  // this frame's regions (valid until the next detect())
   bool object_blobs = false, finger_blobs = false;  // the tracker attaches blobs to objects / cursors
   decode::DecodeStats decode_stats;
   int regions = 0;

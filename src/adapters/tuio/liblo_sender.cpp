@@ -67,6 +67,7 @@ class LibloSender final : public TuioSender {
     const char* profile;
     std::vector<std::int32_t> alive;
     lo_bundle b = nullptr;
+    std::size_t length = 0;  // lo_bundle_length(b)
     Bundle(LibloSender* sender, const char* p, std::vector<std::int32_t> a) : s(sender), profile(p), alive(std::move(a)) { start(); }
     ~Bundle() {
       if (b) lo_bundle_free_recursive(b);
@@ -81,14 +82,18 @@ class LibloSender final : public TuioSender {
       lo_message_add_string(al, "alive");
       for (std::int32_t id : alive) lo_message_add_int32(al, id);
       lo_bundle_add_message(b, profile, al);
+      length = lo_bundle_length(b);
     }
     void add(lo_message m, std::int32_t fseq) {
-      // Keep room for this set and the closing fseq (about 32 bytes).
-      if (lo_bundle_length(b) + lo_message_length(m, profile) + 32 > static_cast<std::size_t>(s->capacity_)) {
+      // Keep room for this set and the closing fseq (about 32 bytes). The length is kept as the
+      // messages go in (each element: a 4-byte size and the message), not recounted per message.
+      const std::size_t element = 4 + lo_message_length(m, profile);
+      if (length + element + 32 > static_cast<std::size_t>(s->capacity_)) {
         finish(fseq);
         start();
       }
       lo_bundle_add_message(b, profile, m);
+      length += element;
     }
     void finish(std::int32_t fseq) {
       lo_message fs = lo_message_new();
