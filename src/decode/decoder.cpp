@@ -34,22 +34,32 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
   height_.assign(static_cast<std::size_t>(n), 0);
   cvc_.assign(static_cast<std::size_t>(n), 0);
   node_depth_.assign(static_cast<std::size_t>(n), 0);
-  traversed_.assign(static_cast<std::size_t>(n), 0);
+  visit_round_.assign(static_cast<std::size_t>(n), 0);
+  parent_.assign(static_cast<std::size_t>(n), -1);
+  blocked_.assign(static_cast<std::size_t>(n), 0);
   candidates_.clear();
   leaves_.clear();
   fuzzy_root_.assign(static_cast<std::size_t>(n), 0);
 
   const int tmin = set_.tmin(), tmax = set_.tmax(), rmin = set_.rmin();
   const int dmin = set_.min_height, dmax = set_.max_height;
+  // The pushes a region needs before it is visited: all neighbours but its parent, or all of them
+  // when it has lost its parent (border) or a neighbour (fragmented).
+  auto needed = [&](int r) { return (t.flags[r] & (kBorder | kFragmented)) ? t.degree(r) : t.degree(r) - 1; };
 
-  // §4.2: visit leaves, propagate upwards while a region's children have all reported.
-  for (int s = 0; s < n; ++s) {
-    if (t.degree(s) != 1 || (t.flags[s] & (kSaturated | kFragmented | kBorder))) continue;
-    int r = s;
-    while (r >= 0) {
+  // §4.2 in synchronous rounds (docs/decoding.md): round 0 visits every clean leaf; a region is
+  // visited in the round after the one whose pushes brought its count exactly to what it needs,
+  // unless a push to it was blocked. A visited region sees only the regions traversed in earlier
+  // rounds, so nothing depends on the order of visits within a round: the CUDA decoder visits a
+  // round's regions in parallel and gets the same result.
+  frontier_.clear();
+  for (int s = 0; s < n; ++s)
+    if (t.degree(s) == 1 && !(t.flags[s] & (kSaturated | kFragmented | kBorder))) frontier_.push_back(s);
+  for (int round = 1; !frontier_.empty(); ++round) {
+    for (int r : frontier_) {  // read the earlier rounds only
       int desc = 0, height = 0, parent = -1;
       for (const std::int32_t* a = t.neighbours(r); a != t.neighbours(r) + t.degree(r); ++a) {
-        if (traversed_[*a]) {
+        if (visit_round_[*a] && visit_round_[*a] < round) {
           desc += desc_[*a] + 1;
           height = std::max(height, height_[*a] + 1);
         } else {
@@ -58,20 +68,25 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
       }
       desc_[r] = desc;
       height_[r] = height;
-      traversed_[r] = 1;
-      int next = -1;
+      parent_[r] = parent;
+      visit_round_[r] = round;
+    }
+    next_.clear();
+    for (int r : frontier_) {
+      const int desc = desc_[r], height = height_[r], parent = parent_[r];
       if (height >= dmin && height <= dmax && desc >= rmin && desc <= tmax) {
         candidates_.push_back(r);
         fuzzy_root_[r] = desc < tmin;  // fewer descendants than any symbol: a damaged one
       } else if (parent >= 0 && !(t.flags[r] & (kSaturated | kBorder))) {
-        ++cvc_[parent];
-        const bool loose = t.flags[parent] & (kBorder | kFragmented);
-        const int needed = loose ? t.degree(parent) : t.degree(parent) - 1;
-        if (desc < tmax && height < dmax && !(t.flags[parent] & kSaturated) && cvc_[parent] == needed) next = parent;
+        if (!(desc < tmax && height < dmax && !(t.flags[parent] & kSaturated))) blocked_[parent] = 1;
+        if (++cvc_[parent] == needed(parent)) next_.push_back(parent);
       }
-      r = next;
     }
+    frontier_.clear();
+    for (int p : next_)
+      if (!visit_round_[p] && !blocked_[p] && cvc_[p] == needed(p)) frontier_.push_back(p);
   }
+  std::sort(candidates_.begin(), candidates_.end());
 
   DecodeStats st;
   std::vector<Fiducial> fuzzy;
@@ -94,7 +109,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
       kids.clear();
       if (t.degree(node) == 1 && node != root) return;
       for (const std::int32_t* a = t.neighbours(node); a != t.neighbours(node) + t.degree(node); ++a)
-        if (traversed_[*a] && desc_[*a] < desc_[node]) kids.push_back(*a);
+        if (visit_round_[*a] && desc_[*a] < desc_[node]) kids.push_back(*a);
     };
     auto visit_leaf = [&](int leaf) {
       ++leaves;
@@ -124,9 +139,13 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
     frames.push_back({root, 0, {}, {}});
     children_of(root, frames.back().kids);
     std::string key;
+    // A symbol's subtree has at most max_nodes regions; a walk that meets more has left the tree
+    // (neighbour cycles in noise) and is dropped, which also bounds the walk.
+    int nodes = 1;
     while (!frames.empty()) {
       Frame& f = frames.back();
       if (f.child_pos < f.kids.size()) {
+        if (++nodes > set_.max_nodes) break;
         const int child = f.kids[f.child_pos++];
         node_depth_[child] = node_depth_[f.node] + 1;
         frames.push_back({child, 0, {}, {}});  // f is not used after this (the vector may move)
@@ -142,6 +161,11 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
       else frames.back().parts.push_back(std::move(s));
     }
 
+    if (nodes > set_.max_nodes) {
+      ++st.invalid;
+      leaves_.resize(static_cast<std::size_t>(leaf_begin));
+      continue;
+    }
     // §4.6 classification.
     const int min_leafs = set_.min_leafs();
     const bool enough = gated[0] >= min_leafs || gated[1] >= min_leafs;

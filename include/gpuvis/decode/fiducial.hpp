@@ -46,9 +46,9 @@ class Decoder {
 
  private:
   TreeSet set_;
-  std::vector<std::int32_t> desc_, height_, cvc_, node_depth_;
-  std::vector<std::uint8_t> traversed_, fuzzy_root_;
-  std::vector<std::int32_t> candidates_;
+  std::vector<std::int32_t> desc_, height_, cvc_, node_depth_, visit_round_, parent_;
+  std::vector<std::uint8_t> blocked_, fuzzy_root_;
+  std::vector<std::int32_t> candidates_, frontier_, next_;
   std::vector<LeafRef> leaves_;
 };
 
