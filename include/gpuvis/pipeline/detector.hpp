@@ -20,7 +20,9 @@ namespace gpuvis::pipeline {
 struct DetectorConfig {
   threshold::Params threshold = default_threshold();
   std::string trees = "default";  // default | small | mini | path to a .trees file
-  Backend backend = Backend::cpu;  // threshold and segmentation; decoding runs on the CPU for now
+  // cpu, or cuda: threshold, segmentation and decoding on the device (fingers and blobs, when
+  // asked for, on the host from the downloaded region tree).
+  Backend backend = Backend::cpu;
   decode::FingerParams fingers;    // off unless fingers.size > 0
   decode::BlobParams blobs;        // off unless blobs.max_size > 0
 
@@ -39,7 +41,9 @@ struct Detections {
   // With blobs.object_blobs: the blob of each fiducial's root region, index for index (spec §7.6).
   // Empty otherwise. A root candidate's blob is measured from `tree` only when the tracker uses it.
   std::vector<decode::Blob> fiducial_blobs;
-  const segment::RegionTree* tree = nullptr;  // this frame's regions (valid until the next detect())
+  // This frame's regions (valid until the next detect()); null on the CUDA backend when no host
+  // stage (fingers, blobs, object blobs) needed them.
+  const segment::RegionTree* tree = nullptr;
   bool object_blobs = false, finger_blobs = false;  // the tracker attaches blobs to objects / cursors
   decode::DecodeStats decode_stats;
   int regions = 0;
@@ -52,12 +56,16 @@ class Detector {
   const DetectorConfig& config() const { return config_; }
   // Runs the stages on an 8-bit grey frame. The result stays valid until the next call.
   const Detections& detect(HostView<const std::uint8_t> grey);
+  // The last frame's region tree and decoded leaves: CPU backend only (the CUDA backend keeps them
+  // on the device).
   const segment::RegionTree& regions() const { return tree_; }
   const std::vector<decode::LeafRef>& decoder_leaves() const { return decoder_.leaves(); }
 
  private:
   DetectorConfig config_;
-  std::unique_ptr<FrontEnd> front_end_;
+  std::unique_ptr<FrontEnd> front_end_;       // cpu
+  std::unique_ptr<DeviceDetector> device_;    // cuda
+  DeviceDetections device_result_;
   decode::Decoder decoder_;
   segment::RegionTree tree_;
   Detections result_;

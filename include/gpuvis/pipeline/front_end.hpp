@@ -5,8 +5,11 @@
 // on the device, and downloads only the region tree.
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "gpuvis/core/backend.hpp"
+#include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 
@@ -14,7 +17,8 @@ namespace gpuvis::pipeline {
 
 struct StageTimes {
   // CUDA: threshold_us is the upload and the threshold kernels (GPU time); segment_us is the device
-  // segmentation and the tree's download, as the host waits for them.
+  // segmentation (with the tree's download when the host needs the tree); decode_us is the device
+  // decoding and the results' download (DeviceDetector).
   double threshold_us = 0, segment_us = 0, decode_us = 0, blobs_us = 0;
 };
 
@@ -25,6 +29,30 @@ class FrontEnd {
   // grey (8-bit, one channel) -> region tree; `cap` as for segment_cpu.
   virtual void run(HostView<const std::uint8_t> grey, int cap, segment::RegionTree& tree, StageTimes& times) = 0;
 };
+
+// Stages 1-3 on the device (threshold, segmentation, fiducial decoding and root candidates): the
+// frame goes up once and only the results come back (src/pipeline/detector_cuda.cu).
+struct DeviceDetections {
+  std::vector<decode::Fiducial> fiducials;  // as decode::Decoder orders them
+  std::vector<decode::RootCandidate> roots;
+  decode::DecodeStats stats;
+  int regions = 0;
+  StageTimes times;
+};
+
+class DeviceDetector {
+ public:
+  virtual ~DeviceDetector() = default;
+  // Root candidates are the regions of size [root_min, root_max] (none when root_max <= 0). When
+  // `tree` is not null the region tree is downloaded into it as well, for the stages that run on
+  // the host (fingers and blobs).
+  virtual void detect(HostView<const std::uint8_t> grey, int root_min, int root_max, DeviceDetections& out,
+                      segment::RegionTree* tree) = 0;
+};
+
+// Throws ErrorCode::unsupported in builds without CUDA, or for tree sets the device decoder does
+// not handle (decode_cuda.hpp).
+std::unique_ptr<DeviceDetector> make_cuda_detector(const threshold::Params& params, const decode::TreeSet& set);
 
 // backend must be cpu or cuda; parameters are validated here.
 std::unique_ptr<FrontEnd> make_front_end(const threshold::Params& params, Backend backend);

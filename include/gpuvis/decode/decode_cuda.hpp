@@ -1,0 +1,62 @@
+#pragma once
+// CUDA implementation of stage 3: amoeba decoding and root candidates on a region tree that is
+// already in device memory (segment_cuda.hpp), following docs/decoding.md exactly as the CPU
+// Decoder and find_root_candidates do. Stages (src/decode/cuda/):
+//
+//   1. propagate: the leaves, then the upward propagation in synchronous rounds, one block whose
+//      threads visit a round's regions in parallel (a round is one barrier, not one launch);
+//   2. symbols: one warp per candidate root: its subtree gathered level by level into shared
+//      memory (lanes walk the neighbour lists), then the canonical key, the lookup in the tree set
+//      held in device memory (binary search, lanes comparing 32 bytes at once), the gates, and the
+//      centre and angle;
+//   3. root candidates: CUB's order-keeping select over the regions, after the decoded roots and
+//      their neighbours have been marked.
+//
+// Only the results come back: a fixed block of a few KB with the first 64 symbols and root
+// candidates (and a second copy in the rare frame that has more).
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <vector>
+
+#include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/decode/root_candidates.hpp"
+#include "gpuvis/decode/tree_set.hpp"
+#include "gpuvis/segment/segment_cuda.hpp"
+
+namespace gpuvis::decode::cuda_impl {
+
+// The largest symbol (regions, root included) the CUDA decoder handles: its per-candidate
+// scratch lives in shared memory. Every shipped set has at most 19.
+constexpr int kMaxSymbolNodes = 62;
+
+struct RootBand {
+  int min_size = 0, max_size = 0;  // root-candidate sizes; none when max_size <= 0
+  int limit = 1024;                // at most this many, in region order (as find_root_candidates)
+};
+
+class Decoder {
+ public:
+  // Uploads the tree set. Throws ErrorCode::unsupported for sets with symbols of more than
+  // kMaxSymbolNodes regions.
+  explicit Decoder(const TreeSet& set);
+  ~Decoder();
+  Decoder(Decoder&&) noexcept;
+  Decoder& operator=(Decoder&&) noexcept;
+
+  // Enqueues decoding of `tree` (segmented with cap = set.cap()) and the copy of the results into
+  // pinned host memory on `stream`. Nothing waits here.
+  void decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band, cudaStream_t stream);
+
+  // Waits for `stream`, then unpacks the results of the last decode(): fiducials as the CPU
+  // Decoder orders them (valid by root region, then fuzzy by root region; leaf_begin is 0, the
+  // leaf list stays on the device), root candidates in region order, and the counts.
+  void collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
+               cudaStream_t stream);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpuvis::decode::cuda_impl

@@ -1,0 +1,85 @@
+#pragma once
+// What the CUDA decoding stages share: the per-frame scratch, the result records that come back to
+// the host, and the launchers of each stage (propagate.cu, symbols.cu, root_candidates.cu).
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "gpuvis/cuda/memory.hpp"
+#include "gpuvis/decode/decode_cuda.hpp"
+#include "gpuvis/segment/segment_cuda.hpp"
+
+namespace gpuvis::decode::cuda_impl {
+
+using segment::cuda_impl::DeviceTree;
+
+// Derived parameters of the tree set (TreeSet, spec §4.1).
+struct SetBounds {
+  int tmin, tmax, rmin, dmin, dmax, min_leafs, max_nodes;
+};
+
+// The tree set in device memory: keys (colour letter + canonical depth string) sorted in byte
+// order, each zero-padded to kKeyBytes, and the ID of each.
+constexpr int kKeyBytes = 64;
+struct DeviceTreeTable {
+  const char* keys = nullptr;
+  const std::int32_t* ids = nullptr;
+  int size = 0;
+};
+
+// One decoded candidate (valid or fuzzy), as it comes back.
+struct SymbolRecord {
+  double x, y, angle, root_x, root_y;
+  std::int32_t id;  // >= 0 valid, -1 fuzzy
+  std::int32_t root, root_size, leaves, gated_leaves;
+  std::int32_t root_colour;
+};
+
+struct RootRecord {
+  double x, y;
+  std::int32_t size, colour, region, pad;
+};
+
+// The block that comes back every frame: counts, then the first kInline records of each kind.
+// Records past kInline go to the overflow arrays (fetched only when there are any).
+constexpr int kInline = 64;
+struct ResultBlock {
+  std::int32_t candidates;  // candidate roots found by the propagation
+  std::int32_t symbols;     // valid + fuzzy records written
+  std::int32_t roots_found; // root candidates selected (before the limit)
+  std::int32_t leaves;      // clean leaves (the first round's size)
+  SymbolRecord symbol[kInline];
+  RootRecord root[kInline];
+};
+
+// Per-frame device scratch, sized by the region count. `zeroed` arrays are cleared each frame by
+// one memset: visit_round, cvc, blocked, taken (in that order, `regions` ints each).
+struct Scratch {
+  std::int32_t *visit_round, *cvc, *blocked, *taken;
+  std::int32_t *desc, *height, *parent;
+  std::int32_t *frontier_a, *frontier_b, *candidates;
+  std::int32_t* selected;  // root candidates' regions, in region order
+  SymbolRecord* symbol_overflow;
+  RootRecord* root_overflow;
+  ResultBlock* results;
+};
+
+// Stage 1: leaves and rounds; fills scratch.candidates and results->candidates.
+void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s, cudaStream_t stream);
+// Stage 2: decodes every candidate into symbol records.
+void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const DeviceTreeTable& table,
+                    const Scratch& s, cudaStream_t stream);
+// Stage 3: root candidates of the band (after stage 2). `temp` is CUB's temporary storage.
+void find_root_candidates(const DeviceTree& tree, const RootBand& band, const Scratch& s,
+                          gpuvis::cuda::DeviceBuffer& temp, cudaStream_t stream);
+
+inline int grid_for(long long n, int threads) { return static_cast<int>((n + threads - 1) / threads); }
+
+// A region's neighbour count, and the pushes it needs before it is visited (docs/decoding.md).
+__device__ __forceinline__ int degree_of(const DeviceTree& t, int r) { return t.adj_begin[r + 1] - t.adj_begin[r]; }
+__device__ __forceinline__ int pushes_needed(const DeviceTree& t, int r) {
+  const int d = degree_of(t, r);
+  return (t.flags[r] & (segment::kBorder | segment::kFragmented)) ? d : d - 1;
+}
+
+}  // namespace gpuvis::decode::cuda_impl

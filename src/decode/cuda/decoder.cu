@@ -1,0 +1,147 @@
+// The CUDA decoder: the tree set in device memory, the per-frame scratch (grown, never shrunk),
+// the three stages on one stream, and the results' round trip through pinned memory.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "decode_kernels.cuh"
+#include "gpuvis/cuda/check.hpp"
+#include "gpuvis/cuda/memory.hpp"
+
+namespace gpuvis::decode::cuda_impl {
+
+struct Decoder::Impl {
+  SetBounds bounds{};
+  gpuvis::cuda::DeviceBuffer keys, ids;
+  DeviceTreeTable table;
+  gpuvis::cuda::DeviceBuffer zeroed, per_region, lists, overflow, results, temp;
+  gpuvis::cuda::PinnedBuffer host;  // ResultBlock
+  Scratch scratch{};
+  int capacity = -1;  // regions the scratch is sized for
+  int root_limit = 0;      // root records the scratch is sized for
+  int root_limit_used = 0; // the last decode()'s limit
+
+  void ensure(int regions, int limit) {
+    if (regions <= capacity && limit <= root_limit) return;
+    const std::size_t n = static_cast<std::size_t>(std::max({regions, capacity, 1}));
+    const std::size_t roots = static_cast<std::size_t>(std::max({limit, root_limit, 1}));
+    zeroed.reserve(4 * n * sizeof(std::int32_t));
+    per_region.reserve(3 * n * sizeof(std::int32_t));
+    lists.reserve(4 * n * sizeof(std::int32_t));
+    overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord));
+    results.reserve(sizeof(ResultBlock));
+    host.reserve(sizeof(ResultBlock));
+    auto* z = zeroed.as<std::int32_t>();
+    auto* p = per_region.as<std::int32_t>();
+    auto* l = lists.as<std::int32_t>();
+    scratch.visit_round = z;
+    scratch.cvc = z + n;
+    scratch.blocked = z + 2 * n;
+    scratch.taken = z + 3 * n;
+    scratch.desc = p;
+    scratch.height = p + n;
+    scratch.parent = p + 2 * n;
+    scratch.frontier_a = l;
+    scratch.frontier_b = l + n;
+    scratch.candidates = l + 2 * n;
+    scratch.selected = l + 3 * n;
+    scratch.symbol_overflow = overflow.as<SymbolRecord>();
+    scratch.root_overflow = reinterpret_cast<RootRecord*>(overflow.as<SymbolRecord>() + n);
+    scratch.results = results.as<ResultBlock>();
+    capacity = static_cast<int>(n);
+    root_limit = static_cast<int>(roots);
+  }
+};
+
+Decoder::Decoder(const TreeSet& set) : impl_(std::make_unique<Impl>()) {
+  if (set.max_nodes > kMaxSymbolNodes)
+    fail(ErrorCode::unsupported, "tree set '" + set.name + "' has symbols of " + std::to_string(set.max_nodes) +
+                                     " regions; the CUDA decoder handles at most " + std::to_string(kMaxSymbolNodes) +
+                                     " (use --backend cpu)");
+  Impl& m = *impl_;
+  m.bounds = {set.tmin(), set.tmax(), set.rmin(), set.min_height, set.max_height, set.min_leafs(), set.max_nodes};
+  std::vector<std::pair<std::string, int>> entries(set.ids.begin(), set.ids.end());
+  std::sort(entries.begin(), entries.end());
+  std::vector<char> keys(std::max<std::size_t>(entries.size(), 1) * kKeyBytes, 0);
+  std::vector<std::int32_t> ids(std::max<std::size_t>(entries.size(), 1), -1);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    require(entries[i].first.size() < kKeyBytes, "tree set key too long for the CUDA decoder");
+    std::memcpy(keys.data() + i * kKeyBytes, entries[i].first.data(), entries[i].first.size());
+    ids[i] = entries[i].second;
+  }
+  m.keys.reserve(keys.size());
+  m.ids.reserve(ids.size() * sizeof(std::int32_t));
+  GPUVIS_CUDA_CHECK(cudaMemcpy(m.keys.get(), keys.data(), keys.size(), cudaMemcpyHostToDevice));
+  GPUVIS_CUDA_CHECK(cudaMemcpy(m.ids.get(), ids.data(), ids.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+  m.table = {m.keys.as<char>(), m.ids.as<std::int32_t>(), static_cast<int>(entries.size())};
+}
+
+Decoder::~Decoder() = default;
+Decoder::Decoder(Decoder&&) noexcept = default;
+Decoder& Decoder::operator=(Decoder&&) noexcept = default;
+
+void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band, cudaStream_t stream) {
+  Impl& m = *impl_;
+  m.ensure(tree.regions, band.limit);
+  const std::size_t n = static_cast<std::size_t>(m.capacity);
+  GPUVIS_CUDA_CHECK(cudaMemsetAsync(m.scratch.visit_round, 0, 4 * n * sizeof(std::int32_t), stream));
+  GPUVIS_CUDA_CHECK(cudaMemsetAsync(m.scratch.results, 0, offsetof(ResultBlock, symbol), stream));
+  propagate(tree, m.bounds, m.scratch, stream);
+  decode_symbols(tree, m.bounds, m.table, m.scratch, stream);
+  find_root_candidates(tree, band, m.scratch, m.temp, stream);
+  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.host.get(), m.scratch.results, sizeof(ResultBlock), cudaMemcpyDeviceToHost, stream));
+  m.root_limit_used = band.limit;
+}
+
+void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
+                      cudaStream_t stream) {
+  Impl& m = *impl_;
+  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const ResultBlock& r = *m.host.as<ResultBlock>();
+  const int nsym = r.symbols;
+  const int nroots = std::min(r.roots_found, m.root_limit_used);
+  // The rare frame with more than kInline of either: fetch the rest.
+  std::vector<SymbolRecord> more_symbols(static_cast<std::size_t>(std::max(0, nsym - kInline)));
+  std::vector<RootRecord> more_roots(static_cast<std::size_t>(std::max(0, nroots - kInline)));
+  if (!more_symbols.empty())
+    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(more_symbols.data(), m.scratch.symbol_overflow,
+                                      more_symbols.size() * sizeof(SymbolRecord), cudaMemcpyDeviceToHost, stream));
+  if (!more_roots.empty())
+    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(more_roots.data(), m.scratch.root_overflow, more_roots.size() * sizeof(RootRecord),
+                                      cudaMemcpyDeviceToHost, stream));
+  if (!more_symbols.empty() || !more_roots.empty()) GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  fiducials.clear();
+  stats = {};
+  stats.candidates = r.candidates;
+  for (int i = 0; i < nsym; ++i) {
+    const SymbolRecord& s = i < kInline ? r.symbol[i] : more_symbols[static_cast<std::size_t>(i - kInline)];
+    Fiducial f;
+    f.id = s.id;
+    f.x = s.x;
+    f.y = s.y;
+    f.angle = s.angle;
+    f.root = s.root;
+    f.root_size = s.root_size;
+    f.root_x = s.root_x;
+    f.root_y = s.root_y;
+    f.root_colour = static_cast<std::uint8_t>(s.root_colour);
+    f.leaves = s.leaves;
+    f.gated_leaves = s.gated_leaves;
+    fiducials.push_back(f);
+    ++(f.id >= 0 ? stats.valid : stats.fuzzy);
+  }
+  stats.invalid = stats.candidates - stats.valid - stats.fuzzy;
+  // The CPU's order: valid by root region, then fuzzy by root region.
+  std::sort(fiducials.begin(), fiducials.end(), [](const Fiducial& a, const Fiducial& b) {
+    return a.fuzzy() != b.fuzzy() ? !a.fuzzy() : a.root < b.root;
+  });
+  roots.clear();
+  for (int i = 0; i < nroots; ++i) {
+    const RootRecord& c = i < kInline ? r.root[i] : more_roots[static_cast<std::size_t>(i - kInline)];
+    roots.push_back({c.x, c.y, c.size, static_cast<std::uint8_t>(c.colour), c.region});
+  }
+}
+
+}  // namespace gpuvis::decode::cuda_impl

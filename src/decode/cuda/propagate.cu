@@ -1,0 +1,94 @@
+// Stage 1 of CUDA decoding: the upward propagation of docs/decoding.md in synchronous rounds.
+// There are at most Dmax + 1 rounds and a round is usually a few hundred regions, so one block
+// runs them all with a barrier between rounds (one launch instead of one per round); a region
+// visited in round k is marked with k, and visits read only marks below k, so the order of the
+// threads within a round does not matter.
+#include "decode_kernels.cuh"
+#include "gpuvis/cuda/check.hpp"
+
+namespace gpuvis::decode::cuda_impl {
+namespace {
+
+using segment::kBorder;
+using segment::kFragmented;
+using segment::kSaturated;
+
+__global__ void find_leaves(DeviceTree t, Scratch s) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= t.regions) return;
+  if (degree_of(t, r) == 1 && !(t.flags[r] & (kSaturated | kFragmented | kBorder)))
+    s.frontier_a[atomicAdd(&s.results->leaves, 1)] = r;
+}
+
+constexpr int kRoundThreads = 1024;
+
+__global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBounds b, Scratch s) {
+  __shared__ int count, next_count;
+  std::int32_t* cur = s.frontier_a;
+  std::int32_t* next = s.frontier_b;
+  if (threadIdx.x == 0) {
+    count = s.results->leaves;
+    next_count = 0;
+  }
+  __syncthreads();
+  for (int round = 1; count > 0; ++round) {
+    // Visit: descendants and height from the neighbours traversed in earlier rounds.
+    for (int i = threadIdx.x; i < count; i += blockDim.x) {
+      const int r = cur[i];
+      if (round > 1 && (s.visit_round[r] || s.blocked[r] || s.cvc[r] != pushes_needed(t, r))) {
+        cur[i] = -1;
+        continue;
+      }
+      int desc = 0, height = 0, parent = -1;
+      for (int k = t.adj_begin[r]; k < t.adj_begin[r + 1]; ++k) {
+        const int a = t.adj[k];
+        const int seen = s.visit_round[a];
+        if (seen && seen < round) {
+          desc += s.desc[a] + 1;
+          height = max(height, s.height[a] + 1);
+        } else {
+          parent = a;
+        }
+      }
+      s.desc[r] = desc;
+      s.height[r] = height;
+      s.parent[r] = parent;
+      s.visit_round[r] = round;
+    }
+    __syncthreads();
+    // Candidates stop; the others push to their parent, which is visited next round when this
+    // round completed its count.
+    for (int i = threadIdx.x; i < count; i += blockDim.x) {
+      const int r = cur[i];
+      if (r < 0) continue;
+      const int desc = s.desc[r], height = s.height[r], p = s.parent[r];
+      if (height >= b.dmin && height <= b.dmax && desc >= b.rmin && desc <= b.tmax) {
+        s.candidates[atomicAdd(&s.results->candidates, 1)] = r;
+      } else if (p >= 0 && !(t.flags[r] & (kSaturated | kBorder))) {
+        if (!(desc < b.tmax && height < b.dmax && !(t.flags[p] & kSaturated))) s.blocked[p] = 1;
+        if (atomicAdd(&s.cvc[p], 1) + 1 == pushes_needed(t, p)) next[atomicAdd(&next_count, 1)] = p;
+      }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      count = next_count;
+      next_count = 0;
+    }
+    std::int32_t* swap = cur;
+    cur = next;
+    next = swap;
+    __syncthreads();
+  }
+}
+
+}  // namespace
+
+void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s, cudaStream_t stream) {
+  if (tree.regions == 0) return;
+  find_leaves<<<grid_for(tree.regions, 256), 256, 0, stream>>>(tree, s);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+  run_rounds<<<1, kRoundThreads, 0, stream>>>(tree, bounds, s);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace gpuvis::decode::cuda_impl

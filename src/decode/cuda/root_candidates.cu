@@ -1,0 +1,69 @@
+// Stage 3 of CUDA decoding: root candidates (as decode::find_root_candidates). The decoded roots
+// and their neighbours are marked first; CUB's select then keeps the qualifying regions in region
+// order, so the first `limit` are the CPU's.
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "decode_kernels.cuh"
+#include "gpuvis/cuda/check.hpp"
+
+namespace gpuvis::decode::cuda_impl {
+namespace {
+
+__global__ void mark_symbol_regions(DeviceTree t, Scratch s) {
+  const int count = s.results->symbols;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    const int root = (i < kInline ? s.results->symbol[i] : s.symbol_overflow[i - kInline]).root;
+    s.taken[root] = 1;
+    for (int k = t.adj_begin[root]; k < t.adj_begin[root + 1]; ++k) s.taken[t.adj[k]] = 1;
+  }
+}
+
+struct InBand {
+  DeviceTree t;
+  const std::int32_t* taken;
+  int min_size, max_size;
+  __device__ bool operator()(int r) const {
+    if (taken[r] || (t.flags[r] & (segment::kBorder | segment::kSaturated)) || degree_of(t, r) < 1) return false;
+    const int w = t.right[r] - t.left[r] + 1, h = t.bottom[r] - t.top[r] + 1;
+    const int size = max(w, h);
+    return size >= min_size && size <= max_size && abs(w - h) < min(w, h);
+  }
+};
+
+__global__ void write_roots(DeviceTree t, Scratch s, int limit) {
+  const int count = min(s.results->roots_found, limit);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    const int r = s.selected[i];
+    const double area = static_cast<double>(t.area[r]);
+    RootRecord rec;
+    rec.x = 0.5 * static_cast<double>(t.sum_2x[r]) / area;
+    rec.y = static_cast<double>(t.sum_y[r]) / area;
+    rec.size = max(t.right[r] - t.left[r] + 1, t.bottom[r] - t.top[r] + 1);
+    rec.colour = t.colour[r];
+    rec.region = r;
+    rec.pad = 0;
+    (i < kInline ? s.results->root[i] : s.root_overflow[i - kInline]) = rec;
+  }
+}
+
+}  // namespace
+
+void find_root_candidates(const DeviceTree& tree, const RootBand& band, const Scratch& s,
+                          gpuvis::cuda::DeviceBuffer& temp, cudaStream_t stream) {
+  if (tree.regions == 0 || band.max_size <= 0 || band.min_size > band.max_size || band.limit <= 0) return;
+  mark_symbol_regions<<<8, 128, 0, stream>>>(tree, s);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+  const InBand pred{tree, s.taken, band.min_size, band.max_size};
+  thrust::counting_iterator<int> regions(0);
+  std::size_t bytes = 0;
+  GPUVIS_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, regions, s.selected, &s.results->roots_found, tree.regions,
+                                          pred, stream));
+  temp.reserve(bytes);
+  GPUVIS_CUDA_CHECK(cub::DeviceSelect::If(temp.get(), bytes, regions, s.selected, &s.results->roots_found,
+                                          tree.regions, pred, stream));
+  write_roots<<<8, 128, 0, stream>>>(tree, s, band.limit);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace gpuvis::decode::cuda_impl

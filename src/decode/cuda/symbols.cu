@@ -1,0 +1,293 @@
+// Stage 2 of CUDA decoding: one warp per candidate root (docs/decoding.md, as the CPU Decoder).
+//
+//   gather:   the candidate's subtree, level by level, into shared memory: each lane takes one node
+//             of the level and scans its neighbour list for children (traversed neighbours with
+//             fewer descendants), a warp scan places them; a subtree larger than the set's
+//             largest symbol is dropped. Leaves load their centroid and size here, so every
+//             global load of the stage happens in parallel lanes.
+//   key:      lane 0 builds the canonical depth strings bottom-up in a shared pool (children's
+//             strings sorted in descending byte order), then the warp looks the key up in the
+//             sorted table, comparing 32 bytes per step with a ballot.
+//   classify: lane 0 sums the leaves in the CPU's order (depth-first, children in neighbour
+//             order) and applies the gates. This file is compiled without FMA contraction, so the
+//             sums, centres and centroids are the CPU's to the last bit; the angle goes through
+//             CUDA's atan2 (within 2 ulp of the CPU's).
+#include <cstdint>
+
+#include "decode_kernels.cuh"
+#include "gpuvis/cuda/check.hpp"
+
+namespace gpuvis::decode::cuda_impl {
+namespace {
+
+constexpr int kWarpsPerBlock = 4;
+constexpr int kNodes = kMaxSymbolNodes + 1;                  // slot for the one that overflows
+constexpr int kPoolBytes = kNodes * (kNodes + 1) / 2 + kNodes + 64;  // every node's string
+constexpr int kLeafGateSize = 2;
+constexpr double kPi = 3.141592653589793238462643383279502884;
+
+// One warp's view of a candidate's subtree: nodes in level order (the root is node 0), each
+// node's children contiguous, in neighbour order.
+struct Subtree {
+  std::int32_t region[kNodes];
+  std::int32_t first_child[kNodes];
+  std::int32_t child_count[kNodes];
+  std::int32_t depth[kNodes];
+  double cx[kNodes], cy[kNodes];  // leaves only
+  std::int32_t size[kNodes];      // leaves only: (w - 1) + (h - 1)
+  std::int32_t colour[kNodes];    // leaves only: 0 black, 1 white
+  std::int32_t str_at[kNodes], str_len[kNodes];
+  std::int32_t stack[kNodes];     // depth-first walk
+  std::int32_t next_child[kNodes];
+  char pool[kPoolBytes];
+};
+
+__device__ __forceinline__ bool is_child(const Scratch& s, int node_region, int a) {
+  return s.visit_round[a] && s.desc[a] < s.desc[node_region];
+}
+
+// Gathers the subtree of `root` into `st`; returns its node count, or 0 when it has more than
+// max_nodes nodes. Called by the whole warp.
+__device__ int gather(const DeviceTree& t, const Scratch& s, int root, int max_nodes, Subtree& st) {
+  const int lane = threadIdx.x % 32;
+  if (lane == 0) {
+    st.region[0] = root;
+    st.depth[0] = 0;
+  }
+  __syncwarp();
+  int n = 1, level_begin = 0, level_end = 1;
+  while (level_begin < level_end) {
+    for (int base = level_begin; base < level_end; base += 32) {
+      const int i = base + lane;
+      const bool active = i < level_end;
+      const int r = active ? st.region[i] : -1;
+      int count = 0;
+      // A leaf reached from above (one neighbour: its parent) has no children.
+      const bool can_have = active && (i == 0 || degree_of(t, r) != 1);
+      if (can_have)
+        for (int k = t.adj_begin[r]; k < t.adj_begin[r + 1]; ++k) count += is_child(s, r, t.adj[k]);
+      int offset = count;  // inclusive warp scan
+      for (int d = 1; d < 32; d *= 2) {
+        const int v = __shfl_up_sync(0xffffffffu, offset, d);
+        if (lane >= d) offset += v;
+      }
+      const int total = __shfl_sync(0xffffffffu, offset, 31);
+      if (n + total > max_nodes) return 0;
+      offset -= count;
+      if (active) {
+        st.first_child[i] = n + offset;
+        st.child_count[i] = count;
+        int at = n + offset;
+        if (count)
+          for (int k = t.adj_begin[r]; k < t.adj_begin[r + 1]; ++k) {
+            const int a = t.adj[k];
+            if (is_child(s, r, a)) {
+              st.region[at] = a;
+              st.depth[at] = st.depth[i] + 1;
+              ++at;
+            }
+          }
+      }
+      n += total;
+      __syncwarp();
+    }
+    level_begin = level_end;
+    level_end = n;
+  }
+  // Leaf data (the CPU's centroid: sum_x = sum_2x / 2, then / area).
+  for (int i = lane; i < n; i += 32) {
+    if (i == 0 || st.child_count[i]) continue;
+    const int r = st.region[i];
+    const double area = static_cast<double>(t.area[r]);
+    st.cx[i] = 0.5 * static_cast<double>(t.sum_2x[r]) / area;
+    st.cy[i] = static_cast<double>(t.sum_y[r]) / area;
+    st.size[i] = (t.right[r] - t.left[r]) + (t.bottom[r] - t.top[r]);
+    st.colour[i] = t.colour[r] ? 1 : 0;
+  }
+  __syncwarp();
+  return n;
+}
+
+// std::string's operator< on two pool strings.
+__device__ bool less_than(const char* a, int na, const char* b, int nb) {
+  const int n = na < nb ? na : nb;
+  for (int k = 0; k < n; ++k)
+    if (a[k] != b[k]) return static_cast<unsigned char>(a[k]) < static_cast<unsigned char>(b[k]);
+  return na < nb;
+}
+
+// Lane 0: the canonical string of every node, deepest first (children have higher indices than
+// their parent). Node i's string: its depth digit, then its children's strings, largest first.
+// The root's string is written last, with the key's colour letter just before it.
+__device__ void build_key(Subtree& st, int n, char colour_letter) {
+  int used = 0;
+  for (int i = n - 1; i >= 0; --i) {
+    int kids[kNodes];
+    const int c0 = st.first_child[i], nc = st.child_count[i];
+    int len = 1;
+    for (int j = 0; j < nc; ++j) {  // insertion sort, descending
+      const int c = c0 + j;
+      len += st.str_len[c];
+      int k = j;
+      for (; k > 0 && less_than(st.pool + st.str_at[kids[k - 1]], st.str_len[kids[k - 1]], st.pool + st.str_at[c],
+                                st.str_len[c]);
+           --k)
+        kids[k] = kids[k - 1];
+      kids[k] = c;
+    }
+    if (i == 0) st.pool[used++] = colour_letter;
+    char* out = st.pool + used;
+    out[0] = static_cast<char>('0' + (st.depth[i] < 9 ? st.depth[i] : 9));
+    int w = 1;
+    for (int j = 0; j < nc; ++j) {
+      const char* src = st.pool + st.str_at[kids[j]];
+      for (int k = 0; k < st.str_len[kids[j]]; ++k) out[w++] = src[k];
+    }
+    st.str_at[i] = used;
+    st.str_len[i] = len;
+    used += len;
+  }
+}
+
+// The whole warp: binary search of the key (colour letter + root string) in the sorted table.
+// Returns the ID, or -1.
+__device__ int lookup(const DeviceTreeTable& table, const char* key, int key_len) {
+  const int lane = threadIdx.x % 32;
+  int lo = 0, hi = table.size - 1;
+  while (lo <= hi) {
+    const int mid = (lo + hi) / 2;
+    const char* entry = table.keys + static_cast<std::size_t>(mid) * kKeyBytes;
+    int order = 0;  // sign of key - entry
+    for (int base = 0; base < kKeyBytes && order == 0; base += 32) {
+      const int k = base + lane;
+      const unsigned char a = k < key_len ? static_cast<unsigned char>(key[k]) : 0;
+      const unsigned char b = static_cast<unsigned char>(entry[k]);
+      const unsigned differ = __ballot_sync(0xffffffffu, a != b);
+      if (differ) {
+        const int first = __ffs(differ) - 1;
+        const int av = __shfl_sync(0xffffffffu, static_cast<int>(a), first);
+        const int bv = __shfl_sync(0xffffffffu, static_cast<int>(b), first);
+        order = av < bv ? -1 : 1;
+      }
+    }
+    if (order == 0) return table.ids[mid];
+    if (order < 0) hi = mid - 1;
+    else lo = mid + 1;
+  }
+  return -1;
+}
+
+__device__ double wrap_angle(double a) {
+  const double two_pi = 2 * kPi;
+  a = fmod(a, two_pi);
+  if (a < 0) a += two_pi;
+  return a >= two_pi ? 0.0 : a;
+}
+
+// Lane 0: leaves in depth-first order, children in neighbour order (the CPU's summation order),
+// the §4.6 gates as the CPU Decoder, and the record of a valid or fuzzy symbol.
+__device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch& s, Subtree& st, int root, int id_found) {
+  double sum_w = 0, sum_wx = 0, sum_wy = 0, sum_bw = 0, sum_bx = 0, sum_by = 0;
+  int gated[2] = {0, 0};
+  double size_sum[2] = {0, 0};
+  int size_min[2] = {1 << 30, 1 << 30}, size_max[2] = {0, 0};
+  int leaves = 0, top = 0;
+  st.stack[0] = 0;
+  st.next_child[0] = 0;
+  while (top >= 0) {
+    const int node = st.stack[top];
+    if (st.next_child[node] < st.child_count[node]) {
+      const int child = st.first_child[node] + st.next_child[node]++;
+      st.stack[++top] = child;
+      st.next_child[child] = 0;
+      continue;
+    }
+    --top;
+    if (node == 0 || st.child_count[node]) continue;
+    ++leaves;
+    const double d = st.depth[node] + 0.5;
+    const double w = kPi * d * d;
+    const double cx = st.cx[node], cy = st.cy[node];
+    sum_w += w;
+    sum_wx += w * cx;
+    sum_wy += w * cy;
+    const int col = st.colour[node];
+    if (!col) {
+      sum_bw += w;
+      sum_bx += w * cx;
+      sum_by += w * cy;
+    }
+    const int sz = st.size[node];
+    if (sz > kLeafGateSize) {
+      ++gated[col];
+      size_sum[col] += sz;
+      size_min[col] = min(size_min[col], sz);
+      size_max[col] = max(size_max[col], sz);
+    }
+  }
+
+  // §4.6 classification, as the CPU Decoder.
+  const bool enough = gated[0] >= b.min_leafs || gated[1] >= b.min_leafs;
+  bool extreme = false;
+  for (int col = 0; col < 2; ++col)
+    if (gated[col] > 0) {
+      const double avg = size_sum[col] / gated[col];
+      extreme = extreme || size_min[col] < 0.5 * avg || size_max[col] > 2.0 * avg;
+    }
+  const bool specks = (gated[0] + gated[1]) * 4 < leaves * 3;
+  int id;  // -2 fuzzy, -1 invalid, >= 0 valid
+  if (s.desc[root] < b.tmin || specks) id = enough ? -2 : -1;
+  else if (extreme) id = (gated[0] > b.min_leafs || gated[1] > b.min_leafs) ? -2 : -1;
+  else id = id_found >= 0 ? id_found : (enough ? -2 : -1);
+  if (id == -1 || sum_w == 0 || sum_bw == 0) return;  // no black leaf: no orientation
+
+  SymbolRecord rec;
+  rec.id = id >= 0 ? id : -1;
+  rec.x = sum_wx / sum_w;
+  rec.y = sum_wy / sum_w;
+  rec.angle = wrap_angle(atan2(rec.y - sum_by / sum_bw, rec.x - sum_bx / sum_bw) - kPi / 2);
+  rec.root = root;
+  rec.root_size = max(t.right[root] - t.left[root] + 1, t.bottom[root] - t.top[root] + 1);
+  const double area = static_cast<double>(t.area[root]);
+  rec.root_x = 0.5 * static_cast<double>(t.sum_2x[root]) / area;
+  rec.root_y = static_cast<double>(t.sum_y[root]) / area;
+  rec.root_colour = t.colour[root];
+  rec.leaves = leaves;
+  rec.gated_leaves = gated[0] + gated[1];
+  const int slot = atomicAdd(&s.results->symbols, 1);
+  (slot < kInline ? s.results->symbol[slot] : s.symbol_overflow[slot - kInline]) = rec;
+}
+
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    decode_candidates(DeviceTree t, SetBounds b, DeviceTreeTable table, Scratch s) {
+  __shared__ Subtree subtrees[kWarpsPerBlock];
+  Subtree& st = subtrees[threadIdx.x / 32];
+  const int lane = threadIdx.x % 32;
+  const int warps = gridDim.x * kWarpsPerBlock;
+  const int count = s.results->candidates;
+  for (int c = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32; c < count; c += warps) {
+    const int root = s.candidates[c];
+    const int n = gather(t, s, root, b.max_nodes, st);
+    if (n == 0) continue;  // left the tree: invalid
+    if (lane == 0) build_key(st, n, t.colour[root] ? 'w' : 'b');
+    __syncwarp();
+    const int id_found = lookup(table, st.pool + st.str_at[0] - 1, st.str_len[0] + 1);
+    if (lane == 0) classify(t, b, s, st, root, id_found);
+    __syncwarp();  // st is reused for the next candidate
+  }
+}
+
+}  // namespace
+
+void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const DeviceTreeTable& table, const Scratch& s,
+                    cudaStream_t stream) {
+  if (tree.regions == 0) return;
+  // The candidate count stays on the device: a fixed grid strides over it. Candidates are at most
+  // a few per symbol on camera frames; noise frames bring hundreds.
+  const int max_blocks = grid_for(tree.regions, kWarpsPerBlock);
+  const int grid = max_blocks < 128 ? max_blocks : 128;
+  decode_candidates<<<grid, kWarpsPerBlock * 32, 0, stream>>>(tree, bounds, table, s);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace gpuvis::decode::cuda_impl

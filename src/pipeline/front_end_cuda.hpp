@@ -1,0 +1,39 @@
+#pragma once
+// The CUDA front end (internal): host frame -> pinned staging -> device -> threshold ->
+// segmentation. The binary frame never leaves the device; run() downloads the region tree, and
+// the CUDA detector (detector_cuda.cu) decodes the device tree instead.
+#include "gpuvis/cuda/memory.hpp"
+#include "gpuvis/pipeline/front_end.hpp"
+#include "gpuvis/segment/segment_cuda.hpp"
+#include "gpuvis/threshold/threshold_cuda.hpp"
+
+namespace gpuvis::pipeline {
+
+class CudaFrontEnd final : public FrontEnd {
+ public:
+  explicit CudaFrontEnd(const threshold::Params& p) : params_(p) {}
+  Backend backend() const override { return Backend::cuda; }
+  void run(HostView<const std::uint8_t> grey, int cap, segment::RegionTree& tree, StageTimes& times) override;
+
+  // Uploads, thresholds and segments `grey`; the tree stays on the device. Waits only for the
+  // segmenter's region count (segment_cuda.hpp).
+  const segment::cuda_impl::DeviceTree& segment_on_device(HostView<const std::uint8_t> grey, int cap);
+  // Downloads the last frame's tree (waits for it).
+  void download(segment::RegionTree& tree) { segmenter_.download(tree, stream_); }
+  cudaStream_t stream() const { return stream_; }
+  // GPU times of the last frame: upload + threshold, and segmentation (wait for the stream first).
+  double threshold_us() const { return 1000.0 * cuda::Event::elapsed_ms(start_, thresholded_); }
+  double segment_us() const { return 1000.0 * cuda::Event::elapsed_ms(thresholded_, segmented_); }
+  const cuda::Event& segmented() const { return segmented_; }
+
+ private:
+  threshold::Params params_;
+  cuda::Stream stream_;
+  cuda::Event start_, thresholded_, segmented_, done_;
+  cuda::PinnedImage<std::uint8_t> staging_;
+  cuda::DeviceImage<std::uint8_t> grey_, binary_;
+  threshold::cuda_impl::Workspace workspace_;
+  segment::cuda_impl::Segmenter segmenter_;
+};
+
+}  // namespace gpuvis::pipeline
