@@ -1,7 +1,6 @@
-// Detection end to end, frame in host memory -> fiducials, fingers and blobs in host memory, on the
-// CUDA backend (threshold and segmentation on the device, the region tree downloaded, decoding on
-// the CPU) and on the CPU backend, on the same generated frames; plus the device segmentation
-// alone. With --save-frames DIR the frames are written as PGM for the CuPy peer
+// Detection end to end, frame in host memory -> fiducials (and fingers) in host memory, on the
+// CUDA backend (threshold, segmentation and decoding on the device; the frame in pinned memory)
+// and on the CPU backend, on the same generated frames; plus the device segmentation alone. With --save-frames DIR the frames are written as PGM for the CuPy peer
 // (scripts/peers/cupy_pipeline.py).
 //
 //   bench_pipeline [--out FILE.jsonl] [--quick] [--filter TEXT] [--save-frames DIR]
@@ -87,42 +86,71 @@ int main(int argc, char** argv) {
   bench::Options o;
   o.min_runs = args.quick ? 20 : 200;
   o.warmup = 5;
+  // Two configurations: symbols and root candidates only (on the CUDA backend everything runs on
+  // the device and only the results come back), and with fingers (the finger stage still runs on
+  // the host, so the CUDA backend also downloads the region tree).
+  struct Variant {
+    const char* name;
+    int finger_size;
+  };
+  const Variant variants[] = {{"detect end to end (symbols, results only)", 0},
+                              {"detect end to end (symbols + fingers, tree downloaded)", 18}};
   for (const Frame& f : frames) {
+#ifdef GPUVIS_BENCH_CUDA
+    // The frame waits in pinned memory, as a camera driver's ring buffer would hold it.
+    cuda::PinnedImage<std::uint8_t> pinned(f.image.width(), f.image.height());
+    copy<std::uint8_t>(f.image.view(), pinned.view());
+#endif
     for (Backend backend : {Backend::cuda, Backend::cpu}) {
       if (backend == Backend::cuda && !gpu) continue;
       const std::string bname = backend == Backend::cuda ? "cuda" : "cpu";
       if (!args.wants(bname) && !args.wants(f.name)) continue;
-      pipeline::DetectorConfig config;
-      config.backend = backend;
-      config.fingers.size = 18;
-      pipeline::Detector det(config);
-      std::vector<double> th, sg, dc, bl;
-      int regions = 0, ids = 0;
-      const auto total = bench::measure(
-          [&] { return bench::time_us([&] { det.detect(f.image.view()); }); },
-          o);
-      // Per-stage medians from a separate series (the stages time themselves).
-      for (int i = 0; i < o.min_runs; ++i) {
-        const auto& d = det.detect(f.image.view());
-        th.push_back(d.times.threshold_us);
-        sg.push_back(d.times.segment_us);
-        dc.push_back(d.times.decode_us);
-        bl.push_back(d.times.blobs_us);
-        regions = d.regions;
-        ids = static_cast<int>(std::count_if(d.fiducials.begin(), d.fiducials.end(), [](auto& x) { return x.id >= 0; }));
+      HostView<const std::uint8_t> frame = f.image.view();
+#ifdef GPUVIS_BENCH_CUDA
+      if (backend == Backend::cuda) frame = pinned.view();
+#endif
+      // The CPU backend takes up to a few hundred ms on a noisy 4K frame: fewer runs there.
+      bench::Options runs = o;
+      if (backend == Backend::cpu && f.image.width() > 1000) runs.min_runs = std::min(o.min_runs, 20);
+      for (const Variant& v : variants) {
+        pipeline::DetectorConfig config;
+        config.backend = backend;
+        config.fingers.size = v.finger_size;
+        pipeline::Detector det(config);
+        std::vector<double> th, sg, dc, bl;
+        int regions = 0, ids = 0;
+        const auto total = bench::measure([&] { return bench::time_us([&] { det.detect(frame); }); }, runs);
+        // Per-stage medians from a separate series (the stages time themselves).
+        for (int i = 0; i < runs.min_runs; ++i) {
+          const auto& d = det.detect(frame);
+          th.push_back(d.times.threshold_us);
+          sg.push_back(d.times.segment_us);
+          dc.push_back(d.times.decode_us);
+          bl.push_back(d.times.blobs_us);
+          regions = d.regions;
+          ids = static_cast<int>(std::count_if(d.fiducials.begin(), d.fiducials.end(), [](auto& x) { return x.id >= 0; }));
+        }
+        const std::map<std::string, std::string> params{
+            {"frame", f.name}, {"regions", std::to_string(regions)}, {"ids", std::to_string(ids)}};
+        const std::string be =
+            backend == Backend::cuda ? "cuda" : "cpu (" + std::to_string(num_threads()) + " threads threshold, 1 thread segment+decode)";
+        const bool cuda_be = backend == Backend::cuda;
+        report.add({"pipeline", v.name, be,
+                    cuda_be ? "pinned host frame -> host results, transfers included" : "host frame -> host results",
+                    f.image.width(), f.image.height(), params, total});
+        const std::string stage_prefix = v.finger_size ? "with fingers: " : "";
+        report.add({"pipeline", stage_prefix + "threshold", be, cuda_be ? "upload + kernels (GPU events)" : "host",
+                    f.image.width(), f.image.height(), params, bench::summarize(th)});
+        report.add({"pipeline", stage_prefix + "segment", be,
+                    cuda_be ? (v.finger_size ? "device segmentation + tree download (GPU events)" : "device segmentation (GPU events)")
+                            : "host",
+                    f.image.width(), f.image.height(), params, bench::summarize(sg)});
+        report.add({"pipeline", stage_prefix + "decode", be, cuda_be ? "device decoding + results download (GPU events)" : "host",
+                    f.image.width(), f.image.height(), params, bench::summarize(dc)});
+        if (v.finger_size)
+          report.add({"pipeline", "with fingers: fingers+blobs", be, "host", f.image.width(), f.image.height(), params,
+                      bench::summarize(bl)});
       }
-      const std::map<std::string, std::string> params{
-          {"frame", f.name}, {"regions", std::to_string(regions)}, {"ids", std::to_string(ids)}};
-      const std::string be = backend == Backend::cuda ? "cuda" : "cpu (" + std::to_string(num_threads()) + " threads threshold, 1 thread segment+decode)";
-      report.add({"pipeline", "detect end to end", be, "host frame -> host results, transfers included", f.image.width(),
-                  f.image.height(), params, total});
-      report.add({"pipeline", "threshold", be, backend == Backend::cuda ? "upload + kernels (GPU events)" : "host",
-                  f.image.width(), f.image.height(), params, bench::summarize(th)});
-      report.add({"pipeline", "segment", be,
-                  backend == Backend::cuda ? "device segmentation + tree download (GPU events)" : "host", f.image.width(),
-                  f.image.height(), params, bench::summarize(sg)});
-      report.add({"pipeline", "decode", be, "host", f.image.width(), f.image.height(), params, bench::summarize(dc)});
-      report.add({"pipeline", "fingers+blobs", be, "host", f.image.width(), f.image.height(), params, bench::summarize(bl)});
     }
   }
 #ifdef GPUVIS_BENCH_CUDA

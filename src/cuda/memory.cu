@@ -22,6 +22,16 @@ float Event::elapsed_ms(const Event& start, const Event& end) {
   return ms;
 }
 
+bool is_pinned(const void* p) {
+  if (!p) return false;
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();  // an unregistered pointer is not an error worth keeping
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
 namespace detail {
 void* DeviceAllocator::allocate(std::size_t bytes) {
   void* p = nullptr;

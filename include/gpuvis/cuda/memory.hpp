@@ -136,6 +136,10 @@ class PinnedImage {
   HostView<T> view_;
 };
 
+// True when `p` points into page-locked host memory allocated through CUDA (cudaMallocHost,
+// PinnedBuffer, PinnedImage), from which uploads need no staging copy.
+bool is_pinned(const void* p);
+
 // Asynchronous 2D copies between host and device views of equal shape.
 template <class T> void upload(HostView<const T> src, DeviceView<T> dst, cudaStream_t stream);
 template <class T> void download(DeviceView<const T> src, HostView<T> dst, cudaStream_t stream);
