@@ -6,6 +6,7 @@
 //   bench_pipeline [--out FILE.jsonl] [--quick] [--filter TEXT] [--save-frames DIR]
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -92,9 +93,11 @@ int main(int argc, char** argv) {
   struct Variant {
     const char* name;
     int finger_size;
+    bool graph;  // CUDA: device stages as one CUDA graph (the default), or launched one by one
   };
-  const Variant variants[] = {{"detect end to end (symbols, results only)", 0},
-                              {"detect end to end (symbols + fingers, tree downloaded)", 18}};
+  const Variant variants[] = {{"detect end to end (symbols, results only)", 0, true},
+                              {"detect end to end (symbols, results only, no graph)", 0, false},
+                              {"detect end to end (symbols + fingers, tree downloaded)", 18, true}};
   for (const Frame& f : frames) {
 #ifdef GPUVIS_BENCH_CUDA
     // The frame waits in pinned memory, as a camera driver's ring buffer would hold it.
@@ -113,11 +116,13 @@ int main(int argc, char** argv) {
       bench::Options runs = o;
       if (backend == Backend::cpu && f.image.width() > 1000) runs.min_runs = std::min(o.min_runs, 20);
       for (const Variant& v : variants) {
+        if (backend == Backend::cpu && !v.graph) continue;
+        setenv("GPUVIS_CUDA_GRAPH", v.graph ? "1" : "0", 1);  // read when the detector is made
         pipeline::DetectorConfig config;
         config.backend = backend;
         config.fingers.size = v.finger_size;
         pipeline::Detector det(config);
-        std::vector<double> th, sg, dc, bl;
+        std::vector<double> th, sg, dc, bl, dev;
         int regions = 0, ids = 0;
         const auto total = bench::measure([&] { return bench::time_us([&] { det.detect(frame); }); }, runs);
         // Per-stage medians from a separate series (the stages time themselves).
@@ -127,6 +132,7 @@ int main(int argc, char** argv) {
           sg.push_back(d.times.segment_us);
           dc.push_back(d.times.decode_us);
           bl.push_back(d.times.blobs_us);
+          dev.push_back(d.times.device_us);
           regions = d.regions;
           ids = static_cast<int>(std::count_if(d.fiducials.begin(), d.fiducials.end(), [](auto& x) { return x.id >= 0; }));
         }
@@ -138,15 +144,23 @@ int main(int argc, char** argv) {
         report.add({"pipeline", v.name, be,
                     cuda_be ? "pinned host frame -> host results, transfers included" : "host frame -> host results",
                     f.image.width(), f.image.height(), params, total});
-        const std::string stage_prefix = v.finger_size ? "with fingers: " : "";
-        report.add({"pipeline", stage_prefix + "threshold", be, cuda_be ? "upload + kernels (GPU events)" : "host",
-                    f.image.width(), f.image.height(), params, bench::summarize(th)});
-        report.add({"pipeline", stage_prefix + "segment", be,
-                    cuda_be ? (v.finger_size ? "device segmentation + tree download (GPU events)" : "device segmentation (GPU events)")
-                            : "host",
-                    f.image.width(), f.image.height(), params, bench::summarize(sg)});
-        report.add({"pipeline", stage_prefix + "decode", be, cuda_be ? "device decoding + results download (GPU events)" : "host",
-                    f.image.width(), f.image.height(), params, bench::summarize(dc)});
+        // Stage times: the CPU backend's host stages; on CUDA the GPU time of the whole frame and,
+        // without the graph, of each stage.
+        const auto stage = [&](const std::string& name, const char* scope, const std::vector<double>& times) {
+          report.add({"pipeline", name, be, scope, f.image.width(), f.image.height(), params, bench::summarize(times)});
+        };
+        if (!cuda_be && !v.finger_size) {
+          stage("threshold", "host", th);
+          stage("segment", "host", sg);
+          stage("decode", "host", dc);
+        } else if (cuda_be && !v.graph) {
+          stage("no graph: device frame", "upload to results copied back (GPU events)", dev);
+          stage("no graph: threshold", "upload + kernels (GPU events)", th);
+          stage("no graph: segment", "device segmentation (GPU events)", sg);
+          stage("no graph: decode", "device decoding + results download (GPU events)", dc);
+        } else if (cuda_be && !v.finger_size) {
+          stage("graph: device frame", "upload to results copied back (GPU events)", dev);
+        }
         if (v.finger_size)
           report.add({"pipeline", "with fingers: fingers+blobs", be, "host", f.image.width(), f.image.height(), params,
                       bench::summarize(bl)});

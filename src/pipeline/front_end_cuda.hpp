@@ -1,7 +1,7 @@
 #pragma once
-// The CUDA front end (internal): host frame -> pinned staging -> device -> threshold ->
-// segmentation. The binary frame never leaves the device; run() downloads the region tree, and
-// the CUDA detector (detector_cuda.cu) decodes the device tree instead.
+// The CUDA front end (internal): host frame -> device -> threshold -> segmentation. The binary
+// frame never leaves the device; run() downloads the region tree, and the CUDA detector
+// (detector_cuda.cu) decodes the device tree instead.
 #include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/pipeline/front_end.hpp"
 #include "gpuvis/segment/segment_cuda.hpp"
@@ -15,15 +15,23 @@ class CudaFrontEnd final : public FrontEnd {
   Backend backend() const override { return Backend::cuda; }
   void run(HostView<const std::uint8_t> grey, int cap, segment::RegionTree& tree, StageTimes& times) override;
 
-  // Uploads, thresholds and segments `grey`; the tree stays on the device. Waits only for the
-  // segmenter's region count (segment_cuda.hpp).
-  const segment::cuda_impl::DeviceTree& segment_on_device(HostView<const std::uint8_t> grey, int cap);
-  // Downloads the last frame's tree (waits for it).
+  // Enqueues the frame's upload. A frame that already lies in pinned memory (a camera ring buffer,
+  // cuda::PinnedImage) goes up as it is; any other is first copied into a pinned staging image,
+  // so that the upload is one asynchronous DMA.
+  void upload(HostView<const std::uint8_t> grey);
+  // Enqueues threshold and segmentation of the uploaded frame without waiting (the segmenter's
+  // segment_async): nothing here allocates once a frame of this size and region count has run, so
+  // it can be captured into a CUDA graph.
+  const segment::cuda_impl::DeviceTree& enqueue_device_stages(int cap);
+  // Segmenter::accept for the last frame's counts.
+  bool accept(unsigned long long totals) { return segmenter_.accept(totals); }
+  // Downloads the last (accepted) frame's tree (waits for it).
   void download(segment::RegionTree& tree) { segmenter_.download(tree, stream_); }
   cudaStream_t stream() const { return stream_; }
-  // GPU times of the last frame: upload + threshold, and segmentation (wait for the stream first).
+  // GPU times of the last eagerly launched frame: upload + threshold, and segmentation.
   double threshold_us() const { return 1000.0 * cuda::Event::elapsed_ms(start_, thresholded_); }
   double segment_us() const { return 1000.0 * cuda::Event::elapsed_ms(thresholded_, segmented_); }
+  const cuda::Event& start() const { return start_; }
   const cuda::Event& segmented() const { return segmented_; }
 
  private:

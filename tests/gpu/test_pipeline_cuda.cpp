@@ -143,3 +143,43 @@ TEST(PipelineCuda, HeavyNoiseWithMoreThan100kRegions) {
   EXPECT_GT(most, 100000);
   std::printf("most regions in one frame: %d\n", most);
 }
+
+// The device stages run as a CUDA graph after the first frame of each size; the graph must be
+// captured again when the frame size changes or a noisy frame outgrows the segmenter's capacity,
+// and must give what eager launches and the CPU give.
+TEST(PipelineCuda, GraphReplaysFollowSizeAndCapacityChanges) {
+  GPUVIS_REQUIRE_GPU();
+  synth::Generator gen(symbols_dir());
+  std::vector<Image<std::uint8_t>> frames;
+  for (int i = 0; i < 12; ++i) {
+    synth::SceneParams p;
+    p.seed = 500 + static_cast<std::uint32_t>(i);
+    p.frame = i;
+    p.speed = 3;
+    p.symbols = 6;
+    p.fingers = 2;
+    if (i == 4 || i == 5) {  // a larger frame in the middle of the sequence
+      p.width = 1280;
+      p.height = 720;
+    }
+    auto scene = gen.make(p);
+    if (i == 8) add_noise(scene.image, 30, 8);  // far more regions than the capacity learnt so far
+    frames.push_back(std::move(scene.image));
+  }
+  pipeline::DetectorConfig config;
+  pipeline::DetectorConfig gpu_config = config;
+  gpu_config.backend = Backend::cuda;
+  setenv("GPUVIS_CUDA_GRAPH", "0", 1);
+  pipeline::Detector eager(gpu_config);
+  setenv("GPUVIS_CUDA_GRAPH", "1", 1);
+  pipeline::Detector graph(gpu_config), cpu(config);
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      const auto a = cpu.detect(frames[i].view());
+      const auto b = eager.detect(frames[i].view());
+      const auto& c = graph.detect(frames[i].view());
+      EXPECT_TRUE(test::same_detections(a, b)) << "eager, frame " << i;
+      EXPECT_TRUE(test::same_detections(a, c)) << "graph, frame " << i;
+      EXPECT_GT(c.times.device_us, 0);
+    }
+}

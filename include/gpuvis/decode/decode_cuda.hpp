@@ -44,15 +44,26 @@ class Decoder {
   Decoder(Decoder&&) noexcept;
   Decoder& operator=(Decoder&&) noexcept;
 
-  // Enqueues decoding of `tree` (segmented with cap = set.cap()) and the copy of the results into
-  // pinned host memory on `stream`. Nothing waits here.
+  // Enqueues decoding of `tree` (segmented with cap = set.cap(), by segment() or segment_async():
+  // the region count is read on the device) and the copy of the results into pinned host memory
+  // on `stream`. Nothing waits here.
   void decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band, cudaStream_t stream);
+
+  // decode() in two steps, for a caller that captures the per-frame work into a CUDA graph:
+  // set_band() (host only: sizes the scratch for `capacity` regions and stores the band in pinned
+  // memory) before every frame, and enqueue() (no allocation, no host wait; the band is copied to
+  // the device when the work runs).
+  void set_band(const RootBand& band, int capacity);
+  void enqueue(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream);
 
   // Waits for `stream`, then unpacks the results of the last decode(): fiducials as the CPU
   // Decoder orders them (valid by root region, then fuzzy by root region; leaf_begin is 0, the
   // leaf list stays on the device), root candidates in region order, and the counts.
   void collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
                cudaStream_t stream);
+  // The segmentation counts of the collected frame (DeviceTree::totals), for Segmenter::accept:
+  // when the frame overflowed the segmenter's capacity, nothing was decoded.
+  unsigned long long segment_totals() const;
 
  private:
   struct Impl;

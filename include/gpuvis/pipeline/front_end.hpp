@@ -19,7 +19,11 @@ struct StageTimes {
   // CUDA: threshold_us is the upload and the threshold kernels (GPU time); segment_us is the device
   // segmentation (with the tree's download when the host needs the tree); decode_us is the device
   // decoding and the results' download (DeviceDetector).
+  // With CUDA graphs (the default) a frame's device stages run as one graph and only device_us,
+  // the whole frame on the device from upload to results copied back, is measured; the stages are
+  // timed on frames launched eagerly (the first of each size, or GPUVIS_CUDA_GRAPH=0).
   double threshold_us = 0, segment_us = 0, decode_us = 0, blobs_us = 0;
+  double device_us = 0;
 };
 
 class FrontEnd {

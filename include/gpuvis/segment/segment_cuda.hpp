@@ -7,7 +7,8 @@
 //      pixels with atomicMin unions (Playne & Hawick's scheme), each pixel starting at its run
 //      start inside its warp's 32-pixel span, so unions are only needed where spans or runs begin;
 //   2. numbering: one packed exclusive scan (CUB) numbers regions in raster order of first pixel
-//      (the union-find root is the smallest pixel index) and runs; the two totals come back;
+//      (the union-find root is the smallest pixel index) and runs; the totals stay on the device
+//      (the arrays below have a capacity; a frame that overflows it is segmented again);
 //   3. regions: runs, statistics (atomics per run), adjacency pairs straight into per-region sets
 //      of cap + 1 slots (filling them means saturated);
 //   4. finishing: flags, parent forest, depths, descendant counts, sorted neighbour lists.
@@ -27,7 +28,10 @@ namespace gpuvis::segment::cuda_impl {
 // Coordinate sums are exact 64-bit integers on the device: sum of 2x and sum of y.
 struct DeviceTree {
   int width = 0, height = 0, cap = 0;
-  int regions = 0, runs = 0;
+  int regions = 0, runs = 0;  // -1 until the host knows them (Segmenter::accept)
+  // The counts on the device (regions << 32 | runs) and the room in the arrays (regions, runs).
+  const unsigned long long* totals = nullptr;
+  int capacity = 0, run_capacity = 0;
   const std::uint8_t* colour = nullptr;
   const std::uint8_t* flags = nullptr;
   const std::int32_t *area = nullptr, *left = nullptr, *top = nullptr, *right = nullptr, *bottom = nullptr;
@@ -51,10 +55,17 @@ class Segmenter {
   Segmenter(Segmenter&&) noexcept;
   Segmenter& operator=(Segmenter&&) noexcept;
 
-  // Segments `binary` (0 / non-zero, one channel, any pitch). The region and run counts are read
-  // back once to size the per-region arrays, so this synchronises `stream` once, after stage 2.
-  // `cap` >= 1 as for segment_cpu.
+  // Segments `binary` (0 / non-zero, one channel, any pitch) and waits for the region and run
+  // counts (tree().regions, runs). `cap` >= 1 as for segment_cpu.
   const DeviceTree& segment(DeviceView<const std::uint8_t> binary, int cap, cudaStream_t stream);
+
+  // The same without waiting, for a caller that keeps the whole frame on the device (one
+  // synchronisation per frame, or a CUDA graph): the counts stay in device memory (totals) and
+  // the arrays have the segmenter's current capacity. Once the stream has finished, hand the
+  // totals to accept(): false means the frame had more regions or runs than the capacity, its
+  // results are void, the capacity has grown, and the frame must be segmented again.
+  const DeviceTree& segment_async(DeviceView<const std::uint8_t> binary, int cap, cudaStream_t stream);
+  bool accept(unsigned long long totals);
   const DeviceTree& tree() const;
 
   // Stage times of the last segment() (waits for it to finish).

@@ -44,6 +44,7 @@ struct RootRecord {
 // Records past kInline go to the overflow arrays (fetched only when there are any).
 constexpr int kInline = 64;
 struct ResultBlock {
+  unsigned long long totals;  // the segmenter's counts (regions << 32 | runs), for Segmenter::accept
   std::int32_t candidates;  // candidate roots found by the propagation
   std::int32_t symbols;     // valid + fuzzy records written
   std::int32_t roots_found; // root candidates selected (before the limit)
@@ -59,6 +60,7 @@ struct Scratch {
   std::int32_t *desc, *height, *parent;
   std::int32_t *frontier_a, *frontier_b, *candidates;
   std::int32_t* selected;  // root candidates' regions, in region order
+  const RootBand* band;    // this frame's root-candidate band (device copy, written each frame)
   SymbolRecord* symbol_overflow;
   RootRecord* root_overflow;
   ResultBlock* results;
@@ -69,11 +71,20 @@ void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s
 // Stage 2: decodes every candidate into symbol records.
 void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const DeviceTreeTable& table,
                     const Scratch& s, cudaStream_t stream);
-// Stage 3: root candidates of the band (after stage 2). `temp` is CUB's temporary storage.
-void find_root_candidates(const DeviceTree& tree, const RootBand& band, const Scratch& s,
-                          gpuvis::cuda::DeviceBuffer& temp, cudaStream_t stream);
+// Stage 3: root candidates of the band in s.band (after stage 2). `temp` is CUB's temporary
+// storage (grown outside a graph capture: the same capacity needs the same size).
+void find_root_candidates(const DeviceTree& tree, const Scratch& s, gpuvis::cuda::DeviceBuffer& temp,
+                          cudaStream_t stream);
 
 inline int grid_for(long long n, int threads) { return static_cast<int>((n + threads - 1) / threads); }
+
+// The frame's region count, read on the device; 0 when the frame overflowed the segmenter's
+// capacity (nothing is decoded, and the frame is segmented again).
+__device__ __forceinline__ int region_count(const DeviceTree& t) {
+  const unsigned long long totals = *t.totals;
+  const int regions = static_cast<int>(totals >> 32), runs = static_cast<int>(totals & 0xffffffffu);
+  return regions <= t.capacity && runs <= t.run_capacity ? regions : 0;
+}
 
 // A region's neighbour count, and the pushes it needs before it is visited (docs/decoding.md).
 __device__ __forceinline__ int degree_of(const DeviceTree& t, int r) { return t.adj_begin[r + 1] - t.adj_begin[r]; }

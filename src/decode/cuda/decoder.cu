@@ -17,10 +17,13 @@ struct Decoder::Impl {
   DeviceTreeTable table;
   gpuvis::cuda::DeviceBuffer zeroed, per_region, lists, overflow, results, temp;
   gpuvis::cuda::PinnedBuffer host;  // ResultBlock
+  gpuvis::cuda::PinnedBuffer band_host;  // RootBand, copied to band_device by every frame's work
+  gpuvis::cuda::DeviceBuffer band_device;
   Scratch scratch{};
   int capacity = -1;  // regions the scratch is sized for
   int root_limit = 0;      // root records the scratch is sized for
   int root_limit_used = 0; // the last decode()'s limit
+  unsigned long long totals = 0;  // the last collected frame's segmentation counts
 
   void ensure(int regions, int limit) {
     if (regions <= capacity && limit <= root_limit) return;
@@ -32,6 +35,8 @@ struct Decoder::Impl {
     overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord));
     results.reserve(sizeof(ResultBlock));
     host.reserve(sizeof(ResultBlock));
+    band_host.reserve(sizeof(RootBand));
+    band_device.reserve(sizeof(RootBand));
     auto* z = zeroed.as<std::int32_t>();
     auto* p = per_region.as<std::int32_t>();
     auto* l = lists.as<std::int32_t>();
@@ -49,6 +54,7 @@ struct Decoder::Impl {
     scratch.symbol_overflow = overflow.as<SymbolRecord>();
     scratch.root_overflow = reinterpret_cast<RootRecord*>(overflow.as<SymbolRecord>() + n);
     scratch.results = results.as<ResultBlock>();
+    scratch.band = band_device.as<RootBand>();
     capacity = static_cast<int>(n);
     root_limit = static_cast<int>(roots);
   }
@@ -77,21 +83,38 @@ Decoder::Decoder(const TreeSet& set) : impl_(std::make_unique<Impl>()) {
   m.table = {m.keys.as<char>(), m.ids.as<std::int32_t>(), static_cast<int>(entries.size())};
 }
 
+unsigned long long Decoder::segment_totals() const { return impl_->totals; }
+
 Decoder::~Decoder() = default;
 Decoder::Decoder(Decoder&&) noexcept = default;
 Decoder& Decoder::operator=(Decoder&&) noexcept = default;
 
 void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band, cudaStream_t stream) {
+  set_band(band, tree.capacity);
+  enqueue(tree, stream);
+}
+
+void Decoder::set_band(const RootBand& band, int capacity) {
   Impl& m = *impl_;
-  m.ensure(tree.regions, band.limit);
+  RootBand b = band;
+  if (b.max_size <= 0 || b.min_size > b.max_size || b.limit <= 0) b = {0, -1, 0};  // selects nothing
+  m.ensure(capacity, b.limit);
+  *m.band_host.as<RootBand>() = b;
+  m.root_limit_used = b.limit;
+}
+
+void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream) {
+  Impl& m = *impl_;
+  require(tree.capacity <= m.capacity, "cuda Decoder: call set_band() with the tree's capacity first");
   const std::size_t n = static_cast<std::size_t>(m.capacity);
+  // The region count is on the device: every stage reads it there and strides over the capacity.
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(m.scratch.visit_round, 0, 4 * n * sizeof(std::int32_t), stream));
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(m.scratch.results, 0, offsetof(ResultBlock, symbol), stream));
+  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.band_device.get(), m.band_host.get(), sizeof(RootBand), cudaMemcpyHostToDevice, stream));
   propagate(tree, m.bounds, m.scratch, stream);
   decode_symbols(tree, m.bounds, m.table, m.scratch, stream);
-  find_root_candidates(tree, band, m.scratch, m.temp, stream);
+  find_root_candidates(tree, m.scratch, m.temp, stream);
   GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.host.get(), m.scratch.results, sizeof(ResultBlock), cudaMemcpyDeviceToHost, stream));
-  m.root_limit_used = band.limit;
 }
 
 void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
@@ -99,6 +122,7 @@ void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidat
   Impl& m = *impl_;
   GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
   const ResultBlock& r = *m.host.as<ResultBlock>();
+  m.totals = r.totals;
   const int nsym = r.symbols;
   const int nroots = std::min(r.roots_found, m.root_limit_used);
   // The rare frame with more than kInline of either: fetch the rest.

@@ -15,7 +15,8 @@ using segment::kSaturated;
 
 __global__ void find_leaves(DeviceTree t, Scratch s) {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= t.regions) return;
+  if (r == 0) s.results->totals = *t.totals;
+  if (r >= region_count(t)) return;
   if (degree_of(t, r) == 1 && !(t.flags[r] & (kSaturated | kFragmented | kBorder)))
     s.frontier_a[atomicAdd(&s.results->leaves, 1)] = r;
 }
@@ -84,8 +85,7 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
 }  // namespace
 
 void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s, cudaStream_t stream) {
-  if (tree.regions == 0) return;
-  find_leaves<<<grid_for(tree.regions, 256), 256, 0, stream>>>(tree, s);
+  find_leaves<<<grid_for(tree.capacity, 256), 256, 0, stream>>>(tree, s);
   GPUVIS_CUDA_CHECK_LAUNCH();
   run_rounds<<<1, kRoundThreads, 0, stream>>>(tree, bounds, s);
   GPUVIS_CUDA_CHECK_LAUNCH();

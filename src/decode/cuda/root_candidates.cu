@@ -22,17 +22,18 @@ __global__ void mark_symbol_regions(DeviceTree t, Scratch s) {
 struct InBand {
   DeviceTree t;
   const std::int32_t* taken;
-  int min_size, max_size;
+  const RootBand* band;
   __device__ bool operator()(int r) const {
-    if (taken[r] || (t.flags[r] & (segment::kBorder | segment::kSaturated)) || degree_of(t, r) < 1) return false;
+    const int min_size = band->min_size, max_size = band->max_size;
+    if (r >= region_count(t) || taken[r] || (t.flags[r] & (segment::kBorder | segment::kSaturated)) || degree_of(t, r) < 1) return false;
     const int w = t.right[r] - t.left[r] + 1, h = t.bottom[r] - t.top[r] + 1;
     const int size = max(w, h);
     return size >= min_size && size <= max_size && abs(w - h) < min(w, h);
   }
 };
 
-__global__ void write_roots(DeviceTree t, Scratch s, int limit) {
-  const int count = min(s.results->roots_found, limit);
+__global__ void write_roots(DeviceTree t, Scratch s) {
+  const int count = min(s.results->roots_found, s.band->limit);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
     const int r = s.selected[i];
     const double area = static_cast<double>(t.area[r]);
@@ -49,20 +50,21 @@ __global__ void write_roots(DeviceTree t, Scratch s, int limit) {
 
 }  // namespace
 
-void find_root_candidates(const DeviceTree& tree, const RootBand& band, const Scratch& s,
-                          gpuvis::cuda::DeviceBuffer& temp, cudaStream_t stream) {
-  if (tree.regions == 0 || band.max_size <= 0 || band.min_size > band.max_size || band.limit <= 0) return;
+void find_root_candidates(const DeviceTree& tree, const Scratch& s, gpuvis::cuda::DeviceBuffer& temp,
+                          cudaStream_t stream) {
+  // The band lives on the device (it changes every frame, a graph does not), so the stage always
+  // runs; an empty band selects nothing.
   mark_symbol_regions<<<8, 128, 0, stream>>>(tree, s);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  const InBand pred{tree, s.taken, band.min_size, band.max_size};
+  const InBand pred{tree, s.taken, s.band};
   thrust::counting_iterator<int> regions(0);
   std::size_t bytes = 0;
-  GPUVIS_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, regions, s.selected, &s.results->roots_found, tree.regions,
+  GPUVIS_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, regions, s.selected, &s.results->roots_found, tree.capacity,
                                           pred, stream));
   temp.reserve(bytes);
   GPUVIS_CUDA_CHECK(cub::DeviceSelect::If(temp.get(), bytes, regions, s.selected, &s.results->roots_found,
-                                          tree.regions, pred, stream));
-  write_roots<<<8, 128, 0, stream>>>(tree, s, band.limit);
+                                          tree.capacity, pred, stream));
+  write_roots<<<8, 128, 0, stream>>>(tree, s);
   GPUVIS_CUDA_CHECK_LAUNCH();
 }
 

@@ -281,10 +281,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 
 void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const DeviceTreeTable& table, const Scratch& s,
                     cudaStream_t stream) {
-  if (tree.regions == 0) return;
   // The candidate count stays on the device: a fixed grid strides over it. Candidates are at most
   // a few per symbol on camera frames; noise frames bring hundreds.
-  const int max_blocks = grid_for(tree.regions, kWarpsPerBlock);
+  const int max_blocks = grid_for(tree.capacity, kWarpsPerBlock);
   const int grid = max_blocks < 128 ? max_blocks : 128;
   decode_candidates<<<grid, kWarpsPerBlock * 32, 0, stream>>>(tree, bounds, table, s);
   GPUVIS_CUDA_CHECK_LAUNCH();

@@ -1,9 +1,10 @@
 // The CUDA segmenter: pixel labels (labels.cu) -> region numbers, runs and statistics -> adjacency
 // -> parent forest, producing exactly segment_cpu's RegionTree (docs/segmentation.md).
 //
-// Designed for few launches and one host synchronisation per frame (launch latency, not work,
-// dominates small frames): one packed CUB scan numbers regions and runs at once; the counts come
-// back once to size the per-region arrays; one per-pixel kernel then writes the runs, creates the
+// Designed for few launches and no host synchronisation (launch latency, not work, dominates
+// small frames): one packed CUB scan numbers regions and runs at once; the counts stay on the
+// device and the per-region arrays have a capacity (a frame that exceeds it is redone with more);
+// one per-pixel kernel then writes the runs, creates the
 // regions at their first pixels and records adjacency straight into per-region sets of cap + 1
 // slots (a region that fills them has more than cap neighbours: saturated), so no sort of pairs is
 // needed; three per-region kernels and one scan finish the flags, the parent forest and the
@@ -66,6 +67,18 @@ int blocks(long long n, int threads = 256) { return static_cast<int>((n + thread
 constexpr int kEmpty = -1;  // an unused neighbour slot
 constexpr int kLarge = INT_MAX;
 
+// The region and run counts of the frame stay on the device (the scan's totals); the per-region and
+// per-run arrays have a capacity chosen by the host. A frame with more of either than the capacity
+// writes nothing past the scan (every later kernel returns at once) and is segmented again with
+// more room (Segmenter::accept).
+struct Counts {
+  const unsigned long long* totals;
+  int region_capacity, run_capacity;
+  __device__ int regions() const { return static_cast<int>(*totals >> 32); }
+  __device__ int runs() const { return static_cast<int>(*totals & 0xffffffffu); }
+  __device__ bool overflow() const { return regions() > region_capacity || runs() > run_capacity; }
+};
+
 // --- Region and run numbers ---------------------------------------------------------------------
 
 // counts[i] = (pixel i is its region's first pixel) << 32 | (a run starts at pixel i), and 0 at
@@ -102,9 +115,9 @@ struct RegionArrays {
   int slot_count;       // cap + 1
 };
 
-__global__ void init_regions(int regions, RegionArrays r) {
+__global__ void init_regions(Counts c, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= regions) return;
+  if (c.overflow() || i >= c.regions()) return;
   r.wide_flags[i] = 0;
   r.area[i] = 0;
   r.left[i] = kLarge;
@@ -134,10 +147,10 @@ __device__ void add_neighbour(const RegionArrays& r, int a, int v) {
 // its colour differs), into both regions' neighbour sets.
 __global__ void emit_runs_and_pairs(DeviceView<const std::uint8_t> bin, const std::int32_t* label,
                                     const unsigned long long* numbers, Run* runs, std::int32_t* run_region,
-                                    RegionArrays r) {
+                                    Counts c, RegionArrays r) {
   const int n = bin.width * bin.height;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  if (i >= n || c.overflow()) return;
   const int w = bin.width, y = i / w, x = i - y * w;
   const std::uint8_t* row = bin.row(y);
   const bool white = row[x] != 0;
@@ -176,8 +189,9 @@ __global__ void emit_runs_and_pairs(DeviceView<const std::uint8_t> bin, const st
 // (match + warp reductions) and one lane per region does the atomics: far less contention on the
 // background's counters. `narrow` says a warp's partial coordinate sums fit in 32 bits (width up
 // to 8191).
-__global__ void accumulate_runs(int nruns, const Run* runs, const std::int32_t* run_region, bool narrow, RegionArrays r) {
+__global__ void accumulate_runs(Counts c, const Run* runs, const std::int32_t* run_region, bool narrow, RegionArrays r) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  const int nruns = c.overflow() ? 0 : c.runs();
   const bool valid = k < nruns;
   const Run run = valid ? runs[k] : Run{0, 0, 0};
   const int reg = valid ? run_region[k] : -1;
@@ -220,10 +234,10 @@ __device__ __forceinline__ int filled_slots(const RegionArrays& r, int i) {
 }
 
 // Degree, saturation, border, and the parent link (the region above the first pixel).
-__global__ void link_regions(int regions, int w, int h, int cap, const std::int32_t* label,
+__global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t* label,
                              const unsigned long long* numbers, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= regions) return;
+  if (c.overflow() || i >= c.regions()) return;
   const int degree = filled_slots(r, i);
   r.degree[i] = degree;
   std::uint32_t flags = 0;
@@ -243,9 +257,13 @@ __global__ void link_regions(int regions, int w, int h, int cap, const std::int3
 // Fragmentation and the kept neighbours (sorted, in the region's own slots), and the ancestor walk:
 // depth is the chain's length, and the region adds itself to every ancestor's descendant count
 // (the work is the sum of depths: small on camera frames, bounded by the nesting on others).
-__global__ void judge_regions(int regions, int cap, RegionArrays r) {
+__global__ void judge_regions(Counts c, int cap, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= regions) return;
+  if (i >= c.region_capacity) return;
+  if (c.overflow() || i >= c.regions()) {  // the list offsets scan over the whole capacity
+    r.kept[i] = 0;
+    return;
+  }
   int kept = 0;
   if (r.degree[i] <= cap) {
     std::int32_t* slots = r.slots + i * r.slot_count;
@@ -271,9 +289,9 @@ __global__ void judge_regions(int regions, int cap, RegionArrays r) {
   r.depth[i] = d;
 }
 
-__global__ void write_neighbours(int regions, RegionArrays r) {
+__global__ void write_neighbours(Counts c, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= regions) return;
+  if (c.overflow() || i >= c.regions()) return;
   r.flags[i] = static_cast<std::uint8_t>(r.wide_flags[i]);
   for (int k = 0; k < r.kept[i]; ++k) r.adj[r.adj_begin[i] + k] = r.slots[i * r.slot_count + k];
 }
@@ -294,6 +312,7 @@ struct Segmenter::Impl {
   std::size_t temp_bytes = 0;
   mutable gpuvis::cuda::PinnedBuffer staging;
   mutable std::vector<std::int32_t> run_fill;  // download()'s counting-sort cursors, kept between frames
+  int region_capacity = 0, run_capacity = 0;   // room in the per-region and per-run arrays
   gpuvis::cuda::Event events[5];  // start, labelled, numbered, regions built, done
 
   // CUB's two-phase calls: query the temporary storage, grow it, run.
@@ -348,7 +367,7 @@ Segmenter& Segmenter::operator=(Segmenter&&) noexcept = default;
 
 const DeviceTree& Segmenter::tree() const { return impl_->tree; }
 
-const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap, cudaStream_t stream) {
+const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, int cap, cudaStream_t stream) {
   require(bin.channels == 1, "segment: the binary frame must have one channel");
   check_image_shape(bin.width, bin.height, 1);
   require(cap >= 1, "segment: adjacency cap must be at least 1");
@@ -356,6 +375,13 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
           "segment (CUDA): frames must have fewer than 2^31 pixels");
   Impl& m = *impl_;
   const int w = bin.width, h = bin.height, n = w * h;
+  // Room for a camera frame's regions and runs to start with; accept() grows it when a frame has
+  // more. Neither count can exceed the pixel count.
+  if (m.region_capacity == 0) {
+    m.region_capacity = std::max(1024, n / 64);
+    m.run_capacity = std::max(4096, n / 8);
+  }
+  const int region_capacity = std::min(m.region_capacity, n), run_capacity = std::min(m.run_capacity, n);
   m.events[0].record(stream);
 
   // 1. Pixel labels.
@@ -363,42 +389,40 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
   label_pixels(bin, label, stream);
   m.events[1].record(stream);
 
-  // 2. Region and run numbers by one packed exclusive scan; the totals come back to the host.
+  // 2. Region and run numbers by one packed exclusive scan; the totals stay on the device.
   unsigned long long* counts = m.counts.ensure(n + 1);
   unsigned long long* numbers = m.numbers.ensure(n + 1);
   mark_roots_and_runs<<<blocks(n + 1), 256, 0, stream>>>(bin, label, counts);
   GPUVIS_CUDA_CHECK_LAUNCH();
   m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, counts, numbers, n + 1, stream); });
   m.events[2].record(stream);
-  m.staging.reserve(sizeof(unsigned long long));
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.staging.get(), numbers + n, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const unsigned long long totals = *m.staging.as<unsigned long long>();
-  const int regions = static_cast<int>(totals >> 32), nruns = static_cast<int>(totals & 0xffffffffu);
+  const Counts c{numbers + n, region_capacity, run_capacity};
 
   // 3. Regions, runs, statistics and neighbour sets.
-  RegionArrays r = m.region_arrays(regions, cap);
-  Run* runs = m.runs.ensure(nruns);
-  std::int32_t* run_region = m.run_region.ensure(nruns);
-  init_regions<<<blocks(regions), 256, 0, stream>>>(regions, r);
+  RegionArrays r = m.region_arrays(region_capacity, cap);
+  Run* runs = m.runs.ensure(run_capacity);
+  std::int32_t* run_region = m.run_region.ensure(run_capacity);
+  init_regions<<<blocks(region_capacity), 256, 0, stream>>>(c, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  emit_runs_and_pairs<<<blocks(n), 256, 0, stream>>>(bin, label, numbers, runs, run_region, r);
+  emit_runs_and_pairs<<<blocks(n), 256, 0, stream>>>(bin, label, numbers, runs, run_region, c, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
   // A warp's partial sums of (x0 + x1) * length stay below 32 * 2 * w^2 and of y * length below
   // 32 * h * w: both fit in 32 bits for frames up to 8191 pixels wide and high.
   const bool narrow = w < 8192 && h < 8192;
-  accumulate_runs<<<blocks(nruns), 256, 0, stream>>>(nruns, runs, run_region, narrow, r);
+  accumulate_runs<<<blocks(run_capacity), 256, 0, stream>>>(c, runs, run_region, narrow, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
   m.events[3].record(stream);
 
   // 4. Flags, parent forest and neighbour lists.
-  link_regions<<<blocks(regions), 256, 0, stream>>>(regions, w, h, cap, label, numbers, r);
+  link_regions<<<blocks(region_capacity), 256, 0, stream>>>(c, w, h, cap, label, numbers, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  judge_regions<<<blocks(regions), 256, 0, stream>>>(regions, cap, r);
+  judge_regions<<<blocks(region_capacity), 256, 0, stream>>>(c, cap, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(r.adj_begin, 0, sizeof(std::int32_t), stream));
-  m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, r.kept, r.adj_begin + 1, regions, stream); });
-  write_neighbours<<<blocks(regions), 256, 0, stream>>>(regions, r);
+  m.cub_call([&](void* t, std::size_t& b) {
+    return cub::DeviceScan::InclusiveSum(t, b, r.kept, r.adj_begin + 1, region_capacity, stream);
+  });
+  write_neighbours<<<blocks(region_capacity), 256, 0, stream>>>(c, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
   m.events[4].record(stream);
 
@@ -406,8 +430,11 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
   t.width = w;
   t.height = h;
   t.cap = cap;
-  t.regions = regions;
-  t.runs = nruns;
+  t.capacity = region_capacity;
+  t.run_capacity = run_capacity;
+  t.totals = numbers + n;
+  t.regions = -1;  // known after accept()
+  t.runs = -1;
   t.colour = r.colour;
   t.flags = r.flags;
   t.area = r.area;
@@ -430,6 +457,33 @@ const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap
   return t;
 }
 
+bool Segmenter::accept(unsigned long long totals) {
+  Impl& m = *impl_;
+  const int regions = static_cast<int>(totals >> 32), runs = static_cast<int>(totals & 0xffffffffu);
+  if (regions <= m.tree.capacity && runs <= m.tree.run_capacity) {
+    m.tree.regions = regions;
+    m.tree.runs = runs;
+    return true;
+  }
+  // Half as much again as this frame needed, so that a slowly growing count does not overflow
+  // every frame.
+  const long long n = static_cast<long long>(m.tree.width) * m.tree.height;
+  m.region_capacity = static_cast<int>(std::min<long long>(n, std::max(m.region_capacity, regions + regions / 2)));
+  m.run_capacity = static_cast<int>(std::min<long long>(n, std::max(m.run_capacity, runs + runs / 2)));
+  return false;
+}
+
+const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap, cudaStream_t stream) {
+  for (;;) {
+    const DeviceTree& t = segment_async(bin, cap, stream);
+    impl_->staging.reserve(sizeof(unsigned long long));
+    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(impl_->staging.get(), t.totals, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                      stream));
+    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (accept(*impl_->staging.as<unsigned long long>())) return t;
+  }
+}
+
 SegmentTimes Segmenter::stage_times() const {
   const auto& e = impl_->events;
   auto us = [](const gpuvis::cuda::Event& a, const gpuvis::cuda::Event& b) {
@@ -441,6 +495,7 @@ SegmentTimes Segmenter::stage_times() const {
 void Segmenter::download(RegionTree& out, cudaStream_t stream) const {
   const Impl& m = *impl_;
   const DeviceTree& t = m.tree;
+  require(t.regions >= 0, "Segmenter::download: the frame's counts are not known yet (call accept() first)");
   const auto n = static_cast<std::size_t>(t.regions);
   const auto nruns = static_cast<std::size_t>(t.runs);
   const TreeBlock& l = m.layout;
