@@ -88,22 +88,23 @@ class CudaDetector final : public DeviceDetector {
         out.regions = static_cast<int>(decoder_.segment_totals() >> 32);
         out.times = {};
         out.times.device_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.start(), decoded_);
+        if (tree) front_end_.download(*tree);
         if (!replay) {  // per-stage GPU times exist only for eagerly launched frames
           out.times.threshold_us = front_end_.threshold_us();
           out.times.segment_us = front_end_.segment_us();
           out.times.decode_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.segmented(), decoded_);
           if (use_graph_) capture(grey.width, grey.height, root_min, root_max);
         }
-        break;
+        return;
       }
       graph_.reset();  // the capacity grew: buffers moved
     }
-    if (tree) front_end_.download(*tree);
   }
 
  private:
   // After an eager frame every buffer has its size for this frame size and capacity, so the
-  // device stages can be captured without allocating.
+  // device stages can be captured without allocating. (Capturing runs nothing: the last frame's
+  // results stay as they are, but its tree can no longer be downloaded.)
   void capture(int width, int height, int root_min, int root_max) {
     decoder_.set_band({root_min, root_max}, capacity_);
     const bool ok = graph_.capture(front_end_.stream(), [&] {
