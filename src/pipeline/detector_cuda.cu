@@ -73,9 +73,12 @@ class CudaDetector final : public DeviceDetector {
     const cudaStream_t stream = front_end_.stream();
     for (;;) {
       front_end_.upload(grey);
-      const bool replay = use_graph_ && graph_.ready() && grey.width == width_ && grey.height == height_;
+      bool replay = use_graph_ && graph_.ready() && grey.width == width_ && grey.height == height_;
       if (replay) {
         decoder_.set_band({root_min, root_max}, capacity_);
+        replay = decoder_.generation() == generation_;  // no reallocation since the capture
+      }
+      if (replay) {
         graph_.launch(stream);
       } else {
         const auto& device_tree = front_end_.enqueue_device_stages(cap_);
@@ -114,6 +117,7 @@ class CudaDetector final : public DeviceDetector {
     if (ok) {
       width_ = width;
       height_ = height;
+      generation_ = decoder_.generation();
     } else {
       use_graph_ = false;  // e.g. a driver without graph support for these nodes: stay eager
     }
@@ -126,6 +130,7 @@ class CudaDetector final : public DeviceDetector {
   CudaGraph graph_;
   int width_ = 0, height_ = 0;  // the frame size the graph was captured for
   int capacity_ = 0;            // the segmenter's region capacity of the last eager frame
+  int generation_ = -1;         // the decoder's scratch generation the graph was captured with
   cuda::Event decoded_;
 };
 

@@ -183,3 +183,29 @@ TEST(PipelineCuda, GraphReplaysFollowSizeAndCapacityChanges) {
       EXPECT_GT(c.times.device_us, 0);
     }
 }
+
+// A first frame with far more regions than the initial capacity, with the host finger stage (the
+// tree comes back), then the graph replays.
+TEST(PipelineCuda, NoisyFirstFrameWithHostStagesThenReplays) {
+  GPUVIS_REQUIRE_GPU();
+  synth::Generator gen(symbols_dir());
+  synth::SceneParams p;
+  p.seed = 5;
+  p.width = 3840;
+  p.height = 2160;
+  p.symbols = 100;
+  p.min_size = 100;
+  p.max_size = 180;
+  auto scene = gen.make(p);
+  add_noise(scene.image, 24, 3);
+  pipeline::DetectorConfig config;
+  config.fingers.size = 18;
+  pipeline::DetectorConfig gpu_config = config;
+  gpu_config.backend = Backend::cuda;
+  pipeline::Detector cpu(config), gpu(gpu_config);
+  for (int i = 0; i < 3; ++i) {
+    const auto a = cpu.detect(scene.image.view());
+    const auto& b = gpu.detect(scene.image.view());
+    EXPECT_TRUE(test::same_detections(a, b)) << "frame " << i;
+  }
+}

@@ -54,6 +54,9 @@ class Decoder {
   // memory) before every frame, and enqueue() (no allocation, no host wait; the band is copied to
   // the device when the work runs).
   void set_band(const RootBand& band, int capacity);
+  // Changes whenever set_band() or decode() had to reallocate the scratch: work captured before
+  // holds stale addresses and must be captured again.
+  int generation() const;
   void enqueue(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream);
 
   // Waits for `stream`, then unpacks the results of the last decode(): fiducials as the CPU

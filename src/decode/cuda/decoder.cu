@@ -21,6 +21,7 @@ struct Decoder::Impl {
   gpuvis::cuda::DeviceBuffer band_device;
   Scratch scratch{};
   int capacity = -1;  // regions the scratch is sized for
+  int generation = 0; // counts reallocations (a captured graph holds the old addresses)
   int root_limit = 0;      // root records the scratch is sized for
   int root_limit_used = 0; // the last decode()'s limit
   unsigned long long totals = 0;  // the last collected frame's segmentation counts
@@ -57,6 +58,7 @@ struct Decoder::Impl {
     scratch.band = band_device.as<RootBand>();
     capacity = static_cast<int>(n);
     root_limit = static_cast<int>(roots);
+    ++generation;
   }
 };
 
@@ -84,6 +86,7 @@ Decoder::Decoder(const TreeSet& set) : impl_(std::make_unique<Impl>()) {
 }
 
 unsigned long long Decoder::segment_totals() const { return impl_->totals; }
+int Decoder::generation() const { return impl_->generation; }
 
 Decoder::~Decoder() = default;
 Decoder::Decoder(Decoder&&) noexcept = default;
@@ -96,9 +99,9 @@ void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand&
 
 void Decoder::set_band(const RootBand& band, int capacity) {
   Impl& m = *impl_;
+  m.ensure(capacity, band.limit);  // room for the limit even when this band is empty
   RootBand b = band;
   if (b.max_size <= 0 || b.min_size > b.max_size || b.limit <= 0) b = {0, -1, 0};  // selects nothing
-  m.ensure(capacity, b.limit);
   *m.band_host.as<RootBand>() = b;
   m.root_limit_used = b.limit;
 }
