@@ -77,7 +77,7 @@ void register_detect(CLI::App& app, Command& run) {
       "  {\"file\", \"width\", \"height\", \"fiducials\": [{\"id\", \"x\", \"y\", \"angle\", ...}], \"fingers\", \"blobs\"}\n"
       "x, y in pixels (origin top-left, y down); angle in radians, 0 = upright, clockwise positive.\n"
       "The default threshold is full Bernsen h=12, gate 32 (docs/decoding.md says why).\n"
-      "--backend applies to the threshold and segmentation stages; decoding runs on the CPU for now.");
+      "--backend cuda runs threshold, segmentation and decoding on the GPU; fingers and blobs run on the CPU.");
   cmd->add_option("inputs", a.inputs, "Image files or folders of images");
   cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
   a.options.add_to(*cmd, "bernsen");
