@@ -72,27 +72,6 @@ class BothDecoders {
   Decoded last_;
 };
 
-Image<std::uint8_t> pattern(int w, int h, int kind) {
-  Image<std::uint8_t> img(w, h);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      bool white = false;
-      switch (kind) {
-        case 0: white = false; break;
-        case 1: white = true; break;
-        case 2: white = (x + y) & 1; break;  // checkerboard
-        case 3: white = y & 1; break;        // one-pixel stripes
-        case 4: white = x & 1; break;
-        case 5: white = ((x / 3) + (y / 3)) & 1; break;  // 3-px checkerboard
-        default: {                           // concentric square rings, 2 px wide
-          const int d = std::min(std::min(x, w - 1 - x), std::min(y, h - 1 - y));
-          white = (d / 2) & 1;
-        }
-      }
-      img(x, y) = white ? 255 : 0;
-    }
-  return img;
-}
 
 Image<std::uint8_t> binarise(const Image<std::uint8_t>& grey) {
   Image<std::uint8_t> bin(grey.width(), grey.height());
@@ -135,8 +114,8 @@ TEST(DecodeCuda, EqualsTheCpuOnBinaryNoiseUpTo4K) {
 TEST(DecodeCuda, AdversarialFramesAtTheLargestSize) {
   GPUVIS_REQUIRE_GPU();
   BothDecoders both;
-  for (int kind = 0; kind < 7; ++kind)
-    EXPECT_TRUE(both.same(pattern(3840, 2160, kind), {1, 4000})) << "pattern " << kind;
+  for (int kind = 0; kind < test::kBinaryPatterns; ++kind)
+    EXPECT_TRUE(both.same(test::binary_pattern(3840, 2160, kind), {1, 4000})) << "pattern " << kind;
   for (auto [w, h] : {std::pair{1, 1}, {1, 2000}, {2000, 1}, {3, 3}})
     EXPECT_TRUE(both.same(test::binary_noise(w, h, 0.5, 1, 3))) << w << "x" << h;
 }

@@ -39,26 +39,6 @@ struct GpuSegmentation {
   return test::same_region_tree(cpu, gpu.run(bin, cap));
 }
 
-Image<std::uint8_t> pattern(int w, int h, int kind) {
-  Image<std::uint8_t> img(w, h);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      bool white = false;
-      switch (kind) {
-        case 0: white = false; break;                  // all black
-        case 1: white = true; break;                   // all white
-        case 2: white = (x + y) & 1; break;            // checkerboard
-        case 3: white = y & 1; break;                  // horizontal one-pixel stripes
-        case 4: white = x & 1; break;                  // vertical one-pixel stripes
-        default: {                                     // concentric square rings, 2 px wide
-          const int d = std::min(std::min(x, w - 1 - x), std::min(y, h - 1 - y));
-          white = (d / 2) & 1;
-        }
-      }
-      img(x, y) = white ? 255 : 0;
-    }
-  return img;
-}
 
 }  // namespace
 
@@ -122,12 +102,12 @@ TEST(SegmentCuda, EqualsTheCpuOnSymbolScenesUnderEveryThreshold) {
 TEST(SegmentCuda, AdversarialFramesAtTheLargestSize) {
   GPUVIS_REQUIRE_GPU();
   GpuSegmentation gpu;
-  for (int kind = 0; kind < 6; ++kind) {
-    const auto img = pattern(3840, 2160, kind);
+  for (int kind = 0; kind < test::kBinaryPatterns; ++kind) {
+    const auto img = test::binary_pattern(3840, 2160, kind);
     EXPECT_TRUE(equals_cpu(gpu, img)) << "pattern " << kind;
   }
   // Deep nesting (about 250 levels) with every cap.
-  const auto rings = pattern(1000, 1000, 5);
+  const auto rings = test::binary_pattern(1000, 1000, 5);
   for (int cap : {1, 2, 19}) {
     EXPECT_TRUE(equals_cpu(gpu, rings, cap)) << "rings, cap " << cap;
   }

@@ -166,4 +166,27 @@ Image<std::uint8_t> binary_noise(int width, int height, double white_fraction, i
   return img;
 }
 
+Image<std::uint8_t> binary_pattern(int w, int h, int kind) {
+  Image<std::uint8_t> img(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      bool white = false;
+      switch (kind) {
+        case 0: white = false; break;
+        case 1: white = true; break;
+        case 2: white = (x + y) & 1; break;
+        case 3: white = y & 1; break;
+        case 4: white = x & 1; break;
+        case 5: {
+          const int d = std::min(std::min(x, w - 1 - x), std::min(y, h - 1 - y));
+          white = (d / 2) & 1;
+          break;
+        }
+        default: white = ((x / 3) + (y / 3)) & 1;
+      }
+      img(x, y) = white ? 255 : 0;
+    }
+  return img;
+}
+
 }  // namespace gpuvis::test

@@ -19,5 +19,9 @@ segment::RegionTree segment_reference(HostView<const std::uint8_t> binary, int c
 // Binary test frames of every kind a camera (or an attacker) can produce: white noise at a given
 // density of white, blocky noise, checkerboards, stripes, nested rings.
 Image<std::uint8_t> binary_noise(int width, int height, double white_fraction, int block, std::uint32_t seed);
+// Adversarial patterns, kind 0..6: all black, all white, checkerboard, horizontal one-pixel
+// stripes, vertical one-pixel stripes, concentric square rings 2 px wide, 3-px checkerboard.
+constexpr int kBinaryPatterns = 7;
+Image<std::uint8_t> binary_pattern(int width, int height, int kind);
 
 }  // namespace gpuvis::test
