@@ -195,7 +195,8 @@ void register_track(CLI::App& app, Command& run) {
       Image<std::uint8_t> frame;
       double arrival = 0, last_report = source::now_seconds();
       struct Acc {
-        double threshold = 0, segment = 0, decode = 0, track = 0, send = 0, latency = 0, latency_max = 0;
+        double threshold = 0, segment = 0, decode = 0, device = 0, blobs = 0, track = 0, send = 0, latency = 0,
+               latency_max = 0;
         int frames = 0;
       } acc;
       while (!g_stop && capture.take(frame, arrival)) {
@@ -213,6 +214,8 @@ void register_track(CLI::App& app, Command& run) {
         acc.threshold += d.times.threshold_us;
         acc.segment += d.times.segment_us;
         acc.decode += d.times.decode_us + d.times.blobs_us;
+        acc.device += d.times.device_us;
+        acc.blobs += d.times.blobs_us;
         acc.track += (t1 - t0) * 1e6;
         acc.send += (sent - t1) * 1e6;
         acc.latency += (sent - arrival) * 1e6;
@@ -221,10 +224,15 @@ void register_track(CLI::App& app, Command& run) {
         if (a.stats && sent - last_report >= 1.0) {
           const double n = acc.frames;
           std::cerr << std::fixed << std::setprecision(0) << "gpuvis: " << acc.frames << " frames/" << std::setprecision(1)
-                    << (sent - last_report) << " s | per frame (us): threshold " << acc.threshold / n << ", segment "
-                    << acc.segment / n << ", decode " << acc.decode / n << ", track " << acc.track / n << ", send "
-                    << acc.send / n << " | latency arrival->sent " << acc.latency / n << " (max " << acc.latency_max
-                    << ") | dropped " << capture.dropped() << "\n";
+                    << (sent - last_report) << " s | per frame (us): ";
+          if (acc.device > 0)  // CUDA: the device stages run as one graph, timed as a whole
+            std::cerr << "GPU (upload, threshold, segment, decode) " << acc.device / n << ", fingers+blobs "
+                      << acc.blobs / n;
+          else
+            std::cerr << "threshold " << acc.threshold / n << ", segment " << acc.segment / n << ", decode "
+                      << acc.decode / n;
+          std::cerr << ", track " << acc.track / n << ", send " << acc.send / n << " | latency arrival->sent "
+                    << acc.latency / n << " (max " << acc.latency_max << ") | dropped " << capture.dropped() << "\n";
           acc = {};
           last_report = sent;
         }
