@@ -47,7 +47,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
   // when it has lost its parent (border) or a neighbour (fragmented).
   auto needed = [&](int r) { return (t.flags[r] & (kBorder | kFragmented)) ? t.degree(r) : t.degree(r) - 1; };
 
-  // §4.2 in synchronous rounds (docs/decoding.md): round 0 visits every clean leaf; a region is
+  // §4.2 in synchronous rounds (docs/decoding.md): round 1 visits every clean leaf; a region is
   // visited in the round after the one whose pushes brought its count exactly to what it needs,
   // unless a push to it was blocked. A visited region sees only the regions traversed in earlier
   // rounds, so nothing depends on the order of visits within a round: the CUDA decoder visits a

@@ -38,7 +38,6 @@ const Detections& Detector::detect(HostView<const std::uint8_t> grey) {
     result_.decode_stats = device_result_.stats;
     result_.times = device_result_.times;
     result_.regions = device_result_.regions;
-    if (!host_stages) tree_ = segment::RegionTree{};
   } else {
     front_end_->run(grey, decoder_.tree_set().cap(), tree_, result_.times);
     const auto t0 = std::chrono::steady_clock::now();

@@ -6,14 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <numbers>
 
 #include "compare_detections.hpp"
 #include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/decode/decode_cuda.hpp"
 #include "gpuvis/decode/root_candidates.hpp"
-#include "gpuvis/io/image_file.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/segment/segment_cuda.hpp"
 #include "gpuvis/synth/scene.hpp"
@@ -24,12 +22,6 @@
 using namespace gpuvis;
 
 namespace {
-
-// The printed symbols: the bundled PNGs, or PGM copies (scripts/gpu-check.sh) without libpng.
-std::string symbols_dir() {
-  const char* pgm = std::getenv("GPUVIS_SYMBOL_PGM_DIR");
-  return codec::available() || !pgm ? test::source_path("data/amoeba/symbols") : std::string(pgm);
-}
 
 struct Decoded {
   std::vector<decode::Fiducial> fiducials;
@@ -122,7 +114,7 @@ TEST(DecodeCuda, AdversarialFramesAtTheLargestSize) {
 
 TEST(DecodeCuda, EveryPrintedSymbolDecodesAsOnTheCpu) {
   GPUVIS_REQUIRE_GPU();
-  synth::Generator gen(symbols_dir());
+  synth::Generator gen(test::symbols_dir());
   BothDecoders default_set("default"), small_set("small");
   int found = 0;
   for (const std::string set : {"default", "small"}) {
@@ -141,7 +133,7 @@ TEST(DecodeCuda, EveryPrintedSymbolDecodesAsOnTheCpu) {
 
 TEST(DecodeCuda, EveryBuiltInTreeSetOnGeneratedScenes) {
   GPUVIS_REQUIRE_GPU();
-  synth::Generator gen(symbols_dir());
+  synth::Generator gen(test::symbols_dir());
   for (const std::string set : {"default", "small", "mini"}) {
     BothDecoders both(set);
     for (int i = 0; i < 6; ++i) {

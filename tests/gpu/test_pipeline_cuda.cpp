@@ -10,7 +10,6 @@
 #include <random>
 
 #include "compare_detections.hpp"
-#include "gpuvis/io/image_file.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "test_support.hpp"
@@ -19,9 +18,10 @@ using namespace gpuvis;
 
 namespace {
 
-std::string symbols_dir() {
-  const char* pgm = std::getenv("GPUVIS_SYMBOL_PGM_DIR");
-  return codec::available() || !pgm ? test::source_path("data/amoeba/symbols") : std::string(pgm);
+// The same configuration on the CUDA backend.
+pipeline::DetectorConfig on_gpu(pipeline::DetectorConfig config) {
+  config.backend = Backend::cuda;
+  return config;
 }
 
 void add_noise(Image<std::uint8_t>& img, double sigma, std::uint32_t seed) {
@@ -36,14 +36,12 @@ void add_noise(Image<std::uint8_t>& img, double sigma, std::uint32_t seed) {
 
 TEST(PipelineCuda, DetectionsEqualTheCpuBackend) {
   GPUVIS_REQUIRE_GPU();
-  synth::Generator gen(symbols_dir());
+  synth::Generator gen(test::symbols_dir());
   pipeline::DetectorConfig config;
   config.fingers.size = 18;
   config.blobs.min_size = 4;
   config.blobs.max_size = 60;
-  pipeline::DetectorConfig gpu_config = config;
-  gpu_config.backend = Backend::cuda;
-  pipeline::Detector cpu(config), gpu(gpu_config);
+  pipeline::Detector cpu(config), gpu(on_gpu(config));
   int ids = 0, fingers = 0, roots = 0;
   for (int i = 0; i < 20; ++i) {
     synth::SceneParams p;
@@ -73,7 +71,7 @@ TEST(PipelineCuda, DetectionsEqualTheCpuBackend) {
 // No finger, blob or object-blob stage: only the results come back (no region tree on the host).
 TEST(PipelineCuda, ResultsOnlyEqualTheCpuForEveryMethodUpTo4K) {
   GPUVIS_REQUIRE_GPU();
-  synth::Generator gen(symbols_dir());
+  synth::Generator gen(test::symbols_dir());
   threshold::Params methods[3] = {pipeline::DetectorConfig::default_threshold(), {}, {}};
   methods[1].method = threshold::Method::tiled;
   methods[2].method = threshold::Method::bradley_roth;
@@ -87,9 +85,7 @@ TEST(PipelineCuda, ResultsOnlyEqualTheCpuForEveryMethodUpTo4K) {
   for (int m = 0; m < 3; ++m) {
     pipeline::DetectorConfig config;
     config.threshold = methods[m];
-    pipeline::DetectorConfig gpu_config = config;
-    gpu_config.backend = Backend::cuda;
-    pipeline::Detector cpu(config), gpu(gpu_config);
+    pipeline::Detector cpu(config), gpu(on_gpu(config));
     for (const Size& s : sizes)
       for (int i = 0; i < (s.w > 2000 ? 3 : 8); ++i) {
         synth::SceneParams p;
@@ -119,11 +115,9 @@ TEST(PipelineCuda, ResultsOnlyEqualTheCpuForEveryMethodUpTo4K) {
 
 TEST(PipelineCuda, HeavyNoiseWithMoreThan100kRegions) {
   GPUVIS_REQUIRE_GPU();
-  synth::Generator gen(symbols_dir());
+  synth::Generator gen(test::symbols_dir());
   pipeline::DetectorConfig config;
-  pipeline::DetectorConfig gpu_config = config;
-  gpu_config.backend = Backend::cuda;
-  pipeline::Detector cpu(config), gpu(gpu_config);
+  pipeline::Detector cpu(config), gpu(on_gpu(config));
   int most = 0;
   for (int i = 0; i < 4; ++i) {
     synth::SceneParams p;
@@ -149,7 +143,7 @@ TEST(PipelineCuda, HeavyNoiseWithMoreThan100kRegions) {
 // and must give what eager launches and the CPU give.
 TEST(PipelineCuda, GraphReplaysFollowSizeAndCapacityChanges) {
   GPUVIS_REQUIRE_GPU();
-  synth::Generator gen(symbols_dir());
+  synth::Generator gen(test::symbols_dir());
   std::vector<Image<std::uint8_t>> frames;
   for (int i = 0; i < 12; ++i) {
     synth::SceneParams p;
@@ -167,12 +161,10 @@ TEST(PipelineCuda, GraphReplaysFollowSizeAndCapacityChanges) {
     frames.push_back(std::move(scene.image));
   }
   pipeline::DetectorConfig config;
-  pipeline::DetectorConfig gpu_config = config;
-  gpu_config.backend = Backend::cuda;
   setenv("GPUVIS_CUDA_GRAPH", "0", 1);
-  pipeline::Detector eager(gpu_config);
+  pipeline::Detector eager(on_gpu(config));
   setenv("GPUVIS_CUDA_GRAPH", "1", 1);
-  pipeline::Detector graph(gpu_config), cpu(config);
+  pipeline::Detector graph(on_gpu(config)), cpu(config);
   for (int round = 0; round < 2; ++round)
     for (std::size_t i = 0; i < frames.size(); ++i) {
       const auto a = cpu.detect(frames[i].view());
@@ -188,7 +180,7 @@ TEST(PipelineCuda, GraphReplaysFollowSizeAndCapacityChanges) {
 // tree comes back), then the graph replays.
 TEST(PipelineCuda, NoisyFirstFrameWithHostStagesThenReplays) {
   GPUVIS_REQUIRE_GPU();
-  synth::Generator gen(symbols_dir());
+  synth::Generator gen(test::symbols_dir());
   synth::SceneParams p;
   p.seed = 5;
   p.width = 3840;
@@ -200,9 +192,7 @@ TEST(PipelineCuda, NoisyFirstFrameWithHostStagesThenReplays) {
   add_noise(scene.image, 24, 3);
   pipeline::DetectorConfig config;
   config.fingers.size = 18;
-  pipeline::DetectorConfig gpu_config = config;
-  gpu_config.backend = Backend::cuda;
-  pipeline::Detector cpu(config), gpu(gpu_config);
+  pipeline::Detector cpu(config), gpu(on_gpu(config));
   for (int i = 0; i < 3; ++i) {
     const auto a = cpu.detect(scene.image.view());
     const auto& b = gpu.detect(scene.image.view());

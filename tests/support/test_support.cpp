@@ -1,6 +1,7 @@
 #include "test_support.hpp"
 
 #include <array>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/io/image_file.hpp"
 
 namespace gpuvis::test {
 
@@ -39,6 +41,11 @@ Image<std::uint8_t> textured_image(int width, int height, std::uint32_t seed) {
 }
 
 std::string source_path(const std::string& relative) { return std::string(GPUVIS_SOURCE_DIR) + "/" + relative; }
+
+std::string symbols_dir() {
+  const char* pgm = std::getenv("GPUVIS_SYMBOL_PGM_DIR");
+  return codec::available() || !pgm ? source_path("data/amoeba/symbols") : std::string(pgm);
+}
 
 std::string temp_path(const std::string& name) {
   namespace fs = std::filesystem;

@@ -33,6 +33,9 @@ Image<T> random_typed(int width, int height, int channels, std::uint32_t seed, f
 
 std::string source_path(const std::string& relative);  // path inside the repository
 std::string temp_path(const std::string& name);         // a fresh path in the test's temp folder
+// The printed symbols for synth::Generator: the bundled PNGs, or the PGM copies in
+// $GPUVIS_SYMBOL_PGM_DIR (scripts/gpu-check.sh makes them) in builds without libpng.
+std::string symbols_dir();
 
 // True when a CUDA device is usable; otherwise the calling test should GTEST_SKIP() with
 // gpu_skip_reason().
