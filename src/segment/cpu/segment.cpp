@@ -23,6 +23,9 @@ struct RawRun {
   std::uint8_t colour;  // 0 or 255
 };
 
+// An adjacency pair of regions (a pair of two different regions, so never a self-pair).
+using Edge = std::array<std::int32_t, 2>;
+
 // Per-region accumulators of the labelling pass, one 40-byte record per region: noisy frames touch
 // regions in scattered order, and one record per touch moves far fewer cache lines than eight
 // separate arrays do.
@@ -35,8 +38,8 @@ struct RegionAcc {
 // that, on noisy frames, take longer than the work itself.
 struct Scratch {
   std::vector<RawRun> runs;
-  std::vector<std::int32_t> rid_a, rid_b, changes, uf, north, row_begin, region_of, begin, lists, fill, degree, stamp;
-  std::vector<std::array<std::int32_t, 2>> pairs;
+  std::vector<std::int32_t> rid_a, rid_b, changes, uf, north, row_begin, region_of, count, fill, degree;
+  std::vector<Edge> pairs, edges;
   std::vector<std::uint8_t> norm, saturated;
   std::vector<RegionAcc> acc;
 };
@@ -139,7 +142,7 @@ int label_and_measure(Scratch& s) {
   const std::int32_t* north = s.north.data();
   std::int32_t* region_of = s.region_of.data();
   RegionAcc* acc = s.acc.data();
-  std::array<std::int32_t, 2>* pairs = s.pairs.data();
+  Edge* pairs = s.pairs.data();
   int next = 0, npairs = 0;
   auto visit = [&](int r) {
     const RawRun& run = runs[r];
@@ -177,72 +180,77 @@ int label_and_measure(Scratch& s) {
   return npairs;
 }
 
-void insertion_sort(std::int32_t* first, std::int32_t* last) {
-  for (std::int32_t* p = first + 1; p < last; ++p) {
-    const std::int32_t v = *p;
-    std::int32_t* q = p;
-    for (; q > first && q[-1] > v; --q) *q = q[-1];
-    *q = v;
-  }
+// One stable counting-sort pass of edges by one of their endpoints (key 0 = lo, 1 = hi).
+void sort_edges_by(int key, int nregions, const Edge* in, int n, Edge* out, std::vector<std::int32_t>& count) {
+  count.assign(static_cast<std::size_t>(nregions) + 1, 0);
+  for (int k = 0; k < n; ++k) ++count[in[k][key] + 1];
+  std::partial_sum(count.begin(), count.end(), count.begin());
+  for (int k = 0; k < n; ++k) out[count[in[k][key]]++] = in[k];
 }
 
-// Distinct, ascending neighbour lists per region (§3.3) and saturation judged on the final regions:
-// the pairs go into per-region lists (both directions) by counting sort; duplicates are removed
-// per list in linear time with a last-seen stamp per region (counting stops at cap + 1: such a
-// region is saturated and its list is dropped anyway; big noisy backgrounds touch thousands of
-// specks); neighbours of a saturated region lose it and are marked fragmented.
+// Distinct, ascending neighbour lists per region (§3.3) and saturation judged on the final regions.
+// Each pair becomes an edge (lo, hi); two stable counting sorts (by hi, then by lo) put the edges in
+// (lo, hi) order, where duplicates are adjacent and dropped. Filling the lists in that order makes
+// every list ascending without sorting it: region v receives its smaller neighbours u from edges
+// (u, v), in order of u, before any edge (v, w) gives it a larger neighbour w. A region with more
+// than `cap` neighbours is saturated and keeps no list; its neighbours lose it and are marked
+// fragmented. Every pass is over edges or regions with no per-region inner loop: on noise such a
+// loop's exit is mispredicted for most regions.
 void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& t) {
-  s.begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
+  Edge* pairs = s.pairs.data();
   for (int k = 0; k < npairs; ++k) {
-    ++s.begin[s.pairs[k][0] + 1];
-    ++s.begin[s.pairs[k][1] + 1];
+    const auto [a, b] = pairs[k];
+    pairs[k] = {std::min(a, b), std::max(a, b)};
   }
-  std::partial_sum(s.begin.begin(), s.begin.end(), s.begin.begin());
-  s.lists.resize(static_cast<std::size_t>(s.begin[nregions]));
-  s.fill.assign(s.begin.begin(), s.begin.end() - 1);
-  for (int k = 0; k < npairs; ++k) {
-    const auto [a, b] = s.pairs[k];
-    s.lists[s.fill[a]++] = b;
-    s.lists[s.fill[b]++] = a;
+  s.edges.resize(static_cast<std::size_t>(npairs));
+  sort_edges_by(1, nregions, pairs, npairs, s.edges.data(), s.count);
+  sort_edges_by(0, nregions, s.edges.data(), npairs, pairs, s.count);
+  const auto nr = static_cast<std::size_t>(nregions);
+  s.degree.assign(nr, 0);
+  int nedges = 0;
+  Edge prev{-1, -1};
+  for (int k = 0; k < npairs; ++k) {  // drop duplicates, count distinct neighbours
+    const Edge e = pairs[k];
+    pairs[nedges] = e;
+    const bool fresh = e != prev;
+    prev = e;
+    s.degree[e[0]] += fresh;
+    s.degree[e[1]] += fresh;
+    nedges += fresh;
   }
-  s.degree.resize(static_cast<std::size_t>(nregions));
-  s.stamp.assign(static_cast<std::size_t>(nregions), -1);
-  s.saturated.resize(static_cast<std::size_t>(nregions));
-  for (int r = 0; r < nregions; ++r) {
-    std::int32_t* first = s.lists.data() + s.begin[r];
-    std::int32_t* const last = s.lists.data() + s.begin[r + 1];
-    std::int32_t* out = first;
-    for (const std::int32_t* o = first; o != last && out - first <= cap; ++o) {
-      const std::int32_t v = *o;
-      *out = v;
-      out += s.stamp[v] != r;
-      s.stamp[v] = r;
-    }
-    insertion_sort(first, out);  // at most cap + 1 entries
-    s.degree[r] = static_cast<std::int32_t>(out - first);
-    s.saturated[r] = s.degree[r] > cap;
+  s.saturated.resize(nr);
+  for (std::size_t r = 0; r < nr; ++r) s.saturated[r] = s.degree[r] > cap;
+  // Edges between two unsaturated regions are kept; an edge to a saturated region fragments the other.
+  s.degree.assign(nr, 0);
+  for (int k = 0; k < nedges; ++k) {
+    const auto [lo, hi] = pairs[k];
+    const std::uint8_t sl = s.saturated[lo], sh = s.saturated[hi];
+    const bool keep = !(sl | sh);
+    s.degree[lo] += keep;
+    s.degree[hi] += keep;
+    t.flags[lo] |= static_cast<std::uint8_t>((sh & ~sl) * kFragmented);
+    t.flags[hi] |= static_cast<std::uint8_t>((sl & ~sh) * kFragmented);
   }
-  t.adj_begin.resize(static_cast<std::size_t>(nregions) + 1);
+  t.adj_begin.resize(nr + 1);
   t.adj_begin[0] = 0;
-  t.adj.resize(s.lists.size());
-  int nadj = 0;
-  for (int r = 0; r < nregions; ++r) {
-    if (s.saturated[r]) {
-      t.flags[r] |= kSaturated;
-    } else {
-      bool fragmented = false;
-      for (int k = s.begin[r]; k < s.begin[r] + s.degree[r]; ++k) {
-        const int o = s.lists[k];
-        t.adj[nadj] = o;
-        nadj += !s.saturated[o];
-        fragmented |= s.saturated[o] != 0;
-      }
-      t.flags[r] |= fragmented ? kFragmented : 0;
-    }
-    t.adj_begin[r + 1] = nadj;
+  for (std::size_t r = 0; r < nr; ++r) {
+    t.adj_begin[r + 1] = t.adj_begin[r] + s.degree[r];
+    t.flags[r] |= static_cast<std::uint8_t>(s.saturated[r] * kSaturated);
+  }
+  const int nadj = t.adj_begin[nr];
+  t.adj.resize(static_cast<std::size_t>(nadj) + 1);  // the last slot takes the writes of dropped edges
+  s.fill.assign(t.adj_begin.begin(), t.adj_begin.end() - 1);
+  std::int32_t* adj = t.adj.data();
+  std::int32_t* fill = s.fill.data();
+  for (int k = 0; k < nedges; ++k) {
+    const auto [lo, hi] = pairs[k];
+    const bool keep = !(s.saturated[lo] | s.saturated[hi]);
+    adj[keep ? fill[lo] : nadj] = hi;
+    fill[lo] += keep;
+    adj[keep ? fill[hi] : nadj] = lo;
+    fill[hi] += keep;
   }
   t.adj.resize(static_cast<std::size_t>(nadj));
-
 }
 
 }  // namespace
