@@ -39,7 +39,7 @@ const Detections& Detector::detect(HostView<const std::uint8_t> grey) {
     result_.times = device_result_.times;
     result_.regions = device_result_.regions;
   } else {
-    front_end_->run(grey, decoder_.tree_set().cap(), tree_, result_.times);
+    front_end_->run(grey, decoder_.tree_set().cap(), segment::SegmentOptions{.runs = host_stages}, tree_, result_.times);
     const auto t0 = std::chrono::steady_clock::now();
     decoder_.decode(tree_, result_.fiducials, &result_.decode_stats);
     decode::find_root_candidates(tree_, result_.fiducials, root_min_, root_max_, result_.roots);

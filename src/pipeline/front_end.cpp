@@ -15,13 +15,14 @@ class CpuFrontEnd final : public FrontEnd {
   explicit CpuFrontEnd(const threshold::Params& p) : thresholder_(threshold::make_thresholder(p, Backend::cpu)) {}
   Backend backend() const override { return Backend::cpu; }
 
-  void run(HostView<const std::uint8_t> grey, int cap, segment::RegionTree& tree, StageTimes& times) override {
+  void run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions options, segment::RegionTree& tree,
+           StageTimes& times) override {
     if (binary_.width() != grey.width || binary_.height() != grey.height) binary_ = Image<std::uint8_t>(grey.width, grey.height);
     auto t0 = std::chrono::steady_clock::now();
     thresholder_->apply(grey, binary_.view());
     times.threshold_us = since_us(t0);
     t0 = std::chrono::steady_clock::now();
-    segment::segment_cpu(binary_.view(), cap, tree);
+    segment::segment_cpu(binary_.view(), cap, tree, options);
     times.segment_us = since_us(t0);
   }
 

@@ -27,7 +27,8 @@ const segment::cuda_impl::DeviceTree& CudaFrontEnd::enqueue_device_stages(int ca
   return tree;
 }
 
-void CudaFrontEnd::run(HostView<const std::uint8_t> grey, int cap, segment::RegionTree& tree, StageTimes& times) {
+void CudaFrontEnd::run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions /*options*/,
+                       segment::RegionTree& tree, StageTimes& times) {  // the download always includes the runs
   upload(grey);
   threshold::cuda_impl::threshold(grey_.view(), binary_.view(), params_, workspace_, stream_);
   thresholded_.record(stream_);

@@ -13,7 +13,8 @@ class CudaFrontEnd final : public FrontEnd {
  public:
   explicit CudaFrontEnd(const threshold::Params& p) : params_(p) {}
   Backend backend() const override { return Backend::cuda; }
-  void run(HostView<const std::uint8_t> grey, int cap, segment::RegionTree& tree, StageTimes& times) override;
+  void run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions options, segment::RegionTree& tree,
+           StageTimes& times) override;
 
   // Enqueues the frame's upload. A frame that already lies in pinned memory (a camera ring buffer,
   // cuda::PinnedImage) goes up as it is; any other is first copied into a pinned staging image,

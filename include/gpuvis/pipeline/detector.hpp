@@ -57,7 +57,7 @@ class Detector {
   // Runs the stages on an 8-bit grey frame. The result stays valid until the next call.
   const Detections& detect(HostView<const std::uint8_t> grey);
   // The last frame's region tree and decoded leaves: CPU backend only (the CUDA backend keeps them
-  // on the device).
+  // on the device). The tree holds each region's runs only when fingers or blobs are asked for.
   const segment::RegionTree& regions() const { return tree_; }
   const std::vector<decode::LeafRef>& decoder_leaves() const { return decoder_.leaves(); }
 

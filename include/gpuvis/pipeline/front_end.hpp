@@ -30,8 +30,9 @@ class FrontEnd {
  public:
   virtual ~FrontEnd() = default;
   virtual Backend backend() const = 0;
-  // grey (8-bit, one channel) -> region tree; `cap` as for segment_cpu.
-  virtual void run(HostView<const std::uint8_t> grey, int cap, segment::RegionTree& tree, StageTimes& times) = 0;
+  // grey (8-bit, one channel) -> region tree; `cap` and `options` as for segment_cpu.
+  virtual void run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions options, segment::RegionTree& tree,
+                   StageTimes& times) = 0;
 };
 
 // Stages 1-3 on the device (threshold, segmentation, fiducial decoding and root candidates): the

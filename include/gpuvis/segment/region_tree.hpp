@@ -60,9 +60,16 @@ struct RegionTree {
   int bbox_height(int r) const { return bottom[r] - top[r] + 1; }
 };
 
+// What segment_cpu builds beyond the per-region statistics, adjacency and parent forest.
+struct SegmentOptions {
+  // Each region's runs (run_begin, runs): the finger and blob measures need them, fiducial
+  // decoding does not. Without them both arrays are left empty (a noisy 640x480 frame saves ~8%).
+  bool runs = true;
+};
+
 // Segments a binary frame (0 / non-zero; non-zero counts as white). `cap` >= 1 is the adjacency cap
 // (the largest node count of the loaded tree set; 19 for the default amoeba set). Single-threaded,
 // O(pixels + runs) with union-find over runs. Reuses `out`'s storage.
-void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& out);
+void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& out, SegmentOptions options = {});
 
 }  // namespace gpuvis::segment

@@ -255,7 +255,7 @@ void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& 
 
 }  // namespace
 
-void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
+void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, SegmentOptions options) {
   require(binary.channels == 1, "segment: the binary frame must have one channel");
   check_image_shape(binary.width, binary.height, 1);
   require(cap >= 1, "segment: adjacency cap must be at least 1");
@@ -297,7 +297,10 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
   s.pairs.resize(static_cast<std::size_t>(nruns));
   const int npairs = label_and_measure(s);
 
-  // 4. The statistics into the tree's arrays; each region's runs (CSR) by counting sort.
+  // 4. The statistics into the tree's arrays, and the parent forest: the region above the first
+  //    pixel, for regions off the border. Parents come earlier in raster order, so the same forward
+  //    pass gives depths and child counts, and a backward pass subtree sizes (branch-free: index 0
+  //    stands in for "no parent" and receives a zero).
   t.colour.resize(nr);
   t.flags.resize(nr);
   t.area.resize(nr);
@@ -309,8 +312,10 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
   t.sum_y.resize(nr);
   t.first_x.resize(nr);
   t.first_y.resize(nr);
-  t.run_begin.resize(nr + 1);
-  t.run_begin[0] = 0;
+  t.parent.resize(nr);
+  t.depth.resize(nr);
+  t.child_count.assign(nr, 0);
+  t.descendant_count.assign(nr, 0);
   const RawRun* runs = s.runs.data();
   for (int r = 0; r < nregions; ++r) {
     const RegionAcc& a = s.acc[r];
@@ -325,31 +330,34 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t) {
     t.first_y[r] = first.y;
     t.sum_x[r] = 0.5 * static_cast<double>(a.sum_2x);  // exact below 2^53
     t.sum_y[r] = static_cast<double>(a.sum_y);
-    t.flags[r] = (a.left == 0 || first.y == 0 || a.right == w - 1 || a.bottom == h - 1) ? kBorder : 0;
-    t.run_begin[r + 1] = t.run_begin[r] + a.run_count;
+    const bool border = a.left == 0 || first.y == 0 || a.right == w - 1 || a.bottom == h - 1;
+    t.flags[r] = border ? kBorder : 0;
+    const int above = s.region_of[std::max(s.north[a.first_run], 0)];  // north is -1 in row 0
+    const int p = border ? -1 : above;
+    const int q = std::max(p, 0);
+    t.parent[r] = p;
+    t.depth[r] = border ? 0 : t.depth[q] + 1;
+    t.child_count[q] += !border;
   }
-  t.runs.resize(static_cast<std::size_t>(nruns));
-  s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
-  for (int r = 0; r < nruns; ++r) t.runs[s.fill[s.region_of[r]]++] = {runs[r].y, runs[r].x0, runs[r].x1};
+  for (int r = nregions - 1; r >= 0; --r) {
+    const int p = t.parent[r];
+    t.descendant_count[std::max(p, 0)] += p >= 0 ? t.descendant_count[r] + 1 : 0;
+  }
 
-  // 5-6. Adjacency lists and saturation.
+  // 5. Each region's runs (CSR) by counting sort, when asked for.
+  t.run_begin.clear();
+  t.runs.clear();
+  if (options.runs) {
+    t.run_begin.resize(nr + 1);
+    t.run_begin[0] = 0;
+    for (int r = 0; r < nregions; ++r) t.run_begin[r + 1] = t.run_begin[r] + s.acc[r].run_count;
+    t.runs.resize(static_cast<std::size_t>(nruns));
+    s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
+    for (int r = 0; r < nruns; ++r) t.runs[s.fill[s.region_of[r]]++] = {runs[r].y, runs[r].x0, runs[r].x1};
+  }
+
+  // 6. Adjacency lists and saturation.
   build_adjacency(nregions, npairs, cap, s, t);
-
-  // 7. Parent forest: the region above the first pixel, for regions off the border. Parents come
-  //    earlier in raster order, so one forward pass gives depths and a backward pass subtree sizes.
-  t.parent.assign(nr, -1);
-  t.child_count.assign(nr, 0);
-  t.descendant_count.assign(nr, 0);
-  t.depth.assign(nr, 0);
-  for (int r = 0; r < nregions; ++r)
-    if (!(t.flags[r] & kBorder)) t.parent[r] = s.region_of[s.north[s.acc[r].first_run]];
-  for (int r = 0; r < nregions; ++r)
-    if (t.parent[r] >= 0) {
-      t.depth[r] = t.depth[t.parent[r]] + 1;
-      ++t.child_count[t.parent[r]];
-    }
-  for (int r = nregions - 1; r >= 0; --r)
-    if (t.parent[r] >= 0) t.descendant_count[t.parent[r]] += t.descendant_count[r] + 1;
 }
 
 }  // namespace gpuvis::segment
