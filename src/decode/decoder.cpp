@@ -52,9 +52,15 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
   // unless a push to it was blocked. A visited region sees only the regions traversed in earlier
   // rounds, so nothing depends on the order of visits within a round: the CUDA decoder visits a
   // round's regions in parallel and gets the same result.
-  frontier_.clear();
-  for (int s = 0; s < n; ++s)
-    if (t.degree(s) == 1 && !(t.flags[s] & (kSaturated | kFragmented | kBorder))) frontier_.push_back(s);
+  // (The frontier lists are filled without branches, "write always, advance by a bool": on noise
+  // these tests are as good as random and a mispredicted branch per region would dominate.)
+  frontier_.resize(static_cast<std::size_t>(n) + 1);
+  int nfront = 0;
+  for (int s = 0; s < n; ++s) {
+    frontier_[nfront] = s;
+    nfront += (t.degree(s) == 1) & !(t.flags[s] & (kSaturated | kFragmented | kBorder));
+  }
+  frontier_.resize(static_cast<std::size_t>(nfront));
   for (int round = 1; !frontier_.empty(); ++round) {
     for (int r : frontier_) {  // read the earlier rounds only
       int desc = 0, height = 0, parent = -1;
@@ -71,20 +77,27 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
       parent_[r] = parent;
       visit_round_[r] = round;
     }
-    next_.clear();
+    next_.resize(frontier_.size() + 1);
+    int nnext = 0;
     for (int r : frontier_) {
       const int desc = desc_[r], height = height_[r], parent = parent_[r];
       if (height >= dmin && height <= dmax && desc >= rmin && desc <= tmax) {
         candidates_.push_back(r);
         fuzzy_root_[r] = desc < tmin;  // fewer descendants than any symbol: a damaged one
       } else if (parent >= 0 && !(t.flags[r] & (kSaturated | kBorder))) {
-        if (!(desc < tmax && height < dmax && !(t.flags[parent] & kSaturated))) blocked_[parent] = 1;
-        if (++cvc_[parent] == needed(parent)) next_.push_back(parent);
+        blocked_[parent] |= !(desc < tmax && height < dmax && !(t.flags[parent] & kSaturated));
+        next_[nnext] = parent;
+        nnext += ++cvc_[parent] == needed(parent);
       }
     }
-    frontier_.clear();
-    for (int p : next_)
-      if (!visit_round_[p] && !blocked_[p] && cvc_[p] == needed(p)) frontier_.push_back(p);
+    frontier_.resize(static_cast<std::size_t>(nnext) + 1);
+    nfront = 0;
+    for (int k = 0; k < nnext; ++k) {
+      const int p = next_[k];
+      frontier_[nfront] = p;
+      nfront += !visit_round_[p] & !blocked_[p] & (cvc_[p] == needed(p));
+    }
+    frontier_.resize(static_cast<std::size_t>(nfront));
   }
   std::sort(candidates_.begin(), candidates_.end());
 

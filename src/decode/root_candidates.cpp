@@ -16,12 +16,24 @@ void find_root_candidates(const segment::RegionTree& t, const std::vector<Fiduci
     taken[f.root] = 1;
     for (int k = t.adj_begin[f.root]; k < t.adj_begin[f.root + 1]; ++k) taken[t.adj[k]] = 1;
   }
-  for (int r = 0; r < t.size() && out.size() < limit; ++r) {
-    if (taken[r] || (t.flags[r] & (segment::kBorder | segment::kSaturated)) || t.degree(r) < 1) continue;
+  // The filter is evaluated for every region without a branch (a noisy frame has tens of thousands
+  // of regions, and a mispredicted test per region would cost more than the tests): the indices
+  // that pass are written always and kept by advancing the count.
+  thread_local std::vector<std::int32_t> pass;
+  const int n = t.size();
+  pass.resize(static_cast<std::size_t>(n) + 1);
+  int m = 0;
+  for (int r = 0; r < n; ++r) {
     const int w = t.bbox_width(r), h = t.bbox_height(r);
     const int size = std::max(w, h);
-    if (size < min_size || size > max_size || std::abs(w - h) >= std::min(w, h)) continue;
-    out.push_back({t.centroid_x(r), t.centroid_y(r), size, t.colour[r], r});
+    const bool ok = !taken[r] & !(t.flags[r] & (segment::kBorder | segment::kSaturated)) & (t.degree(r) >= 1) &
+                    (size >= min_size) & (size <= max_size) & (std::abs(w - h) < std::min(w, h));
+    pass[m] = r;
+    m += ok;
+  }
+  for (int k = 0; k < m && out.size() < limit; ++k) {
+    const int r = pass[k];
+    out.push_back({t.centroid_x(r), t.centroid_y(r), std::max(t.bbox_width(r), t.bbox_height(r)), t.colour[r], r});
   }
 }
 
