@@ -12,7 +12,6 @@
 namespace gpuvis::decode {
 namespace {
 
-constexpr std::int32_t kUnvisited = 32767;
 constexpr int kLeafGateSize = 2;  // leaves with (w-1)+(h-1) <= 2 are too small for the size statistics
 
 double wrap_angle(double a) {
@@ -30,16 +29,19 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
   using segment::kSaturated;
   out.clear();
   const int n = t.size();
-  desc_.assign(static_cast<std::size_t>(n), kUnvisited);
-  height_.assign(static_cast<std::size_t>(n), 0);
-  cvc_.assign(static_cast<std::size_t>(n), 0);
-  node_depth_.assign(static_cast<std::size_t>(n), 0);
-  visit_round_.assign(static_cast<std::size_t>(n), 0);
-  parent_.assign(static_cast<std::size_t>(n), -1);
-  blocked_.assign(static_cast<std::size_t>(n), 0);
+  // Only the counters and marks need clearing: the rest is written when a region is visited (or
+  // becomes a candidate) and read only after that.
+  const auto nr = static_cast<std::size_t>(n);
+  cvc_.assign(nr, 0);
+  visit_round_.assign(nr, 0);
+  blocked_.assign(nr, 0);
+  desc_.resize(nr);
+  height_.resize(nr);
+  node_depth_.resize(nr);
+  parent_.resize(nr);
+  fuzzy_root_.resize(nr);
   candidates_.clear();
   leaves_.clear();
-  fuzzy_root_.assign(static_cast<std::size_t>(n), 0);
 
   const int tmin = set_.tmin(), tmax = set_.tmax(), rmin = set_.rmin();
   const int dmin = set_.min_height, dmax = set_.max_height;
