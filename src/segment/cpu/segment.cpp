@@ -26,19 +26,20 @@ struct RawRun {
 // An adjacency pair of regions (a pair of two different regions, so never a self-pair).
 using Edge = std::array<std::int32_t, 2>;
 
-// Per-region accumulators of the labelling pass, one 40-byte record per region: noisy frames touch
-// regions in scattered order, and one record per touch moves far fewer cache lines than eight
-// separate arrays do.
+// Per-region accumulators of the labelling pass, one 32-byte record per region (two per cache
+// line): noisy frames touch regions in scattered order, and one record per touch moves far fewer
+// cache lines than separate arrays do.
 struct RegionAcc {
-  std::int32_t area, left, right, bottom, run_count, first_run;
+  std::int32_t area, left, right, bottom;
   std::int64_t sum_2x, sum_y;  // sum of 2x (a run adds (x0 + x1) * length) and of y: exact integers
 };
+static_assert(sizeof(RegionAcc) == 32);
 
 // Per-thread scratch kept between frames: allocating these buffers every frame costs page faults
 // that, on noisy frames, take longer than the work itself.
 struct Scratch {
   std::vector<RawRun> runs;
-  std::vector<std::int32_t> rid_a, rid_b, changes, uf, north, row_begin, region_of, count, fill, degree;
+  std::vector<std::int32_t> rid_a, rid_b, changes, uf, north, row_begin, region_of, first_run, count, fill, degree;
   std::vector<Edge> pairs, edges;
   std::vector<std::uint8_t> norm, saturated;
   std::vector<RegionAcc> acc;
@@ -142,6 +143,7 @@ int label_and_measure(Scratch& s) {
   const std::int32_t* north = s.north.data();
   std::int32_t* region_of = s.region_of.data();
   RegionAcc* acc = s.acc.data();
+  std::int32_t* first_run = s.first_run.data();
   Edge* pairs = s.pairs.data();
   int next = 0, npairs = 0;
   auto visit = [&](int r) {
@@ -151,6 +153,7 @@ int label_and_measure(Scratch& s) {
     const int earlier = region_of[p];  // read unconditionally: a select, not a mispredicted branch
     const int id = root ? next : earlier;
     region_of[r] = id;
+    first_run[next] = r;  // kept only when r is the root: otherwise the region's root overwrites it
     next += root;
     RegionAcc& a = acc[id];
     const int len = run.x1 - run.x0 + 1;
@@ -158,8 +161,6 @@ int label_and_measure(Scratch& s) {
     a.left = std::min(a.left, run.x0);
     a.right = std::max(a.right, run.x1);
     a.bottom = run.y;  // raster order
-    ++a.run_count;
-    a.first_run = root ? r : a.first_run;
     a.sum_2x += std::int64_t{run.x0 + run.x1} * len;
     a.sum_y += std::int64_t{run.y} * len;
     return id;
@@ -293,7 +294,8 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, Se
 
   // 3. Numbering, statistics and adjacency pairs in one pass.
   s.region_of.resize(static_cast<std::size_t>(nruns));
-  s.acc.assign(nr, RegionAcc{0, INT_MAX, -1, 0, 0, 0, 0, 0});
+  s.acc.assign(nr, RegionAcc{0, INT_MAX, -1, 0, 0, 0});
+  s.first_run.resize(nr + 1);
   s.pairs.resize(static_cast<std::size_t>(nruns));
   const int npairs = label_and_measure(s);
 
@@ -319,7 +321,8 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, Se
   const RawRun* runs = s.runs.data();
   for (int r = 0; r < nregions; ++r) {
     const RegionAcc& a = s.acc[r];
-    const RawRun& first = runs[a.first_run];
+    const int first_run = s.first_run[r];
+    const RawRun& first = runs[first_run];
     t.colour[r] = first.colour;
     t.area[r] = a.area;
     t.left[r] = a.left;
@@ -332,7 +335,7 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, Se
     t.sum_y[r] = static_cast<double>(a.sum_y);
     const bool border = a.left == 0 || first.y == 0 || a.right == w - 1 || a.bottom == h - 1;
     t.flags[r] = border ? kBorder : 0;
-    const int above = s.region_of[std::max(s.north[a.first_run], 0)];  // north is -1 in row 0
+    const int above = s.region_of[std::max(s.north[first_run], 0)];  // north is -1 in row 0
     const int p = border ? -1 : above;
     const int q = std::max(p, 0);
     t.parent[r] = p;
@@ -348,9 +351,9 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, Se
   t.run_begin.clear();
   t.runs.clear();
   if (options.runs) {
-    t.run_begin.resize(nr + 1);
-    t.run_begin[0] = 0;
-    for (int r = 0; r < nregions; ++r) t.run_begin[r + 1] = t.run_begin[r] + s.acc[r].run_count;
+    t.run_begin.assign(nr + 1, 0);
+    for (int r = 0; r < nruns; ++r) ++t.run_begin[s.region_of[r] + 1];
+    std::partial_sum(t.run_begin.begin(), t.run_begin.end(), t.run_begin.begin());
     t.runs.resize(static_cast<std::size_t>(nruns));
     s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
     for (int r = 0; r < nruns; ++r) t.runs[s.fill[s.region_of[r]]++] = {runs[r].y, runs[r].x0, runs[r].x1};
