@@ -223,14 +223,17 @@ void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& 
   for (std::size_t r = 0; r < nr; ++r) s.saturated[r] = s.degree[r] > cap;
   // Edges between two unsaturated regions are kept; an edge to a saturated region fragments the other.
   s.degree.assign(nr, 0);
+  std::int32_t* degree = s.degree.data();  // raw pointers: the byte stores below may alias anything
+  const std::uint8_t* saturated = s.saturated.data();
+  std::uint8_t* flags = t.flags.data();
   for (int k = 0; k < nedges; ++k) {
     const auto [lo, hi] = pairs[k];
-    const std::uint8_t sl = s.saturated[lo], sh = s.saturated[hi];
+    const std::uint8_t sl = saturated[lo], sh = saturated[hi];
     const bool keep = !(sl | sh);
-    s.degree[lo] += keep;
-    s.degree[hi] += keep;
-    t.flags[lo] |= static_cast<std::uint8_t>((sh & ~sl) * kFragmented);
-    t.flags[hi] |= static_cast<std::uint8_t>((sl & ~sh) * kFragmented);
+    degree[lo] += keep;
+    degree[hi] += keep;
+    flags[lo] |= static_cast<std::uint8_t>((sh & ~sl) * kFragmented);
+    flags[hi] |= static_cast<std::uint8_t>((sl & ~sh) * kFragmented);
   }
   t.adj_begin.resize(nr + 1);
   t.adj_begin[0] = 0;
@@ -245,7 +248,7 @@ void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& 
   std::int32_t* fill = s.fill.data();
   for (int k = 0; k < nedges; ++k) {
     const auto [lo, hi] = pairs[k];
-    const bool keep = !(s.saturated[lo] | s.saturated[hi]);
+    const bool keep = !(saturated[lo] | saturated[hi]);
     adj[keep ? fill[lo] : nadj] = hi;
     fill[lo] += keep;
     adj[keep ? fill[hi] : nadj] = lo;
@@ -318,33 +321,46 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, Se
   t.depth.resize(nr);
   t.child_count.assign(nr, 0);
   t.descendant_count.assign(nr, 0);
+  // (Raw pointers: a store through the byte arrays may alias anything, so indexing the vectors
+  // would reload every vector's data pointer after each one.)
   const RawRun* runs = s.runs.data();
+  const RegionAcc* acc = s.acc.data();
+  const std::int32_t* first_runs = s.first_run.data();
+  const std::int32_t* north = s.north.data();
+  const std::int32_t* region_of = s.region_of.data();
+  std::uint8_t* colour = t.colour.data();
+  std::uint8_t* flags = t.flags.data();
+  std::int32_t *area = t.area.data(), *left = t.left.data(), *right = t.right.data(), *top = t.top.data();
+  std::int32_t *bottom = t.bottom.data(), *first_x = t.first_x.data(), *first_y = t.first_y.data();
+  std::int32_t *parent = t.parent.data(), *depth = t.depth.data(), *children = t.child_count.data();
+  std::int32_t* descendants = t.descendant_count.data();
+  double *sum_x = t.sum_x.data(), *sum_y = t.sum_y.data();
   for (int r = 0; r < nregions; ++r) {
-    const RegionAcc& a = s.acc[r];
-    const int first_run = s.first_run[r];
+    const RegionAcc& a = acc[r];
+    const int first_run = first_runs[r];
     const RawRun& first = runs[first_run];
-    t.colour[r] = first.colour;
-    t.area[r] = a.area;
-    t.left[r] = a.left;
-    t.right[r] = a.right;
-    t.top[r] = first.y;
-    t.bottom[r] = a.bottom;
-    t.first_x[r] = first.x0;
-    t.first_y[r] = first.y;
-    t.sum_x[r] = 0.5 * static_cast<double>(a.sum_2x);  // exact below 2^53
-    t.sum_y[r] = static_cast<double>(a.sum_y);
-    const bool border = a.left == 0 || first.y == 0 || a.right == w - 1 || a.bottom == h - 1;
-    t.flags[r] = border ? kBorder : 0;
-    const int above = s.region_of[std::max(s.north[first_run], 0)];  // north is -1 in row 0
+    colour[r] = first.colour;
+    area[r] = a.area;
+    left[r] = a.left;
+    right[r] = a.right;
+    top[r] = first.y;
+    bottom[r] = a.bottom;
+    first_x[r] = first.x0;
+    first_y[r] = first.y;
+    sum_x[r] = 0.5 * static_cast<double>(a.sum_2x);  // exact below 2^53
+    sum_y[r] = static_cast<double>(a.sum_y);
+    const bool border = (a.left == 0) | (first.y == 0) | (a.right == w - 1) | (a.bottom == h - 1);
+    flags[r] = border ? kBorder : 0;
+    const int above = region_of[std::max(north[first_run], 0)];  // north is -1 in row 0
     const int p = border ? -1 : above;
     const int q = std::max(p, 0);
-    t.parent[r] = p;
-    t.depth[r] = border ? 0 : t.depth[q] + 1;
-    t.child_count[q] += !border;
+    parent[r] = p;
+    depth[r] = border ? 0 : depth[q] + 1;
+    children[q] += !border;
   }
   for (int r = nregions - 1; r >= 0; --r) {
-    const int p = t.parent[r];
-    t.descendant_count[std::max(p, 0)] += p >= 0 ? t.descendant_count[r] + 1 : 0;
+    const int p = parent[r];
+    descendants[std::max(p, 0)] += p >= 0 ? descendants[r] + 1 : 0;
   }
 
   // 5. Each region's runs (CSR) by counting sort, when asked for.
