@@ -3,25 +3,12 @@
 // leaf centroids give position and angle. Statistics are defined soundly (docs/decoding.md): leaf
 // centres are region centroids at sub-pixel precision, leaf-size extremes are true extremes.
 #include <algorithm>
-#include <cmath>
-#include <numbers>
 #include <string>
 
 #include "gpuvis/decode/fiducial.hpp"
+#include "rules.hpp"
 
 namespace gpuvis::decode {
-namespace {
-
-constexpr int kLeafGateSize = 2;  // leaves with (w-1)+(h-1) <= 2 are too small for the size statistics
-
-double wrap_angle(double a) {
-  constexpr double two_pi = 2 * std::numbers::pi;
-  a = std::fmod(a, two_pi);
-  if (a < 0) a += two_pi;
-  return a >= two_pi ? 0.0 : a;
-}
-
-}  // namespace
 
 void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, DecodeStats* stats) {
   using segment::kBorder;
@@ -114,11 +101,7 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
       std::vector<int> kids;
       std::vector<std::string> parts;
     };
-    double sum_w = 0, sum_wx = 0, sum_wy = 0, sum_bw = 0, sum_bx = 0, sum_by = 0;
-    int gated[2] = {0, 0};  // black, white
-    double size_sum[2] = {0, 0};
-    int size_min[2] = {1 << 30, 1 << 30}, size_max[2] = {0, 0};
-    int leaves = 0;
+    rules::LeafSums sums;
     const int leaf_begin = static_cast<int>(leaves_.size());
     auto children_of = [&](int node, std::vector<int>& kids) {
       kids.clear();
@@ -127,26 +110,10 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
         if (visit_round_[*a] && desc_[*a] < desc_[node]) kids.push_back(*a);
     };
     auto visit_leaf = [&](int leaf) {
-      ++leaves;
-      const double w = std::numbers::pi * (node_depth_[leaf] + 0.5) * (node_depth_[leaf] + 0.5);
-      const double cx = t.centroid_x(leaf), cy = t.centroid_y(leaf);
+      const double w = rules::leaf_weight(node_depth_[leaf]);
       leaves_.push_back({leaf, w});
-      sum_w += w;
-      sum_wx += w * cx;
-      sum_wy += w * cy;
-      const int c = t.colour[leaf] ? 1 : 0;
-      if (!c) {
-        sum_bw += w;
-        sum_bx += w * cx;
-        sum_by += w * cy;
-      }
-      const int s = (t.right[leaf] - t.left[leaf]) + (t.bottom[leaf] - t.top[leaf]);
-      if (s > kLeafGateSize) {
-        ++gated[c];
-        size_sum[c] += s;
-        size_min[c] = std::min(size_min[c], s);
-        size_max[c] = std::max(size_max[c], s);
-      }
+      sums.add(w, t.centroid_x(leaf), t.centroid_y(leaf), t.colour[leaf] ? 1 : 0,
+               (t.right[leaf] - t.left[leaf]) + (t.bottom[leaf] - t.top[leaf]));
     };
     // Iterative post-order building of S(n) = depth digit + children's strings in descending order.
     std::vector<Frame> frames;
@@ -182,46 +149,27 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
       continue;
     }
     // §4.6 classification.
-    const int min_leafs = set_.min_leafs();
-    const bool enough = gated[0] >= min_leafs || gated[1] >= min_leafs;
-    int id = -2;  // -2 fuzzy, -1 invalid, >= 0 valid
-    bool extreme = false;
-    for (int c = 0; c < 2; ++c)
-      if (gated[c] > 0) {
-        const double avg = size_sum[c] / gated[c];
-        extreme = extreme || size_min[c] < 0.5 * avg || size_max[c] > 2.0 * avg;
-      }
-    // gpuvis's extra gate: every leaf of a real print is bigger than the size gate down to symbols
-    // 40 px wide (measured on all 240 prints at 24 rotations), while the specks of noise that can
-    // mimic a tree are not. A tree whose leaves are mostly specks never gets an ID.
-    const bool specks = (gated[0] + gated[1]) * 4 < leaves * 3;
-    if (fuzzy_root_[root]) {
-      id = enough ? -2 : -1;
-    } else if (specks) {
-      id = enough ? -2 : -1;
-    } else if (extreme) {
-      id = (gated[0] > min_leafs || gated[1] > min_leafs) ? -2 : -1;
-    } else {
+    const int id = rules::classify(sums, set_.min_leafs(), fuzzy_root_[root] != 0, [&] {
       const auto it = set_.ids.find((t.colour[root] ? "w" : "b") + key);
-      id = it != set_.ids.end() ? it->second : (enough ? -2 : -1);
-    }
-    if (id == -1 || sum_w == 0 || sum_bw == 0) {  // no black leaf: no orientation, not a symbol
+      return it != set_.ids.end() ? it->second : -1;
+    });
+    if (id == rules::kInvalid || !rules::has_orientation(sums)) {
       ++st.invalid;
       leaves_.resize(static_cast<std::size_t>(leaf_begin));
       continue;
     }
     Fiducial f;
     f.id = id >= 0 ? id : -1;
-    f.x = sum_wx / sum_w;
-    f.y = sum_wy / sum_w;
-    f.angle = wrap_angle(std::atan2(f.y - sum_by / sum_bw, f.x - sum_bx / sum_bw) - std::numbers::pi / 2);
+    f.x = sums.wx / sums.w;
+    f.y = sums.wy / sums.w;
+    f.angle = rules::symbol_angle(sums, f.x, f.y);
     f.root = root;
     f.root_size = std::max(t.bbox_width(root), t.bbox_height(root));
     f.root_x = t.centroid_x(root);
     f.root_y = t.centroid_y(root);
     f.root_colour = t.colour[root];
-    f.leaves = leaves;
-    f.gated_leaves = gated[0] + gated[1];
+    f.leaves = sums.leaves;
+    f.gated_leaves = sums.gated[0] + sums.gated[1];
     f.leaf_begin = leaf_begin;
     if (id >= 0) {
       ++st.valid;

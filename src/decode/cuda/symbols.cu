@@ -14,6 +14,7 @@
 //             CUDA's atan2 (within 2 ulp of the CPU's).
 #include <cstdint>
 
+#include "../rules.hpp"
 #include "decode_kernels.cuh"
 #include "gpuvis/cuda/check.hpp"
 
@@ -23,8 +24,6 @@ namespace {
 constexpr int kWarpsPerBlock = 4;
 constexpr int kNodes = kMaxSymbolNodes + 1;                  // slot for the one that overflows
 constexpr int kPoolBytes = kNodes * (kNodes + 1) / 2 + kNodes + 64;  // every node's string
-constexpr int kLeafGateSize = 2;
-constexpr double kPi = 3.141592653589793238462643383279502884;
 
 // One warp's view of a candidate's subtree: nodes in level order (the root is node 0), each
 // node's children contiguous, in neighbour order.
@@ -177,21 +176,11 @@ __device__ int lookup(const DeviceTreeTable& table, const char* key, int key_len
   return -1;
 }
 
-__device__ double wrap_angle(double a) {
-  const double two_pi = 2 * kPi;
-  a = fmod(a, two_pi);
-  if (a < 0) a += two_pi;
-  return a >= two_pi ? 0.0 : a;
-}
-
 // Lane 0: leaves in depth-first order, children in neighbour order (the CPU's summation order),
 // the §4.6 gates as the CPU Decoder, and the record of a valid or fuzzy symbol.
 __device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch& s, Subtree& st, int root, int id_found) {
-  double sum_w = 0, sum_wx = 0, sum_wy = 0, sum_bw = 0, sum_bx = 0, sum_by = 0;
-  int gated[2] = {0, 0};
-  double size_sum[2] = {0, 0};
-  int size_min[2] = {1 << 30, 1 << 30}, size_max[2] = {0, 0};
-  int leaves = 0, top = 0;
+  rules::LeafSums sums;
+  int top = 0;
   st.stack[0] = 0;
   st.next_child[0] = 0;
   while (top >= 0) {
@@ -204,56 +193,24 @@ __device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch&
     }
     --top;
     if (node == 0 || st.child_count[node]) continue;
-    ++leaves;
-    const double d = st.depth[node] + 0.5;
-    const double w = kPi * d * d;
-    const double cx = st.cx[node], cy = st.cy[node];
-    sum_w += w;
-    sum_wx += w * cx;
-    sum_wy += w * cy;
-    const int col = st.colour[node];
-    if (!col) {
-      sum_bw += w;
-      sum_bx += w * cx;
-      sum_by += w * cy;
-    }
-    const int sz = st.size[node];
-    if (sz > kLeafGateSize) {
-      ++gated[col];
-      size_sum[col] += sz;
-      size_min[col] = min(size_min[col], sz);
-      size_max[col] = max(size_max[col], sz);
-    }
+    sums.add(rules::leaf_weight(st.depth[node]), st.cx[node], st.cy[node], st.colour[node], st.size[node]);
   }
-
-  // §4.6 classification, as the CPU Decoder.
-  const bool enough = gated[0] >= b.min_leafs || gated[1] >= b.min_leafs;
-  bool extreme = false;
-  for (int col = 0; col < 2; ++col)
-    if (gated[col] > 0) {
-      const double avg = size_sum[col] / gated[col];
-      extreme = extreme || size_min[col] < 0.5 * avg || size_max[col] > 2.0 * avg;
-    }
-  const bool specks = (gated[0] + gated[1]) * 4 < leaves * 3;
-  int id;  // -2 fuzzy, -1 invalid, >= 0 valid
-  if (s.desc[root] < b.tmin || specks) id = enough ? -2 : -1;
-  else if (extreme) id = (gated[0] > b.min_leafs || gated[1] > b.min_leafs) ? -2 : -1;
-  else id = id_found >= 0 ? id_found : (enough ? -2 : -1);
-  if (id == -1 || sum_w == 0 || sum_bw == 0) return;  // no black leaf: no orientation
+  const int id = rules::classify(sums, b.min_leafs, s.desc[root] < b.tmin, [id_found] { return id_found; });
+  if (id == rules::kInvalid || !rules::has_orientation(sums)) return;
 
   SymbolRecord rec;
   rec.id = id >= 0 ? id : -1;
-  rec.x = sum_wx / sum_w;
-  rec.y = sum_wy / sum_w;
-  rec.angle = wrap_angle(atan2(rec.y - sum_by / sum_bw, rec.x - sum_bx / sum_bw) - kPi / 2);
+  rec.x = sums.wx / sums.w;
+  rec.y = sums.wy / sums.w;
+  rec.angle = rules::symbol_angle(sums, rec.x, rec.y);
   rec.root = root;
   rec.root_size = max(t.right[root] - t.left[root] + 1, t.bottom[root] - t.top[root] + 1);
   const double area = static_cast<double>(t.area[root]);
   rec.root_x = 0.5 * static_cast<double>(t.sum_2x[root]) / area;
   rec.root_y = static_cast<double>(t.sum_y[root]) / area;
   rec.root_colour = t.colour[root];
-  rec.leaves = leaves;
-  rec.gated_leaves = gated[0] + gated[1];
+  rec.leaves = sums.leaves;
+  rec.gated_leaves = sums.gated[0] + sums.gated[1];
   const int slot = atomicAdd(&s.results->symbols, 1);
   (slot < kInline ? s.results->symbol[slot] : s.symbol_overflow[slot - kInline]) = rec;
 }
