@@ -171,13 +171,20 @@ TEST(Segment, EqualsThePixelReferenceOnEveryKindOfFrame) {
                         {97, 61, 0.1, 1, 19},  {97, 61, 0.9, 1, 19}, {97, 61, 0.5, 1, 3},  {97, 61, 0.5, 3, 4},
                         {320, 240, 0.5, 1, 19}, {320, 240, 0.3, 2, 19}, {200, 150, 0.5, 5, 6}, {64, 64, 0.0, 1, 19},
                         {64, 64, 1.0, 1, 19}};
-  RegionTree fast;
+  RegionTree fast, no_runs;
   std::uint32_t seed = 1;
   for (const Case& c : cases) {
     const auto bin = test::binary_noise(c.w, c.h, c.white, c.block, seed++);
     segment_cpu(bin.view(), c.cap, fast);
-    EXPECT_TRUE(test::same_region_tree(test::segment_reference(bin.view(), c.cap), fast))
+    auto reference = test::segment_reference(bin.view(), c.cap);
+    EXPECT_TRUE(test::same_region_tree(reference, fast))
         << c.w << "x" << c.h << " white " << c.white << " block " << c.block << " cap " << c.cap;
+    // Without run lists (what fiducial detection asks for) everything else is the same.
+    segment_cpu(bin.view(), c.cap, no_runs, {.runs = false});
+    EXPECT_TRUE(no_runs.run_begin.empty() && no_runs.runs.empty());
+    reference.run_begin.clear();
+    reference.runs.clear();
+    EXPECT_TRUE(test::same_region_tree(reference, no_runs)) << "without run lists, " << c.w << "x" << c.h;
   }
   // Checkerboard and one-pixel stripes in both directions.
   Image<std::uint8_t> checker(41, 33), hstripes(41, 33), vstripes(41, 33);

@@ -111,6 +111,9 @@ segment::RegionTree segment_reference(HostView<const std::uint8_t> bin, int cap)
   if (a.size() != b.size())
     return ::testing::AssertionFailure() << "region counts differ: " << a.size() << " vs " << b.size();
   const int n = a.size();
+  // Run lists are optional (segment::SegmentOptions): compared when both trees have them.
+  const bool with_runs = !a.run_begin.empty();
+  if (with_runs != !b.run_begin.empty()) return ::testing::AssertionFailure() << "only one tree has run lists";
   // map[r] = b's number for a's region r.
   std::vector<int> map(n), inverse(n, -1);
   if (up_to_renumbering) {
@@ -146,6 +149,7 @@ segment::RegionTree segment_reference(HostView<const std::uint8_t> bin, int cap)
     for (int& o : na) o = map[o];
     if (up_to_renumbering) std::sort(na.begin(), na.end());
     if (na != nb) return fail("neighbour list", r);
+    if (!with_runs) continue;
     if (a.run_begin[r + 1] - a.run_begin[r] != b.run_begin[s + 1] - b.run_begin[s]) return fail("run count", r);
     for (int i = a.run_begin[r], j = b.run_begin[s]; i < a.run_begin[r + 1]; ++i, ++j)
       if (a.runs[i].y != b.runs[j].y || a.runs[i].x0 != b.runs[j].x0 || a.runs[i].x1 != b.runs[j].x1)
