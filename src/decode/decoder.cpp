@@ -160,16 +160,17 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
     }
     Fiducial f;
     f.id = id >= 0 ? id : -1;
-    f.x = sums.wx / sums.w;
-    f.y = sums.wy / sums.w;
-    f.angle = rules::symbol_angle(sums, f.x, f.y);
+    const rules::Pose pose = rules::symbol_pose(sums);
+    f.x = pose.x;
+    f.y = pose.y;
+    f.angle = pose.angle;
     f.root = root;
     f.root_size = std::max(t.bbox_width(root), t.bbox_height(root));
     f.root_x = t.centroid_x(root);
     f.root_y = t.centroid_y(root);
     f.root_colour = t.colour[root];
     f.leaves = sums.leaves;
-    f.gated_leaves = sums.gated[0] + sums.gated[1];
+    f.gated_leaves = sums.gated_total();
     f.leaf_begin = leaf_begin;
     if (id >= 0) {
       ++st.valid;

@@ -47,6 +47,7 @@ struct LeafSums {
       size_max[white] = size > size_max[white] ? size : size_max[white];
     }
   }
+  GPUVIS_HD int gated_total() const { return gated[0] + gated[1]; }
 };
 
 inline constexpr int kFuzzy = -2, kInvalid = -1;
@@ -84,10 +85,16 @@ GPUVIS_HD inline double wrap_angle(double a) {
   return a >= two_pi ? 0.0 : a;
 }
 
-// The symbol's centre is (s.wx / s.w, s.wy / s.w); its angle points from the black leaves' centre
-// to that centre, turned by -90 degrees, in [0, 2 pi) (reacTIVision's convention).
-GPUVIS_HD inline double symbol_angle(const LeafSums& s, double x, double y) {
-  return wrap_angle(atan2(y - s.by / s.bw, x - s.bx / s.bw) - kPi / 2);
+struct Pose {
+  double x, y, angle;
+};
+
+// The symbol's centre is the weighted centre of its leaves; its angle points from the black
+// leaves' centre to that centre, turned by -90 degrees, in [0, 2 pi) (reacTIVision's convention).
+// Only for sums with has_orientation().
+GPUVIS_HD inline Pose symbol_pose(const LeafSums& s) {
+  const double x = s.wx / s.w, y = s.wy / s.w;
+  return {x, y, wrap_angle(atan2(y - s.by / s.bw, x - s.bx / s.bw) - kPi / 2)};
 }
 
 }  // namespace gpuvis::decode::rules

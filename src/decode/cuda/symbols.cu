@@ -200,9 +200,10 @@ __device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch&
 
   SymbolRecord rec;
   rec.id = id >= 0 ? id : -1;
-  rec.x = sums.wx / sums.w;
-  rec.y = sums.wy / sums.w;
-  rec.angle = rules::symbol_angle(sums, rec.x, rec.y);
+  const rules::Pose pose = rules::symbol_pose(sums);
+  rec.x = pose.x;
+  rec.y = pose.y;
+  rec.angle = pose.angle;
   rec.root = root;
   rec.root_size = max(t.right[root] - t.left[root] + 1, t.bottom[root] - t.top[root] + 1);
   const double area = static_cast<double>(t.area[root]);
@@ -210,7 +211,7 @@ __device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch&
   rec.root_y = static_cast<double>(t.sum_y[root]) / area;
   rec.root_colour = t.colour[root];
   rec.leaves = sums.leaves;
-  rec.gated_leaves = sums.gated[0] + sums.gated[1];
+  rec.gated_leaves = sums.gated_total();
   const int slot = atomicAdd(&s.results->symbols, 1);
   (slot < kInline ? s.results->symbol[slot] : s.symbol_overflow[slot - kInline]) = rec;
 }
