@@ -11,6 +11,8 @@
 // neighbour lists. The run lists by region are built on the host by download() (a counting sort),
 // since only host consumers need them.
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <climits>
 #include <cstring>
@@ -81,24 +83,23 @@ struct Counts {
 
 // --- Region and run numbers ---------------------------------------------------------------------
 
-// counts[i] = (pixel i is its region's first pixel) << 32 | (a run starts at pixel i), and 0 at
+// count(i) = (pixel i is its region's first pixel) << 32 | (a run starts at pixel i), and 0 at
 // index n, so that one exclusive scan gives every root its region number (high half) and every run
-// start its run number (low half), and the totals at index n.
-__global__ void mark_roots_and_runs(DeviceView<const std::uint8_t> bin, const std::int32_t* label,
-                                    unsigned long long* counts) {
-  const int n = bin.width * bin.height;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i > n) return;
-  if (i == n) {
-    counts[n] = 0;
-    return;
+// start its run number (low half), and the totals at index n. The scan reads it through an
+// iterator: materialising it would write and read back 8 bytes per pixel (≈ 130 MB at 4K).
+struct RootAndRunCount {
+  DeviceView<const std::uint8_t> bin;
+  const std::int32_t* label;
+  int n;
+  __device__ unsigned long long operator()(int i) const {
+    if (i >= n) return 0;
+    const int y = i / bin.width, x = i - y * bin.width;
+    const std::uint8_t* row = bin.row(y);
+    const bool root = label[i] == i;
+    const bool run_start = x == 0 || (row[x] != 0) != (row[x - 1] != 0);
+    return static_cast<unsigned long long>(root) << 32 | static_cast<unsigned long long>(run_start);
   }
-  const int y = i / bin.width, x = i - y * bin.width;
-  const std::uint8_t* row = bin.row(y);
-  const bool root = label[i] == i;
-  const bool run_start = x == 0 || (row[x] != 0) != (row[x - 1] != 0);
-  counts[i] = static_cast<unsigned long long>(root) << 32 | static_cast<unsigned long long>(run_start);
-}
+};
 
 __device__ __forceinline__ int region_of(const unsigned long long* numbers, const std::int32_t* label, int pixel) {
   return static_cast<int>(numbers[label[pixel]] >> 32);
@@ -301,7 +302,7 @@ __global__ void write_neighbours(Counts c, RegionArrays r) {
 struct Segmenter::Impl {
   DeviceTree tree;
   Array<std::int32_t> label;
-  Array<unsigned long long> counts, numbers;  // per pixel + 1
+  Array<unsigned long long> numbers;  // per pixel + 1
   Array<Run> runs;
   Array<std::int32_t> run_region;
   Array<std::uint8_t> tree_block;
@@ -390,10 +391,8 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   m.events[1].record(stream);
 
   // 2. Region and run numbers by one packed exclusive scan; the totals stay on the device.
-  unsigned long long* counts = m.counts.ensure(n + 1);
   unsigned long long* numbers = m.numbers.ensure(n + 1);
-  mark_roots_and_runs<<<blocks(n + 1), 256, 0, stream>>>(bin, label, counts);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  const auto counts = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), RootAndRunCount{bin, label, n});
   m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, counts, numbers, n + 1, stream); });
   m.events[2].record(stream);
   const Counts c{numbers + n, region_capacity, run_capacity};
