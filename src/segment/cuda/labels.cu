@@ -25,24 +25,6 @@ __device__ __forceinline__ int find_root(const std::int32_t* label, int a) {
   return a;
 }
 
-// In shared memory (one tile).
-__device__ void unite(std::int32_t* label, int a, int b) {
-  for (;;) {
-    a = find_root(label, a);
-    b = find_root(label, b);
-    if (a == b) return;
-    if (a > b) {
-      const int t = a;
-      a = b;
-      b = t;
-    }
-    // b is (or was) a root bigger than a: hang it under a unless someone changed it meanwhile.
-    const int old = atomicMin(&label[b], a);
-    if (old == b) return;
-    b = old;  // b had already been hung elsewhere: unite a with where it went
-  }
-}
-
 // Root of a in global memory, halving the path on the way: each visited node is pointed at its
 // grandparent (both are ancestors, so a racing union loses nothing, as in Jaiganesh & Burtscher's
 // ECL-CC). Without it the tile roots of a frame-sized background chain up through every tile above
@@ -60,19 +42,23 @@ __device__ int find_halving(std::int32_t* label, int a) {
   return a;
 }
 
-__device__ void unite_global(std::int32_t* label, int a, int b) {
+// Joins the trees of a and b. kGlobal: the forest is in global memory and finds halve paths;
+// otherwise it is one tile's forest in shared memory, where chains are short.
+template <bool kGlobal>
+__device__ void unite(std::int32_t* label, int a, int b) {
   for (;;) {
-    a = find_halving(label, a);
-    b = find_halving(label, b);
+    a = kGlobal ? find_halving(label, a) : find_root(label, a);
+    b = kGlobal ? find_halving(label, b) : find_root(label, b);
     if (a == b) return;
     if (a > b) {
       const int t = a;
       a = b;
       b = t;
     }
+    // b is (or was) a root bigger than a: hang it under a unless someone changed it meanwhile.
     const int old = atomicMin(&label[b], a);
     if (old == b) return;
-    b = old;
+    b = old;  // b had already been hung elsewhere: unite a with where it went
   }
 }
 
@@ -103,7 +89,7 @@ __global__ void label_tiles(DeviceView<const std::uint8_t> bin, std::int32_t* la
   local[li] = ly * 32 + first;
   __syncthreads();
   if (here.inside && ly > 0 && here.white == above.white && (here.span_start || above.span_start))
-    unite(local, li, li - 32);
+    unite<false>(local, li, li - 32);
   __syncthreads();
   if (!here.inside) return;
   const int root = find_root(local, li);
@@ -121,13 +107,13 @@ __global__ void merge_tile_borders(DeviceView<const std::uint8_t> bin, std::int3
     const SpanPixel here = span_pixel(bin, x, y, lane);
     const SpanPixel above = span_pixel(bin, x, y - 1, lane);
     if (here.inside && y > 0 && here.white == above.white && (here.span_start || above.span_start))
-      unite_global(label, index, index - bin.width);
+      unite<true>(label, index, index - bin.width);
   } else if (ly == 1) {  // the tile's first column, lane = row
     const int cy = blockIdx.y * kRows + lane, cx = blockIdx.x * 32;
     const bool inside = lane < kRows && cx > 0 && cx < bin.width && cy < bin.height;
     const bool here = inside && bin.row(cy)[cx] != 0, west = inside && bin.row(cy)[cx - 1] != 0;
     const bool first = inside && (lane == 0 || here != (bin.row(cy - 1)[cx] != 0) || west != (bin.row(cy - 1)[cx - 1] != 0));
-    if (inside && here == west && first) unite_global(label, cy * bin.width + cx, cy * bin.width + cx - 1);
+    if (inside && here == west && first) unite<true>(label, cy * bin.width + cx, cy * bin.width + cx - 1);
   }
 }
 
