@@ -99,6 +99,7 @@ __global__ void label_tiles(DeviceView<const std::uint8_t> bin, std::int32_t* la
 // Unions across tile borders: a tile's first row with the row above where a span run begins, and
 // its first column with the west neighbour's last where a vertical run of equal pixels begins on
 // either side (below that, both columns are already joined inside their tiles).
+// One block of two warps per tile: warp 0 takes the first row, warp 1 the first column.
 __global__ void merge_tile_borders(DeviceView<const std::uint8_t> bin, std::int32_t* label) {
   const int lane = threadIdx.x, ly = threadIdx.y;
   const int x = blockIdx.x * 32 + lane, y = blockIdx.y * kRows + ly;
@@ -108,7 +109,7 @@ __global__ void merge_tile_borders(DeviceView<const std::uint8_t> bin, std::int3
     const SpanPixel above = span_pixel(bin, x, y - 1, lane);
     if (here.inside && y > 0 && here.white == above.white && (here.span_start || above.span_start))
       unite<true>(label, index, index - bin.width);
-  } else if (ly == 1) {  // the tile's first column, lane = row
+  } else {  // the tile's first column, lane = row
     const int cy = blockIdx.y * kRows + lane, cx = blockIdx.x * 32;
     const bool inside = lane < kRows && cx > 0 && cx < bin.width && cy < bin.height;
     const bool here = inside && bin.row(cy)[cx] != 0, west = inside && bin.row(cy)[cx - 1] != 0;
@@ -129,7 +130,7 @@ void label_pixels(DeviceView<const std::uint8_t> binary, std::int32_t* label, cu
   const dim3 grid((binary.width + 31) / 32, (binary.height + kRows - 1) / kRows);
   label_tiles<<<grid, block, 0, stream>>>(binary, label);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  merge_tile_borders<<<grid, block, 0, stream>>>(binary, label);
+  merge_tile_borders<<<grid, dim3(32, 2), 0, stream>>>(binary, label);
   GPUVIS_CUDA_CHECK_LAUNCH();
   const int n = binary.width * binary.height;
   flatten_labels<<<(n + 255) / 256, 256, 0, stream>>>(n, label);
