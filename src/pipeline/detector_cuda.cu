@@ -1,6 +1,5 @@
-// The CUDA detector: upload -> threshold -> segmentation -> decoding on one stream, one host wait
-// per frame, and only the results back (plus the region tree when the host runs the finger and
-// blob stages).
+// The CUDA detector: upload -> threshold -> segmentation -> decoding (fiducials, root candidates,
+// fingers and blobs) on one stream, one host wait per frame, and only the results back.
 //
 // The device work of a frame (everything after the upload) is captured once into a CUDA graph and
 // replayed: one launch instead of about thirty, which is most of a small frame's time. A graph
@@ -65,17 +64,17 @@ bool graphs_wanted() {
 
 class CudaDetector final : public DeviceDetector {
  public:
-  CudaDetector(const threshold::Params& params, const decode::TreeSet& set)
-      : front_end_(params), decoder_(set), cap_(set.cap()), use_graph_(graphs_wanted()) {}
+  CudaDetector(const threshold::Params& params, const decode::TreeSet& set, const decode::FingerParams& fingers,
+               const decode::BlobParams& blobs)
+      : front_end_(params), decoder_(set, fingers, blobs), cap_(set.cap()), use_graph_(graphs_wanted()) {}
 
-  void detect(HostView<const std::uint8_t> grey, int root_min, int root_max, DeviceDetections& out,
-              segment::RegionTree* tree) override {
+  void detect(HostView<const std::uint8_t> grey, int root_min, int root_max, DeviceDetections& out) override {
     const cudaStream_t stream = front_end_.stream();
     for (;;) {
       front_end_.upload(grey);
       bool replay = use_graph_ && graph_.ready() && grey.width == width_ && grey.height == height_;
       if (replay) {
-        decoder_.set_band({root_min, root_max}, capacity_);
+        decoder_.set_band({root_min, root_max}, capacity_, run_capacity_);
         replay = decoder_.generation() == generation_;  // no reallocation since the capture
       }
       if (replay) {
@@ -83,15 +82,15 @@ class CudaDetector final : public DeviceDetector {
       } else {
         const auto& device_tree = front_end_.enqueue_device_stages(cap_);
         capacity_ = device_tree.capacity;
-        decoder_.decode(device_tree, {root_min, root_max}, stream);
+        run_capacity_ = device_tree.run_capacity;
+        decoder_.decode(device_tree, {root_min, root_max}, front_end_.grey(), stream);
       }
       decoded_.record(stream);
-      decoder_.collect(out.fiducials, out.roots, out.stats, stream);
+      decoder_.collect(out.fiducials, out.roots, out.stats, stream, &out.blobs);
       if (front_end_.accept(decoder_.segment_totals())) {
         out.regions = static_cast<int>(decoder_.segment_totals() >> 32);
         out.times = {};
         out.times.device_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.start(), decoded_);
-        if (tree) front_end_.download(*tree);
         if (!replay) {  // per-stage GPU times exist only for eagerly launched frames
           out.times.threshold_us = front_end_.threshold_us();
           out.times.segment_us = front_end_.segment_us();
@@ -107,12 +106,12 @@ class CudaDetector final : public DeviceDetector {
  private:
   // After an eager frame every buffer has its size for this frame size and capacity, so the
   // device stages can be captured without allocating. (Capturing runs nothing: the last frame's
-  // results stay as they are, but its tree can no longer be downloaded.)
+  // results stay as they are.)
   void capture(int width, int height, int root_min, int root_max) {
-    decoder_.set_band({root_min, root_max}, capacity_);
+    decoder_.set_band({root_min, root_max}, capacity_, run_capacity_);
     const bool ok = graph_.capture(front_end_.stream(), [&] {
       const auto& t = front_end_.enqueue_device_stages(cap_);
-      decoder_.enqueue(t, front_end_.stream());
+      decoder_.enqueue(t, front_end_.grey(), front_end_.stream());
     });
     if (ok) {
       width_ = width;
@@ -130,15 +129,17 @@ class CudaDetector final : public DeviceDetector {
   CudaGraph graph_;
   int width_ = 0, height_ = 0;  // the frame size the graph was captured for
   int capacity_ = 0;            // the segmenter's region capacity of the last eager frame
+  int run_capacity_ = 0;        // and its run capacity
   int generation_ = -1;         // the decoder's scratch generation the graph was captured with
   cuda::Event decoded_;
 };
 
 }  // namespace
 
-std::unique_ptr<DeviceDetector> make_cuda_detector(const threshold::Params& params, const decode::TreeSet& set) {
+std::unique_ptr<DeviceDetector> make_cuda_detector(const threshold::Params& params, const decode::TreeSet& set,
+                                                   const decode::FingerParams& fingers, const decode::BlobParams& blobs) {
   threshold::validate(params);
-  return std::make_unique<CudaDetector>(params, set);
+  return std::make_unique<CudaDetector>(params, set, fingers, blobs);
 }
 
 }  // namespace gpuvis::pipeline

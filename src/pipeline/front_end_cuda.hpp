@@ -29,6 +29,8 @@ class CudaFrontEnd final : public FrontEnd {
   // Downloads the last (accepted) frame's tree (waits for it).
   void download(segment::RegionTree& tree) { segmenter_.download(tree, stream_); }
   cudaStream_t stream() const { return stream_; }
+  // The uploaded frame on the device (the fingers' contrast is measured in it).
+  DeviceView<const std::uint8_t> grey() const { return grey_.view(); }
   // GPU times of the last eagerly launched frame: upload + threshold, and segmentation.
   double threshold_us() const { return 1000.0 * cuda::Event::elapsed_ms(start_, thresholded_); }
   double segment_us() const { return 1000.0 * cuda::Event::elapsed_ms(thresholded_, segmented_); }

@@ -235,7 +235,7 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
     float x = static_cast<float>((c.x + o.root_dx) / W), y = static_cast<float>((c.y + o.root_dy) / H);
     if (std::hypot((x - o.m.x) * W, (y - o.m.y) * H) < 0.5f) x = o.m.x, y = o.m.y;  // at rest: no jitter
     set_position(o, x, y, o.angle, false);
-    o.shape = d.object_blobs && d.tree ? decode::region_blob(*d.tree, c.region) : decode::Blob{};
+    o.shape = blob_of(d.root_blobs, static_cast<std::size_t>(best));
     o.tracking = Tracking::root;
   }
   for (std::size_t i = 0; i < objs.size(); ++i) {

@@ -44,7 +44,7 @@ class BothDecoders {
     frame_.ensure(bin.width(), bin.height());
     cuda::upload<std::uint8_t>(bin.view(), frame_.view(), stream_);
     const auto& device_tree = segmenter_.segment(frame_.view(), set_.cap(), stream_);
-    gpu_.decode(device_tree, band, stream_);
+    gpu_.decode(device_tree, band, {}, stream_);
     gpu_.collect(g.fiducials, g.roots, g.stats, stream_);
     last_ = c;
     if (auto r = test::same_stats(c.stats, g.stats); !r) return r;

@@ -18,6 +18,7 @@ struct BlobGeometry {
   double height = 0;     // short side
   double angle = 0;      // long side's direction, radians in [0, π), clockwise from +x (y down)
   double extent_long = 0, extent_short = 0;  // the same sides between pixel centres (hull extent)
+  double axis_x = 1, axis_y = 0;  // unit vector along the long side (cos, sin of angle up to sign)
 };
 
 BlobGeometry blob_geometry(const segment::RegionTree& tree, int region);
@@ -56,6 +57,15 @@ struct Blob {
 // The blob of any region (a symbol's root, a root candidate): its oriented box and area, or a
 // Blob with region -1 when the region is degenerate.
 Blob region_blob(const segment::RegionTree& tree, int region);
+
+// What a detector reports beside the fiducials: the fingers and blobs of a frame and, with
+// BlobParams::object_blobs, the blob of each fiducial's root and each root candidate (index for
+// index with the fiducials and the root candidates).
+struct BlobResults {
+  std::vector<Finger> fingers;
+  std::vector<Blob> blobs;
+  std::vector<Blob> fiducial_blobs, root_blobs;
+};
 
 // Classifies the white regions of `tree` into fingers and blobs. `fiducials` are this frame's
 // decoded symbols (valid and fuzzy): their roots and leaves never become fingers or blobs.

@@ -10,15 +10,21 @@
 //      held in device memory (binary search, lanes comparing 32 bytes at once), the gates, and the
 //      centre and angle;
 //   3. root candidates: CUB's order-keeping select over the regions, after the decoded roots and
-//      their neighbours have been marked.
+//      their neighbours have been marked;
+//   4. fingers and blobs, when asked for (blob_rules.hpp, as decode::find_fingers_and_blobs): the
+//      runs sorted by region, then one warp per 32 regions testing candidates and measuring each
+//      candidate's convex hull, box and finger score; and the object blobs of the decoded roots
+//      and root candidates.
 //
-// Only the results come back: a fixed block of a few KB with the first 64 symbols and root
-// candidates (and a second copy in the rare frame that has more).
+// Only the results come back: a fixed block of a few KB with the first 64 symbols, root
+// candidates and blobs (and a second copy in the rare frame that has more).
 #include <cuda_runtime_api.h>
 
 #include <memory>
 #include <vector>
 
+#include "gpuvis/core/image.hpp"
+#include "gpuvis/decode/blobs.hpp"
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/decode/tree_set.hpp"
@@ -38,32 +44,37 @@ struct RootBand {
 class Decoder {
  public:
   // Uploads the tree set. Throws ErrorCode::unsupported for sets with symbols of more than
-  // kMaxSymbolNodes regions.
-  explicit Decoder(const TreeSet& set);
+  // kMaxSymbolNodes regions. Fingers, blobs and object blobs are found on the device when
+  // fingers.size > 0, blobs.max_size > 0 or blobs.object_blobs (stage 4); otherwise stage 4 is off.
+  explicit Decoder(const TreeSet& set, const FingerParams& fingers = {}, const BlobParams& blobs = {});
   ~Decoder();
   Decoder(Decoder&&) noexcept;
   Decoder& operator=(Decoder&&) noexcept;
 
   // Enqueues decoding of `tree` (segmented with cap = set.cap(), by segment() or segment_async():
   // the region count is read on the device) and the copy of the results into pinned host memory
-  // on `stream`. Nothing waits here.
-  void decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band, cudaStream_t stream);
+  // on `stream`. Nothing waits here. `grey` is the frame the tree was thresholded from (the
+  // fingers' contrast is measured in it); it may be empty when fingers are off.
+  void decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band, DeviceView<const std::uint8_t> grey,
+              cudaStream_t stream);
 
   // decode() in two steps, for a caller that captures the per-frame work into a CUDA graph:
-  // set_band() (host only: sizes the scratch for `capacity` regions and stores the band in pinned
-  // memory) before every frame, and enqueue() (no allocation, no host wait; the band is copied to
-  // the device when the work runs).
-  void set_band(const RootBand& band, int capacity);
+  // set_band() (host only: sizes the scratch for the tree's capacity of regions and runs, and
+  // stores the band in pinned memory) before every frame, and enqueue() (no allocation, no host
+  // wait; the band is copied to the device when the work runs).
+  void set_band(const RootBand& band, int capacity, int run_capacity);
   // Changes whenever set_band() or decode() had to reallocate the scratch: work captured before
   // holds stale addresses and must be captured again.
   int generation() const;
-  void enqueue(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream);
+  void enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey, cudaStream_t stream);
 
   // Waits for `stream`, then unpacks the results of the last decode(): fiducials as the CPU
   // Decoder orders them (valid by root region, then fuzzy by root region; leaf_begin is 0, the
-  // leaf list stays on the device), root candidates in region order, and the counts.
+  // leaf list stays on the device), root candidates in region order, and the counts; with stage 4,
+  // into `blobs` (when not null) the fingers and blobs in region order and the object blobs index
+  // for index with `fiducials` and `roots` (a Blob with region -1 for a degenerate region).
   void collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
-               cudaStream_t stream);
+               cudaStream_t stream, BlobResults* blobs = nullptr);
   // The segmentation counts of the collected frame (DeviceTree::totals), for Segmenter::accept:
   // when the frame overflowed the segmenter's capacity, nothing was decoded.
   unsigned long long segment_totals() const;

@@ -1,7 +1,7 @@
 #pragma once
-// One frame through the tracker's detection stages: threshold -> segment (the front end, on the
-// CPU or the GPU) -> decode, fingers and blobs (CPU). The detector owns every buffer, so a stream
-// of frames of one size allocates nothing after the first.
+// One frame through the tracker's detection stages: threshold -> segment -> decode, fingers and
+// blobs, all on the CPU or all on the GPU. The detector owns every buffer, so a stream of frames
+// of one size allocates nothing after the first.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,8 +20,8 @@ namespace gpuvis::pipeline {
 struct DetectorConfig {
   threshold::Params threshold = default_threshold();
   std::string trees = "default";  // default | small | mini | path to a .trees file
-  // cpu, or cuda: threshold, segmentation and decoding on the device (fingers and blobs, when
-  // asked for, on the host from the downloaded region tree).
+  // cpu, or cuda: threshold, segmentation, decoding, fingers and blobs on the device; only the
+  // results come back.
   Backend backend = Backend::cpu;
   decode::FingerParams fingers;    // off unless fingers.size > 0
   decode::BlobParams blobs;        // off unless blobs.max_size > 0
@@ -38,11 +38,11 @@ struct Detections {
   // Regions that may be the root of a symbol whose inside no longer decodes, in the size band of
   // the symbols of the last frame that had any (root sizes / 1.2 .. * 1.2, spec §6.2).
   std::vector<decode::RootCandidate> roots;
-  // With blobs.object_blobs: the blob of each fiducial's root region, index for index (spec §7.6).
-  // Empty otherwise. A root candidate's blob is measured from `tree` only when the tracker uses it.
-  std::vector<decode::Blob> fiducial_blobs;
-  // This frame's regions (valid until the next detect()); null on the CUDA backend when no host
-  // stage (fingers, blobs, object blobs) needed them.
+  // With blobs.object_blobs: the blob of each fiducial's root region and of each root candidate,
+  // index for index (spec §7.6); empty otherwise.
+  std::vector<decode::Blob> fiducial_blobs, root_blobs;
+  // This frame's regions (valid until the next detect()) on the CPU backend; null on the CUDA
+  // backend, which keeps them on the device.
   const segment::RegionTree* tree = nullptr;
   bool object_blobs = false, finger_blobs = false;  // the tracker attaches blobs to objects / cursors
   decode::DecodeStats decode_stats;

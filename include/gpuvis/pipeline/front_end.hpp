@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpuvis/core/backend.hpp"
+#include "gpuvis/decode/blobs.hpp"
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/segment/region_tree.hpp"
@@ -35,11 +36,12 @@ class FrontEnd {
                    StageTimes& times) = 0;
 };
 
-// Stages 1-3 on the device (threshold, segmentation, fiducial decoding and root candidates): the
-// frame goes up once and only the results come back (src/pipeline/detector_cuda.cu).
+// Stages 1-3 on the device (threshold, segmentation, fiducial decoding, root candidates, fingers and
+// blobs): the frame goes up once and only the results come back (src/pipeline/detector_cuda.cu).
 struct DeviceDetections {
   std::vector<decode::Fiducial> fiducials;  // as decode::Decoder orders them
   std::vector<decode::RootCandidate> roots;
+  decode::BlobResults blobs;  // as decode::find_fingers_and_blobs and region_blob, when asked for
   decode::DecodeStats stats;
   int regions = 0;
   StageTimes times;
@@ -48,16 +50,14 @@ struct DeviceDetections {
 class DeviceDetector {
  public:
   virtual ~DeviceDetector() = default;
-  // Root candidates are the regions of size [root_min, root_max] (none when root_max <= 0). When
-  // `tree` is not null the region tree is downloaded into it as well, for the stages that run on
-  // the host (fingers and blobs).
-  virtual void detect(HostView<const std::uint8_t> grey, int root_min, int root_max, DeviceDetections& out,
-                      segment::RegionTree* tree) = 0;
+  // Root candidates are the regions of size [root_min, root_max] (none when root_max <= 0).
+  virtual void detect(HostView<const std::uint8_t> grey, int root_min, int root_max, DeviceDetections& out) = 0;
 };
 
 // Throws ErrorCode::unsupported in builds without CUDA, or for tree sets the device decoder does
-// not handle (decode_cuda.hpp).
-std::unique_ptr<DeviceDetector> make_cuda_detector(const threshold::Params& params, const decode::TreeSet& set);
+// not handle (decode_cuda.hpp). Fingers, blobs and object blobs are found as the parameters ask.
+std::unique_ptr<DeviceDetector> make_cuda_detector(const threshold::Params& params, const decode::TreeSet& set,
+                                                   const decode::FingerParams& fingers, const decode::BlobParams& blobs);
 
 // backend must be cpu or cuda; parameters are validated here.
 std::unique_ptr<FrontEnd> make_front_end(const threshold::Params& params, Backend backend);

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 
+#include "../blob_rules.hpp"
 #include "gpuvis/cuda/memory.hpp"
+#include "gpuvis/decode/blobs.hpp"
 #include "gpuvis/decode/decode_cuda.hpp"
 #include "gpuvis/segment/segment_cuda.hpp"
 
@@ -40,6 +42,14 @@ struct RootRecord {
   std::int32_t size, colour, region, pad;
 };
 
+// A blob found by stage 4: a finger, a plain blob, or the blob of a fiducial's root or of a root
+// candidate (object blobs; the host matches them to their symbol or candidate by region).
+enum BlobKind : std::int32_t { kFingerBlob = 0, kPlainBlob = 1, kRegionBlob = 2 };
+struct BlobRecord {
+  double x, y, width, height, angle, score;
+  std::int32_t area, region, kind, pad;
+};
+
 // The block that comes back every frame: counts, then the first kInline records of each kind.
 // Records past kInline go to the overflow arrays (fetched only when there are any).
 constexpr int kInline = 64;
@@ -49,21 +59,42 @@ struct ResultBlock {
   std::int32_t symbols;     // valid + fuzzy records written
   std::int32_t roots_found; // root candidates selected (before the limit)
   std::int32_t leaves;      // clean leaves (the first round's size)
+  std::int32_t blobs;       // blob records written by stage 4
+  std::int32_t pad;
   SymbolRecord symbol[kInline];
   RootRecord root[kInline];
+  BlobRecord blob[kInline];  // last: not copied back when stage 4 is off
 };
 
 // Per-frame device scratch, sized by the region count. `zeroed` arrays are cleared each frame by
-// one memset: visit_round, cvc, blocked, taken (in that order, `regions` ints each).
+// one memset: visit_round, cvc, blocked, taken, symbol_root (in that order, `regions` ints each).
 struct Scratch {
-  std::int32_t *visit_round, *cvc, *blocked, *taken;
+  std::int32_t *visit_round, *cvc, *blocked, *taken, *symbol_root;
   std::int32_t *desc, *height, *parent;
   std::int32_t *frontier_a, *frontier_b, *candidates;
   std::int32_t* selected;  // root candidates' regions, in region order
   const RootBand* band;    // this frame's root-candidate band (device copy, written each frame)
   SymbolRecord* symbol_overflow;
   RootRecord* root_overflow;
+  BlobRecord* blob_overflow;
   ResultBlock* results;
+};
+
+// Stage 4's scratch (allocated only when fingers, blobs or object blobs are asked for): the runs
+// sorted by region (keys and raster indices, then each region's first sorted run) and room for
+// each region's convex hull (blob_rules::hull_room of its rows is at most 2 runs + 1).
+struct BlobScratch {
+  std::int32_t *keys_in, *keys_out, *index_in, *index_out;  // run_capacity each
+  std::int32_t* run_begin;                                  // capacity + 1
+  blob_rules::Point* hull;                                  // 2 run_capacity + capacity
+  int key_bits;                                             // bits of the largest key (capacity)
+};
+
+// What stage 4 is asked for.
+struct BlobStage {
+  FingerParams fingers;
+  BlobParams blobs;
+  bool enabled() const { return fingers.size > 0 || blobs.max_size > 0 || blobs.object_blobs; }
 };
 
 // Stage 1: leaves and rounds; fills scratch.candidates and results->candidates.
@@ -75,6 +106,13 @@ void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const Devic
 // storage (grown outside a graph capture: the same capacity needs the same size).
 void find_root_candidates(const DeviceTree& tree, const Scratch& s, gpuvis::cuda::DeviceBuffer& temp,
                           cudaStream_t stream);
+
+// Stage 4: fingers, plain blobs and object blobs (after stage 3), with the grey frame for the
+// fingers' contrast. `temp` as for stage 3 (its own buffer: the sizes differ).
+void find_blobs(const DeviceTree& tree, DeviceView<const std::uint8_t> grey, const BlobStage& stage, const Scratch& s,
+                const BlobScratch& b, gpuvis::cuda::DeviceBuffer& temp, cudaStream_t stream);
+// CUB's temporary storage for stage 4's sort of `runs` keys of `key_bits` bits.
+std::size_t blob_sort_bytes(int runs, int key_bits);
 
 inline int grid_for(long long n, int threads) { return static_cast<int>((n + threads - 1) / threads); }
 

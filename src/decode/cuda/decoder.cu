@@ -13,27 +13,36 @@ namespace gpuvis::decode::cuda_impl {
 
 struct Decoder::Impl {
   SetBounds bounds{};
+  BlobStage stage;
   gpuvis::cuda::DeviceBuffer keys, ids;
   DeviceTreeTable table;
   gpuvis::cuda::DeviceBuffer zeroed, per_region, lists, overflow, results, temp;
+  gpuvis::cuda::DeviceBuffer blob_block, blob_temp;  // stage 4 only
+  BlobScratch blob_scratch{};
   gpuvis::cuda::PinnedBuffer host;  // ResultBlock
   gpuvis::cuda::PinnedBuffer band_host;  // RootBand, copied to band_device by every frame's work
   gpuvis::cuda::DeviceBuffer band_device;
   Scratch scratch{};
   int capacity = -1;  // regions the scratch is sized for
+  int run_capacity = -1;  // runs stage 4's scratch is sized for
   int generation = 0; // counts reallocations (a captured graph holds the old addresses)
   int root_limit = 0;      // root records the scratch is sized for
   int root_limit_used = 0; // the last decode()'s limit
   unsigned long long totals = 0;  // the last collected frame's segmentation counts
 
-  void ensure(int regions, int limit) {
-    if (regions <= capacity && limit <= root_limit) return;
+  // The copy of the results: the blob records only when stage 4 runs.
+  std::size_t result_bytes() const { return stage.enabled() ? sizeof(ResultBlock) : offsetof(ResultBlock, blob); }
+
+  void ensure(int regions, int limit, int runs) {
+    if (regions <= capacity && limit <= root_limit && (!stage.enabled() || runs <= run_capacity)) return;
     const std::size_t n = static_cast<std::size_t>(std::max({regions, capacity, 1}));
     const std::size_t roots = static_cast<std::size_t>(std::max({limit, root_limit, 1}));
-    zeroed.reserve(4 * n * sizeof(std::int32_t));
+    zeroed.reserve(5 * n * sizeof(std::int32_t));
     per_region.reserve(3 * n * sizeof(std::int32_t));
     lists.reserve(4 * n * sizeof(std::int32_t));
-    overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord));
+    // Blob records: each region at most once as a finger or blob and once as an object blob.
+    const std::size_t blob_records = stage.enabled() ? 2 * n + roots : 0;
+    overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord) + blob_records * sizeof(BlobRecord));
     results.reserve(sizeof(ResultBlock));
     host.reserve(sizeof(ResultBlock));
     band_host.reserve(sizeof(RootBand));
@@ -45,6 +54,7 @@ struct Decoder::Impl {
     scratch.cvc = z + n;
     scratch.blocked = z + 2 * n;
     scratch.taken = z + 3 * n;
+    scratch.symbol_root = z + 4 * n;
     scratch.desc = p;
     scratch.height = p + n;
     scratch.parent = p + 2 * n;
@@ -54,15 +64,37 @@ struct Decoder::Impl {
     scratch.selected = l + 3 * n;
     scratch.symbol_overflow = overflow.as<SymbolRecord>();
     scratch.root_overflow = reinterpret_cast<RootRecord*>(overflow.as<SymbolRecord>() + n);
+    scratch.blob_overflow = reinterpret_cast<BlobRecord*>(scratch.root_overflow + roots);
+    if (stage.enabled()) ensure_blob_scratch(n, static_cast<std::size_t>(std::max({runs, run_capacity, 1})));
     scratch.results = results.as<ResultBlock>();
     scratch.band = band_device.as<RootBand>();
     capacity = static_cast<int>(n);
     root_limit = static_cast<int>(roots);
     ++generation;
   }
+
+  void ensure_blob_scratch(std::size_t n, std::size_t runs) {
+    BlobScratch& b = blob_scratch;
+    b.key_bits = 1;
+    while ((std::size_t{1} << b.key_bits) <= n) ++b.key_bits;  // keys go up to n (the "no run" key)
+    const std::size_t ints = 4 * runs + n + 1;
+    const std::size_t hull_at = (ints * sizeof(std::int32_t) + 15) / 16 * 16;
+    blob_block.reserve(hull_at + (2 * runs + n) * sizeof(blob_rules::Point));
+    auto* p = blob_block.as<std::int32_t>();
+    b.keys_in = p;
+    b.keys_out = p + runs;
+    b.index_in = p + 2 * runs;
+    b.index_out = p + 3 * runs;
+    b.run_begin = p + 4 * runs;
+    b.hull = reinterpret_cast<blob_rules::Point*>(blob_block.as<std::uint8_t>() + hull_at);
+    blob_temp.reserve(blob_sort_bytes(static_cast<int>(runs), b.key_bits));
+    run_capacity = static_cast<int>(runs);
+  }
 };
 
-Decoder::Decoder(const TreeSet& set) : impl_(std::make_unique<Impl>()) {
+Decoder::Decoder(const TreeSet& set, const FingerParams& fingers, const BlobParams& blobs)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->stage = {fingers, blobs};
   if (set.max_nodes > kMaxSymbolNodes)
     fail(ErrorCode::unsupported, "tree set '" + set.name + "' has symbols of " + std::to_string(set.max_nodes) +
                                      " regions; the CUDA decoder handles at most " + std::to_string(kMaxSymbolNodes) +
@@ -92,52 +124,64 @@ Decoder::~Decoder() = default;
 Decoder::Decoder(Decoder&&) noexcept = default;
 Decoder& Decoder::operator=(Decoder&&) noexcept = default;
 
-void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band, cudaStream_t stream) {
-  set_band(band, tree.capacity);
-  enqueue(tree, stream);
+void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band,
+                     DeviceView<const std::uint8_t> grey, cudaStream_t stream) {
+  set_band(band, tree.capacity, tree.run_capacity);
+  enqueue(tree, grey, stream);
 }
 
-void Decoder::set_band(const RootBand& band, int capacity) {
+void Decoder::set_band(const RootBand& band, int capacity, int run_capacity) {
   Impl& m = *impl_;
-  m.ensure(capacity, band.limit);  // room for the limit even when this band is empty
+  m.ensure(capacity, band.limit, run_capacity);  // room for the limit even when this band is empty
   RootBand b = band;
   if (b.max_size <= 0 || b.min_size > b.max_size || b.limit <= 0) b = {0, -1, 0};  // selects nothing
   *m.band_host.as<RootBand>() = b;
   m.root_limit_used = b.limit;
 }
 
-void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream) {
+void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
+                      cudaStream_t stream) {
   Impl& m = *impl_;
-  require(tree.capacity <= m.capacity, "cuda Decoder: call set_band() with the tree's capacity first");
+  require(tree.capacity <= m.capacity && (!m.stage.enabled() || tree.run_capacity <= m.run_capacity),
+          "cuda Decoder: call set_band() with the tree's capacities first");
+  require(m.stage.fingers.size <= 0 || (!grey.empty() && grey.width == tree.width && grey.height == tree.height),
+          "cuda Decoder: finger detection needs the grey frame of the tree");
   const std::size_t n = static_cast<std::size_t>(m.capacity);
   // The region count is on the device: every stage reads it there and strides over the capacity.
-  GPUVIS_CUDA_CHECK(cudaMemsetAsync(m.scratch.visit_round, 0, 4 * n * sizeof(std::int32_t), stream));
+  GPUVIS_CUDA_CHECK(cudaMemsetAsync(m.scratch.visit_round, 0, 5 * n * sizeof(std::int32_t), stream));
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(m.scratch.results, 0, offsetof(ResultBlock, symbol), stream));
   GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.band_device.get(), m.band_host.get(), sizeof(RootBand), cudaMemcpyHostToDevice, stream));
   propagate(tree, m.bounds, m.scratch, stream);
   decode_symbols(tree, m.bounds, m.table, m.scratch, stream);
   find_root_candidates(tree, m.scratch, m.temp, stream);
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.host.get(), m.scratch.results, sizeof(ResultBlock), cudaMemcpyDeviceToHost, stream));
+  if (m.stage.enabled()) find_blobs(tree, grey, m.stage, m.scratch, m.blob_scratch, m.blob_temp, stream);
+  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.host.get(), m.scratch.results, m.result_bytes(), cudaMemcpyDeviceToHost, stream));
 }
 
 void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, BlobResults* blobs) {
   Impl& m = *impl_;
   GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
   const ResultBlock& r = *m.host.as<ResultBlock>();
   m.totals = r.totals;
   const int nsym = r.symbols;
   const int nroots = std::min(r.roots_found, m.root_limit_used);
-  // The rare frame with more than kInline of either: fetch the rest.
-  std::vector<SymbolRecord> more_symbols(static_cast<std::size_t>(std::max(0, nsym - kInline)));
-  std::vector<RootRecord> more_roots(static_cast<std::size_t>(std::max(0, nroots - kInline)));
-  if (!more_symbols.empty())
-    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(more_symbols.data(), m.scratch.symbol_overflow,
-                                      more_symbols.size() * sizeof(SymbolRecord), cudaMemcpyDeviceToHost, stream));
-  if (!more_roots.empty())
-    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(more_roots.data(), m.scratch.root_overflow, more_roots.size() * sizeof(RootRecord),
-                                      cudaMemcpyDeviceToHost, stream));
-  if (!more_symbols.empty() || !more_roots.empty()) GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const int nblobs = m.stage.enabled() ? r.blobs : 0;
+  // The rare frame with more than kInline of any kind: fetch the rest.
+  auto fetch_rest = [&](auto& rest, int count, const auto* overflow) {
+    rest.resize(static_cast<std::size_t>(std::max(0, count - kInline)));
+    if (!rest.empty())
+      GPUVIS_CUDA_CHECK(cudaMemcpyAsync(rest.data(), overflow, rest.size() * sizeof(rest[0]), cudaMemcpyDeviceToHost,
+                                        stream));
+    return !rest.empty();
+  };
+  std::vector<SymbolRecord> more_symbols;
+  std::vector<RootRecord> more_roots;
+  std::vector<BlobRecord> more_blobs;
+  bool more = fetch_rest(more_symbols, nsym, m.scratch.symbol_overflow);
+  more = fetch_rest(more_roots, nroots, m.scratch.root_overflow) || more;
+  more = fetch_rest(more_blobs, nblobs, m.scratch.blob_overflow) || more;
+  if (more) GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
 
   fiducials.clear();
   stats = {};
@@ -169,6 +213,30 @@ void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidat
     const RootRecord& c = i < kInline ? r.root[i] : more_roots[static_cast<std::size_t>(i - kInline)];
     roots.push_back({c.x, c.y, c.size, static_cast<std::uint8_t>(c.colour), c.region});
   }
+  if (!blobs) return;
+  // Blob records arrive in no particular order: by kind, then region.
+  std::vector<BlobRecord> records(r.blob, r.blob + std::min(nblobs, kInline));
+  records.insert(records.end(), more_blobs.begin(), more_blobs.end());
+  std::sort(records.begin(), records.end(), [](const BlobRecord& a, const BlobRecord& b) {
+    return a.kind != b.kind ? a.kind < b.kind : a.region < b.region;
+  });
+  auto blob_of = [](const BlobRecord& b) { return Blob{b.x, b.y, b.width, b.height, b.angle, b.area, b.region}; };
+  blobs->fingers.clear();
+  blobs->blobs.clear();
+  for (const BlobRecord& b : records)
+    if (b.kind == kFingerBlob) blobs->fingers.push_back({b.x, b.y, b.width, b.height, b.angle, b.score, b.area, b.region});
+    else if (b.kind == kPlainBlob) blobs->blobs.push_back(blob_of(b));
+  auto region_blob = [&](int region) {  // a region without a record is degenerate
+    const auto at = std::lower_bound(records.begin(), records.end(), region, [](const BlobRecord& b, int reg) {
+      return b.kind != kRegionBlob ? b.kind < kRegionBlob : b.region < reg;
+    });
+    return at != records.end() && at->kind == kRegionBlob && at->region == region ? blob_of(*at) : Blob{};
+  };
+  blobs->fiducial_blobs.clear();
+  blobs->root_blobs.clear();
+  if (!m.stage.blobs.object_blobs) return;
+  for (const Fiducial& f : fiducials) blobs->fiducial_blobs.push_back(region_blob(f.root));
+  for (const RootCandidate& c : roots) blobs->root_blobs.push_back(region_blob(c.region));
 }
 
 }  // namespace gpuvis::decode::cuda_impl

@@ -15,6 +15,7 @@ __global__ void mark_symbol_regions(DeviceTree t, Scratch s) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
     const int root = (i < kInline ? s.results->symbol[i] : s.symbol_overflow[i - kInline]).root;
     s.taken[root] = 1;
+    s.symbol_root[root] = 1;
     for (int k = t.adj_begin[root]; k < t.adj_begin[root + 1]; ++k) s.taken[t.adj[k]] = 1;
   }
 }

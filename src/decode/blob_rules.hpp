@@ -1,0 +1,280 @@
+#pragma once
+// Blob geometry and the finger test (spec §7.1-§7.3, docs/decoding.md), shared verbatim by the CPU
+// (blobs.cpp) and the CUDA stage (cuda/blobs.cu) so that both follow one definition.
+//
+// Everything that decides a blob's box uses only integer arithmetic, + - * / and sqrt (correctly
+// rounded on the host and the device alike), and both sides compile it without FMA contraction:
+// centres and sides agree to the last bit. Only the reported angle comes from atan2 (a few ulps
+// apart between the host's and the device's libm), and the finger score's sum, which the GPU adds
+// in a different order.
+//
+// A region's runs are given as `runs[0 .. n)` in raster order (any type with operator[] -> Run).
+#include <math.h>  // sqrt, atan2 and fmod in the global namespace: the same names on the host and the device
+
+#include <cstdint>
+
+#include "gpuvis/core/image.hpp"  // GPUVIS_HD
+#include "gpuvis/decode/blobs.hpp"
+#include "gpuvis/segment/region_tree.hpp"
+
+namespace gpuvis::decode::blob_rules {
+
+inline constexpr double kPi = 3.141592653589793238462643383279502884;
+
+struct Point {
+  int x, y;
+};
+
+GPUVIS_HD inline long long cross(Point o, Point a, Point b) {
+  return static_cast<long long>(a.x - o.x) * (b.y - o.y) - static_cast<long long>(a.y - o.y) * (b.x - o.x);
+}
+
+// Calls emit(Point) for the two ends of each row of the region (one point when the row is a single
+// pixel wide), in (y, x) order, or in the reverse order. The other run ends of a row lie between
+// them on one line and are never vertices of the convex hull.
+template <class Runs, class Emit>
+GPUVIS_HD void for_each_row_end(const Runs& runs, int n, bool reverse, Emit&& emit) {
+  if (!reverse) {
+    for (int i = 0; i < n;) {
+      const int y = runs[i].y, left = runs[i].x0;
+      while (i + 1 < n && runs[i + 1].y == y) ++i;
+      const int right = runs[i].x1;
+      emit(Point{left, y});
+      if (right != left) emit(Point{right, y});
+      ++i;
+    }
+  } else {
+    for (int i = n - 1; i >= 0;) {
+      const int y = runs[i].y, right = runs[i].x1;
+      while (i > 0 && runs[i - 1].y == y) --i;
+      const int left = runs[i].x0;
+      if (right != left) emit(Point{right, y});
+      emit(Point{left, y});
+      --i;
+    }
+  }
+}
+
+// The largest number of points hull() may store for a region of `rows` rows.
+GPUVIS_HD inline int hull_room(int rows) { return 2 * rows + 1; }
+
+// Convex hull of the region's pixel centres (Andrew's monotone chain over the row ends sorted by
+// (y, x); collinear points dropped), into `h` (room: hull_room(rows)). Returns the vertex count;
+// fewer than 3 means a degenerate region (one pixel, one straight line). The vertices turn with
+// cross > 0 (clockwise on screen, y down), starting at the topmost of the leftmost points once
+// rotated by hull_start().
+template <class Runs>
+GPUVIS_HD int hull(const Runs& runs, int n, Point* h) {
+  int k = 0, points = 0;
+  for_each_row_end(runs, n, false, [&](Point p) {
+    while (k >= 2 && cross(h[k - 2], h[k - 1], p) <= 0) --k;
+    h[k++] = p;
+    ++points;
+  });
+  if (points < 3) return points;
+  const int t = k + 1;
+  bool first = true;  // the last point is on the stack already
+  for_each_row_end(runs, n, true, [&](Point p) {
+    if (first) {
+      first = false;
+      return;
+    }
+    while (k >= t && cross(h[k - 2], h[k - 1], p) <= 0) --k;
+    h[k++] = p;
+  });
+  return k - 1;  // the first point closed the chain
+}
+
+// The vertex the perimeter sums start from (smallest x, then smallest y), so that they add up in
+// the same order whatever algorithm ordered the hull.
+GPUVIS_HD inline int hull_start(const Point* h, int n) {
+  int s = 0;
+  for (int k = 1; k < n; ++k)
+    if (h[k].x < h[s].x || (h[k].x == h[s].x && h[k].y < h[s].y)) s = k;
+  return s;
+}
+
+// The oriented box of a hull (spec §7.2 steps 4-7 without the quirks): perimeter moments, the
+// principal axis, the extents along it and across it. Sizes count whole pixels (extent + 1).
+GPUVIS_HD inline BlobGeometry geometry(const Point* h, int n) {
+  BlobGeometry g;
+  if (n < 3) return g;
+  const int s = hull_start(h, n);
+  double len = 0, cx = 0, cy = 0, sxx = 0, syy = 0, sxy = 0;
+  for (int k = 0; k < n; ++k) {
+    const Point p = h[(s + k) % n], q = h[(s + k + 1) % n];
+    const long long dx = q.x - p.x, dy = q.y - p.y;
+    const double a = sqrt(static_cast<double>(dx * dx + dy * dy));
+    const double px = p.x, py = p.y, qx = q.x, qy = q.y;
+    const double mx = (px + qx) / 2, my = (py + qy) / 2;
+    len += a;
+    cx += a * mx;
+    cy += a * my;
+    sxx += a * (2 * mx * mx + px * px + qx * qx);
+    syy += a * (2 * my * my + py * py + qy * qy);
+    sxy += a * (2 * mx * my + px * py + qx * qy);
+  }
+  cx /= len;
+  cy /= len;
+  const double cxx = sxx / (4 * len) - cx * cx, cyy = syy / (4 * len) - cy * cy, cxy = sxy / (4 * len) - cx * cy;
+  // Unit eigenvector of the larger eigenvalue, from whichever of the two candidate vectors is
+  // longer (the other vanishes when the covariance is diagonal); (1, 0) for an isotropic hull.
+  const double half = (cxx - cyy) / 2;
+  const double lambda = (cxx + cyy) / 2 + sqrt(half * half + cxy * cxy);
+  double ux = cxy, uy = lambda - cxx;
+  const double vx = lambda - cyy, vy = cxy;
+  if (vx * vx + vy * vy > ux * ux + uy * uy) ux = vx, uy = vy;
+  const double norm = sqrt(ux * ux + uy * uy);
+  if (norm > 0) {
+    ux /= norm;
+    uy /= norm;
+  } else {
+    ux = 1;
+    uy = 0;
+  }
+  double min1 = 1e300, max1 = -1e300, min2 = 1e300, max2 = -1e300;
+  for (int k = 0; k < n; ++k) {
+    const double x = h[k].x, y = h[k].y;
+    const double a = x * ux + y * uy, b = -x * uy + y * ux;
+    min1 = a < min1 ? a : min1;
+    max1 = a > max1 ? a : max1;
+    min2 = b < min2 ? b : min2;
+    max2 = b > max2 ? b : max2;
+  }
+  const double c1 = (min1 + max1) / 2, c2 = (min2 + max2) / 2;
+  g.x = c1 * ux - c2 * uy;
+  g.y = c1 * uy + c2 * ux;
+  double e1 = max1 - min1, e2 = max2 - min2;
+  if (e2 > e1) {  // the long side is across the principal axis
+    const double t = e1;
+    e1 = e2;
+    e2 = t;
+    const double t2 = ux;
+    ux = -uy;
+    uy = t2;
+  }
+  double angle = fmod(atan2(uy, ux), kPi);
+  if (angle < 0) angle += kPi;
+  g.extent_long = e1;
+  g.extent_short = e2;
+  g.width = e1 + 1;
+  g.height = e2 + 1;
+  g.angle = angle >= kPi ? 0 : angle;
+  g.axis_x = ux;
+  g.axis_y = uy;
+  g.ok = true;
+  return g;
+}
+
+// What the finger score needs of a blob (spec §7.3): the ellipse of its box, and whether the fill
+// test already rejects it.
+struct ScoreFrame {
+  bool rejected = true;  // fill ratio outside [0.5, 1.5], or no geometry
+  double a = 0.5, b = 0.5;
+};
+
+GPUVIS_HD inline ScoreFrame score_frame(int area, const BlobGeometry& g) {
+  ScoreFrame f;
+  if (!g.ok) return f;
+  const double fill = area / (kPi / 4 * g.width * g.height);
+  f.rejected = fill < 0.5 || fill > 1.5;
+  f.a = g.extent_long / 2 > 0.5 ? g.extent_long / 2 : 0.5;
+  f.b = g.extent_short / 2 > 0.5 ? g.extent_short / 2 : 0.5;
+  return f;
+}
+
+// One boundary pixel's term of the score: its squared distance to the point of the ellipse in its
+// direction, scaled up when it lies outside the ellipse. cos and sin of that direction are u/ρ and
+// v/ρ (no trigonometry).
+GPUVIS_HD inline double score_term(const BlobGeometry& g, const ScoreFrame& f, int px, int py) {
+  const double dx = px - g.x, dy = py - g.y;
+  const double u = dx * g.axis_x + dy * g.axis_y, v = -dx * g.axis_y + dy * g.axis_x;
+  const double rr = u * u + v * v;
+  double ex = f.a, ey = 0;  // the direction of (0, 0) is 0
+  if (rr > 0) {
+    const double rho = sqrt(rr);
+    ex = f.a * u / rho;
+    ey = f.b * v / rho;
+  }
+  const double d2 = (u - ex) * (u - ex) + (v - ey) * (v - ey);
+  const double ee = ex * ex + ey * ey;
+  return rr <= ee ? d2 : d2 * rr / ee;
+}
+
+GPUVIS_HD inline double score_of(const ScoreFrame& f, double sum, int count) {
+  return count ? (sum / count) / sqrt(f.a * f.b) : 1000;
+}
+
+template <class Runs>
+GPUVIS_HD bool covered(const Runs& runs, int begin, int end, int x) {
+  for (int j = begin; j < end; ++j)
+    if (runs[j].x0 <= x && x <= runs[j].x1) return true;
+  return false;
+}
+
+// Calls add(x, y) for the boundary pixels of run i: its two ends, then the pixels between them with
+// no pixel of the region directly above or directly below.
+template <class Runs, class Add>
+GPUVIS_HD void for_each_boundary_pixel(const Runs& runs, int n, int i, Add&& add) {
+  const segment::Run run = runs[i];
+  int row_begin = i, row_end = i + 1;
+  while (row_begin > 0 && runs[row_begin - 1].y == run.y) --row_begin;
+  while (row_end < n && runs[row_end].y == run.y) ++row_end;
+  int above = row_begin, below = row_end;  // [above, row_begin): row y-1; [row_end, below): row y+1
+  while (above > 0 && runs[above - 1].y == run.y - 1) --above;
+  while (below < n && runs[below].y == run.y + 1) ++below;
+  add(run.x0, run.y);
+  if (run.x1 != run.x0) add(run.x1, run.y);
+  for (int x = run.x0 + 1; x < run.x1; ++x)
+    if (!covered(runs, above, row_begin, x) || !covered(runs, row_end, below, x)) add(x, run.y);
+}
+
+// The grey-level range over every second row of the region, starting with its first (spec §7.1
+// step 5), of run i; hi - lo of the union over all runs is the finger's contrast.
+template <class Runs, class Grey>
+GPUVIS_HD void contrast_of_run(const Runs& runs, int i, int first_row, const Grey& grey, int& lo, int& hi) {
+  const segment::Run run = runs[i];
+  if ((run.y - first_row) % 2) return;
+  for (int x = run.x0; x <= run.x1; ++x) {
+    const int v = grey(x, run.y);
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+  }
+}
+
+// Spec §7.1 / §6.2: is region `r` (white, not part of a decoded symbol) a finger candidate, a blob
+// candidate, or neither?
+struct Branches {
+  bool finger = false, blob = false;
+};
+
+GPUVIS_HD inline Branches branches(int width, int height, int degree, const FingerParams& fp, const BlobParams& bp) {
+  const int size = width > height ? width : height, md = width < height ? width : height;
+  const int diff = width > height ? width - height : height - width;
+  Branches b;
+  b.finger = fp.size > 0 && size >= fp.size / 2.0 && size <= 2.0 * fp.size && diff < md && degree - 1 < 2 * fp.sensitivity;
+  b.blob = bp.max_size > 0 && size >= bp.min_size && size <= bp.max_size && diff < 2 * md && degree <= 5;
+  return b;
+}
+
+// Is region r part of a decoded symbol: a root (is_root[r] != 0) or below one in the parent forest?
+template <class Mark>
+GPUVIS_HD bool in_symbol(const std::int32_t* parent, const Mark* is_root, int r) {
+  for (int p = r; p >= 0; p = parent[p])
+    if (is_root[p]) return true;
+  return false;
+}
+
+// Spec §7.1 step 3: a region whose centroid lies closer than rootsize/1.5 to a symbol's centre is
+// never a finger or blob (compared squared: no libm call, the same verdict on both backends).
+GPUVIS_HD inline bool near_symbol(double x, double y, double symbol_x, double symbol_y, int root_size) {
+  const double dx = x - symbol_x, dy = y - symbol_y, reach = root_size / 1.5;
+  return dx * dx + dy * dy < reach * reach;
+}
+
+// The finger test on a blob: enough contrast and an elliptic enough outline (score < s/4).
+GPUVIS_HD inline bool is_finger(double score, int contrast, const FingerParams& fp) {
+  return contrast >= fp.contrast && score < fp.sensitivity / 4;
+}
+
+}  // namespace gpuvis::decode::blob_rules

@@ -1,0 +1,224 @@
+// Stage 4 of CUDA decoding: fingers, plain blobs and object blobs, as decode::find_fingers_and_blobs
+// and decode::region_blob do it on the host, with the same rules (blob_rules.hpp).
+//
+// The device tree keeps its runs in raster order, and a blob needs its region's runs, so the runs
+// are sorted by region first (CUB's radix sort is stable: raster order is kept within a region).
+// Then each warp tests 32 regions as candidates and takes the candidates in turn: the lanes copy
+// the region's runs into shared memory, lane 0 builds the convex hull and the box (a short
+// sequential walk over the rows), and the lanes share the finger test's boundary pixels and
+// contrast. Candidates are few (white regions of finger or blob size away from any symbol), so
+// the stage costs a sort of the runs and one pass over the regions.
+#include <cub/device/device_radix_sort.cuh>
+
+#include "decode_kernels.cuh"
+#include "gpuvis/cuda/check.hpp"
+
+namespace gpuvis::decode::cuda_impl {
+namespace {
+
+using blob_rules::Point;
+using segment::Run;
+
+constexpr int kWarps = 4;         // per block
+constexpr int kSharedRuns = 128;  // regions with more runs are read through the sorted indices
+
+__device__ __forceinline__ int run_count(const DeviceTree& t) { return static_cast<int>(*t.totals & 0xffffffffu); }
+
+// Keys of the sort: each run's region; the unused tail of the arrays (and every run of a frame
+// that overflowed the segmenter) gets the largest key, so it sorts last and is never read.
+__global__ void sort_keys(DeviceTree t, BlobScratch b) {
+  const int runs = region_count(t) > 0 ? run_count(t) : 0;
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.run_capacity; k += gridDim.x * blockDim.x) {
+    b.keys_in[k] = k < runs ? t.run_region[k] : t.capacity;
+    b.index_in[k] = k;
+  }
+}
+
+// Region r's runs are sorted entries [run_begin[r], run_begin[r + 1]) (every region has a run).
+__global__ void find_run_begins(DeviceTree t, BlobScratch b) {
+  const int regions = region_count(t);
+  if (regions == 0) return;
+  const int runs = run_count(t);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < runs; i += gridDim.x * blockDim.x) {
+    const int key = b.keys_out[i];
+    if (i == 0 || b.keys_out[i - 1] != key) b.run_begin[key] = i;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) b.run_begin[regions] = runs;
+}
+
+// A region's runs as blob_rules reads them: copied into shared memory, or through the indices.
+struct SharedRuns {
+  const Run* runs;
+  __device__ const Run& operator[](int i) const { return runs[i]; }
+};
+struct SortedRuns {
+  const Run* raster;
+  const std::int32_t* index;
+  __device__ Run operator[](int i) const { return raster[index[i]]; }
+};
+
+struct WarpSpace {
+  Run runs[kSharedRuns];
+  Point hull[2 * kSharedRuns + 1];  // blob_rules::hull_room(rows) with rows <= runs
+  double geometry[sizeof(BlobGeometry) / sizeof(double) + 1];
+  __device__ BlobGeometry& g() { return *reinterpret_cast<BlobGeometry*>(geometry); }
+};
+
+// Runs work(runs, n, hull) with region r's runs and room for its hull, on every lane of the warp.
+template <class Work>
+__device__ void with_runs(const DeviceTree& t, const BlobScratch& b, WarpSpace& w, int r, Work&& work) {
+  const int lane = threadIdx.x % 32;
+  const int begin = b.run_begin[r], n = b.run_begin[r + 1] - begin;
+  if (n <= kSharedRuns) {
+    for (int i = lane; i < n; i += 32) w.runs[i] = t.raster_runs[b.index_out[begin + i]];
+    __syncwarp();
+    work(SharedRuns{w.runs}, n, w.hull);
+  } else {
+    work(SortedRuns{t.raster_runs, b.index_out + begin}, n, b.hull + 2 * begin + r);
+  }
+  __syncwarp();  // the next region reuses the warp's shared space
+}
+
+// The box of a region, built by lane 0 and handed to every lane.
+template <class Runs>
+__device__ BlobGeometry warp_geometry(const Runs& runs, int n, Point* hull, WarpSpace& w) {
+  if (threadIdx.x % 32 == 0) w.g() = blob_rules::geometry(hull, blob_rules::hull(runs, n, hull));
+  __syncwarp();
+  return w.g();
+}
+
+__device__ void append(const Scratch& s, const BlobRecord& rec) {
+  const int i = atomicAdd(&s.results->blobs, 1);
+  (i < kInline ? s.results->blob[i] : s.blob_overflow[i - kInline]) = rec;
+}
+
+__device__ BlobRecord record(const BlobGeometry& g, double score, int area, int region, BlobKind kind) {
+  return {g.x, g.y, g.width, g.height, g.angle, score, area, region, kind, 0};
+}
+
+__device__ const SymbolRecord& symbol(const Scratch& s, int i) {
+  return i < kInline ? s.results->symbol[i] : s.symbol_overflow[i - kInline];
+}
+
+// Which branches region r may take (spec §6.2 B and C), after the cheap tests: white, off the
+// border, of finger or blob size and shape, not part of a decoded symbol, not near one.
+__device__ blob_rules::Branches candidate(const DeviceTree& t, const Scratch& s, const BlobStage& st, int r) {
+  if (t.colour[r] != 255 || (t.flags[r] & segment::kBorder)) return {};
+  const blob_rules::Branches br = blob_rules::branches(t.right[r] - t.left[r] + 1, t.bottom[r] - t.top[r] + 1,
+                                                       degree_of(t, r), st.fingers, st.blobs);
+  if (!br.finger && !br.blob) return {};
+  if (blob_rules::in_symbol(t.parent, s.symbol_root, r)) return {};
+  const double area = static_cast<double>(t.area[r]);
+  const double cx = 0.5 * static_cast<double>(t.sum_2x[r]) / area, cy = static_cast<double>(t.sum_y[r]) / area;
+  const int symbols = s.results->symbols;
+  for (int i = 0; i < symbols; ++i) {
+    const SymbolRecord& f = symbol(s, i);
+    if (blob_rules::near_symbol(cx, cy, f.x, f.y, f.root_size)) return {};
+  }
+  return br;
+}
+
+__device__ double warp_sum(double v) {
+  for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
+  return v;
+}
+__device__ int warp_sum(int v) {
+  for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
+  return v;
+}
+
+__global__ void __launch_bounds__(kWarps * 32)
+    fingers_and_blobs(DeviceTree t, DeviceView<const std::uint8_t> grey, BlobStage st, Scratch s, BlobScratch b) {
+  __shared__ alignas(16) unsigned char space[kWarps * sizeof(WarpSpace)];
+  WarpSpace& w = reinterpret_cast<WarpSpace*>(space)[threadIdx.x / 32];
+  const int lane = threadIdx.x % 32;
+  const int regions = region_count(t);
+  const int stride = gridDim.x * kWarps * 32;
+  for (int base = (blockIdx.x * kWarps + static_cast<int>(threadIdx.x) / 32) * 32; base < regions; base += stride) {
+    const int r = base + lane;
+    const blob_rules::Branches br = r < regions ? candidate(t, s, st, r) : blob_rules::Branches{};
+    const unsigned fingers = __ballot_sync(~0u, br.finger), blobs = __ballot_sync(~0u, br.blob);
+    for (unsigned mask = fingers | blobs; mask; mask &= mask - 1) {
+      const int k = __ffs(static_cast<int>(mask)) - 1, region = base + k;
+      const bool finger = (fingers >> k) & 1, blob = (blobs >> k) & 1;
+      with_runs(t, b, w, region, [&](const auto& runs, int n, Point* hull) {
+        const BlobGeometry g = warp_geometry(runs, n, hull, w);
+        if (!g.ok) return;
+        if (finger) {  // the finger test (spec §7.1 step 5, §7.3), lanes over the runs
+          const blob_rules::ScoreFrame f = blob_rules::score_frame(t.area[region], g);
+          double sum = 0;
+          int count = 0, lo = 255, hi = 0;
+          for (int i = lane; i < n; i += 32) {
+            blob_rules::contrast_of_run(runs, i, t.top[region], grey, lo, hi);
+            if (!f.rejected)
+              blob_rules::for_each_boundary_pixel(runs, n, i, [&](int x, int y) {
+                sum += blob_rules::score_term(g, f, x, y);
+                ++count;
+              });
+          }
+          sum = warp_sum(sum);
+          count = warp_sum(count);
+          for (int o = 16; o; o >>= 1) {
+            lo = min(lo, __shfl_xor_sync(~0u, lo, o));
+            hi = max(hi, __shfl_xor_sync(~0u, hi, o));
+          }
+          const double score = f.rejected ? 1000 : blob_rules::score_of(f, sum, count);
+          if (blob_rules::is_finger(score, hi - lo, st.fingers)) {
+            if (lane == 0) append(s, record(g, score, t.area[region], region, kFingerBlob));
+            return;
+          }
+        }
+        if (blob && lane == 0) append(s, record(g, 0, t.area[region], region, kPlainBlob));
+      });
+    }
+  }
+}
+
+// The blob of every decoded symbol's root and every root candidate (BlobParams::object_blobs).
+__global__ void __launch_bounds__(kWarps * 32) object_blobs(DeviceTree t, Scratch s, BlobScratch b) {
+  __shared__ alignas(16) unsigned char space[kWarps * sizeof(WarpSpace)];
+  WarpSpace& w = reinterpret_cast<WarpSpace*>(space)[threadIdx.x / 32];
+  const int symbols = s.results->symbols, items = symbols + min(s.results->roots_found, s.band->limit);
+  for (int item = blockIdx.x * kWarps + static_cast<int>(threadIdx.x) / 32; item < items; item += gridDim.x * kWarps) {
+    const int region = item < symbols ? symbol(s, item).root : s.selected[item - symbols];
+    with_runs(t, b, w, region, [&](const auto& runs, int n, Point* hull) {
+      const BlobGeometry g = warp_geometry(runs, n, hull, w);
+      if (g.ok && threadIdx.x % 32 == 0) append(s, record(g, 0, t.area[region], region, kRegionBlob));
+    });
+  }
+}
+
+}  // namespace
+
+std::size_t blob_sort_bytes(int runs, int key_bits) {
+  std::size_t bytes = 0;
+  GPUVIS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const std::int32_t*>(nullptr),
+                                                    static_cast<std::int32_t*>(nullptr),
+                                                    static_cast<const std::int32_t*>(nullptr),
+                                                    static_cast<std::int32_t*>(nullptr), runs, 0, key_bits));
+  return bytes;
+}
+
+void find_blobs(const DeviceTree& tree, DeviceView<const std::uint8_t> grey, const BlobStage& stage, const Scratch& s,
+                const BlobScratch& b, gpuvis::cuda::DeviceBuffer& temp, cudaStream_t stream) {
+  const int runs = tree.run_capacity;
+  sort_keys<<<std::min(grid_for(runs, 256), 1024), 256, 0, stream>>>(tree, b);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+  std::size_t bytes = blob_sort_bytes(runs, b.key_bits);
+  temp.reserve(bytes);
+  GPUVIS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, b.keys_in, b.keys_out, b.index_in, b.index_out,
+                                                    runs, 0, b.key_bits, stream));
+  find_run_begins<<<std::min(grid_for(runs, 256), 1024), 256, 0, stream>>>(tree, b);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+  if (stage.fingers.size > 0 || stage.blobs.max_size > 0) {
+    const int warps = grid_for(tree.capacity, 32);
+    fingers_and_blobs<<<std::min(grid_for(warps, kWarps), 2048), kWarps * 32, 0, stream>>>(tree, grey, stage, s, b);
+    GPUVIS_CUDA_CHECK_LAUNCH();
+  }
+  if (stage.blobs.object_blobs) {
+    object_blobs<<<64, kWarps * 32, 0, stream>>>(tree, s, b);
+    GPUVIS_CUDA_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace gpuvis::decode::cuda_impl
