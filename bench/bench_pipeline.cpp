@@ -1,5 +1,5 @@
-// Detection end to end, frame in host memory -> fiducials (and fingers) in host memory, on the
-// CUDA backend (threshold, segmentation and decoding on the device; the frame in pinned memory)
+// Detection end to end, frame in host memory -> fiducials (and fingers and blobs) in host memory, on
+// the CUDA backend (threshold, segmentation and decoding on the device; the frame in pinned memory)
 // and on the CPU backend, on the same generated frames; plus the device segmentation alone. With --save-frames DIR the frames are written as PGM for the CuPy peer
 // (scripts/peers/cupy_pipeline.py).
 //
@@ -87,9 +87,8 @@ int main(int argc, char** argv) {
   bench::Options o;
   o.min_runs = args.quick ? 20 : 200;
   o.warmup = 5;
-  // Two configurations: symbols and root candidates only (on the CUDA backend everything runs on
-  // the device and only the results come back), and with fingers (the finger stage still runs on
-  // the host, so the CUDA backend also downloads the region tree).
+  // Two configurations: symbols and root candidates only, and with fingers, blobs and object blobs
+  // as well. On the CUDA backend everything runs on the device and only the results come back.
   struct Variant {
     const char* name;
     int finger_size;
@@ -97,7 +96,7 @@ int main(int argc, char** argv) {
   };
   const Variant variants[] = {{"detect end to end (symbols, results only)", 0, true},
                               {"detect end to end (symbols, results only, no graph)", 0, false},
-                              {"detect end to end (symbols + fingers, tree downloaded)", 18, true}};
+                              {"detect end to end (symbols + fingers + blobs)", 18, true}};
   for (const Frame& f : frames) {
 #ifdef GPUVIS_BENCH_CUDA
     // The frame waits in pinned memory, as a camera driver's ring buffer would hold it.
@@ -121,6 +120,11 @@ int main(int argc, char** argv) {
         pipeline::DetectorConfig config;
         config.backend = backend;
         config.fingers.size = v.finger_size;
+        if (v.finger_size) {  // blobs of 4..60 px, and the object blobs (every symbol's root as a blob)
+          config.blobs.min_size = 4;
+          config.blobs.max_size = 60;
+          config.blobs.object_blobs = true;
+        }
         pipeline::Detector det(config);
         std::vector<double> th, sg, dc, bl, dev;
         int regions = 0, ids = 0;
@@ -161,9 +165,10 @@ int main(int argc, char** argv) {
         } else if (cuda_be && !v.finger_size) {
           stage("graph: device frame", "upload to results copied back (GPU events)", dev);
         }
-        if (v.finger_size)
+        if (v.finger_size && !cuda_be)
           report.add({"pipeline", "with fingers: fingers+blobs", be, "host", f.image.width(), f.image.height(), params,
                       bench::summarize(bl)});
+        if (v.finger_size && cuda_be) stage("fingers + blobs: device frame", "upload to results copied back (GPU events)", dev);
       }
     }
   }

@@ -41,8 +41,9 @@ TEST(PipelineCuda, DetectionsEqualTheCpuBackend) {
   config.fingers.size = 18;
   config.blobs.min_size = 4;
   config.blobs.max_size = 60;
+  config.blobs.object_blobs = true;
   pipeline::Detector cpu(config), gpu(on_gpu(config));
-  int ids = 0, fingers = 0, roots = 0;
+  int ids = 0, fingers = 0, roots = 0, root_blobs = 0;
   for (int i = 0; i < 20; ++i) {
     synth::SceneParams p;
     p.seed = 300 + static_cast<std::uint32_t>(i);
@@ -62,10 +63,101 @@ TEST(PipelineCuda, DetectionsEqualTheCpuBackend) {
     for (const auto& f : a.fiducials) ids += f.id >= 0;
     fingers += static_cast<int>(a.fingers.size());
     roots += static_cast<int>(a.roots.size());
+    for (const auto& r : a.root_blobs) root_blobs += r.ok();
   }
   EXPECT_GT(ids, 150);  // the scenes really contain decodable symbols, fingers and root candidates
   EXPECT_GT(fingers, 20);
   EXPECT_GT(roots, 0);
+  EXPECT_GT(root_blobs, 0);
+}
+
+namespace {
+
+// Bright shapes on a dark, slightly noisy background, shaded so that fingers have contrast: discs
+// of finger size, rotated ellipses and rectangles, rings (a hole: two neighbours), lines one pixel
+// wide and single pixels (degenerate boxes), and a few shapes taller than 128 rows.
+Image<std::uint8_t> shapes_frame(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  Image<std::uint8_t> img(1280, 720);
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x) img(x, y) = static_cast<std::uint8_t>(50 + 10 * u(rng));
+  auto shade = [&](int x, int y, double t) {  // t: 0 at the centre, 1 at the edge
+    if (x >= 0 && y >= 0 && x < img.width() && y < img.height())
+      img(x, y) = static_cast<std::uint8_t>(245 - 40 * t);
+  };
+  auto ellipse = [&](double cx, double cy, double a, double b, double angle, double hole) {
+    const double c = std::cos(angle), s = std::sin(angle), r = std::max(a, b) + 1;
+    for (int y = static_cast<int>(cy - r); y <= cy + r; ++y)
+      for (int x = static_cast<int>(cx - r); x <= cx + r; ++x) {
+        const double dx = x - cx, dy = y - cy, p = (dx * c + dy * s) / a, q = (-dx * s + dy * c) / b;
+        const double t = p * p + q * q;
+        if (t <= 1 && t >= hole * hole) shade(x, y, t);
+      }
+  };
+  auto box = [&](double cx, double cy, double a, double b, double angle) {
+    const double c = std::cos(angle), s = std::sin(angle), r = std::hypot(a, b) + 1;
+    for (int y = static_cast<int>(cy - r); y <= cy + r; ++y)
+      for (int x = static_cast<int>(cx - r); x <= cx + r; ++x) {
+        const double dx = x - cx, dy = y - cy, p = (dx * c + dy * s) / a, q = (-dx * s + dy * c) / b;
+        if (std::abs(p) <= 1 && std::abs(q) <= 1) shade(x, y, std::max(std::abs(p), std::abs(q)));
+      }
+  };
+  for (int row = 0; row < 6; ++row)  // small shapes on a grid, 48 px apart
+    for (int col = 0; col < 20; ++col) {
+      const double cx = 40 + 48 * col, cy = 40 + 48 * row, angle = u(rng) * 3.14159;
+      switch ((row * 20 + col) % 6) {
+        case 0: {  // a disc: a finger when its size is in the band
+          const double r = 3 + 12 * u(rng);
+          ellipse(cx, cy, r, r, 0, 0);
+          break;
+        }
+        case 1: ellipse(cx, cy, 6 + 14 * u(rng), 4 + 8 * u(rng), angle, 0); break;
+        case 2: box(cx, cy, 3 + 15 * u(rng), 3 + 10 * u(rng), angle); break;
+        case 3: ellipse(cx, cy, 10 + 10 * u(rng), 10 + 8 * u(rng), angle, 0.45); break;
+        case 4: for (int k = -12; k <= 12; ++k) shade(static_cast<int>(cx) + k, static_cast<int>(cy) + (row % 2 ? k : 0), 0); break;
+        default:  // two pixels side by side (a blob candidate with no box) and a 2 x 2 square
+          shade(static_cast<int>(cx), static_cast<int>(cy), 0);
+          shade(static_cast<int>(cx) + 1, static_cast<int>(cy), 0);
+          for (int k = 0; k < 4; ++k) shade(static_cast<int>(cx) + 10 + k % 2, static_cast<int>(cy) + k / 2, 0);
+          break;
+      }
+    }
+  ellipse(1050, 500, 150, 60, 1.2, 0);  // taller than 128 rows
+  box(300, 560, 140, 70, 0.4);
+  ellipse(700, 560, 60, 140, 0.1, 0.5);
+  return img;
+}
+
+}  // namespace
+
+// Fingers, plain blobs and object blobs of shapes of every kind and size, more of each than the
+// results block holds inline, and regions with more runs than a warp keeps in shared memory.
+TEST(PipelineCuda, FingersAndBlobsOfEveryShapeEqualTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  pipeline::DetectorConfig config;
+  config.fingers.size = 16;
+  config.blobs.min_size = 2;
+  config.blobs.max_size = 400;
+  config.blobs.object_blobs = true;
+  pipeline::Detector cpu(config), gpu(on_gpu(config));
+  int fingers = 0, blobs = 0, tall = 0;
+  for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+    const auto img = shapes_frame(seed);
+    const auto a = cpu.detect(img.view());
+    const auto& b = gpu.detect(img.view());
+    EXPECT_TRUE(test::same_detections(a, b)) << "seed " << seed;
+    fingers += static_cast<int>(a.fingers.size());
+    blobs += static_cast<int>(a.blobs.size());
+    for (const auto& bl : a.blobs) tall += bl.width > 128;
+    EXPECT_GT(a.blobs.size(), 64u) << "seed " << seed;  // past the inline records
+  }
+  EXPECT_GT(fingers, 30);
+  EXPECT_GE(tall, 12);
+  const auto& d = test::detection_deltas();
+  std::printf("%d fingers, %d blobs; largest box differences over all GPU tests so far: %.3g px, %.3g rad (%lld "
+              "fingers and blobs)\n",
+              fingers, blobs, d.blob_px, d.blob_angle_rad, d.blobs);
 }
 
 // No finger, blob or object-blob stage: only the results come back (no region tree on the host).
@@ -176,9 +268,9 @@ TEST(PipelineCuda, GraphReplaysFollowSizeAndCapacityChanges) {
     }
 }
 
-// A first frame with far more regions than the initial capacity, with the host finger stage (the
-// tree comes back), then the graph replays.
-TEST(PipelineCuda, NoisyFirstFrameWithHostStagesThenReplays) {
+// A first frame with far more regions than the initial capacity, with fingers and blobs (tens of
+// thousands of candidates), then the graph replays.
+TEST(PipelineCuda, NoisyFirstFrameWithFingersAndBlobsThenReplays) {
   GPUVIS_REQUIRE_GPU();
   synth::Generator gen(test::symbols_dir());
   synth::SceneParams p;
@@ -192,10 +284,14 @@ TEST(PipelineCuda, NoisyFirstFrameWithHostStagesThenReplays) {
   add_noise(scene.image, 24, 3);
   pipeline::DetectorConfig config;
   config.fingers.size = 18;
+  config.blobs.min_size = 2;
+  config.blobs.max_size = 40;
+  config.blobs.object_blobs = true;
   pipeline::Detector cpu(config), gpu(on_gpu(config));
   for (int i = 0; i < 3; ++i) {
     const auto a = cpu.detect(scene.image.view());
     const auto& b = gpu.detect(scene.image.view());
     EXPECT_TRUE(test::same_detections(a, b)) << "frame " << i;
+    if (i == 0) std::printf("noisy 4K frame: %zu blobs, %zu fingers\n", a.blobs.size(), a.fingers.size());
   }
 }

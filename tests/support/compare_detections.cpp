@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <type_traits>
 
 namespace gpuvis::test {
 namespace {
@@ -65,25 +66,56 @@ DetectionDeltas& detection_deltas() {
   return ::testing::AssertionSuccess();
 }
 
+namespace {
+
+// One blob of each backend: the same region and area, centre and sides within 1e-3 px, the long
+// side's direction (an axis, modulo pi) within 1e-4 rad.
+::testing::AssertionResult same_blob(const std::string& what, const decode::Blob& a, const decode::Blob& b) {
+  if (a.region != b.region || a.area != b.area)
+    return ::testing::AssertionFailure() << what << ": region " << a.region << " area " << a.area << " (CPU) vs region "
+                                         << b.region << " area " << b.area << " (GPU)";
+  if (!a.ok()) return ::testing::AssertionSuccess();
+  const double dc = std::max({std::abs(a.x - b.x), std::abs(a.y - b.y), std::abs(a.width - b.width),
+                              std::abs(a.height - b.height)});
+  const double d = std::fmod(std::abs(a.angle - b.angle), std::numbers::pi);
+  const double da = std::min(d, std::numbers::pi - d);
+  auto& deltas = detection_deltas();
+  deltas.blob_px = std::max(deltas.blob_px, dc);
+  deltas.blob_angle_rad = std::max(deltas.blob_angle_rad, da);
+  ++deltas.blobs;
+  if (dc > kCentreTolerance || da > kAngleTolerance)
+    return ::testing::AssertionFailure() << what << " (region " << a.region << "): box differs by " << dc
+                                         << " px, angle by " << da << " rad";
+  return ::testing::AssertionSuccess();
+}
+
+decode::Blob as_blob(const decode::Finger& f) { return {f.x, f.y, f.width, f.height, f.angle, f.area, f.region}; }
+
+template <class T>
+::testing::AssertionResult same_blobs(const std::string& what, const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size())
+    return ::testing::AssertionFailure() << what << " count " << a.size() << " (CPU) vs " << b.size() << " (GPU)";
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    ::testing::AssertionResult r = ::testing::AssertionSuccess();
+    if constexpr (std::is_same_v<T, decode::Finger>) r = same_blob(what + " " + std::to_string(k), as_blob(a[k]), as_blob(b[k]));
+    else r = same_blob(what + " " + std::to_string(k), a[k], b[k]);
+    if (!r) return r;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
 ::testing::AssertionResult same_detections(const pipeline::Detections& a, const pipeline::Detections& b) {
   if (a.regions != b.regions)
     return ::testing::AssertionFailure() << "regions " << a.regions << " (CPU) vs " << b.regions << " (GPU)";
   if (auto r = same_stats(a.decode_stats, b.decode_stats); !r) return r;
   if (auto r = same_fiducials(a.fiducials, b.fiducials); !r) return r;
   if (auto r = same_roots(a.roots, b.roots); !r) return r;
-  if (a.fingers.size() != b.fingers.size())
-    return ::testing::AssertionFailure() << "finger count " << a.fingers.size() << " vs " << b.fingers.size();
-  for (std::size_t k = 0; k < a.fingers.size(); ++k)
-    if (a.fingers[k].region != b.fingers[k].region || std::abs(a.fingers[k].x - b.fingers[k].x) > kCentreTolerance ||
-        std::abs(a.fingers[k].y - b.fingers[k].y) > kCentreTolerance)
-      return ::testing::AssertionFailure() << "finger " << k << " differs";
-  if (a.blobs.size() != b.blobs.size())
-    return ::testing::AssertionFailure() << "blob count " << a.blobs.size() << " vs " << b.blobs.size();
-  for (std::size_t k = 0; k < a.blobs.size(); ++k)
-    if (a.blobs[k].region != b.blobs[k].region || std::abs(a.blobs[k].x - b.blobs[k].x) > kCentreTolerance ||
-        std::abs(a.blobs[k].y - b.blobs[k].y) > kCentreTolerance || a.blobs[k].area != b.blobs[k].area)
-      return ::testing::AssertionFailure() << "blob " << k << " differs";
-  return ::testing::AssertionSuccess();
+  if (auto r = same_blobs("finger", a.fingers, b.fingers); !r) return r;
+  if (auto r = same_blobs("blob", a.blobs, b.blobs); !r) return r;
+  if (auto r = same_blobs("fiducial blob", a.fiducial_blobs, b.fiducial_blobs); !r) return r;
+  return same_blobs("root candidate blob", a.root_blobs, b.root_blobs);
 }
 
 }  // namespace gpuvis::test

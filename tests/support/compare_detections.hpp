@@ -15,6 +15,8 @@ namespace gpuvis::test {
 struct DetectionDeltas {
   double centre_px = 0, angle_rad = 0;  // largest |difference| so far
   long long fiducials = 0;              // fiducials compared
+  double blob_px = 0, blob_angle_rad = 0;  // fingers and blobs: centre and sides, long-side direction
+  long long blobs = 0;                     // fingers and blobs compared
 };
 DetectionDeltas& detection_deltas();  // accumulated over the process
 
@@ -23,7 +25,8 @@ DetectionDeltas& detection_deltas();  // accumulated over the process
 ::testing::AssertionResult same_roots(const std::vector<decode::RootCandidate>& cpu,
                                       const std::vector<decode::RootCandidate>& gpu);
 ::testing::AssertionResult same_stats(const decode::DecodeStats& cpu, const decode::DecodeStats& gpu);
-// Everything above, plus region counts, fingers and blobs.
+// Everything above, plus region counts, fingers, blobs and object blobs (boxes within 1e-3 px,
+// directions within 1e-4 rad).
 ::testing::AssertionResult same_detections(const pipeline::Detections& cpu, const pipeline::Detections& gpu);
 
 }  // namespace gpuvis::test
