@@ -29,30 +29,20 @@ GPUVIS_HD inline long long cross(Point o, Point a, Point b) {
   return static_cast<long long>(a.x - o.x) * (b.y - o.y) - static_cast<long long>(a.y - o.y) * (b.x - o.x);
 }
 
-// Calls emit(Point) for the two ends of each row of the region (one point when the row is a single
-// pixel wide), in (y, x) order, or in the reverse order. The other run ends of a row lie between
-// them on one line and are never vertices of the convex hull.
-template <class Runs, class Emit>
-GPUVIS_HD void for_each_row_end(const Runs& runs, int n, bool reverse, Emit&& emit) {
-  if (!reverse) {
-    for (int i = 0; i < n;) {
-      const int y = runs[i].y, left = runs[i].x0;
-      while (i + 1 < n && runs[i + 1].y == y) ++i;
-      const int right = runs[i].x1;
-      emit(Point{left, y});
-      if (right != left) emit(Point{right, y});
-      ++i;
-    }
-  } else {
-    for (int i = n - 1; i >= 0;) {
-      const int y = runs[i].y, right = runs[i].x1;
-      while (i > 0 && runs[i - 1].y == y) --i;
-      const int left = runs[i].x0;
-      if (right != left) emit(Point{right, y});
-      emit(Point{left, y});
-      --i;
-    }
-  }
+// A region's extent in one row: its leftmost and rightmost pixels. The other run ends of the row
+// lie between them on one line and are never vertices of the convex hull.
+struct RowSpan {
+  int left, right;
+};
+
+// Row spans of a region from its runs (raster order): calls span(k, left or right) for the first
+// and the last run of each row, k = y - top. Run i alone decides its part, so a warp's lanes can
+// take the runs in any order.
+template <class Runs>
+GPUVIS_HD void row_span_of_run(const Runs& runs, int n, int i, int top, RowSpan* spans) {
+  const int y = runs[i].y;
+  if (i == 0 || runs[i - 1].y != y) spans[y - top].left = runs[i].x0;
+  if (i == n - 1 || runs[i + 1].y != y) spans[y - top].right = runs[i].x1;
 }
 
 // The largest number of points hull() may store for a region of `rows` rows.
@@ -61,27 +51,27 @@ GPUVIS_HD inline int hull_room(int rows) { return 2 * rows + 1; }
 // Convex hull of the region's pixel centres (Andrew's monotone chain over the row ends sorted by
 // (y, x); collinear points dropped), into `h` (room: hull_room(rows)). Returns the vertex count;
 // fewer than 3 means a degenerate region (one pixel, one straight line). The vertices turn with
-// cross > 0 (clockwise on screen, y down), starting at the topmost of the leftmost points once
-// rotated by hull_start().
-template <class Runs>
-GPUVIS_HD int hull(const Runs& runs, int n, Point* h) {
+// cross > 0 (clockwise on screen, y down); hull_start() gives the vertex the sums start from.
+GPUVIS_HD inline int hull(const RowSpan* spans, int rows, int top, Point* h) {
   int k = 0, points = 0;
-  for_each_row_end(runs, n, false, [&](Point p) {
-    while (k >= 2 && cross(h[k - 2], h[k - 1], p) <= 0) --k;
+  auto push = [&](Point p, int floor) {
+    while (k >= floor && cross(h[k - 2], h[k - 1], p) <= 0) --k;
     h[k++] = p;
+  };
+  for (int r = 0; r < rows; ++r) {  // (y, x) order: left end, then right end
+    push(Point{spans[r].left, top + r}, 2);
     ++points;
-  });
-  if (points < 3) return points;
-  const int t = k + 1;
-  bool first = true;  // the last point is on the stack already
-  for_each_row_end(runs, n, true, [&](Point p) {
-    if (first) {
-      first = false;
-      return;
+    if (spans[r].right != spans[r].left) {
+      push(Point{spans[r].right, top + r}, 2);
+      ++points;
     }
-    while (k >= t && cross(h[k - 2], h[k - 1], p) <= 0) --k;
-    h[k++] = p;
-  });
+  }
+  if (points < 3) return points;
+  const int floor = k + 1;
+  for (int r = rows - 1; r >= 0; --r) {  // back in reverse order; the last point is on the stack
+    if (r < rows - 1 && spans[r].right != spans[r].left) push(Point{spans[r].right, top + r}, floor);
+    if (r < rows - 1 || spans[r].right != spans[r].left) push(Point{spans[r].left, top + r}, floor);
+  }
   return k - 1;  // the first point closed the chain
 }
 

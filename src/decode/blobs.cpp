@@ -29,8 +29,11 @@ RegionRuns runs_of(const segment::RegionTree& t, int r, int& n) {
 BlobGeometry blob_geometry(const segment::RegionTree& t, int r) {
   int n = 0;
   const RegionRuns runs = runs_of(t, r, n);
-  std::vector<blob_rules::Point> h(static_cast<std::size_t>(blob_rules::hull_room(t.bbox_height(r))));
-  return blob_rules::geometry(h.data(), blob_rules::hull(runs, n, h.data()));
+  const int rows = t.bbox_height(r);
+  std::vector<blob_rules::RowSpan> spans(static_cast<std::size_t>(rows));
+  for (int i = 0; i < n; ++i) blob_rules::row_span_of_run(runs, n, i, t.top[r], spans.data());
+  std::vector<blob_rules::Point> h(static_cast<std::size_t>(blob_rules::hull_room(rows)));
+  return blob_rules::geometry(h.data(), blob_rules::hull(spans.data(), rows, t.top[r], h.data()));
 }
 
 double finger_score(const segment::RegionTree& t, int r, const BlobGeometry& g) {

@@ -4,9 +4,9 @@
 // The device tree keeps its runs in raster order, and a blob needs its region's runs, so the runs
 // are sorted by region first (CUB's radix sort is stable: raster order is kept within a region).
 // Then each warp tests 32 regions as candidates and takes the candidates in turn: the lanes copy
-// the region's runs into shared memory, lane 0 builds the convex hull and the box (a short
-// sequential walk over the rows), and the lanes share the finger test's boundary pixels and
-// contrast. Candidates are few (white regions of finger or blob size away from any symbol), so
+// the region's runs into shared memory and find each row's span, lane 0 builds the convex hull and
+// the box (a short sequential walk over the rows, in shared memory), and the lanes share the
+// finger test's boundary pixels and contrast. Candidates are few (white regions of finger or blob size away from any symbol), so
 // the stage costs a sort of the runs and one pass over the regions.
 #include <cub/device/device_radix_sort.cuh>
 
@@ -17,10 +17,12 @@ namespace gpuvis::decode::cuda_impl {
 namespace {
 
 using blob_rules::Point;
+using blob_rules::RowSpan;
 using segment::Run;
 
 constexpr int kWarps = 4;         // per block
 constexpr int kSharedRuns = 128;  // regions with more runs are read through the sorted indices
+constexpr int kSharedRows = 256;  // regions with more rows keep their spans and hull in global memory
 
 __device__ __forceinline__ int run_count(const DeviceTree& t) { return static_cast<int>(*t.totals & 0xffffffffu); }
 
@@ -59,30 +61,45 @@ struct SortedRuns {
 
 struct WarpSpace {
   Run runs[kSharedRuns];
-  Point hull[2 * kSharedRuns + 1];  // blob_rules::hull_room(rows) with rows <= runs
+  RowSpan spans[kSharedRows];
+  Point hull[2 * kSharedRows + 1];  // blob_rules::hull_room(kSharedRows)
   double geometry[sizeof(BlobGeometry) / sizeof(double) + 1];
   __device__ BlobGeometry& g() { return *reinterpret_cast<BlobGeometry*>(geometry); }
 };
 
-// Runs work(runs, n, hull) with region r's runs and room for its hull, on every lane of the warp.
+// Runs work(runs, n, spans, hull) on every lane of the warp with region r's runs, and room for its
+// row spans and its hull: in the warp's shared space when the region is small, else in the
+// region's slice of the global scratch (3 runs + 1 points from 3 run_begin + r: the hull's
+// 2 rows + 1 points, then the spans).
 template <class Work>
-__device__ void with_runs(const DeviceTree& t, const BlobScratch& b, WarpSpace& w, int r, Work&& work) {
+__device__ void with_region(const DeviceTree& t, const BlobScratch& b, WarpSpace& w, int r, Work&& work) {
   const int lane = threadIdx.x % 32;
-  const int begin = b.run_begin[r], n = b.run_begin[r + 1] - begin;
+  const int begin = b.run_begin[r], n = b.run_begin[r + 1] - begin, rows = t.bottom[r] - t.top[r] + 1;
+  RowSpan* spans = w.spans;
+  Point* hull = w.hull;
+  if (rows > kSharedRows) {
+    hull = b.hull + 3 * begin + r;
+    spans = reinterpret_cast<RowSpan*>(hull + blob_rules::hull_room(rows));
+  }
   if (n <= kSharedRuns) {
     for (int i = lane; i < n; i += 32) w.runs[i] = t.raster_runs[b.index_out[begin + i]];
     __syncwarp();
-    work(SharedRuns{w.runs}, n, w.hull);
+    work(SharedRuns{w.runs}, n, spans, hull);
   } else {
-    work(SortedRuns{t.raster_runs, b.index_out + begin}, n, b.hull + 2 * begin + r);
+    work(SortedRuns{t.raster_runs, b.index_out + begin}, n, spans, hull);
   }
   __syncwarp();  // the next region reuses the warp's shared space
 }
 
-// The box of a region, built by lane 0 and handed to every lane.
+// The box of region r: the lanes find the row spans, lane 0 builds the hull and the box, and every
+// lane gets the box.
 template <class Runs>
-__device__ BlobGeometry warp_geometry(const Runs& runs, int n, Point* hull, WarpSpace& w) {
-  if (threadIdx.x % 32 == 0) w.g() = blob_rules::geometry(hull, blob_rules::hull(runs, n, hull));
+__device__ BlobGeometry warp_geometry(const DeviceTree& t, int r, const Runs& runs, int n, RowSpan* spans, Point* hull,
+                                      WarpSpace& w) {
+  const int top = t.top[r], rows = t.bottom[r] - top + 1;
+  for (int i = threadIdx.x % 32; i < n; i += 32) blob_rules::row_span_of_run(runs, n, i, top, spans);
+  __syncwarp();
+  if (threadIdx.x % 32 == 0) w.g() = blob_rules::geometry(hull, blob_rules::hull(spans, rows, top, hull));
   __syncwarp();
   return w.g();
 }
@@ -141,8 +158,8 @@ __global__ void __launch_bounds__(kWarps * 32)
     for (unsigned mask = fingers | blobs; mask; mask &= mask - 1) {
       const int k = __ffs(static_cast<int>(mask)) - 1, region = base + k;
       const bool finger = (fingers >> k) & 1, blob = (blobs >> k) & 1;
-      with_runs(t, b, w, region, [&](const auto& runs, int n, Point* hull) {
-        const BlobGeometry g = warp_geometry(runs, n, hull, w);
+      with_region(t, b, w, region, [&](const auto& runs, int n, RowSpan* spans, Point* hull) {
+        const BlobGeometry g = warp_geometry(t, region, runs, n, spans, hull, w);
         if (!g.ok) return;
         if (finger) {  // the finger test (spec §7.1 step 5, §7.3), lanes over the runs
           const blob_rules::ScoreFrame f = blob_rules::score_frame(t.area[region], g);
@@ -181,8 +198,8 @@ __global__ void __launch_bounds__(kWarps * 32) object_blobs(DeviceTree t, Scratc
   const int symbols = s.results->symbols, items = symbols + min(s.results->roots_found, s.band->limit);
   for (int item = blockIdx.x * kWarps + static_cast<int>(threadIdx.x) / 32; item < items; item += gridDim.x * kWarps) {
     const int region = item < symbols ? symbol(s, item).root : s.selected[item - symbols];
-    with_runs(t, b, w, region, [&](const auto& runs, int n, Point* hull) {
-      const BlobGeometry g = warp_geometry(runs, n, hull, w);
+    with_region(t, b, w, region, [&](const auto& runs, int n, RowSpan* spans, Point* hull) {
+      const BlobGeometry g = warp_geometry(t, region, runs, n, spans, hull, w);
       if (g.ok && threadIdx.x % 32 == 0) append(s, record(g, 0, t.area[region], region, kRegionBlob));
     });
   }
