@@ -40,9 +40,12 @@ struct RowSpan {
 // take the runs in any order.
 template <class Runs>
 GPUVIS_HD void row_span_of_run(const Runs& runs, int n, int i, int top, RowSpan* spans) {
-  const int y = runs[i].y;
-  if (i == 0 || runs[i - 1].y != y) spans[y - top].left = runs[i].x0;
-  if (i == n - 1 || runs[i + 1].y != y) spans[y - top].right = runs[i].x1;
+  // All reads before the writes: on the device the runs may sit in global memory, and the loads
+  // then go out together instead of one after another.
+  const segment::Run run = runs[i];
+  const int prev_y = i > 0 ? runs[i - 1].y : -1, next_y = i < n - 1 ? runs[i + 1].y : -1;
+  if (prev_y != run.y) spans[run.y - top].left = run.x0;
+  if (next_y != run.y) spans[run.y - top].right = run.x1;
 }
 
 // The largest number of points hull() may store for a region of `rows` rows.

@@ -3,11 +3,14 @@
 //
 // The device tree keeps its runs in raster order, and a blob needs its region's runs, so the runs
 // are sorted by region first (CUB's radix sort is stable: raster order is kept within a region).
-// Then each warp tests 32 regions as candidates and takes the candidates in turn: the lanes copy
-// the region's runs into shared memory and find each row's span, lane 0 builds the convex hull and
-// the box (a short sequential walk over the rows, in shared memory), and the lanes share the
-// finger test's boundary pixels and contrast. Candidates are few (white regions of finger or blob size away from any symbol), so
-// the stage costs a sort of the runs and one pass over the regions.
+// Then a thread per region tests it as a candidate (white, of finger or blob size and shape, away
+// from any symbol) and lists it, and a warp per listed region (and per symbol root and root
+// candidate for the object blobs) measures it: the lanes copy the region's runs into shared memory
+// and find each row's span, lane 0 builds the convex hull and the box (a short sequential walk
+// over the rows, in shared memory), and the lanes share the finger test's boundary pixels and
+// contrast.
+#include <algorithm>
+
 #include <cub/device/device_radix_sort.cuh>
 
 #include "decode_kernels.cuh"
@@ -21,7 +24,7 @@ using blob_rules::RowSpan;
 using segment::Run;
 
 constexpr int kWarps = 4;         // per block
-constexpr int kSharedRuns = 128;  // regions with more runs are read through the sorted indices
+constexpr int kSharedRuns = 384;  // regions with more runs are read through the sorted indices
 constexpr int kSharedRows = 256;  // regions with more rows keep their spans and hull in global memory
 
 __device__ __forceinline__ int run_count(const DeviceTree& t) { return static_cast<int>(*t.totals & 0xffffffffu); }
@@ -135,6 +138,23 @@ __device__ blob_rules::Branches candidate(const DeviceTree& t, const Scratch& s,
   return br;
 }
 
+// Candidate list entries: region << 2 | blob << 1 | finger.
+__global__ void collect_candidates(DeviceTree t, BlobStage st, Scratch s, BlobScratch b) {
+  const int regions = region_count(t);
+  for (int base = blockIdx.x * blockDim.x; base < regions; base += gridDim.x * blockDim.x) {
+    const int r = base + static_cast<int>(threadIdx.x);
+    const blob_rules::Branches br = r < regions ? candidate(t, s, st, r) : blob_rules::Branches{};
+    const bool take = br.finger || br.blob;
+    // One atomic per warp for its candidates.
+    const unsigned mask = __ballot_sync(~0u, take);
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    int first = 0;
+    if (lane == 0 && mask) first = atomicAdd(&s.results->blob_candidates, __popc(mask));
+    first = __shfl_sync(~0u, first, 0);
+    if (take) b.candidates[first + __popc(mask & ((1u << lane) - 1))] = r << 2 | (br.blob ? 2 : 0) | (br.finger ? 1 : 0);
+  }
+}
+
 __device__ double warp_sum(double v) {
   for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
   return v;
@@ -144,63 +164,71 @@ __device__ int warp_sum(int v) {
   return v;
 }
 
-__global__ void __launch_bounds__(kWarps * 32)
-    fingers_and_blobs(DeviceTree t, DeviceView<const std::uint8_t> grey, BlobStage st, Scratch s, BlobScratch b) {
-  __shared__ alignas(16) unsigned char space[kWarps * sizeof(WarpSpace)];
-  WarpSpace& w = reinterpret_cast<WarpSpace*>(space)[threadIdx.x / 32];
-  const int lane = threadIdx.x % 32;
-  const int regions = region_count(t);
-  const int stride = gridDim.x * kWarps * 32;
-  for (int base = (blockIdx.x * kWarps + static_cast<int>(threadIdx.x) / 32) * 32; base < regions; base += stride) {
-    const int r = base + lane;
-    const blob_rules::Branches br = r < regions ? candidate(t, s, st, r) : blob_rules::Branches{};
-    const unsigned fingers = __ballot_sync(~0u, br.finger), blobs = __ballot_sync(~0u, br.blob);
-    for (unsigned mask = fingers | blobs; mask; mask &= mask - 1) {
-      const int k = __ffs(static_cast<int>(mask)) - 1, region = base + k;
-      const bool finger = (fingers >> k) & 1, blob = (blobs >> k) & 1;
-      with_region(t, b, w, region, [&](const auto& runs, int n, RowSpan* spans, Point* hull) {
-        const BlobGeometry g = warp_geometry(t, region, runs, n, spans, hull, w);
-        if (!g.ok) return;
-        if (finger) {  // the finger test (spec §7.1 step 5, §7.3), lanes over the runs
-          const blob_rules::ScoreFrame f = blob_rules::score_frame(t.area[region], g);
-          double sum = 0;
-          int count = 0, lo = 255, hi = 0;
-          for (int i = lane; i < n; i += 32) {
-            blob_rules::contrast_of_run(runs, i, t.top[region], grey, lo, hi);
-            if (!f.rejected)
-              blob_rules::for_each_boundary_pixel(runs, n, i, [&](int x, int y) {
-                sum += blob_rules::score_term(g, f, x, y);
-                ++count;
-              });
-          }
-          sum = warp_sum(sum);
-          count = warp_sum(count);
-          for (int o = 16; o; o >>= 1) {
-            lo = min(lo, __shfl_xor_sync(~0u, lo, o));
-            hi = max(hi, __shfl_xor_sync(~0u, hi, o));
-          }
-          const double score = f.rejected ? 1000 : blob_rules::score_of(f, sum, count);
-          if (blob_rules::is_finger(score, hi - lo, st.fingers)) {
-            if (lane == 0) append(s, record(g, score, t.area[region], region, kFingerBlob));
-            return;
-          }
-        }
-        if (blob && lane == 0) append(s, record(g, 0, t.area[region], region, kPlainBlob));
+// The finger test (spec §7.1 step 5, §7.3) on the warp: the lanes take the runs, for the contrast
+// and the boundary pixels of the score. Returns the score when the region is a finger, else -1.
+template <class Runs>
+__device__ double finger_test(const DeviceTree& t, int region, const Runs& runs, int n, const BlobGeometry& g,
+                              DeviceView<const std::uint8_t> grey, const FingerParams& fp) {
+  const blob_rules::ScoreFrame f = blob_rules::score_frame(t.area[region], g);
+  double sum = 0;
+  int count = 0, lo = 255, hi = 0;
+  for (int i = threadIdx.x % 32; i < n; i += 32) {
+    blob_rules::contrast_of_run(runs, i, t.top[region], grey, lo, hi);
+    if (!f.rejected)
+      blob_rules::for_each_boundary_pixel(runs, n, i, [&](int x, int y) {
+        sum += blob_rules::score_term(g, f, x, y);
+        ++count;
       });
-    }
   }
+  sum = warp_sum(sum);
+  count = warp_sum(count);
+  for (int o = 16; o; o >>= 1) {
+    lo = min(lo, __shfl_xor_sync(~0u, lo, o));
+    hi = max(hi, __shfl_xor_sync(~0u, hi, o));
+  }
+  const double score = f.rejected ? 1000 : blob_rules::score_of(f, sum, count);
+  return blob_rules::is_finger(score, hi - lo, fp) ? score : -1;
 }
 
-// The blob of every decoded symbol's root and every root candidate (BlobParams::object_blobs).
-__global__ void __launch_bounds__(kWarps * 32) object_blobs(DeviceTree t, Scratch s, BlobScratch b) {
+// One warp per item: the collected candidates (fingers and plain blobs), then with object blobs the
+// decoded symbols' roots and the root candidates.
+__global__ void __launch_bounds__(kWarps * 32)
+    measure_blobs(DeviceTree t, DeviceView<const std::uint8_t> grey, BlobStage st, Scratch s, BlobScratch b) {
   __shared__ alignas(16) unsigned char space[kWarps * sizeof(WarpSpace)];
   WarpSpace& w = reinterpret_cast<WarpSpace*>(space)[threadIdx.x / 32];
-  const int symbols = s.results->symbols, items = symbols + min(s.results->roots_found, s.band->limit);
+  const int candidates = s.results->blob_candidates;
+  const int symbols = st.blobs.object_blobs ? s.results->symbols : 0;
+  const int roots = st.blobs.object_blobs ? min(s.results->roots_found, s.band->limit) : 0;
+  const int items = candidates + symbols + roots;
   for (int item = blockIdx.x * kWarps + static_cast<int>(threadIdx.x) / 32; item < items; item += gridDim.x * kWarps) {
-    const int region = item < symbols ? symbol(s, item).root : s.selected[item - symbols];
+    int region = 0;
+    bool finger = false, blob = false;
+    if (item < candidates) {
+      const int entry = b.candidates[item];
+      region = entry >> 2;
+      finger = entry & 1;
+      blob = entry & 2;
+    } else if (item < candidates + symbols) {
+      region = symbol(s, item - candidates).root;
+    } else {
+      region = s.selected[item - candidates - symbols];
+    }
     with_region(t, b, w, region, [&](const auto& runs, int n, RowSpan* spans, Point* hull) {
       const BlobGeometry g = warp_geometry(t, region, runs, n, spans, hull, w);
-      if (g.ok && threadIdx.x % 32 == 0) append(s, record(g, 0, t.area[region], region, kRegionBlob));
+      if (!g.ok) return;
+      const bool lane0 = threadIdx.x % 32 == 0;
+      if (item >= candidates) {
+        if (lane0) append(s, record(g, 0, t.area[region], region, kRegionBlob));
+        return;
+      }
+      if (finger) {
+        const double score = finger_test(t, region, runs, n, g, grey, st.fingers);
+        if (score >= 0) {
+          if (lane0) append(s, record(g, score, t.area[region], region, kFingerBlob));
+          return;
+        }
+      }
+      if (blob && lane0) append(s, record(g, 0, t.area[region], region, kPlainBlob));
     });
   }
 }
@@ -228,14 +256,13 @@ void find_blobs(const DeviceTree& tree, DeviceView<const std::uint8_t> grey, con
   find_run_begins<<<std::min(grid_for(runs, 256), 1024), 256, 0, stream>>>(tree, b);
   GPUVIS_CUDA_CHECK_LAUNCH();
   if (stage.fingers.size > 0 || stage.blobs.max_size > 0) {
-    const int warps = grid_for(tree.capacity, 32);
-    fingers_and_blobs<<<std::min(grid_for(warps, kWarps), 2048), kWarps * 32, 0, stream>>>(tree, grey, stage, s, b);
+    collect_candidates<<<std::min(grid_for(tree.capacity, 256), 1024), 256, 0, stream>>>(tree, stage, s, b);
     GPUVIS_CUDA_CHECK_LAUNCH();
   }
-  if (stage.blobs.object_blobs) {
-    object_blobs<<<64, kWarps * 32, 0, stream>>>(tree, s, b);
-    GPUVIS_CUDA_CHECK_LAUNCH();
-  }
+  // Items are counted on the device: enough warps for one item per eight regions of capacity.
+  measure_blobs<<<std::clamp(grid_for(tree.capacity, 8 * kWarps), 64, 4096), kWarps * 32, 0, stream>>>(tree, grey, stage,
+                                                                                                      s, b);
+  GPUVIS_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace gpuvis::decode::cuda_impl

@@ -59,8 +59,8 @@ struct ResultBlock {
   std::int32_t symbols;     // valid + fuzzy records written
   std::int32_t roots_found; // root candidates selected (before the limit)
   std::int32_t leaves;      // clean leaves (the first round's size)
-  std::int32_t blobs;       // blob records written by stage 4
-  std::int32_t pad;
+  std::int32_t blobs;            // blob records written by stage 4
+  std::int32_t blob_candidates;  // regions stage 4 measures as possible fingers or blobs
   SymbolRecord symbol[kInline];
   RootRecord root[kInline];
   BlobRecord blob[kInline];  // last: not copied back when stage 4 is off
@@ -87,6 +87,7 @@ struct Scratch {
 struct BlobScratch {
   std::int32_t *keys_in, *keys_out, *index_in, *index_out;  // run_capacity each
   std::int32_t* run_begin;                                  // capacity + 1
+  std::int32_t* candidates;  // capacity: region << 2 | plain-blob candidate << 1 | finger candidate
   blob_rules::Point* hull;                                  // 3 run_capacity + capacity
   int key_bits;                                             // bits of the largest key (capacity)
 };

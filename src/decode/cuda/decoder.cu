@@ -77,7 +77,7 @@ struct Decoder::Impl {
     BlobScratch& b = blob_scratch;
     b.key_bits = 1;
     while ((std::size_t{1} << b.key_bits) <= n) ++b.key_bits;  // keys go up to n (the "no run" key)
-    const std::size_t ints = 4 * runs + n + 1;
+    const std::size_t ints = 4 * runs + 2 * n + 1;
     const std::size_t hull_at = (ints * sizeof(std::int32_t) + 15) / 16 * 16;
     blob_block.reserve(hull_at + (3 * runs + n) * sizeof(blob_rules::Point));
     auto* p = blob_block.as<std::int32_t>();
@@ -86,6 +86,7 @@ struct Decoder::Impl {
     b.index_in = p + 2 * runs;
     b.index_out = p + 3 * runs;
     b.run_begin = p + 4 * runs;
+    b.candidates = p + 4 * runs + n + 1;
     b.hull = reinterpret_cast<blob_rules::Point*>(blob_block.as<std::uint8_t>() + hull_at);
     blob_temp.reserve(blob_sort_bytes(static_cast<int>(runs), b.key_bits));
     run_capacity = static_cast<int>(runs);
