@@ -51,31 +51,49 @@ GPUVIS_HD void row_span_of_run(const Runs& runs, int n, int i, int top, RowSpan*
 // The largest number of points hull() may store for a region of `rows` rows.
 GPUVIS_HD inline int hull_room(int rows) { return 2 * rows + 1; }
 
-// Convex hull of the region's pixel centres (Andrew's monotone chain over the row ends sorted by
-// (y, x); collinear points dropped), into `h` (room: hull_room(rows)). Returns the vertex count;
-// fewer than 3 means a degenerate region (one pixel, one straight line). The vertices turn with
-// cross > 0 (clockwise on screen, y down); hull_start() gives the vertex the sums start from.
-GPUVIS_HD inline int hull(const RowSpan* spans, int rows, int top, Point* h) {
-  int k = 0, points = 0;
-  auto push = [&](Point p, int floor) {
-    while (k >= floor && cross(h[k - 2], h[k - 1], p) <= 0) --k;
-    h[k++] = p;
-  };
-  for (int r = 0; r < rows; ++r) {  // (y, x) order: left end, then right end
-    push(Point{spans[r].left, top + r}, 2);
-    ++points;
-    if (spans[r].right != spans[r].left) {
-      push(Point{spans[r].right, top + r}, 2);
-      ++points;
+// The points the hull is built from: each row's left end, and its right end when it differs.
+GPUVIS_HD inline int row_end_count(const RowSpan& span) { return span.right != span.left ? 2 : 1; }
+
+// One chain of Andrew's monotone chain over the row ends in (y, x) order (forward: down the right
+// side) or in the reverse order (backward: up the left side), into h; returns its length. A chain
+// starts at the first point of its order and ends at the last, and keeps only turns with
+// cross > 0. The top two points stay in registers, so a point that pops nothing costs no load.
+GPUVIS_HD inline int hull_chain(const RowSpan* spans, int rows, int top, bool backward, Point* h) {
+  int k = 0;
+  Point below{0, 0}, last{0, 0};  // h[k - 2] and h[k - 1]
+  auto push = [&](Point p) {
+    while (k >= 2 && cross(below, last, p) <= 0) {
+      --k;
+      last = below;
+      if (k >= 2) below = h[k - 2];
     }
+    h[k++] = p;
+    below = last;
+    last = p;
+  };
+  for (int i = 0; i < rows; ++i) {
+    const int r = backward ? rows - 1 - i : i;
+    const RowSpan span = spans[r];
+    if (!backward) push(Point{span.left, top + r});
+    if (span.right != span.left) push(Point{span.right, top + r});
+    if (backward) push(Point{span.left, top + r});
   }
+  return k;
+}
+
+// Convex hull of the region's pixel centres (collinear points dropped) from its row spans, into h
+// (room: hull_room(rows)): the forward chain, then the backward chain without its ends (the
+// last and the first point, which the forward chain holds). Returns the vertex count; fewer than 3
+// means a degenerate region (one pixel, one straight line). The vertices turn with cross > 0
+// (clockwise on screen, y down); hull_start() gives the vertex the sums start from.
+GPUVIS_HD inline int hull(const RowSpan* spans, int rows, int top, Point* h) {
+  int points = 0;
+  for (int r = 0; r < rows; ++r) points += row_end_count(spans[r]);
   if (points < 3) return points;
-  const int floor = k + 1;
-  for (int r = rows - 1; r >= 0; --r) {  // back in reverse order; the last point is on the stack
-    if (r < rows - 1 && spans[r].right != spans[r].left) push(Point{spans[r].right, top + r}, floor);
-    if (r < rows - 1 || spans[r].right != spans[r].left) push(Point{spans[r].left, top + r}, floor);
-  }
-  return k - 1;  // the first point closed the chain
+  const int forward = hull_chain(spans, rows, top, false, h);
+  // The backward chain starts at the forward chain's last point: write it over that point.
+  const int backward = hull_chain(spans, rows, top, true, h + forward - 1);
+  return forward + backward - 2;
 }
 
 // The vertex the perimeter sums start from (smallest x, then smallest y), so that they add up in
@@ -87,76 +105,118 @@ GPUVIS_HD inline int hull_start(const Point* h, int n) {
   return s;
 }
 
-// The oriented box of a hull (spec §7.2 steps 4-7 without the quirks): perimeter moments, the
-// principal axis, the extents along it and across it. Sizes count whole pixels (extent + 1).
-GPUVIS_HD inline BlobGeometry geometry(const Point* h, int n) {
-  BlobGeometry g;
-  if (n < 3) return g;
-  const int s = hull_start(h, n);
+// The perimeter moments of a hull (spec §7.2 step 4): sums over its edges, added edge by edge from
+// hull_start() (the device computes the edges' terms in parallel and adds them in this order).
+struct Moments {
   double len = 0, cx = 0, cy = 0, sxx = 0, syy = 0, sxy = 0;
-  for (int k = 0; k < n; ++k) {
-    const Point p = h[(s + k) % n], q = h[(s + k + 1) % n];
-    const long long dx = q.x - p.x, dy = q.y - p.y;
-    const double a = sqrt(static_cast<double>(dx * dx + dy * dy));
-    const double px = p.x, py = p.y, qx = q.x, qy = q.y;
-    const double mx = (px + qx) / 2, my = (py + qy) / 2;
-    len += a;
-    cx += a * mx;
-    cy += a * my;
-    sxx += a * (2 * mx * mx + px * px + qx * qx);
-    syy += a * (2 * my * my + py * py + qy * qy);
-    sxy += a * (2 * mx * my + px * py + qx * qy);
+  GPUVIS_HD void add(const Moments& e) {
+    len += e.len;
+    cx += e.cx;
+    cy += e.cy;
+    sxx += e.sxx;
+    syy += e.syy;
+    sxy += e.sxy;
   }
-  cx /= len;
-  cy /= len;
-  const double cxx = sxx / (4 * len) - cx * cx, cyy = syy / (4 * len) - cy * cy, cxy = sxy / (4 * len) - cx * cy;
-  // Unit eigenvector of the larger eigenvalue, from whichever of the two candidate vectors is
-  // longer (the other vanishes when the covariance is diagonal); (1, 0) for an isotropic hull.
+};
+
+// Edge k of the hull, counted from vertex s.
+GPUVIS_HD inline Moments edge_moments(const Point* h, int n, int s, int k) {
+  const Point p = h[(s + k) % n], q = h[(s + k + 1) % n];
+  const long long dx = q.x - p.x, dy = q.y - p.y;
+  const double a = sqrt(static_cast<double>(dx * dx + dy * dy));
+  const double px = p.x, py = p.y, qx = q.x, qy = q.y;
+  const double mx = (px + qx) / 2, my = (py + qy) / 2;
+  Moments e;
+  e.len = a;
+  e.cx = a * mx;
+  e.cy = a * my;
+  e.sxx = a * (2 * mx * mx + px * px + qx * qx);
+  e.syy = a * (2 * my * my + py * py + qy * qy);
+  e.sxy = a * (2 * mx * my + px * py + qx * qy);
+  return e;
+}
+
+struct Axis {
+  double ux = 1, uy = 0;
+};
+
+// The principal axis of the perimeter's covariance: the unit eigenvector of the larger eigenvalue,
+// from whichever of the two candidate vectors is longer (the other vanishes when the covariance is
+// diagonal); (1, 0) for an isotropic hull.
+GPUVIS_HD inline Axis principal_axis(const Moments& m) {
+  const double cx = m.cx / m.len, cy = m.cy / m.len;
+  const double cxx = m.sxx / (4 * m.len) - cx * cx, cyy = m.syy / (4 * m.len) - cy * cy;
+  const double cxy = m.sxy / (4 * m.len) - cx * cy;
   const double half = (cxx - cyy) / 2;
   const double lambda = (cxx + cyy) / 2 + sqrt(half * half + cxy * cxy);
   double ux = cxy, uy = lambda - cxx;
   const double vx = lambda - cyy, vy = cxy;
   if (vx * vx + vy * vy > ux * ux + uy * uy) ux = vx, uy = vy;
   const double norm = sqrt(ux * ux + uy * uy);
+  Axis a;
   if (norm > 0) {
-    ux /= norm;
-    uy /= norm;
-  } else {
-    ux = 1;
-    uy = 0;
+    a.ux = ux / norm;
+    a.uy = uy / norm;
   }
+  return a;
+}
+
+// The hull's extent along the axis (1) and across it (2); min and max are exact in any order.
+struct Extent {
   double min1 = 1e300, max1 = -1e300, min2 = 1e300, max2 = -1e300;
-  for (int k = 0; k < n; ++k) {
-    const double x = h[k].x, y = h[k].y;
-    const double a = x * ux + y * uy, b = -x * uy + y * ux;
-    min1 = a < min1 ? a : min1;
-    max1 = a > max1 ? a : max1;
-    min2 = b < min2 ? b : min2;
-    max2 = b > max2 ? b : max2;
+  GPUVIS_HD void add(Point p, const Axis& a) {
+    const double x = p.x, y = p.y;
+    const double u = x * a.ux + y * a.uy, v = -x * a.uy + y * a.ux;
+    min1 = u < min1 ? u : min1;
+    max1 = u > max1 ? u : max1;
+    min2 = v < min2 ? v : min2;
+    max2 = v > max2 ? v : max2;
   }
-  const double c1 = (min1 + max1) / 2, c2 = (min2 + max2) / 2;
-  g.x = c1 * ux - c2 * uy;
-  g.y = c1 * uy + c2 * ux;
-  double e1 = max1 - min1, e2 = max2 - min2;
+  GPUVIS_HD void add(const Extent& o) {
+    min1 = o.min1 < min1 ? o.min1 : min1;
+    max1 = o.max1 > max1 ? o.max1 : max1;
+    min2 = o.min2 < min2 ? o.min2 : min2;
+    max2 = o.max2 > max2 ? o.max2 : max2;
+  }
+};
+
+// The oriented box from the axis and the extents (spec §7.2 steps 6-7 without the quirks): its
+// centre, its sides in whole pixels (extent + 1), the long side's direction in [0, pi).
+GPUVIS_HD inline BlobGeometry box(Axis a, const Extent& e) {
+  BlobGeometry g;
+  const double c1 = (e.min1 + e.max1) / 2, c2 = (e.min2 + e.max2) / 2;
+  g.x = c1 * a.ux - c2 * a.uy;
+  g.y = c1 * a.uy + c2 * a.ux;
+  double e1 = e.max1 - e.min1, e2 = e.max2 - e.min2;
   if (e2 > e1) {  // the long side is across the principal axis
     const double t = e1;
     e1 = e2;
     e2 = t;
-    const double t2 = ux;
-    ux = -uy;
-    uy = t2;
+    a = Axis{-a.uy, a.ux};
   }
-  double angle = fmod(atan2(uy, ux), kPi);
+  double angle = fmod(atan2(a.uy, a.ux), kPi);
   if (angle < 0) angle += kPi;
   g.extent_long = e1;
   g.extent_short = e2;
   g.width = e1 + 1;
   g.height = e2 + 1;
   g.angle = angle >= kPi ? 0 : angle;
-  g.axis_x = ux;
-  g.axis_y = uy;
+  g.axis_x = a.ux;
+  g.axis_y = a.uy;
   g.ok = true;
   return g;
+}
+
+// The oriented box of a hull of n vertices (spec §7.2 steps 4-7): moments, axis, extents, box.
+GPUVIS_HD inline BlobGeometry geometry(const Point* h, int n) {
+  if (n < 3) return BlobGeometry{};
+  const int s = hull_start(h, n);
+  Moments m;
+  for (int k = 0; k < n; ++k) m.add(edge_moments(h, n, s, k));
+  const Axis a = principal_axis(m);
+  Extent e;
+  for (int k = 0; k < n; ++k) e.add(h[k], a);
+  return box(a, e);
 }
 
 // What the finger score needs of a blob (spec §7.3): the ellipse of its box, and whether the fill

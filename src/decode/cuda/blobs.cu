@@ -6,9 +6,9 @@
 // Then a thread per region tests it as a candidate (white, of finger or blob size and shape, away
 // from any symbol) and lists it, and a warp per listed region (and per symbol root and root
 // candidate for the object blobs) measures it: the lanes copy the region's runs into shared memory
-// and find each row's span, lane 0 builds the convex hull and the box (a short sequential walk
-// over the rows, in shared memory), and the lanes share the finger test's boundary pixels and
-// contrast.
+// and find each row's span, lanes 0 and 1 build the two chains of the convex hull (a sequential
+// walk over the rows, in shared memory), and the lanes share the box's edge moments and extents
+// and the finger test's boundary pixels and contrast.
 #include <algorithm>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -24,8 +24,8 @@ using blob_rules::RowSpan;
 using segment::Run;
 
 constexpr int kWarps = 4;         // per block
-constexpr int kSharedRuns = 384;  // regions with more runs are read through the sorted indices
-constexpr int kSharedRows = 256;  // regions with more rows keep their spans and hull in global memory
+constexpr int kSharedRuns = 256;  // regions with more runs are read through the sorted indices
+constexpr int kSharedRows = 192;  // regions with more rows keep their spans and hull in global memory
 
 __device__ __forceinline__ int run_count(const DeviceTree& t) { return static_cast<int>(*t.totals & 0xffffffffu); }
 
@@ -66,45 +66,103 @@ struct WarpSpace {
   Run runs[kSharedRuns];
   RowSpan spans[kSharedRows];
   Point hull[2 * kSharedRows + 1];  // blob_rules::hull_room(kSharedRows)
-  double geometry[sizeof(BlobGeometry) / sizeof(double) + 1];
-  __device__ BlobGeometry& g() { return *reinterpret_cast<BlobGeometry*>(geometry); }
+  Point back[2 * kSharedRows + 1];  // the backward chain, built beside the forward one
+  int chain[2];                     // the two chains' lengths
 };
 
-// Runs work(runs, n, spans, hull) on every lane of the warp with region r's runs, and room for its
-// row spans and its hull: in the warp's shared space when the region is small, else in the
-// region's slice of the global scratch (3 runs + 1 points from 3 run_begin + r: the hull's
-// 2 rows + 1 points, then the spans).
+__device__ double warp_sum(double v) {
+  for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
+  return v;
+}
+__device__ int warp_sum(int v) {
+  for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
+  return v;
+}
+
+// Room for a region's row spans and hull (the forward chain and the whole hull in `hull`, the
+// backward chain in `back`).
+struct HullSpace {
+  RowSpan* spans;
+  Point *hull, *back;
+};
+
+// Runs work(runs, n, space) on every lane of the warp with region r's runs and room for its hull:
+// the warp's shared space when the region is small, else the region's slice of the global scratch
+// (5 rows + 2 points from 5 run_begin + 2 r: the two chains' 2 rows + 1 each, then the spans).
 template <class Work>
 __device__ void with_region(const DeviceTree& t, const BlobScratch& b, WarpSpace& w, int r, Work&& work) {
   const int lane = threadIdx.x % 32;
   const int begin = b.run_begin[r], n = b.run_begin[r + 1] - begin, rows = t.bottom[r] - t.top[r] + 1;
-  RowSpan* spans = w.spans;
-  Point* hull = w.hull;
+  HullSpace space{w.spans, w.hull, w.back};
   if (rows > kSharedRows) {
-    hull = b.hull + 3 * begin + r;
-    spans = reinterpret_cast<RowSpan*>(hull + blob_rules::hull_room(rows));
+    space.hull = b.hull + 5 * begin + 2 * r;
+    space.back = space.hull + blob_rules::hull_room(rows);
+    space.spans = reinterpret_cast<RowSpan*>(space.back + blob_rules::hull_room(rows));
   }
   if (n <= kSharedRuns) {
     for (int i = lane; i < n; i += 32) w.runs[i] = t.raster_runs[b.index_out[begin + i]];
     __syncwarp();
-    work(SharedRuns{w.runs}, n, spans, hull);
+    work(SharedRuns{w.runs}, n, space);
   } else {
-    work(SortedRuns{t.raster_runs, b.index_out + begin}, n, spans, hull);
+    work(SortedRuns{t.raster_runs, b.index_out + begin}, n, space);
   }
   __syncwarp();  // the next region reuses the warp's shared space
 }
 
-// The box of region r: the lanes find the row spans, lane 0 builds the hull and the box, and every
-// lane gets the box.
+// The box of region r (blob_rules::geometry), on the warp: the lanes find the row spans, lanes 0
+// and 1 build the two chains of the hull at once, and the lanes compute the edges' moments (added
+// in the CPU's order, so the sums are the same to the last bit) and the extents. Every lane
+// returns the box.
 template <class Runs>
-__device__ BlobGeometry warp_geometry(const DeviceTree& t, int r, const Runs& runs, int n, RowSpan* spans, Point* hull,
+__device__ BlobGeometry warp_geometry(const DeviceTree& t, int r, const Runs& runs, int n, const HullSpace& sp,
                                       WarpSpace& w) {
+  const int lane = threadIdx.x % 32;
   const int top = t.top[r], rows = t.bottom[r] - top + 1;
-  for (int i = threadIdx.x % 32; i < n; i += 32) blob_rules::row_span_of_run(runs, n, i, top, spans);
+  for (int i = lane; i < n; i += 32) blob_rules::row_span_of_run(runs, n, i, top, sp.spans);
   __syncwarp();
-  if (threadIdx.x % 32 == 0) w.g() = blob_rules::geometry(hull, blob_rules::hull(spans, rows, top, hull));
+  int points = 0;
+  for (int k = lane; k < rows; k += 32) points += blob_rules::row_end_count(sp.spans[k]);
+  if (warp_sum(points) < 3) return BlobGeometry{};
+  if (lane < 2) w.chain[lane] = blob_rules::hull_chain(sp.spans, rows, top, lane == 1, lane == 0 ? sp.hull : sp.back);
   __syncwarp();
-  return w.g();
+  const int forward = w.chain[0], backward = w.chain[1], size = forward + backward - 2;
+  for (int j = lane; j < backward - 2; j += 32) sp.hull[forward + j] = sp.back[1 + j];
+  __syncwarp();
+  const Point* h = sp.hull;
+  // hull_start: the smallest (x, y) vertex (vertices are distinct).
+  int s = lane < size ? lane : 0;
+  for (int k = lane + 32; k < size; k += 32)
+    if (h[k].x < h[s].x || (h[k].x == h[s].x && h[k].y < h[s].y)) s = k;
+  for (int o = 16; o; o >>= 1) {
+    const int other = __shfl_xor_sync(~0u, s, o);
+    if (h[other].x < h[s].x || (h[other].x == h[s].x && h[other].y < h[s].y)) s = other;
+  }
+  blob_rules::Moments m;
+  for (int base = 0; base < size; base += 32) {
+    const blob_rules::Moments e = base + lane < size ? blob_rules::edge_moments(h, size, s, base + lane) : blob_rules::Moments{};
+    for (int j = 0; j < 32 && base + j < size; ++j) {  // every lane adds the same terms in the same order
+      blob_rules::Moments ej;
+      ej.len = __shfl_sync(~0u, e.len, j);
+      ej.cx = __shfl_sync(~0u, e.cx, j);
+      ej.cy = __shfl_sync(~0u, e.cy, j);
+      ej.sxx = __shfl_sync(~0u, e.sxx, j);
+      ej.syy = __shfl_sync(~0u, e.syy, j);
+      ej.sxy = __shfl_sync(~0u, e.sxy, j);
+      m.add(ej);
+    }
+  }
+  const blob_rules::Axis a = blob_rules::principal_axis(m);
+  blob_rules::Extent e;
+  for (int k = lane; k < size; k += 32) e.add(h[k], a);
+  for (int o = 16; o; o >>= 1) {
+    blob_rules::Extent other;
+    other.min1 = __shfl_xor_sync(~0u, e.min1, o);
+    other.max1 = __shfl_xor_sync(~0u, e.max1, o);
+    other.min2 = __shfl_xor_sync(~0u, e.min2, o);
+    other.max2 = __shfl_xor_sync(~0u, e.max2, o);
+    e.add(other);
+  }
+  return blob_rules::box(a, e);
 }
 
 __device__ void append(const Scratch& s, const BlobRecord& rec) {
@@ -153,15 +211,6 @@ __global__ void collect_candidates(DeviceTree t, BlobStage st, Scratch s, BlobSc
     first = __shfl_sync(~0u, first, 0);
     if (take) b.candidates[first + __popc(mask & ((1u << lane) - 1))] = r << 2 | (br.blob ? 2 : 0) | (br.finger ? 1 : 0);
   }
-}
-
-__device__ double warp_sum(double v) {
-  for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
-  return v;
-}
-__device__ int warp_sum(int v) {
-  for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
-  return v;
 }
 
 // The finger test (spec §7.1 step 5, §7.3) on the warp: the lanes take the runs, for the contrast
@@ -213,8 +262,8 @@ __global__ void __launch_bounds__(kWarps * 32)
     } else {
       region = s.selected[item - candidates - symbols];
     }
-    with_region(t, b, w, region, [&](const auto& runs, int n, RowSpan* spans, Point* hull) {
-      const BlobGeometry g = warp_geometry(t, region, runs, n, spans, hull, w);
+    with_region(t, b, w, region, [&](const auto& runs, int n, const HullSpace& space) {
+      const BlobGeometry g = warp_geometry(t, region, runs, n, space, w);
       if (!g.ok) return;
       const bool lane0 = threadIdx.x % 32 == 0;
       if (item >= candidates) {

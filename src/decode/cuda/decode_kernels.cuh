@@ -82,13 +82,13 @@ struct Scratch {
 
 // Stage 4's scratch (allocated only when fingers, blobs or object blobs are asked for): the runs
 // sorted by region (keys and raster indices, then each region's first sorted run) and room for
-// the row spans and convex hull of each region too tall for shared memory (3 rows + 1 points,
-// at most 3 runs + 1).
+// the row spans and hull chains of each region too tall for shared memory (5 rows + 2 points, at
+// most 5 runs + 2).
 struct BlobScratch {
   std::int32_t *keys_in, *keys_out, *index_in, *index_out;  // run_capacity each
   std::int32_t* run_begin;                                  // capacity + 1
   std::int32_t* candidates;  // capacity: region << 2 | plain-blob candidate << 1 | finger candidate
-  blob_rules::Point* hull;                                  // 3 run_capacity + capacity
+  blob_rules::Point* hull;                                  // 5 run_capacity + 2 capacity
   int key_bits;                                             // bits of the largest key (capacity)
 };
 

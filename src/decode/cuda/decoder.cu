@@ -79,7 +79,7 @@ struct Decoder::Impl {
     while ((std::size_t{1} << b.key_bits) <= n) ++b.key_bits;  // keys go up to n (the "no run" key)
     const std::size_t ints = 4 * runs + 2 * n + 1;
     const std::size_t hull_at = (ints * sizeof(std::int32_t) + 15) / 16 * 16;
-    blob_block.reserve(hull_at + (3 * runs + n) * sizeof(blob_rules::Point));
+    blob_block.reserve(hull_at + (5 * runs + 2 * n) * sizeof(blob_rules::Point));
     auto* p = blob_block.as<std::int32_t>();
     b.keys_in = p;
     b.keys_out = p + runs;
