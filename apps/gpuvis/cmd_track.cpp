@@ -213,7 +213,7 @@ void register_track(CLI::App& app, Command& run) {
         if (a.json) std::cout << frame_json(f).dump() << "\n" << std::flush;
         acc.threshold += d.times.threshold_us;
         acc.segment += d.times.segment_us;
-        acc.decode += d.times.decode_us + d.times.blobs_us;
+        acc.decode += d.times.decode_us;
         acc.device += d.times.device_us;
         acc.blobs += d.times.blobs_us;
         acc.track += (t1 - t0) * 1e6;
@@ -226,11 +226,10 @@ void register_track(CLI::App& app, Command& run) {
           std::cerr << std::fixed << std::setprecision(0) << "gpuvis: " << acc.frames << " frames/" << std::setprecision(1)
                     << (sent - last_report) << " s | per frame (us): ";
           if (acc.device > 0)  // CUDA: the device stages run as one graph, timed as a whole
-            std::cerr << "GPU (upload, threshold, segment, decode) " << acc.device / n << ", fingers+blobs "
-                      << acc.blobs / n;
+            std::cerr << "GPU (upload, threshold, segment, decode, fingers, blobs) " << acc.device / n;
           else
             std::cerr << "threshold " << acc.threshold / n << ", segment " << acc.segment / n << ", decode "
-                      << acc.decode / n;
+                      << acc.decode / n << ", fingers+blobs " << acc.blobs / n;
           std::cerr << ", track " << acc.track / n << ", send " << acc.send / n << " | latency arrival->sent "
                     << acc.latency / n << " (max " << acc.latency_max << ") | dropped " << capture.dropped() << "\n";
           acc = {};
