@@ -96,12 +96,15 @@ GPUVIS_HD inline int hull(const RowSpan* spans, int rows, int top, Point* h) {
   return forward + backward - 2;
 }
 
+// Is a before b in (x, y) order?
+GPUVIS_HD inline bool leftmost_first(Point a, Point b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
+
 // The vertex the perimeter sums start from (smallest x, then smallest y), so that they add up in
 // the same order whatever algorithm ordered the hull.
 GPUVIS_HD inline int hull_start(const Point* h, int n) {
   int s = 0;
   for (int k = 1; k < n; ++k)
-    if (h[k].x < h[s].x || (h[k].x == h[s].x && h[k].y < h[s].y)) s = k;
+    if (leftmost_first(h[k], h[s])) s = k;
   return s;
 }
 

@@ -56,7 +56,7 @@ void find_fingers_and_blobs(const segment::RegionTree& t, HostView<const std::ui
                             std::vector<Finger>& fingers, std::vector<Blob>& blobs) {
   fingers.clear();
   blobs.clear();
-  if (fp.size <= 0 && bp.max_size <= 0) return;
+  if (!finds_fingers_or_blobs(fp, bp)) return;
   // The roots of this frame's decoded symbols (valid or fuzzy): they and every region below them
   // belong to a symbol.
   std::vector<std::uint8_t> is_root(static_cast<std::size_t>(t.size()), 0);

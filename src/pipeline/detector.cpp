@@ -30,7 +30,7 @@ const Detections& Detector::detect(HostView<const std::uint8_t> grey) {
   check_image_shape(grey.width, grey.height, 1);
   result_.width = grey.width;
   result_.height = grey.height;
-  const bool blob_stages = config_.fingers.size > 0 || config_.blobs.max_size > 0 || config_.blobs.object_blobs;
+  const bool blob_stages = decode::finds_fingers_or_blobs(config_.fingers, config_.blobs) || config_.blobs.object_blobs;
   result_.object_blobs = config_.blobs.object_blobs;
   result_.finger_blobs = config_.blobs.finger_blobs;
   if (device_) {
@@ -54,11 +54,8 @@ const Detections& Detector::detect(HostView<const std::uint8_t> grey) {
     result_.regions = tree_.size();
     result_.tree = &tree_;
     const auto t1 = std::chrono::steady_clock::now();
-    result_.fingers.clear();
-    result_.blobs.clear();
-    if (config_.fingers.size > 0 || config_.blobs.max_size > 0)
-      decode::find_fingers_and_blobs(tree_, grey, result_.fiducials, config_.fingers, config_.blobs, result_.fingers,
-                                     result_.blobs);
+    decode::find_fingers_and_blobs(tree_, grey, result_.fiducials, config_.fingers, config_.blobs, result_.fingers,
+                                   result_.blobs);
     result_.fiducial_blobs.clear();
     result_.root_blobs.clear();
     if (config_.blobs.object_blobs) {

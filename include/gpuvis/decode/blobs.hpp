@@ -41,6 +41,11 @@ struct BlobParams {
   bool object_blobs = false, finger_blobs = false;
 };
 
+// Fingers or plain blobs asked for: find_fingers_and_blobs has something to do.
+inline bool finds_fingers_or_blobs(const FingerParams& fingers, const BlobParams& blobs) {
+  return fingers.size > 0 || blobs.max_size > 0;
+}
+
 struct Finger {
   double x = 0, y = 0, width = 0, height = 0, angle = 0, score = 0;
   int area = 0;  // pixels

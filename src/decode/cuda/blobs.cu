@@ -70,11 +70,8 @@ struct WarpSpace {
   int chain[2];                     // the two chains' lengths
 };
 
-__device__ double warp_sum(double v) {
-  for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
-  return v;
-}
-__device__ int warp_sum(int v) {
+template <class T>
+__device__ T warp_sum(T v) {
   for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
   return v;
 }
@@ -132,10 +129,10 @@ __device__ BlobGeometry warp_geometry(const DeviceTree& t, int r, const Runs& ru
   // hull_start: the smallest (x, y) vertex (vertices are distinct).
   int s = lane < size ? lane : 0;
   for (int k = lane + 32; k < size; k += 32)
-    if (h[k].x < h[s].x || (h[k].x == h[s].x && h[k].y < h[s].y)) s = k;
+    if (blob_rules::leftmost_first(h[k], h[s])) s = k;
   for (int o = 16; o; o >>= 1) {
     const int other = __shfl_xor_sync(~0u, s, o);
-    if (h[other].x < h[s].x || (h[other].x == h[s].x && h[other].y < h[s].y)) s = other;
+    if (blob_rules::leftmost_first(h[other], h[s])) s = other;
   }
   blob_rules::Moments m;
   for (int base = 0; base < size; base += 32) {
@@ -167,15 +164,11 @@ __device__ BlobGeometry warp_geometry(const DeviceTree& t, int r, const Runs& ru
 
 __device__ void append(const Scratch& s, const BlobRecord& rec) {
   const int i = atomicAdd(&s.results->blobs, 1);
-  (i < kInline ? s.results->blob[i] : s.blob_overflow[i - kInline]) = rec;
+  record_slot(s.results->blob, s.blob_overflow, i) = rec;
 }
 
 __device__ BlobRecord record(const BlobGeometry& g, double score, int area, int region, BlobKind kind) {
   return {g.x, g.y, g.width, g.height, g.angle, score, area, region, kind, 0};
-}
-
-__device__ const SymbolRecord& symbol(const Scratch& s, int i) {
-  return i < kInline ? s.results->symbol[i] : s.symbol_overflow[i - kInline];
 }
 
 // Which branches region r may take (spec §6.2 B and C), after the cheap tests: white, off the
@@ -186,11 +179,10 @@ __device__ blob_rules::Branches candidate(const DeviceTree& t, const Scratch& s,
                                                        degree_of(t, r), st.fingers, st.blobs);
   if (!br.finger && !br.blob) return {};
   if (blob_rules::in_symbol(t.parent, s.symbol_root, r)) return {};
-  const double area = static_cast<double>(t.area[r]);
-  const double cx = 0.5 * static_cast<double>(t.sum_2x[r]) / area, cy = static_cast<double>(t.sum_y[r]) / area;
+  const double cx = centroid_x(t, r), cy = centroid_y(t, r);
   const int symbols = s.results->symbols;
   for (int i = 0; i < symbols; ++i) {
-    const SymbolRecord& f = symbol(s, i);
+    const SymbolRecord& f = symbol_record(s, i);
     if (blob_rules::near_symbol(cx, cy, f.x, f.y, f.root_size)) return {};
   }
   return br;
@@ -258,7 +250,7 @@ __global__ void __launch_bounds__(kWarps * 32)
       finger = entry & 1;
       blob = entry & 2;
     } else if (item < candidates + symbols) {
-      region = symbol(s, item - candidates).root;
+      region = symbol_record(s, item - candidates).root;
     } else {
       region = s.selected[item - candidates - symbols];
     }
@@ -304,7 +296,7 @@ void find_blobs(const DeviceTree& tree, DeviceView<const std::uint8_t> grey, con
                                                     runs, 0, b.key_bits, stream));
   find_run_begins<<<std::min(grid_for(runs, 256), 1024), 256, 0, stream>>>(tree, b);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  if (stage.fingers.size > 0 || stage.blobs.max_size > 0) {
+  if (finds_fingers_or_blobs(stage.fingers, stage.blobs)) {
     collect_candidates<<<std::min(grid_for(tree.capacity, 256), 1024), 256, 0, stream>>>(tree, stage, s, b);
     GPUVIS_CUDA_CHECK_LAUNCH();
   }

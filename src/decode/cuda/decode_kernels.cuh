@@ -96,7 +96,7 @@ struct BlobScratch {
 struct BlobStage {
   FingerParams fingers;
   BlobParams blobs;
-  bool enabled() const { return fingers.size > 0 || blobs.max_size > 0 || blobs.object_blobs; }
+  bool enabled() const { return finds_fingers_or_blobs(fingers, blobs) || blobs.object_blobs; }
 };
 
 // Stage 1: leaves and rounds; fills scratch.candidates and results->candidates.
@@ -124,6 +124,23 @@ __device__ __forceinline__ int region_count(const DeviceTree& t) {
   const unsigned long long totals = *t.totals;
   const int regions = static_cast<int>(totals >> 32), runs = static_cast<int>(totals & 0xffffffffu);
   return regions <= t.capacity && runs <= t.run_capacity ? regions : 0;
+}
+
+// Record i of a kind: the first kInline in the results block, the rest in the overflow array.
+template <class Record>
+__device__ __forceinline__ Record& record_slot(Record* inline_records, Record* overflow, int i) {
+  return i < kInline ? inline_records[i] : overflow[i - kInline];
+}
+__device__ __forceinline__ const SymbolRecord& symbol_record(const Scratch& s, int i) {
+  return record_slot(s.results->symbol, s.symbol_overflow, i);
+}
+
+// A region's centroid as the CPU computes it (sum / area; the device keeps the sum of 2x).
+__device__ __forceinline__ double centroid_x(const DeviceTree& t, int r) {
+  return 0.5 * static_cast<double>(t.sum_2x[r]) / static_cast<double>(t.area[r]);
+}
+__device__ __forceinline__ double centroid_y(const DeviceTree& t, int r) {
+  return static_cast<double>(t.sum_y[r]) / static_cast<double>(t.area[r]);
 }
 
 // A region's neighbour count, and the pushes it needs before it is visited (docs/decoding.md).

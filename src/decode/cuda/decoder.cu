@@ -29,6 +29,9 @@ struct Decoder::Impl {
   int root_limit = 0;      // root records the scratch is sized for
   int root_limit_used = 0; // the last decode()'s limit
   unsigned long long totals = 0;  // the last collected frame's segmentation counts
+  std::vector<SymbolRecord> symbol_records;  // collect()'s host copies, kept between frames
+  std::vector<RootRecord> root_records;
+  std::vector<BlobRecord> blob_records;
 
   // The copy of the results: the blob records only when stage 4 runs.
   std::size_t result_bytes() const { return stage.enabled() ? sizeof(ResultBlock) : offsetof(ResultBlock, blob); }
@@ -41,8 +44,8 @@ struct Decoder::Impl {
     per_region.reserve(3 * n * sizeof(std::int32_t));
     lists.reserve(4 * n * sizeof(std::int32_t));
     // Blob records: each region at most once as a finger or blob and once as an object blob.
-    const std::size_t blob_records = stage.enabled() ? 2 * n + roots : 0;
-    overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord) + blob_records * sizeof(BlobRecord));
+    const std::size_t blob_room = stage.enabled() ? 2 * n + roots : 0;
+    overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord) + blob_room * sizeof(BlobRecord));
     results.reserve(sizeof(ResultBlock));
     host.reserve(sizeof(ResultBlock));
     band_host.reserve(sizeof(RootBand));
@@ -168,27 +171,27 @@ void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidat
   const int nsym = r.symbols;
   const int nroots = std::min(r.roots_found, m.root_limit_used);
   const int nblobs = m.stage.enabled() ? r.blobs : 0;
-  // The rare frame with more than kInline of any kind: fetch the rest.
-  auto fetch_rest = [&](auto& rest, int count, const auto* overflow) {
-    rest.resize(static_cast<std::size_t>(std::max(0, count - kInline)));
-    if (!rest.empty())
-      GPUVIS_CUDA_CHECK(cudaMemcpyAsync(rest.data(), overflow, rest.size() * sizeof(rest[0]), cudaMemcpyDeviceToHost,
-                                        stream));
-    return !rest.empty();
+  // Each kind's records in one host array (kept between frames): the inline ones, then, in the
+  // rare frame with more than kInline, the rest from the overflow array.
+  bool more = false;
+  auto gather = [&](auto& records, const auto* inline_records, int count, const auto* overflow) {
+    records.assign(inline_records, inline_records + std::min(count, kInline));
+    records.resize(static_cast<std::size_t>(count));
+    if (count > kInline) {
+      GPUVIS_CUDA_CHECK(cudaMemcpyAsync(records.data() + kInline, overflow, (count - kInline) * sizeof(records[0]),
+                                        cudaMemcpyDeviceToHost, stream));
+      more = true;
+    }
   };
-  std::vector<SymbolRecord> more_symbols;
-  std::vector<RootRecord> more_roots;
-  std::vector<BlobRecord> more_blobs;
-  bool more = fetch_rest(more_symbols, nsym, m.scratch.symbol_overflow);
-  more = fetch_rest(more_roots, nroots, m.scratch.root_overflow) || more;
-  more = fetch_rest(more_blobs, nblobs, m.scratch.blob_overflow) || more;
+  gather(m.symbol_records, r.symbol, nsym, m.scratch.symbol_overflow);
+  gather(m.root_records, r.root, nroots, m.scratch.root_overflow);
+  gather(m.blob_records, r.blob, nblobs, m.scratch.blob_overflow);
   if (more) GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
 
   fiducials.clear();
   stats = {};
   stats.candidates = r.candidates;
-  for (int i = 0; i < nsym; ++i) {
-    const SymbolRecord& s = i < kInline ? r.symbol[i] : more_symbols[static_cast<std::size_t>(i - kInline)];
+  for (const SymbolRecord& s : m.symbol_records) {
     Fiducial f;
     f.id = s.id;
     f.x = s.x;
@@ -210,14 +213,10 @@ void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidat
     return a.fuzzy() != b.fuzzy() ? !a.fuzzy() : a.root < b.root;
   });
   roots.clear();
-  for (int i = 0; i < nroots; ++i) {
-    const RootRecord& c = i < kInline ? r.root[i] : more_roots[static_cast<std::size_t>(i - kInline)];
-    roots.push_back({c.x, c.y, c.size, static_cast<std::uint8_t>(c.colour), c.region});
-  }
+  for (const RootRecord& c : m.root_records) roots.push_back({c.x, c.y, c.size, static_cast<std::uint8_t>(c.colour), c.region});
   if (!blobs) return;
   // Blob records arrive in no particular order: by kind, then region.
-  std::vector<BlobRecord> records(r.blob, r.blob + std::min(nblobs, kInline));
-  records.insert(records.end(), more_blobs.begin(), more_blobs.end());
+  std::vector<BlobRecord>& records = m.blob_records;
   std::sort(records.begin(), records.end(), [](const BlobRecord& a, const BlobRecord& b) {
     return a.kind != b.kind ? a.kind < b.kind : a.region < b.region;
   });

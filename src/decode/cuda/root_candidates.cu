@@ -13,7 +13,7 @@ namespace {
 __global__ void mark_symbol_regions(DeviceTree t, Scratch s) {
   const int count = s.results->symbols;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
-    const int root = (i < kInline ? s.results->symbol[i] : s.symbol_overflow[i - kInline]).root;
+    const int root = symbol_record(s, i).root;
     s.taken[root] = 1;
     s.symbol_root[root] = 1;
     for (int k = t.adj_begin[root]; k < t.adj_begin[root + 1]; ++k) s.taken[t.adj[k]] = 1;
@@ -37,15 +37,14 @@ __global__ void write_roots(DeviceTree t, Scratch s) {
   const int count = min(s.results->roots_found, s.band->limit);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
     const int r = s.selected[i];
-    const double area = static_cast<double>(t.area[r]);
     RootRecord rec;
-    rec.x = 0.5 * static_cast<double>(t.sum_2x[r]) / area;
-    rec.y = static_cast<double>(t.sum_y[r]) / area;
+    rec.x = centroid_x(t, r);
+    rec.y = centroid_y(t, r);
     rec.size = max(t.right[r] - t.left[r] + 1, t.bottom[r] - t.top[r] + 1);
     rec.colour = t.colour[r];
     rec.region = r;
     rec.pad = 0;
-    (i < kInline ? s.results->root[i] : s.root_overflow[i - kInline]) = rec;
+    record_slot(s.results->root, s.root_overflow, i) = rec;
   }
 }
 

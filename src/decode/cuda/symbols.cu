@@ -206,14 +206,13 @@ __device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch&
   rec.angle = pose.angle;
   rec.root = root;
   rec.root_size = max(t.right[root] - t.left[root] + 1, t.bottom[root] - t.top[root] + 1);
-  const double area = static_cast<double>(t.area[root]);
-  rec.root_x = 0.5 * static_cast<double>(t.sum_2x[root]) / area;
-  rec.root_y = static_cast<double>(t.sum_y[root]) / area;
+  rec.root_x = centroid_x(t, root);
+  rec.root_y = centroid_y(t, root);
   rec.root_colour = t.colour[root];
   rec.leaves = sums.leaves;
   rec.gated_leaves = sums.gated_total();
   const int slot = atomicAdd(&s.results->symbols, 1);
-  (slot < kInline ? s.results->symbol[slot] : s.symbol_overflow[slot - kInline]) = rec;
+  record_slot(s.results->symbol, s.symbol_overflow, slot) = rec;
 }
 
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
