@@ -25,7 +25,15 @@ class Pool {
   void resize(int n) {
     stop_workers();
     size_ = std::max(1, n);
-    for (int i = 1; i < size_; ++i) workers_.emplace_back([this] { worker_loop(); });
+    // New workers wait for the first job after now: they must not take the generation that
+    // stop_workers() just counted for a job (they would run an empty one, and count themselves
+    // done twice in the next: a lost chunk, or a caller waiting forever).
+    std::uint64_t now = 0;
+    {
+      std::lock_guard lock(mutex_);
+      now = generation_;
+    }
+    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, now] { worker_loop(now); });
   }
 
   void run(std::ptrdiff_t chunks, const std::function<void(std::ptrdiff_t)>& job) {
@@ -80,8 +88,7 @@ class Pool {
     inside_ = false;
   }
 
-  void worker_loop() {
-    std::uint64_t seen = 0;
+  void worker_loop(std::uint64_t seen) {
     for (;;) {
       {
         std::unique_lock lock(mutex_);
