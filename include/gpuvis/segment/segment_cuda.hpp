@@ -6,9 +6,11 @@
 //   1. labels: connected components of both colours at once, 4-connectivity: union-find over
 //      pixels with atomicMin unions (Playne & Hawick's scheme), each pixel starting at its run
 //      start inside its warp's 32-pixel span, so unions are only needed where spans or runs begin;
-//   2. numbering: one packed exclusive scan (CUB) numbers regions in raster order of first pixel
-//      (the union-find root is the smallest pixel index) and runs; the totals stay on the device
-//      (the arrays below have a capacity; a frame that overflows it is segmented again);
+//   2. numbering: the labelling's last pass marks, per 32-pixel word, which pixels are a region's
+//      first pixel (the union-find root is the smallest pixel index) and which start a run; one
+//      packed exclusive scan (CUB) over the words' counts then numbers regions and runs in raster
+//      order (a pixel's number is its word's prefix plus a popcount); the totals stay on the
+//      device (the arrays below have a capacity; a frame that overflows it is segmented again);
 //   3. regions: runs, statistics (atomics per run), adjacency pairs straight into per-region sets
 //      of cap + 1 slots (filling them means saturated);
 //   4. finishing: flags, parent forest, depths, descendant counts, sorted neighbour lists.

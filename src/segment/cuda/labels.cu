@@ -10,7 +10,8 @@
 // connected-component labelling on GPUs", 2018): parents only ever decrease, so roots stay the
 // smallest index and concurrent unions cannot create cycles. The border unions run in global
 // memory with finds that halve the path as they walk, and only where a run begins on either side
-// of the border. A final pass points every pixel at its root.
+// of the border. A final pass points every pixel at its root and, a warp being one 32-pixel word of
+// the raster, writes each word's root and run-start bits with two ballots.
 #include "gpuvis/cuda/check.hpp"
 #include "labels.cuh"
 
@@ -118,14 +119,27 @@ __global__ void merge_tile_borders(DeviceView<const std::uint8_t> bin, std::int3
   }
 }
 
-__global__ void flatten_labels(int n, std::int32_t* label) {
+// Blocks of whole warps over the raster, so warp k of the grid is word k. Every lane takes part in
+// the ballots, past the last pixel too.
+__global__ void flatten_labels(DeviceView<const std::uint8_t> bin, std::int32_t* label, WordMarks* marks) {
+  const int n = bin.width * bin.height;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) label[i] = find_root(label, i);
+  bool root = false, run_start = false;
+  if (i < n) {
+    const int r = find_root(label, i);
+    label[i] = r;
+    root = r == i;
+    const int y = i / bin.width, x = i - y * bin.width;
+    const std::uint8_t* row = bin.row(y);
+    run_start = x == 0 || (row[x] != 0) != (row[x - 1] != 0);
+  }
+  const unsigned roots = __ballot_sync(kFullMask, root), starts = __ballot_sync(kFullMask, run_start);
+  if (threadIdx.x % 32 == 0 && i < n) marks[i / 32] = {roots, starts};
 }
 
 }  // namespace
 
-void label_pixels(DeviceView<const std::uint8_t> binary, std::int32_t* label, cudaStream_t stream) {
+void label_pixels(DeviceView<const std::uint8_t> binary, std::int32_t* label, WordMarks* marks, cudaStream_t stream) {
   const dim3 block(32, kRows);
   const dim3 grid((binary.width + 31) / 32, (binary.height + kRows - 1) / kRows);
   label_tiles<<<grid, block, 0, stream>>>(binary, label);
@@ -133,7 +147,7 @@ void label_pixels(DeviceView<const std::uint8_t> binary, std::int32_t* label, cu
   merge_tile_borders<<<grid, dim3(32, 2), 0, stream>>>(binary, label);
   GPUVIS_CUDA_CHECK_LAUNCH();
   const int n = binary.width * binary.height;
-  flatten_labels<<<(n + 255) / 256, 256, 0, stream>>>(n, label);
+  flatten_labels<<<(n + 255) / 256, 256, 0, stream>>>(binary, label, marks);
   GPUVIS_CUDA_CHECK_LAUNCH();
 }
 
