@@ -1,5 +1,6 @@
 // gpuvis track: frames from a source -> detection -> tracking -> TUIO 1.1, with JSON and stats.
 #include <csignal>
+#include <deque>
 #include <sstream>
 #include <iomanip>
 #include <iostream>
@@ -194,19 +195,36 @@ void register_track(CLI::App& app, Command& run) {
       source::CaptureThread capture(std::move(source), a.fps);
       Image<std::uint8_t> frame;
       double arrival = 0, last_report = source::now_seconds();
+      std::deque<double> arrivals;  // of the frames in flight, oldest first
+      auto submit = [&] {
+        if (equalize) {
+          if (!equalizer.has_background()) equalizer.capture(frame.view());  // spec §2.3: this frame becomes flat
+          equalizer.apply(frame.view());  // a background of another size is an error, not a silent skip
+        }
+        detector.submit(frame.view());
+        arrivals.push_back(arrival);
+      };
       struct Acc {
         double threshold = 0, segment = 0, decode = 0, device = 0, blobs = 0, track = 0, send = 0, latency = 0,
                latency_max = 0;
         int frames = 0;
       } acc;
-      while (!g_stop && capture.take(frame, arrival)) {
-        if (equalize) {
-          if (!equalizer.has_background()) equalizer.capture(frame.view());  // spec §2.3: this frame becomes flat
-          equalizer.apply(frame.view());  // a background of another size is an error, not a silent skip
+      while (!g_stop) {
+        if (detector.in_flight() == 0) {
+          if (!capture.take(frame, arrival)) break;
+          submit();
         }
-        const auto& d = detector.detect(frame.view());
+        // CUDA: while the GPU works on this frame, the next one, if it has arrived already, goes up
+        // and queues behind it, so a fast source keeps the GPU busy. A frame is never waited for
+        // here: with a camera slower than the GPU, each frame is tracked as soon as it is done.
+        if (detector.overlaps() && detector.in_flight() < pipeline::Detector::kMaxInFlight &&
+            capture.try_take(frame, arrival))
+          submit();
+        const auto& d = detector.receive();
+        const double frame_arrival = arrivals.front();
+        arrivals.pop_front();
         double t0 = source::now_seconds();
-        const auto& f = tracker.update(d, arrival);
+        const auto& f = tracker.update(d, frame_arrival);
         double t1 = source::now_seconds();
         if (tuio) tuio->send(f);
         const double sent = source::now_seconds();
@@ -218,8 +236,8 @@ void register_track(CLI::App& app, Command& run) {
         acc.blobs += d.times.blobs_us;
         acc.track += (t1 - t0) * 1e6;
         acc.send += (sent - t1) * 1e6;
-        acc.latency += (sent - arrival) * 1e6;
-        acc.latency_max = std::max(acc.latency_max, (sent - arrival) * 1e6);
+        acc.latency += (sent - frame_arrival) * 1e6;
+        acc.latency_max = std::max(acc.latency_max, (sent - frame_arrival) * 1e6);
         ++acc.frames;
         if (a.stats && sent - last_report >= 1.0) {
           const double n = acc.frames;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 
 namespace gpuvis::pipeline {
 namespace {
@@ -25,56 +26,74 @@ Detector::Detector(DetectorConfig config)
   else front_end_ = make_front_end(config_.threshold, config_.backend);
 }
 
-const Detections& Detector::detect(HostView<const std::uint8_t> grey) {
+void Detector::submit(HostView<const std::uint8_t> grey) {
+  require(in_flight_ < kMaxInFlight,
+          "detect: " + std::to_string(kMaxInFlight) + " frames in flight already: receive() before submitting more");
   require(grey.channels == 1, "detect: frames must be 8-bit grey");
   check_image_shape(grey.width, grey.height, 1);
-  result_.width = grey.width;
-  result_.height = grey.height;
-  const bool blob_stages = decode::finds_fingers_or_blobs(config_.fingers, config_.blobs) || config_.blobs.object_blobs;
-  result_.object_blobs = config_.blobs.object_blobs;
-  result_.finger_blobs = config_.blobs.finger_blobs;
+  const int slot = (oldest_ + in_flight_) % kMaxInFlight;
+  Detections& out = pending_[slot];
+  out.width = grey.width;
+  out.height = grey.height;
+  out.object_blobs = config_.blobs.object_blobs;
+  out.finger_blobs = config_.blobs.finger_blobs;
+  if (device_) device_->submit(grey);
+  else detect_cpu(grey, out, trees_[slot]);
+  ++in_flight_;
+}
+
+const Detections& Detector::receive() {
+  require(in_flight_ > 0, "detect: no frame in flight: submit() first");
+  Detections& out = pending_[oldest_];
   if (device_) {
-    device_->detect(grey, root_min_, root_max_, device_result_);
-    std::swap(result_.fiducials, device_result_.fiducials);
-    std::swap(result_.roots, device_result_.roots);
-    std::swap(result_.fingers, device_result_.blobs.fingers);
-    std::swap(result_.blobs, device_result_.blobs.blobs);
-    std::swap(result_.fiducial_blobs, device_result_.blobs.fiducial_blobs);
-    std::swap(result_.root_blobs, device_result_.blobs.root_blobs);
-    result_.decode_stats = device_result_.stats;
-    result_.times = device_result_.times;
-    result_.regions = device_result_.regions;
-    result_.tree = nullptr;
-  } else {
-    front_end_->run(grey, decoder_.tree_set().cap(), segment::SegmentOptions{.runs = blob_stages}, tree_, result_.times);
-    const auto t0 = std::chrono::steady_clock::now();
-    decoder_.decode(tree_, result_.fiducials, &result_.decode_stats);
-    decode::find_root_candidates(tree_, result_.fiducials, root_min_, root_max_, result_.roots);
-    result_.times.decode_us = since_us(t0);
-    result_.regions = tree_.size();
-    result_.tree = &tree_;
-    const auto t1 = std::chrono::steady_clock::now();
-    decode::find_fingers_and_blobs(tree_, grey, result_.fiducials, config_.fingers, config_.blobs, result_.fingers,
-                                   result_.blobs);
-    result_.fiducial_blobs.clear();
-    result_.root_blobs.clear();
-    if (config_.blobs.object_blobs) {
-      for (const auto& f : result_.fiducials) result_.fiducial_blobs.push_back(decode::region_blob(tree_, f.root));
-      for (const auto& c : result_.roots) result_.root_blobs.push_back(decode::region_blob(tree_, c.region));
-    }
-    result_.times.blobs_us = since_us(t1);
+    device_->receive(device_result_);
+    std::swap(out.fiducials, device_result_.fiducials);
+    std::swap(out.roots, device_result_.roots);
+    std::swap(out.fingers, device_result_.blobs.fingers);
+    std::swap(out.blobs, device_result_.blobs.blobs);
+    std::swap(out.fiducial_blobs, device_result_.blobs.fiducial_blobs);
+    std::swap(out.root_blobs, device_result_.blobs.root_blobs);
+    out.decode_stats = device_result_.stats;
+    out.times = device_result_.times;
+    out.regions = device_result_.regions;
+    out.tree = nullptr;
   }
+  std::swap(result_, out);  // swaps the vectors' storage: nothing is allocated per frame
+  oldest_ = (oldest_ + 1) % kMaxInFlight;
+  --in_flight_;
+  return result_;
+}
+
+void Detector::detect_cpu(HostView<const std::uint8_t> grey, Detections& out, segment::RegionTree& tree) {
+  const bool blob_stages = decode::finds_fingers_or_blobs(config_.fingers, config_.blobs) || config_.blobs.object_blobs;
+  front_end_->run(grey, decoder_.tree_set().cap(), segment::SegmentOptions{.runs = blob_stages}, tree, out.times);
+  const auto t0 = std::chrono::steady_clock::now();
+  decoder_.decode(tree, out.fiducials, &out.decode_stats);
+  decode::find_root_candidates(tree, out.fiducials, root_min_, root_max_, out.roots);
+  out.times.decode_us = since_us(t0);
+  out.regions = tree.size();
+  out.tree = &tree;
+  const auto t1 = std::chrono::steady_clock::now();
+  decode::find_fingers_and_blobs(tree, grey, out.fiducials, config_.fingers, config_.blobs, out.fingers, out.blobs);
+  out.fiducial_blobs.clear();
+  out.root_blobs.clear();
+  if (config_.blobs.object_blobs) {
+    for (const auto& f : out.fiducials) out.fiducial_blobs.push_back(decode::region_blob(tree, f.root));
+    for (const auto& c : out.roots) out.root_blobs.push_back(decode::region_blob(tree, c.region));
+  }
+  out.times.blobs_us = since_us(t1);
+  // The band of the next frame, as reacTIVision's object band (the CUDA decoder does the same on
+  // the device).
   int smallest = 0, largest = 0;
-  for (const auto& f : result_.fiducials)
+  for (const auto& f : out.fiducials)
     if (!f.fuzzy()) {
       smallest = smallest ? std::min(smallest, f.root_size) : f.root_size;
       largest = std::max(largest, f.root_size);
     }
-  if (largest > 0) {  // the band of the next frame, as reacTIVision's object band
+  if (largest > 0) {
     root_min_ = static_cast<int>(smallest / 1.2);
     root_max_ = static_cast<int>(largest * 1.2);
   }
-  return result_;
 }
 
 }  // namespace gpuvis::pipeline

@@ -1,14 +1,21 @@
 // The CUDA detector: upload -> threshold -> segmentation -> decoding (fiducials, root candidates,
-// fingers and blobs) on one stream, one host wait per frame, and only the results back.
+// fingers and blobs), with only the results back, and up to two frames in flight.
 //
-// The device work of a frame (everything after the upload) is captured once into a CUDA graph and
-// replayed: one launch instead of about thirty, which is most of a small frame's time. A graph
-// holds buffer addresses and grid sizes, so it is captured again when the frame size or the
-// segmenter's capacity changes; what changes every frame (the frame itself, the root-candidate
-// band) reaches the device through the upload and a copy from pinned memory inside the graph.
-// A frame that overflows the segmenter's capacity is run again eagerly with more room.
+// Each frame takes one of two slots (a device frame, a results block, a graph). Its upload runs on
+// the front end's copy stream, so it overlaps the previous frame's device work; its device work
+// queues on the compute stream behind the previous frame's; receive() waits for the oldest frame
+// alone. The root-candidate band passes from frame to frame on the device (decode_cuda.hpp), so
+// a frame queued before the previous one's results are known still selects with that frame's band.
+//
+// The device work of a frame (everything after the upload) is captured once per slot into a CUDA
+// graph and replayed: one launch instead of about thirty, which is most of a small frame's time.
+// A graph holds buffer addresses and grid sizes, so it is captured again when the frame size or
+// the segmenter's capacity changes. A frame that overflows the segmenter's capacity is run again
+// eagerly with more room, and so is the frame queued behind it (which ran with the old room and
+// the band of the void frame).
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "front_end_cuda.hpp"
 #include "gpuvis/cuda/check.hpp"
@@ -23,7 +30,6 @@ class CudaGraph {
   ~CudaGraph() { reset(); }
   CudaGraph(const CudaGraph&) = delete;
   CudaGraph& operator=(const CudaGraph&) = delete;
-  bool ready() const { return exec_ != nullptr; }
   void reset() {
     if (exec_) cudaGraphExecDestroy(exec_);
     exec_ = nullptr;
@@ -66,72 +72,123 @@ class CudaDetector final : public DeviceDetector {
  public:
   CudaDetector(const threshold::Params& params, const decode::TreeSet& set, const decode::FingerParams& fingers,
                const decode::BlobParams& blobs)
-      : front_end_(params), decoder_(set, fingers, blobs), cap_(set.cap()), use_graph_(graphs_wanted()) {}
+      : front_end_(params), decoder_(set, fingers, blobs, kSlots), cap_(set.cap()), use_graph_(graphs_wanted()) {}
 
-  void detect(HostView<const std::uint8_t> grey, int root_min, int root_max, DeviceDetections& out) override {
-    const cudaStream_t stream = front_end_.stream();
-    for (;;) {
-      front_end_.upload(grey);
-      bool replay = use_graph_ && graph_.ready() && grey.width == width_ && grey.height == height_;
-      if (replay) {
-        decoder_.set_band({root_min, root_max}, capacity_, run_capacity_);
-        replay = decoder_.generation() == generation_;  // no reallocation since the capture
-      }
-      if (replay) {
-        graph_.launch(stream);
-      } else {
-        const auto& device_tree = front_end_.enqueue_device_stages(cap_);
-        capacity_ = device_tree.capacity;
-        run_capacity_ = device_tree.run_capacity;
-        decoder_.decode(device_tree, {root_min, root_max}, front_end_.grey(), stream);
-      }
-      decoded_.record(stream);
-      decoder_.collect(out.fiducials, out.roots, out.stats, stream, &out.blobs);
-      if (front_end_.accept(decoder_.segment_totals())) {
-        out.regions = static_cast<int>(decoder_.segment_totals() >> 32);
-        out.times = {};
-        out.times.device_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.start(), decoded_);
-        if (!replay) {  // per-stage GPU times exist only for eagerly launched frames
-          out.times.threshold_us = front_end_.threshold_us();
-          out.times.segment_us = front_end_.segment_us();
-          out.times.decode_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.segmented(), decoded_);
-          if (use_graph_) capture(grey.width, grey.height, root_min, root_max);
-        }
-        return;
-      }
-      graph_.reset();  // the capacity grew: buffers moved
+  int in_flight() const override { return in_flight_; }
+
+  void submit(HostView<const std::uint8_t> grey) override {
+    require(in_flight_ < kMaxInFlight, "detect: " + std::to_string(kMaxInFlight) + " frames in flight already: receive() first");
+    check_image_shape(grey.width, grey.height, std::max(grey.channels, 1));
+    // A frame of another size reallocates buffers the queued frame still uses: let it finish.
+    if (in_flight_ > 0 && (grey.width != frames_[newest()].width || grey.height != frames_[newest()].height))
+      GPUVIS_CUDA_CHECK(cudaStreamSynchronize(front_end_.stream()));
+    const int slot = (oldest_ + in_flight_) % kSlots;
+    front_end_.upload(grey, slot);
+    frames_[slot] = {grey.width, grey.height, false};
+    ++in_flight_;
+    launch(slot);
+  }
+
+  void receive(DeviceDetections& out) override {
+    require(in_flight_ > 0, "detect: no frame in flight: submit() first");
+    const int slot = oldest_;
+    decoder_.collect(out.fiducials, out.roots, out.stats, &out.blobs, slot);
+    bool redone = false;
+    while (!front_end_.accept(decoder_.segment_totals())) {
+      // More regions or runs than the segmenter had room for: nothing was decoded and the room has
+      // grown. Run the frame again with its own band (its device frame is still in its slot), and
+      // then the frame queued behind it, which used the old room and this frame's void band.
+      redone = true;
+      GPUVIS_CUDA_CHECK(cudaStreamSynchronize(front_end_.stream()));  // buffers are about to grow
+      graphs_stale();
+      decoder_.restore_band(slot, front_end_.stream());
+      launch(slot);
+      if (in_flight_ > 1) launch(newest());
+      decoder_.collect(out.fiducials, out.roots, out.stats, &out.blobs, slot);
     }
+    out.regions = static_cast<int>(decoder_.segment_totals() >> 32);
+    out.times = {};
+    out.times.device_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.start(slot), decoded_[slot]);
+    if (frames_[slot].eager) {  // per-stage GPU times exist only for eagerly launched frames
+      if (!redone) {
+        out.times.threshold_us = front_end_.threshold_us(slot);
+        out.times.segment_us = front_end_.segment_us(slot);
+        out.times.decode_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.segmented(slot), decoded_[slot]);
+      }
+      // Every buffer now has its size for this frame size and capacity: later frames can replay.
+      sized_ = {frames_[slot].width, frames_[slot].height, capacity_, run_capacity_, decoder_.generation()};
+    }
+    oldest_ = (oldest_ + 1) % kSlots;
+    --in_flight_;
   }
 
  private:
-  // After an eager frame every buffer has its size for this frame size and capacity, so the
-  // device stages can be captured without allocating. (Capturing runs nothing: the last frame's
-  // results stay as they are.)
-  void capture(int width, int height, int root_min, int root_max) {
-    decoder_.set_band({root_min, root_max}, capacity_, run_capacity_);
-    const bool ok = graph_.capture(front_end_.stream(), [&] {
-      const auto& t = front_end_.enqueue_device_stages(cap_);
-      decoder_.enqueue(t, front_end_.grey(), front_end_.stream());
-    });
-    if (ok) {
-      width_ = width;
-      height_ = height;
-      generation_ = decoder_.generation();
-    } else {
-      use_graph_ = false;  // e.g. a driver without graph support for these nodes: stay eager
+  static constexpr int kSlots = CudaFrontEnd::kSlots;
+  static_assert(kSlots >= kMaxInFlight);
+
+  // What a graph's addresses and grid sizes depend on.
+  struct Shape {
+    int width = 0, height = 0, capacity = 0, run_capacity = 0, generation = -1;
+    bool operator==(const Shape&) const = default;
+  };
+  struct Frame {
+    int width = 0, height = 0;
+    bool eager = false;  // launched stage by stage (its stage times were recorded)
+  };
+
+  int newest() const { return (oldest_ + in_flight_ - 1) % kSlots; }
+  void graphs_stale() {
+    for (int k = 0; k < kSlots; ++k) {
+      graphs_[k].reset();
+      graph_shape_[k] = {};
     }
+    sized_ = {};
+  }
+
+  // Enqueues the device work of the frame uploaded into `slot`: its graph when every buffer is
+  // sized for this frame (captured on first use), else stage by stage.
+  void launch(int slot) {
+    const cudaStream_t stream = front_end_.stream();
+    Frame& f = frames_[slot];
+    const bool sized = use_graph_ && sized_ == Shape{f.width, f.height, capacity_, run_capacity_, decoder_.generation()};
+    if (sized && (graph_shape_[slot] == sized_ || capture(slot))) {
+      graphs_[slot].launch(stream);
+      f.eager = false;
+    } else {
+      const auto& tree = front_end_.enqueue_device_stages(cap_, slot);
+      capacity_ = tree.capacity;
+      run_capacity_ = tree.run_capacity;
+      decoder_.reserve(capacity_, run_capacity_);
+      decoder_.enqueue(tree, front_end_.grey(slot), stream, slot);
+      f.eager = true;
+    }
+    decoded_[slot].record(stream);
+    front_end_.release(slot);
+  }
+
+  // Captures the slot's device work (capturing runs nothing). On failure, e.g. a driver without
+  // graph support for these nodes, the detector stays eager.
+  bool capture(int slot) {
+    const bool ok = graphs_[slot].capture(front_end_.stream(), [&] {
+      const auto& t = front_end_.enqueue_device_stages(cap_, slot);
+      decoder_.enqueue(t, front_end_.grey(slot), front_end_.stream(), slot);
+    });
+    if (ok) graph_shape_[slot] = sized_;
+    else use_graph_ = false;
+    return ok;
   }
 
   CudaFrontEnd front_end_;
   decode::cuda_impl::Decoder decoder_;
   int cap_;
   bool use_graph_;
-  CudaGraph graph_;
-  int width_ = 0, height_ = 0;  // the frame size the graph was captured for
-  int capacity_ = 0;            // the segmenter's region capacity of the last eager frame
-  int run_capacity_ = 0;        // and its run capacity
-  int generation_ = -1;         // the decoder's scratch generation the graph was captured with
-  cuda::Event decoded_;
+  CudaGraph graphs_[kSlots];
+  Shape graph_shape_[kSlots];  // what each slot's graph was captured for
+  Shape sized_;                // the buffers' shape after the last eager frame (none after an overflow)
+  Frame frames_[kSlots];
+  cuda::Event decoded_[kSlots];
+  int oldest_ = 0, in_flight_ = 0;
+  int capacity_ = 0, run_capacity_ = 0;  // the segmenter's capacities of the last eager frame
 };
 
 }  // namespace

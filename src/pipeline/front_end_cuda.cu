@@ -1,42 +1,56 @@
 // The CUDA front end: host frame -> pinned staging (unless the frame is pinned already) -> device
-// -> threshold -> segmentation -> the region tree in host memory.
+// (copy stream) -> threshold -> segmentation (compute stream) -> the region tree in host memory.
 #include "front_end_cuda.hpp"
 
 namespace gpuvis::pipeline {
 
-void CudaFrontEnd::upload(HostView<const std::uint8_t> grey) {
+void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot) {
   require(grey.channels == 1, "detect: frames must be 8-bit grey");
   check_image_shape(grey.width, grey.height, 1);
-  grey_.ensure(grey.width, grey.height);
-  binary_.ensure(grey.width, grey.height);
+  Slot& s = slots_[slot];
+  // The slot's last frame must be done with before its buffers change: its staging copy uploaded
+  // (host wait) and its device frame released by the compute stream (a wait on the copy stream).
+  GPUVIS_CUDA_CHECK(cudaEventSynchronize(s.uploaded.get()));
+  GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, s.released.get(), 0));
+  if (s.grey.width() != grey.width || s.grey.height() != grey.height || binary_.width() != grey.width ||
+      binary_.height() != grey.height) {
+    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream_));  // reallocating: nothing may still read them
+    s.grey.ensure(grey.width, grey.height);
+    binary_.ensure(grey.width, grey.height);
+  }
   HostView<const std::uint8_t> source = grey;
   if (!cuda::is_pinned(grey.data)) {
-    staging_.ensure(grey.width, grey.height);
-    copy<std::uint8_t>(grey, staging_.view());
-    source = staging_.view();
+    s.staging.ensure(grey.width, grey.height);
+    copy<std::uint8_t>(grey, s.staging.view());
+    source = s.staging.view();
   }
-  start_.record(stream_);
-  cuda::upload<std::uint8_t>(source, grey_.view(), stream_);
+  s.start.record(copy_stream_);
+  cuda::upload<std::uint8_t>(source, s.grey.view(), copy_stream_);
+  s.uploaded.record(copy_stream_);
+  GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(stream_, s.uploaded.get(), 0));
 }
 
-const segment::cuda_impl::DeviceTree& CudaFrontEnd::enqueue_device_stages(int cap) {
-  threshold::cuda_impl::threshold(grey_.view(), binary_.view(), params_, workspace_, stream_);
-  thresholded_.record(stream_);
+const segment::cuda_impl::DeviceTree& CudaFrontEnd::enqueue_device_stages(int cap, int slot) {
+  Slot& s = slots_[slot];
+  threshold::cuda_impl::threshold(s.grey.view(), binary_.view(), params_, workspace_, stream_);
+  s.thresholded.record(stream_);
   const auto& tree = segmenter_.segment_async(binary_.view(), cap, stream_);
-  segmented_.record(stream_);
+  s.segmented.record(stream_);
   return tree;
 }
 
 void CudaFrontEnd::run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions /*options*/,
                        segment::RegionTree& tree, StageTimes& times) {  // the download always includes the runs
-  upload(grey);
-  threshold::cuda_impl::threshold(grey_.view(), binary_.view(), params_, workspace_, stream_);
-  thresholded_.record(stream_);
+  upload(grey, 0);
+  Slot& s = slots_[0];
+  threshold::cuda_impl::threshold(s.grey.view(), binary_.view(), params_, workspace_, stream_);
+  s.thresholded.record(stream_);
   segmenter_.segment(binary_.view(), cap, stream_);  // waits for the counts
   segmenter_.download(tree, stream_);
+  release(0);
   done_.record(stream_);
-  times.threshold_us = threshold_us();
-  times.segment_us = 1000.0 * cuda::Event::elapsed_ms(thresholded_, done_);
+  times.threshold_us = threshold_us(0);
+  times.segment_us = 1000.0 * cuda::Event::elapsed_ms(s.thresholded, done_);
 }
 
 std::unique_ptr<FrontEnd> make_cuda_front_end(const threshold::Params& params) {

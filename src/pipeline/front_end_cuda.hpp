@@ -2,6 +2,11 @@
 // The CUDA front end (internal): host frame -> device -> threshold -> segmentation. The binary
 // frame never leaves the device; run() downloads the region tree, and the CUDA detector
 // (detector_cuda.cu) decodes the device tree instead.
+//
+// Frames go up on a copy stream into one of kSlots device frames, so that the next frame's upload
+// overlaps the current frame's work on the compute stream; the compute stream waits for a slot's
+// upload before its threshold, and the copy stream for the compute stream's release() of the slot
+// before uploading into it again.
 #include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/pipeline/front_end.hpp"
 #include "gpuvis/segment/segment_cuda.hpp"
@@ -11,38 +16,47 @@ namespace gpuvis::pipeline {
 
 class CudaFrontEnd final : public FrontEnd {
  public:
+  static constexpr int kSlots = 2;
   explicit CudaFrontEnd(const threshold::Params& p) : params_(p) {}
   Backend backend() const override { return Backend::cuda; }
   void run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions options, segment::RegionTree& tree,
            StageTimes& times) override;
 
-  // Enqueues the frame's upload. A frame that already lies in pinned memory (a camera ring buffer,
-  // cuda::PinnedImage) goes up as it is; any other is first copied into a pinned staging image,
-  // so that the upload is one asynchronous DMA.
-  void upload(HostView<const std::uint8_t> grey);
-  // Enqueues threshold and segmentation of the uploaded frame without waiting (the segmenter's
-  // segment_async): nothing here allocates once a frame of this size and region count has run, so
-  // it can be captured into a CUDA graph.
-  const segment::cuda_impl::DeviceTree& enqueue_device_stages(int cap);
+  // Enqueues the frame's upload into `slot` and makes the compute stream wait for it. A frame that
+  // already lies in pinned memory (a camera ring buffer, cuda::PinnedImage) goes up as it is; any
+  // other is first copied into the slot's pinned staging image, so that the upload is one
+  // asynchronous DMA. The frame's memory may be reused when this returns only in that second case:
+  // a pinned frame must stay as it is until the slot is released.
+  void upload(HostView<const std::uint8_t> grey, int slot);
+  // Enqueues threshold and segmentation of the slot's frame on the compute stream without waiting
+  // (the segmenter's segment_async): nothing here allocates once a frame of this size and region
+  // count has run, so it can be captured into a CUDA graph.
+  const segment::cuda_impl::DeviceTree& enqueue_device_stages(int cap, int slot);
+  // Marks the end of the compute stream's use of the slot's frame (after the decoding enqueued
+  // behind enqueue_device_stages): its next upload waits for this point.
+  void release(int slot) { slots_[slot].released.record(stream_); }
   // Segmenter::accept for the last frame's counts.
   bool accept(unsigned long long totals) { return segmenter_.accept(totals); }
-  // Downloads the last (accepted) frame's tree (waits for it).
-  void download(segment::RegionTree& tree) { segmenter_.download(tree, stream_); }
   cudaStream_t stream() const { return stream_; }
-  // The uploaded frame on the device (the fingers' contrast is measured in it).
-  DeviceView<const std::uint8_t> grey() const { return grey_.view(); }
-  // GPU times of the last eagerly launched frame: upload + threshold, and segmentation.
-  double threshold_us() const { return 1000.0 * cuda::Event::elapsed_ms(start_, thresholded_); }
-  double segment_us() const { return 1000.0 * cuda::Event::elapsed_ms(thresholded_, segmented_); }
-  const cuda::Event& start() const { return start_; }
-  const cuda::Event& segmented() const { return segmented_; }
+  // The slot's frame on the device (the fingers' contrast is measured in it).
+  DeviceView<const std::uint8_t> grey(int slot) const { return slots_[slot].grey.view(); }
+  // GPU times of the slot's last eagerly launched frame: upload + threshold, and segmentation.
+  double threshold_us(int slot) const { return 1000.0 * cuda::Event::elapsed_ms(slots_[slot].start, slots_[slot].thresholded); }
+  double segment_us(int slot) const { return 1000.0 * cuda::Event::elapsed_ms(slots_[slot].thresholded, slots_[slot].segmented); }
+  const cuda::Event& start(int slot) const { return slots_[slot].start; }
+  const cuda::Event& segmented(int slot) const { return slots_[slot].segmented; }
 
  private:
+  struct Slot {
+    cuda::PinnedImage<std::uint8_t> staging;
+    cuda::DeviceImage<std::uint8_t> grey;
+    cuda::Event start, uploaded, thresholded, segmented, released;
+  };
   threshold::Params params_;
-  cuda::Stream stream_;
-  cuda::Event start_, thresholded_, segmented_, done_;
-  cuda::PinnedImage<std::uint8_t> staging_;
-  cuda::DeviceImage<std::uint8_t> grey_, binary_;
+  cuda::Stream stream_, copy_stream_;
+  cuda::Event done_;
+  Slot slots_[kSlots];
+  cuda::DeviceImage<std::uint8_t> binary_;
   threshold::cuda_impl::Workspace workspace_;
   segment::cuda_impl::Segmenter segmenter_;
 };

@@ -138,6 +138,15 @@ void CaptureThread::run() {
 bool CaptureThread::take(Image<std::uint8_t>& frame, double& arrival) {
   std::unique_lock lock(m_);
   cv_.wait(lock, [&] { return full_ || done_ || stop_; });
+  return hand_over(lock, frame, arrival);
+}
+
+bool CaptureThread::try_take(Image<std::uint8_t>& frame, double& arrival) {
+  std::unique_lock lock(m_);
+  return hand_over(lock, frame, arrival);
+}
+
+bool CaptureThread::hand_over(std::unique_lock<std::mutex>& lock, Image<std::uint8_t>& frame, double& arrival) {
   if (!full_) return false;
   std::swap(frame, slot_);
   arrival = slot_time_;

@@ -14,6 +14,7 @@
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
+#include "compare_detections.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;
@@ -240,4 +241,39 @@ TEST(Decode, SymbolFreeFramesGiveNoIds) {
       }
   }
   EXPECT_EQ(false_ids, 0) << "over " << frames << " symbol-free frames";
+}
+
+// Frames submitted two at a time give what detect() gives one at a time: the same detections of
+// the same frame, in order, with the root-candidate band passed on from the frame before.
+TEST(Detector, TwoFramesInFlightGiveWhatOneAtATimeGives) {
+  const auto frames = test::symbols_and_wiped_frames(9, 640, 480, 21);
+  pipeline::DetectorConfig config;
+  config.fingers.size = 18;
+  config.blobs.max_size = 60;
+  config.blobs.object_blobs = true;
+  pipeline::Detector one(config), two(config);
+  std::vector<pipeline::Detections> expected;
+  std::size_t roots = 0;
+  for (const auto& f : frames) {
+    expected.push_back(one.detect(f.view()));
+    roots += expected.back().roots.size();
+  }
+  EXPECT_GT(roots, 0u) << "no root candidates: the band is not exercised";
+  std::size_t next = 0;
+  for (const auto& f : frames) {
+    two.submit(f.view());
+    if (two.in_flight() == pipeline::Detector::kMaxInFlight) {
+      EXPECT_TRUE(test::same_detections(expected[next], two.receive())) << "frame " << next;
+      ++next;
+    }
+  }
+  while (two.in_flight() > 0) {
+    EXPECT_TRUE(test::same_detections(expected[next], two.receive())) << "frame " << next;
+    ++next;
+  }
+  EXPECT_EQ(next, frames.size());
+  EXPECT_THROW(two.receive(), Error);  // nothing in flight
+  two.submit(frames[0].view());
+  two.submit(frames[1].view());
+  EXPECT_THROW(two.submit(frames[2].view()), Error);  // two in flight already
 }

@@ -45,7 +45,7 @@ class BothDecoders {
     cuda::upload<std::uint8_t>(bin.view(), frame_.view(), stream_);
     const auto& device_tree = segmenter_.segment(frame_.view(), set_.cap(), stream_);
     gpu_.decode(device_tree, band, {}, stream_);
-    gpu_.collect(g.fiducials, g.roots, g.stats, stream_);
+    gpu_.collect(g.fiducials, g.roots, g.stats);
     last_ = c;
     if (auto r = test::same_stats(c.stats, g.stats); !r) return r;
     if (auto r = test::same_fiducials(c.fiducials, g.fiducials); !r) return r;

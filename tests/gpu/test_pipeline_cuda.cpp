@@ -10,6 +10,7 @@
 #include <random>
 
 #include "compare_detections.hpp"
+#include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "test_support.hpp"
@@ -266,6 +267,54 @@ TEST(PipelineCuda, GraphReplaysFollowSizeAndCapacityChanges) {
       EXPECT_TRUE(test::same_detections(a, c)) << "graph, frame " << i;
       EXPECT_GT(c.times.device_us, 0);
     }
+}
+
+// Two frames in flight on the GPU (the next frame's upload and device work queued behind the
+// current one's, pinned and pageable frames, a size change and a frame that outgrows the
+// segmenter's capacity, which runs again with the frame queued behind it) give what the CPU gives
+// one frame at a time, root candidates included (the band passes from frame to frame on the
+// device).
+TEST(PipelineCuda, TwoFramesInFlightEqualTheCpuOneAtATime) {
+  GPUVIS_REQUIRE_GPU();
+  auto frames = test::symbols_and_wiped_frames(9, 640, 480, 31);
+  auto large = test::symbols_and_wiped_frames(3, 1280, 720, 32);
+  frames.insert(frames.begin() + 4, std::make_move_iterator(large.begin()), std::make_move_iterator(large.end()));
+  add_noise(frames[9], 30, 9);  // far more regions than the capacity learnt so far
+  std::vector<cuda::PinnedImage<std::uint8_t>> pinned;
+  for (std::size_t i = 0; i < frames.size(); i += 2) {  // every other frame waits in pinned memory
+    pinned.emplace_back(frames[i].width(), frames[i].height());
+    copy<std::uint8_t>(frames[i].view(), pinned.back().view());
+  }
+  auto frame = [&](std::size_t i) -> HostView<const std::uint8_t> {
+    return i % 2 == 0 ? HostView<const std::uint8_t>(pinned[i / 2].view()) : frames[i].view();
+  };
+  pipeline::DetectorConfig config;
+  config.fingers.size = 18;
+  config.blobs.max_size = 60;
+  config.blobs.object_blobs = true;
+  pipeline::Detector cpu(config), gpu(on_gpu(config));
+  std::vector<pipeline::Detections> expected;
+  std::size_t roots = 0;
+  for (const auto& f : frames) {
+    expected.push_back(cpu.detect(f.view()));
+    roots += expected.back().roots.size();
+  }
+  EXPECT_GT(roots, 0u) << "no root candidates: the band is not exercised";
+  for (int round = 0; round < 2; ++round) {  // the second round replays graphs
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      gpu.submit(frame(i));
+      if (gpu.in_flight() == pipeline::Detector::kMaxInFlight) {
+        EXPECT_TRUE(test::same_detections(expected[next], gpu.receive())) << "round " << round << ", frame " << next;
+        ++next;
+      }
+    }
+    while (gpu.in_flight() > 0) {
+      EXPECT_TRUE(test::same_detections(expected[next], gpu.receive())) << "round " << round << ", frame " << next;
+      ++next;
+    }
+    EXPECT_EQ(next, frames.size());
+  }
 }
 
 // A first frame with far more regions than the initial capacity, with fingers and blobs (tens of

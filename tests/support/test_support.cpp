@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cmath>
@@ -10,6 +11,7 @@
 
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/synth/scene.hpp"
 
 namespace gpuvis::test {
 
@@ -71,6 +73,31 @@ CommandResult run_cli(const std::string& args) {
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+std::vector<Image<std::uint8_t>> symbols_and_wiped_frames(int count, int width, int height, std::uint32_t seed) {
+  synth::Generator gen(symbols_dir());
+  std::vector<Image<std::uint8_t>> frames;
+  for (int i = 0; i < count; ++i) {
+    synth::SceneParams p;
+    p.seed = seed;
+    p.width = width;
+    p.height = height;
+    p.frame = i;
+    p.speed = 3;
+    p.symbols = 6;
+    p.fingers = 2;
+    auto scene = gen.make(p);
+    if (i % 3 == 2)
+      for (const auto& s : scene.symbols) {
+        const int half = static_cast<int>(0.3 * s.size);
+        for (int y = std::max(0, static_cast<int>(s.y) - half); y <= std::min(height - 1, static_cast<int>(s.y) + half); ++y)
+          for (int x = std::max(0, static_cast<int>(s.x) - half); x <= std::min(width - 1, static_cast<int>(s.x) + half); ++x)
+            scene.image(x, y) = 230;
+      }
+    frames.push_back(std::move(scene.image));
+  }
+  return frames;
 }
 
 }  // namespace gpuvis::test

@@ -7,6 +7,7 @@
 #include <random>
 #include <type_traits>
 #include <string>
+#include <vector>
 
 #include "gpuvis/core/image.hpp"
 
@@ -36,6 +37,11 @@ std::string temp_path(const std::string& name);         // a fresh path in the t
 // The printed symbols for synth::Generator: the bundled PNGs, or the PGM copies in
 // $GPUVIS_SYMBOL_PGM_DIR (scripts/gpu-check.sh makes them) in builds without libpng.
 std::string symbols_dir();
+
+// Frames for pipelined detection: generated tables of `width` x `height` with moving symbols, and
+// every third frame the same table with each symbol's inside wiped to paper white, so that its
+// root is left as a root candidate in the band the previous frame's symbols set.
+std::vector<Image<std::uint8_t>> symbols_and_wiped_frames(int count, int width, int height, std::uint32_t seed);
 
 // True when a CUDA device is usable; otherwise the calling test should GTEST_SKIP() with
 // gpu_skip_reason().

@@ -17,7 +17,8 @@
 //      and root candidates.
 //
 // Only the results come back: a fixed block of a few KB with the first 64 symbols, root
-// candidates and blobs (and a second copy in the rare frame that has more).
+// candidates and blobs (and a second copy in the rare frame that has more). The root-candidate
+// band follows the symbols on the device from frame to frame (set_band).
 #include <cuda_runtime_api.h>
 
 #include <memory>
@@ -46,35 +47,46 @@ class Decoder {
   // Uploads the tree set. Throws ErrorCode::unsupported for sets with symbols of more than
   // kMaxSymbolNodes regions. Fingers, blobs and object blobs are found on the device when
   // fingers.size > 0, blobs.max_size > 0 or blobs.object_blobs (stage 4); otherwise stage 4 is off.
-  explicit Decoder(const TreeSet& set, const FingerParams& fingers = {}, const BlobParams& blobs = {});
+  // `slots` frames may be in flight at once: each has its own results on the device and in pinned
+  // memory (the scratch of the stages is shared, so their work must run in order on one stream).
+  explicit Decoder(const TreeSet& set, const FingerParams& fingers = {}, const BlobParams& blobs = {}, int slots = 1);
   ~Decoder();
   Decoder(Decoder&&) noexcept;
   Decoder& operator=(Decoder&&) noexcept;
 
   // Enqueues decoding of `tree` (segmented with cap = set.cap(), by segment() or segment_async():
-  // the region count is read on the device) and the copy of the results into pinned host memory
-  // on `stream`. Nothing waits here. `grey` is the frame the tree was thresholded from (the
-  // fingers' contrast is measured in it); it may be empty when fingers are off.
+  // the region count is read on the device) with root candidates in `band`, and the copy of the
+  // results into the slot's pinned memory, on `stream`. Nothing waits here. `grey` is the frame the
+  // tree was thresholded from (the fingers' contrast is measured in it); it may be empty when
+  // fingers are off. = reserve() + set_band() + enqueue().
   void decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band, DeviceView<const std::uint8_t> grey,
-              cudaStream_t stream);
+              cudaStream_t stream, int slot = 0);
 
-  // decode() in two steps, for a caller that captures the per-frame work into a CUDA graph:
-  // set_band() (host only: sizes the scratch for the tree's capacity of regions and runs, and
-  // stores the band in pinned memory) before every frame, and enqueue() (no allocation, no host
-  // wait; the band is copied to the device when the work runs).
-  void set_band(const RootBand& band, int capacity, int run_capacity);
-  // Changes whenever set_band() or decode() had to reallocate the scratch: work captured before
-  // holds stale addresses and must be captured again.
+  // decode() in steps, for a caller that captures the per-frame work into a CUDA graph and keeps
+  // frames in flight. reserve() (host only) sizes the scratch for a tree's capacities of regions
+  // and runs and for `root_limit` root candidates; generation() changes whenever it reallocated:
+  // work captured before holds stale addresses and must be captured again.
+  void reserve(int capacity, int run_capacity, int root_limit = RootBand{}.limit);
   int generation() const;
-  void enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey, cudaStream_t stream);
+  // The root-candidate band lives on the device. Each frame's decoding selects with it and then
+  // moves it to that frame's valid symbols (root sizes / 1.2 .. * 1.2, as pipeline::Detector does
+  // for the CPU backend) when it has any, so a stream of frames needs no host round trip for it.
+  // set_band() replaces it in stream order (none until set: min_size 0, max_size -1).
+  void set_band(const RootBand& band, cudaStream_t stream);
+  // Puts back the band that the last frame of `slot` selected with (to run that frame again).
+  void restore_band(int slot, cudaStream_t stream);
+  // No allocation, no host wait: can be captured into a CUDA graph.
+  void enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey, cudaStream_t stream,
+               int slot = 0);
 
-  // Waits for `stream`, then unpacks the results of the last decode(): fiducials as the CPU
-  // Decoder orders them (valid by root region, then fuzzy by root region; leaf_begin is 0, the
-  // leaf list stays on the device), root candidates in region order, and the counts; with stage 4,
-  // into `blobs` (when not null) the fingers and blobs in region order and the object blobs index
-  // for index with `fiducials` and `roots` (a Blob with region -1 for a degenerate region).
+  // Waits for the slot's last enqueued frame (not for later work on the stream), then unpacks its
+  // results: fiducials as the CPU Decoder orders them (valid by root region, then fuzzy by root
+  // region; leaf_begin is 0, the leaf list stays on the device), root candidates in region order,
+  // and the counts; with stage 4, into `blobs` (when not null) the fingers and blobs in region
+  // order and the object blobs index for index with `fiducials` and `roots` (a Blob with region
+  // -1 for a degenerate region).
   void collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
-               cudaStream_t stream, BlobResults* blobs = nullptr);
+               BlobResults* blobs = nullptr, int slot = 0);
   // The segmentation counts of the collected frame (DeviceTree::totals), for Segmenter::accept:
   // when the frame overflowed the segmenter's capacity, nothing was decoded.
   unsigned long long segment_totals() const;

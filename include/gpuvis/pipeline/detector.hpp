@@ -41,8 +41,8 @@ struct Detections {
   // With blobs.object_blobs: the blob of each fiducial's root region and of each root candidate,
   // index for index (spec §7.6); empty otherwise.
   std::vector<decode::Blob> fiducial_blobs, root_blobs;
-  // This frame's regions (valid until the next detect()) on the CPU backend; null on the CUDA
-  // backend, which keeps them on the device.
+  // This frame's regions (valid until the next detect() or submit()) on the CPU backend; null on
+  // the CUDA backend, which keeps them on the device.
   const segment::RegionTree* tree = nullptr;
   bool object_blobs = false, finger_blobs = false;  // the tracker attaches blobs to objects / cursors
   decode::DecodeStats decode_stats;
@@ -52,24 +52,49 @@ struct Detections {
 
 class Detector {
  public:
+  static constexpr int kMaxInFlight = DeviceDetector::kMaxInFlight;
   explicit Detector(DetectorConfig config);
   const DetectorConfig& config() const { return config_; }
   // Runs the stages on an 8-bit grey frame. The result stays valid until the next call.
-  const Detections& detect(HostView<const std::uint8_t> grey);
-  // The last frame's region tree and decoded leaves: CPU backend only (the CUDA backend keeps them
-  // on the device). The tree holds each region's runs only when fingers or blobs are asked for.
-  const segment::RegionTree& regions() const { return tree_; }
+  const Detections& detect(HostView<const std::uint8_t> grey) {
+    submit(grey);
+    return receive();
+  }
+
+  // detect() in two steps, so that frames can be pipelined: submit() enqueues a frame, receive()
+  // returns the detections of the oldest submitted frame (valid until the next receive()). Up to
+  // kMaxInFlight frames may be submitted before receiving. On CUDA, submit() returns before the
+  // frame is done, and a second frame in flight has its upload and device work queued behind the
+  // first's; on the CPU, submit() does the work. Results are the same however frames are
+  // submitted (the root-candidate band passes from frame to frame in order). The frame may be
+  // reused when submit() returns, except a frame in pinned memory on CUDA (DeviceDetector).
+  void submit(HostView<const std::uint8_t> grey);
+  const Detections& receive();
+  int in_flight() const { return in_flight_; }
+  // True when submit() returns before the frame is done (CUDA): only then does a second frame in
+  // flight make the stream of frames faster.
+  bool overlaps() const { return device_ != nullptr; }
+
+  // The last submitted frame's region tree and decoded leaves: CPU backend only (the CUDA backend
+  // keeps them on the device). The tree holds each region's runs only when fingers or blobs are
+  // asked for.
+  const segment::RegionTree& regions() const { return trees_[newest()]; }
   const std::vector<decode::LeafRef>& decoder_leaves() const { return decoder_.leaves(); }
 
  private:
+  int newest() const { return (oldest_ + in_flight_ + kMaxInFlight - 1) % kMaxInFlight; }
+  void detect_cpu(HostView<const std::uint8_t> grey, Detections& out, segment::RegionTree& tree);
+
   DetectorConfig config_;
   std::unique_ptr<FrontEnd> front_end_;       // cpu
   std::unique_ptr<DeviceDetector> device_;    // cuda
   DeviceDetections device_result_;
   decode::Decoder decoder_;
-  segment::RegionTree tree_;
-  Detections result_;
-  int root_min_ = 0, root_max_ = 0;  // root-candidate size band (0 = no symbol seen yet)
+  segment::RegionTree trees_[kMaxInFlight];   // cpu: each frame in flight's tree
+  Detections pending_[kMaxInFlight];          // each frame in flight's detections (cpu: complete)
+  Detections result_;                         // the last received frame's
+  int oldest_ = 0, in_flight_ = 0;
+  int root_min_ = 0, root_max_ = 0;  // cpu: root-candidate size band (0 = no symbol seen yet)
 };
 
 }  // namespace gpuvis::pipeline

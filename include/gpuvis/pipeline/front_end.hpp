@@ -47,11 +47,20 @@ struct DeviceDetections {
   StageTimes times;
 };
 
+// Frames may be pipelined: submit() enqueues a frame and returns without waiting, receive() waits
+// for the oldest submitted frame; with two in flight, the next frame's upload and device work
+// queue behind the current one's, so the GPU does not wait for the host in between. The
+// root-candidate band (regions of the size of the last frame's symbols, spec §6.2) passes from
+// frame to frame on the device, so results do not depend on how many frames are in flight.
 class DeviceDetector {
  public:
+  static constexpr int kMaxInFlight = 2;
   virtual ~DeviceDetector() = default;
-  // Root candidates are the regions of size [root_min, root_max] (none when root_max <= 0).
-  virtual void detect(HostView<const std::uint8_t> grey, int root_min, int root_max, DeviceDetections& out) = 0;
+  // The frame may be reused when this returns unless it lies in pinned memory (cuda::is_pinned),
+  // which goes up without a staging copy and must stay unchanged until its frame is received.
+  virtual void submit(HostView<const std::uint8_t> grey) = 0;
+  virtual void receive(DeviceDetections& out) = 0;
+  virtual int in_flight() const = 0;
 };
 
 // Throws ErrorCode::unsupported in builds without CUDA, or for tree sets the device decoder does

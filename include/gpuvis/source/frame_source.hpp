@@ -75,6 +75,8 @@ class CaptureThread {
   // Blocks until a frame is available; false when the stream ended (or stop() was called).
   // `arrival` is the steady-clock time in seconds when the frame was captured.
   bool take(Image<std::uint8_t>& frame, double& arrival);
+  // take() without waiting: false when no frame is waiting now.
+  bool try_take(Image<std::uint8_t>& frame, double& arrival);
   void stop();
   long dropped() const { return dropped_; }
   long captured() const { return captured_; }
@@ -82,6 +84,7 @@ class CaptureThread {
 
  private:
   void run();
+  bool hand_over(std::unique_lock<std::mutex>& lock, Image<std::uint8_t>& frame, double& arrival);
   std::unique_ptr<FrameSource> source_;
   double fps_;
   std::mutex m_;

@@ -239,7 +239,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   WarpSpace& w = reinterpret_cast<WarpSpace*>(space)[threadIdx.x / 32];
   const int candidates = s.results->blob_candidates;
   const int symbols = st.blobs.object_blobs ? s.results->symbols : 0;
-  const int roots = st.blobs.object_blobs ? min(s.results->roots_found, s.band->limit) : 0;
+  const int roots = st.blobs.object_blobs ? s.results->roots_kept : 0;
   const int items = candidates + symbols + roots;
   for (int item = blockIdx.x * kWarps + static_cast<int>(threadIdx.x) / 32; item < items; item += gridDim.x * kWarps) {
     int region = 0;

@@ -58,6 +58,7 @@ struct ResultBlock {
   std::int32_t candidates;  // candidate roots found by the propagation
   std::int32_t symbols;     // valid + fuzzy records written
   std::int32_t roots_found; // root candidates selected (before the limit)
+  std::int32_t roots_kept;  // root records written (the first `limit` of them)
   std::int32_t leaves;      // clean leaves (the first round's size)
   std::int32_t blobs;            // blob records written by stage 4
   std::int32_t blob_candidates;  // regions stage 4 measures as possible fingers or blobs
@@ -66,14 +67,16 @@ struct ResultBlock {
   BlobRecord blob[kInline];  // last: not copied back when stage 4 is off
 };
 
-// Per-frame device scratch, sized by the region count. `zeroed` arrays are cleared each frame by
+// Per-frame device scratch, sized by the region count. The results block, the overflow arrays
+// and band_used belong to the frame's slot (a frame in flight per slot, Decoder::enqueue). `zeroed` arrays are cleared each frame by
 // one memset: visit_round, cvc, blocked, taken, symbol_root (in that order, `regions` ints each).
 struct Scratch {
   std::int32_t *visit_round, *cvc, *blocked, *taken, *symbol_root;
   std::int32_t *desc, *height, *parent;
   std::int32_t *frontier_a, *frontier_b, *candidates;
   std::int32_t* selected;  // root candidates' regions, in region order
-  const RootBand* band;    // this frame's root-candidate band (device copy, written each frame)
+  RootBand* band;          // the root-candidate band, on the device: this frame's, then the next's
+  RootBand* band_used;     // this frame's band, kept in its slot (to run the frame again)
   SymbolRecord* symbol_overflow;
   RootRecord* root_overflow;
   BlobRecord* blob_overflow;
@@ -104,7 +107,8 @@ void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s
 // Stage 2: decodes every candidate into symbol records.
 void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const DeviceTreeTable& table,
                     const Scratch& s, cudaStream_t stream);
-// Stage 3: root candidates of the band in s.band (after stage 2). `temp` is CUB's temporary
+// Stage 3: root candidates of the band in s.band (after stage 2), which then becomes the next
+// frame's band. `temp` is CUB's temporary
 // storage (grown outside a graph capture: the same capacity needs the same size).
 void find_root_candidates(const DeviceTree& tree, const Scratch& s, gpuvis::cuda::DeviceBuffer& temp,
                           cudaStream_t stream);

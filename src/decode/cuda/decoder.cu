@@ -1,5 +1,7 @@
 // The CUDA decoder: the tree set in device memory, the per-frame scratch (grown, never shrunk),
-// the three stages on one stream, and the results' round trip through pinned memory.
+// the stages on one stream, and the results' round trip through pinned memory — one results
+// block, overflow arrays and pinned copy per slot, so that a frame's results wait in its slot
+// while the next frame computes.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -16,18 +18,24 @@ struct Decoder::Impl {
   BlobStage stage;
   gpuvis::cuda::DeviceBuffer keys, ids;
   DeviceTreeTable table;
-  gpuvis::cuda::DeviceBuffer zeroed, per_region, lists, overflow, results, temp;
+  gpuvis::cuda::DeviceBuffer zeroed, per_region, lists, temp;
   gpuvis::cuda::DeviceBuffer blob_block, blob_temp;  // stage 4 only
   BlobScratch blob_scratch{};
-  gpuvis::cuda::PinnedBuffer host;  // ResultBlock
-  gpuvis::cuda::PinnedBuffer band_host;  // RootBand, copied to band_device by every frame's work
-  gpuvis::cuda::DeviceBuffer band_device;
-  Scratch scratch{};
+  gpuvis::cuda::DeviceBuffer bands;  // the band, then each slot's band_used
+  // What a frame in flight owns until collect(): its results on the device (block and overflow
+  // arrays), their pinned copy, and the event after that copy.
+  struct Slot {
+    gpuvis::cuda::DeviceBuffer results, overflow;
+    gpuvis::cuda::PinnedBuffer host;  // ResultBlock
+    gpuvis::cuda::Event copied;
+  };
+  std::vector<Slot> slots;
+  Scratch scratch{};  // the shared arrays; the slot's pointers are filled in by scratch_for()
   int capacity = -1;  // regions the scratch is sized for
   int run_capacity = -1;  // runs stage 4's scratch is sized for
   int generation = 0; // counts reallocations (a captured graph holds the old addresses)
   int root_limit = 0;      // root records the scratch is sized for
-  int root_limit_used = 0; // the last decode()'s limit
+  int band_limit = RootBand{}.limit;  // the limit of the band on the device
   unsigned long long totals = 0;  // the last collected frame's segmentation counts
   std::vector<SymbolRecord> symbol_records;  // collect()'s host copies, kept between frames
   std::vector<RootRecord> root_records;
@@ -45,11 +53,8 @@ struct Decoder::Impl {
     lists.reserve(4 * n * sizeof(std::int32_t));
     // Blob records: each region at most once as a finger or blob and once as an object blob.
     const std::size_t blob_room = stage.enabled() ? 2 * n + roots : 0;
-    overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord) + blob_room * sizeof(BlobRecord));
-    results.reserve(sizeof(ResultBlock));
-    host.reserve(sizeof(ResultBlock));
-    band_host.reserve(sizeof(RootBand));
-    band_device.reserve(sizeof(RootBand));
+    for (Slot& slot : slots)
+      slot.overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord) + blob_room * sizeof(BlobRecord));
     auto* z = zeroed.as<std::int32_t>();
     auto* p = per_region.as<std::int32_t>();
     auto* l = lists.as<std::int32_t>();
@@ -65,15 +70,24 @@ struct Decoder::Impl {
     scratch.frontier_b = l + n;
     scratch.candidates = l + 2 * n;
     scratch.selected = l + 3 * n;
-    scratch.symbol_overflow = overflow.as<SymbolRecord>();
-    scratch.root_overflow = reinterpret_cast<RootRecord*>(overflow.as<SymbolRecord>() + n);
-    scratch.blob_overflow = reinterpret_cast<BlobRecord*>(scratch.root_overflow + roots);
     if (stage.enabled()) ensure_blob_scratch(n, static_cast<std::size_t>(std::max({runs, run_capacity, 1})));
-    scratch.results = results.as<ResultBlock>();
-    scratch.band = band_device.as<RootBand>();
     capacity = static_cast<int>(n);
     root_limit = static_cast<int>(roots);
     ++generation;
+  }
+
+  // The scratch with slot `k`'s results, overflow arrays and kept band.
+  Scratch scratch_for(int k) const {
+    const Slot& slot = slots[static_cast<std::size_t>(k)];
+    const std::size_t n = static_cast<std::size_t>(capacity);
+    Scratch s = scratch;
+    s.results = slot.results.as<ResultBlock>();
+    s.symbol_overflow = slot.overflow.as<SymbolRecord>();
+    s.root_overflow = reinterpret_cast<RootRecord*>(s.symbol_overflow + n);
+    s.blob_overflow = reinterpret_cast<BlobRecord*>(s.root_overflow + root_limit);
+    s.band = bands.as<RootBand>();
+    s.band_used = bands.as<RootBand>() + 1 + k;
+    return s;
   }
 
   void ensure_blob_scratch(std::size_t n, std::size_t runs) {
@@ -96,8 +110,9 @@ struct Decoder::Impl {
   }
 };
 
-Decoder::Decoder(const TreeSet& set, const FingerParams& fingers, const BlobParams& blobs)
+Decoder::Decoder(const TreeSet& set, const FingerParams& fingers, const BlobParams& blobs, int slots)
     : impl_(std::make_unique<Impl>()) {
+  require(slots >= 1, "cuda Decoder: at least one slot");
   impl_->stage = {fingers, blobs};
   if (set.max_nodes > kMaxSymbolNodes)
     fail(ErrorCode::unsupported, "tree set '" + set.name + "' has symbols of " + std::to_string(set.max_nodes) +
@@ -119,6 +134,15 @@ Decoder::Decoder(const TreeSet& set, const FingerParams& fingers, const BlobPara
   GPUVIS_CUDA_CHECK(cudaMemcpy(m.keys.get(), keys.data(), keys.size(), cudaMemcpyHostToDevice));
   GPUVIS_CUDA_CHECK(cudaMemcpy(m.ids.get(), ids.data(), ids.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice));
   m.table = {m.keys.as<char>(), m.ids.as<std::int32_t>(), static_cast<int>(entries.size())};
+  m.slots.resize(static_cast<std::size_t>(slots));
+  for (Impl::Slot& slot : m.slots) {
+    slot.results.reserve(sizeof(ResultBlock));
+    slot.host.reserve(sizeof(ResultBlock));
+    std::memset(slot.host.get(), 0, sizeof(ResultBlock));
+  }
+  m.bands.reserve((1 + static_cast<std::size_t>(slots)) * sizeof(RootBand));
+  const std::vector<RootBand> none(1 + static_cast<std::size_t>(slots), RootBand{0, -1, RootBand{}.limit});
+  GPUVIS_CUDA_CHECK(cudaMemcpy(m.bands.get(), none.data(), none.size() * sizeof(RootBand), cudaMemcpyHostToDevice));
 }
 
 unsigned long long Decoder::segment_totals() const { return impl_->totals; }
@@ -129,64 +153,86 @@ Decoder::Decoder(Decoder&&) noexcept = default;
 Decoder& Decoder::operator=(Decoder&&) noexcept = default;
 
 void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band,
-                     DeviceView<const std::uint8_t> grey, cudaStream_t stream) {
-  set_band(band, tree.capacity, tree.run_capacity);
-  enqueue(tree, grey, stream);
+                     DeviceView<const std::uint8_t> grey, cudaStream_t stream, int slot) {
+  reserve(tree.capacity, tree.run_capacity, band.limit);
+  set_band(band, stream);
+  enqueue(tree, grey, stream, slot);
 }
 
-void Decoder::set_band(const RootBand& band, int capacity, int run_capacity) {
-  Impl& m = *impl_;
-  m.ensure(capacity, band.limit, run_capacity);  // room for the limit even when this band is empty
+void Decoder::reserve(int capacity, int run_capacity, int root_limit) {
+  impl_->ensure(capacity, root_limit, run_capacity);
+}
+
+namespace {
+__global__ void store_band(RootBand* band, RootBand value) { *band = value; }
+}  // namespace
+
+void Decoder::set_band(const RootBand& band, cudaStream_t stream) {
   RootBand b = band;
-  if (b.max_size <= 0 || b.min_size > b.max_size || b.limit <= 0) b = {0, -1, 0};  // selects nothing
-  *m.band_host.as<RootBand>() = b;
-  m.root_limit_used = b.limit;
+  if (b.max_size <= 0 || b.min_size > b.max_size) b.max_size = -1;  // selects nothing
+  b.limit = std::max(b.limit, 0);
+  impl_->band_limit = b.limit;
+  // A kernel argument, not a copy from host memory: the value is taken when the launch is
+  // enqueued, so set_band() may be called again at once.
+  store_band<<<1, 1, 0, stream>>>(impl_->bands.as<RootBand>(), b);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+}
+
+void Decoder::restore_band(int slot, cudaStream_t stream) {
+  Impl& m = *impl_;
+  require(slot >= 0 && slot < static_cast<int>(m.slots.size()), "cuda Decoder: no such slot");
+  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.bands.as<RootBand>(), m.bands.as<RootBand>() + 1 + slot, sizeof(RootBand),
+                                    cudaMemcpyDeviceToDevice, stream));
 }
 
 void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, int slot) {
   Impl& m = *impl_;
+  require(slot >= 0 && slot < static_cast<int>(m.slots.size()), "cuda Decoder: no such slot");
   require(tree.capacity <= m.capacity && (!m.stage.enabled() || tree.run_capacity <= m.run_capacity),
-          "cuda Decoder: call set_band() with the tree's capacities first");
+          "cuda Decoder: call reserve() with the tree's capacities first");
+  require(m.band_limit <= m.root_limit, "cuda Decoder: reserve() room for the band's limit first");
   require(m.stage.fingers.size <= 0 || (!grey.empty() && grey.width == tree.width && grey.height == tree.height),
           "cuda Decoder: finger detection needs the grey frame of the tree");
   const std::size_t n = static_cast<std::size_t>(m.capacity);
+  const Scratch s = m.scratch_for(slot);
+  Impl::Slot& out = m.slots[static_cast<std::size_t>(slot)];
   // The region count is on the device: every stage reads it there and strides over the capacity.
-  GPUVIS_CUDA_CHECK(cudaMemsetAsync(m.scratch.visit_round, 0, 5 * n * sizeof(std::int32_t), stream));
-  GPUVIS_CUDA_CHECK(cudaMemsetAsync(m.scratch.results, 0, offsetof(ResultBlock, symbol), stream));
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.band_device.get(), m.band_host.get(), sizeof(RootBand), cudaMemcpyHostToDevice, stream));
-  propagate(tree, m.bounds, m.scratch, stream);
-  decode_symbols(tree, m.bounds, m.table, m.scratch, stream);
-  find_root_candidates(tree, m.scratch, m.temp, stream);
-  if (m.stage.enabled()) find_blobs(tree, grey, m.stage, m.scratch, m.blob_scratch, m.blob_temp, stream);
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.host.get(), m.scratch.results, m.result_bytes(), cudaMemcpyDeviceToHost, stream));
+  GPUVIS_CUDA_CHECK(cudaMemsetAsync(s.visit_round, 0, 5 * n * sizeof(std::int32_t), stream));
+  GPUVIS_CUDA_CHECK(cudaMemsetAsync(s.results, 0, offsetof(ResultBlock, symbol), stream));
+  propagate(tree, m.bounds, s, stream);
+  decode_symbols(tree, m.bounds, m.table, s, stream);
+  find_root_candidates(tree, s, m.temp, stream);
+  if (m.stage.enabled()) find_blobs(tree, grey, m.stage, s, m.blob_scratch, m.blob_temp, stream);
+  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(out.host.get(), s.results, m.result_bytes(), cudaMemcpyDeviceToHost, stream));
+  out.copied.record(stream);
 }
 
 void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
-                      cudaStream_t stream, BlobResults* blobs) {
+                      BlobResults* blobs, int slot) {
   Impl& m = *impl_;
-  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const ResultBlock& r = *m.host.as<ResultBlock>();
+  require(slot >= 0 && slot < static_cast<int>(m.slots.size()), "cuda Decoder: no such slot");
+  Impl::Slot& in = m.slots[static_cast<std::size_t>(slot)];
+  GPUVIS_CUDA_CHECK(cudaEventSynchronize(in.copied.get()));
+  const Scratch s = m.scratch_for(slot);
+  const ResultBlock& r = *in.host.as<ResultBlock>();
   m.totals = r.totals;
   const int nsym = r.symbols;
-  const int nroots = std::min(r.roots_found, m.root_limit_used);
+  const int nroots = r.roots_kept;
   const int nblobs = m.stage.enabled() ? r.blobs : 0;
   // Each kind's records in one host array (kept between frames): the inline ones, then, in the
-  // rare frame with more than kInline, the rest from the overflow array.
-  bool more = false;
+  // rare frame with more than kInline, the rest from the slot's overflow array (a blocking copy
+  // that does not wait for the frame computing behind this one).
   auto gather = [&](auto& records, const auto* inline_records, int count, const auto* overflow) {
     records.assign(inline_records, inline_records + std::min(count, kInline));
     records.resize(static_cast<std::size_t>(count));
-    if (count > kInline) {
-      GPUVIS_CUDA_CHECK(cudaMemcpyAsync(records.data() + kInline, overflow, (count - kInline) * sizeof(records[0]),
-                                        cudaMemcpyDeviceToHost, stream));
-      more = true;
-    }
+    if (count > kInline)
+      GPUVIS_CUDA_CHECK(cudaMemcpy(records.data() + kInline, overflow, (count - kInline) * sizeof(records[0]),
+                                   cudaMemcpyDeviceToHost));
   };
-  gather(m.symbol_records, r.symbol, nsym, m.scratch.symbol_overflow);
-  gather(m.root_records, r.root, nroots, m.scratch.root_overflow);
-  gather(m.blob_records, r.blob, nblobs, m.scratch.blob_overflow);
-  if (more) GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  gather(m.symbol_records, r.symbol, nsym, s.symbol_overflow);
+  gather(m.root_records, r.root, nroots, s.root_overflow);
+  gather(m.blob_records, r.blob, nblobs, s.blob_overflow);
 
   fiducials.clear();
   stats = {};

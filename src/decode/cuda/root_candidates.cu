@@ -1,16 +1,21 @@
 // Stage 3 of CUDA decoding: root candidates (as decode::find_root_candidates). The decoded roots
 // and their neighbours are marked first; CUB's select then keeps the qualifying regions in region
-// order, so the first `limit` are the CPU's.
+// order, so the first `limit` are the CPU's. Last, the band moves on to this frame's symbols, as
+// pipeline::Detector does on the host for the CPU backend: the next frame needs no host round trip
+// (and a frame queued behind this one still gets its band).
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
 #include "decode_kernels.cuh"
+#include <climits>
+
 #include "gpuvis/cuda/check.hpp"
 
 namespace gpuvis::decode::cuda_impl {
 namespace {
 
 __global__ void mark_symbol_regions(DeviceTree t, Scratch s) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) *s.band_used = *s.band;  // to run the frame again with it
   const int count = s.results->symbols;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
     const int root = symbol_record(s, i).root;
@@ -45,6 +50,27 @@ __global__ void write_roots(DeviceTree t, Scratch s) {
     rec.region = r;
     rec.pad = 0;
     record_slot(s.results->root, s.root_overflow, i) = rec;
+  }
+  if (blockIdx.x != 0) return;
+  // The next frame's band: the root sizes of this frame's valid symbols / 1.2 .. * 1.2, when it
+  // has any (the other blocks read only the band's limit).
+  __shared__ int smallest, largest;
+  if (threadIdx.x == 0) {
+    s.results->roots_kept = count;
+    smallest = INT_MAX;
+    largest = 0;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < s.results->symbols; i += blockDim.x) {
+    const SymbolRecord& rec = symbol_record(s, i);
+    if (rec.id < 0) continue;
+    atomicMin(&smallest, rec.root_size);
+    atomicMax(&largest, rec.root_size);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && largest > 0) {
+    s.band->min_size = static_cast<int>(smallest / 1.2);
+    s.band->max_size = static_cast<int>(largest * 1.2);
   }
 }
 
