@@ -79,9 +79,14 @@ class CudaDetector final : public DeviceDetector {
   void submit(HostView<const std::uint8_t> grey) override {
     require(in_flight_ < kMaxInFlight, "detect: " + std::to_string(kMaxInFlight) + " frames in flight already: receive() first");
     check_image_shape(grey.width, grey.height, std::max(grey.channels, 1));
-    // A frame of another size reallocates buffers the queued frame still uses: let it finish.
-    if (in_flight_ > 0 && (grey.width != frames_[newest()].width || grey.height != frames_[newest()].height))
+    // A frame of another size reallocates the device frames: the queued frame must finish first,
+    // and every graph holds old addresses.
+    if (grey.width != last_width_ || grey.height != last_height_) {
       GPUVIS_CUDA_CHECK(cudaStreamSynchronize(front_end_.stream()));
+      graphs_stale();
+      last_width_ = grey.width;
+      last_height_ = grey.height;
+    }
     const int slot = (oldest_ + in_flight_) % kSlots;
     front_end_.upload(grey, slot);
     frames_[slot] = {grey.width, grey.height, false};
@@ -162,6 +167,7 @@ class CudaDetector final : public DeviceDetector {
       decoder_.enqueue(tree, front_end_.grey(slot), stream, slot);
       f.eager = true;
     }
+    decoder_.launched(slot, stream);
     decoded_[slot].record(stream);
     front_end_.release(slot);
   }
@@ -188,6 +194,7 @@ class CudaDetector final : public DeviceDetector {
   Frame frames_[kSlots];
   cuda::Event decoded_[kSlots];
   int oldest_ = 0, in_flight_ = 0;
+  int last_width_ = 0, last_height_ = 0;  // the last submitted frame's size
   int capacity_ = 0, run_capacity_ = 0;  // the segmenter's capacities of the last eager frame
 };
 

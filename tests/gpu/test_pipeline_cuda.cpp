@@ -293,28 +293,27 @@ TEST(PipelineCuda, TwoFramesInFlightEqualTheCpuOneAtATime) {
   config.blobs.max_size = 60;
   config.blobs.object_blobs = true;
   pipeline::Detector cpu(config), gpu(on_gpu(config));
-  std::vector<pipeline::Detections> expected;
+  std::vector<pipeline::Detections> expected;  // two rounds through the frames, one at a time
   std::size_t roots = 0;
-  for (const auto& f : frames) {
-    expected.push_back(cpu.detect(f.view()));
-    roots += expected.back().roots.size();
-  }
+  for (int round = 0; round < 2; ++round)
+    for (const auto& f : frames) {
+      expected.push_back(cpu.detect(f.view()));
+      roots += expected.back().roots.size();
+    }
   EXPECT_GT(roots, 0u) << "no root candidates: the band is not exercised";
-  for (int round = 0; round < 2; ++round) {  // the second round replays graphs
-    std::size_t next = 0;
+  std::size_t next = 0;
+  auto check = [&] {
+    EXPECT_TRUE(test::same_detections(expected[next], gpu.receive()))
+        << "round " << next / frames.size() << ", frame " << next % frames.size();
+    ++next;
+  };
+  for (int round = 0; round < 2; ++round)  // the second round replays graphs
     for (std::size_t i = 0; i < frames.size(); ++i) {
       gpu.submit(frame(i));
-      if (gpu.in_flight() == pipeline::Detector::kMaxInFlight) {
-        EXPECT_TRUE(test::same_detections(expected[next], gpu.receive())) << "round " << round << ", frame " << next;
-        ++next;
-      }
+      if (gpu.in_flight() == pipeline::Detector::kMaxInFlight) check();
     }
-    while (gpu.in_flight() > 0) {
-      EXPECT_TRUE(test::same_detections(expected[next], gpu.receive())) << "round " << round << ", frame " << next;
-      ++next;
-    }
-    EXPECT_EQ(next, frames.size());
-  }
+  while (gpu.in_flight() > 0) check();
+  EXPECT_EQ(next, expected.size());
 }
 
 // A first frame with far more regions than the initial capacity, with fingers and blobs (tens of

@@ -58,7 +58,7 @@ class Decoder {
   // the region count is read on the device) with root candidates in `band`, and the copy of the
   // results into the slot's pinned memory, on `stream`. Nothing waits here. `grey` is the frame the
   // tree was thresholded from (the fingers' contrast is measured in it); it may be empty when
-  // fingers are off. = reserve() + set_band() + enqueue().
+  // fingers are off. = reserve() + set_band() + enqueue() + launched().
   void decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band, DeviceView<const std::uint8_t> grey,
               cudaStream_t stream, int slot = 0);
 
@@ -75,11 +75,14 @@ class Decoder {
   void set_band(const RootBand& band, cudaStream_t stream);
   // Puts back the band that the last frame of `slot` selected with (to run that frame again).
   void restore_band(int slot, cudaStream_t stream);
-  // No allocation, no host wait: can be captured into a CUDA graph.
+  // No allocation, no host wait, no event: can be captured into a CUDA graph.
   void enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey, cudaStream_t stream,
                int slot = 0);
+  // Marks the end of the slot's frame on `stream`, after enqueue() or after launching a graph that
+  // holds it (an event recorded while capturing could not be waited for): collect() waits for it.
+  void launched(int slot, cudaStream_t stream);
 
-  // Waits for the slot's last enqueued frame (not for later work on the stream), then unpacks its
+  // Waits for the slot's last launched() frame (not for later work on the stream), then unpacks its
   // results: fiducials as the CPU Decoder orders them (valid by root region, then fuzzy by root
   // region; leaf_begin is 0, the leaf list stays on the device), root candidates in region order,
   // and the counts; with stage 4, into `blobs` (when not null) the fingers and blobs in region

@@ -23,7 +23,7 @@ struct Decoder::Impl {
   BlobScratch blob_scratch{};
   gpuvis::cuda::DeviceBuffer bands;  // the band, then each slot's band_used
   // What a frame in flight owns until collect(): its results on the device (block and overflow
-  // arrays), their pinned copy, and the event after that copy.
+  // arrays), their pinned copy, and the event after that copy (recorded by launched()).
   struct Slot {
     gpuvis::cuda::DeviceBuffer results, overflow;
     gpuvis::cuda::PinnedBuffer host;  // ResultBlock
@@ -157,6 +157,12 @@ void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand&
   reserve(tree.capacity, tree.run_capacity, band.limit);
   set_band(band, stream);
   enqueue(tree, grey, stream, slot);
+  launched(slot, stream);
+}
+
+void Decoder::launched(int slot, cudaStream_t stream) {
+  require(slot >= 0 && slot < static_cast<int>(impl_->slots.size()), "cuda Decoder: no such slot");
+  impl_->slots[static_cast<std::size_t>(slot)].copied.record(stream);
 }
 
 void Decoder::reserve(int capacity, int run_capacity, int root_limit) {
@@ -196,7 +202,7 @@ void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<con
           "cuda Decoder: finger detection needs the grey frame of the tree");
   const std::size_t n = static_cast<std::size_t>(m.capacity);
   const Scratch s = m.scratch_for(slot);
-  Impl::Slot& out = m.slots[static_cast<std::size_t>(slot)];
+  const Impl::Slot& out = m.slots[static_cast<std::size_t>(slot)];
   // The region count is on the device: every stage reads it there and strides over the capacity.
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(s.visit_round, 0, 5 * n * sizeof(std::int32_t), stream));
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(s.results, 0, offsetof(ResultBlock, symbol), stream));
@@ -205,7 +211,6 @@ void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<con
   find_root_candidates(tree, s, m.temp, stream);
   if (m.stage.enabled()) find_blobs(tree, grey, m.stage, s, m.blob_scratch, m.blob_temp, stream);
   GPUVIS_CUDA_CHECK(cudaMemcpyAsync(out.host.get(), s.results, m.result_bytes(), cudaMemcpyDeviceToHost, stream));
-  out.copied.record(stream);
 }
 
 void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
