@@ -22,6 +22,7 @@ __global__ void find_leaves(DeviceTree t, Scratch s) {
 }
 
 constexpr int kRoundThreads = 1024;
+constexpr int kBatch = 8;  // neighbours loaded at once
 
 __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBounds b, Scratch s) {
   __shared__ int count, next_count;
@@ -40,15 +41,32 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
         cur[i] = -1;
         continue;
       }
+      // The neighbours' loads are issued a batch at a time (one by one, each neighbour would cost
+      // two dependent global-memory latencies, and the rounds run one after the other). A
+      // neighbour's desc and height count only when it was visited in an earlier round, i.e.
+      // before the last barrier.
       int desc = 0, height = 0, parent = -1;
-      for (int k = t.adj_begin[r]; k < t.adj_begin[r + 1]; ++k) {
-        const int a = t.adj[k];
-        const int seen = s.visit_round[a];
-        if (seen && seen < round) {
-          desc += s.desc[a] + 1;
-          height = max(height, s.height[a] + 1);
-        } else {
-          parent = a;
+      const int end = t.adj_begin[r + 1];
+      for (int k0 = t.adj_begin[r]; k0 < end; k0 += kBatch) {
+        int a[kBatch], seen[kBatch], d[kBatch], h[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) a[j] = k0 + j < end ? t.adj[k0 + j] : -1;
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+          const int q = a[j] < 0 ? r : a[j];
+          seen[j] = s.visit_round[q];
+          d[j] = s.desc[q];
+          h[j] = s.height[q];
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+          if (a[j] < 0) continue;
+          if (seen[j] && seen[j] < round) {
+            desc += d[j] + 1;
+            height = max(height, h[j] + 1);
+          } else {
+            parent = a[j];
+          }
         }
       }
       s.desc[r] = desc;

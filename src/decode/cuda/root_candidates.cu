@@ -25,16 +25,20 @@ __global__ void mark_symbol_regions(DeviceTree t, Scratch s) {
   }
 }
 
+// Every load first, then one combined test: a chain of short-circuit tests waits for each load in
+// turn, and at camera frame sizes the select is one block evaluating this for a few thousand
+// regions. (Regions past the count hold stale values: read, then masked.)
 struct InBand {
   DeviceTree t;
   const std::int32_t* taken;
   const RootBand* band;
   __device__ bool operator()(int r) const {
-    const int min_size = band->min_size, max_size = band->max_size;
-    if (r >= region_count(t) || taken[r] || (t.flags[r] & (segment::kBorder | segment::kSaturated)) || degree_of(t, r) < 1) return false;
+    const int count = region_count(t), min_size = band->min_size, max_size = band->max_size;
+    const int taken_r = taken[r], flags = t.flags[r], degree = degree_of(t, r);
     const int w = t.right[r] - t.left[r] + 1, h = t.bottom[r] - t.top[r] + 1;
     const int size = max(w, h);
-    return size >= min_size && size <= max_size && abs(w - h) < min(w, h);
+    return (r < count) & (taken_r == 0) & ((flags & (segment::kBorder | segment::kSaturated)) == 0) & (degree >= 1) &
+           (size >= min_size) & (size <= max_size) & (abs(w - h) < min(w, h));
   }
 };
 

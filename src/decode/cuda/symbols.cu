@@ -2,7 +2,7 @@
 //
 //   gather:   the candidate's subtree, level by level, into shared memory: each lane takes one node
 //             of the level and scans its neighbour list for children (traversed neighbours with
-//             fewer descendants), a warp scan places them; a subtree larger than the set's
+//             fewer descendants, loaded in batches), a warp scan places them; a subtree larger than the set's
 //             largest symbol is dropped. Leaves load their centroid and size here, so every
 //             global load of the stage happens in parallel lanes.
 //   key:      lane 0 builds the canonical depth strings bottom-up in a shared pool (children's
@@ -41,8 +41,28 @@ struct Subtree {
   char pool[kPoolBytes];
 };
 
-__device__ __forceinline__ bool is_child(const Scratch& s, int node_region, int a) {
-  return s.visit_round[a] && s.desc[a] < s.desc[node_region];
+// The children of region r among its `degree` neighbours from adj[begin] (traversed neighbours
+// with fewer descendants), as bits in neighbour order; degree <= cap <= kMaxSymbolNodes < 64.
+// The loads of a batch of neighbours are issued together: walked one by one, each neighbour
+// would cost two dependent global-memory latencies, and a lane walks up to cap of them.
+__device__ unsigned long long child_bits(const DeviceTree& t, const Scratch& s, int r, int begin, int degree) {
+  constexpr int kBatch = 8;
+  const int desc_r = s.desc[r];
+  unsigned long long bits = 0;
+  for (int k0 = 0; k0 < degree; k0 += kBatch) {
+    int a[kBatch], visited[kBatch], desc[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) a[j] = k0 + j < degree ? t.adj[begin + k0 + j] : r;  // r: never its own child
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      visited[j] = s.visit_round[a[j]];
+      desc[j] = s.desc[a[j]];
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      if (visited[j] && desc[j] < desc_r) bits |= 1ull << (k0 + j);
+  }
+  return bits;
 }
 
 // Gathers the subtree of `root` into `st`; returns its node count, or 0 when it has more than
@@ -60,11 +80,10 @@ __device__ int gather(const DeviceTree& t, const Scratch& s, int root, int max_n
       const int i = base + lane;
       const bool active = i < level_end;
       const int r = active ? st.region[i] : -1;
-      int count = 0;
+      const int begin = active ? t.adj_begin[r] : 0, degree = active ? t.adj_begin[r + 1] - begin : 0;
       // A leaf reached from above (one neighbour: its parent) has no children.
-      const bool can_have = active && (i == 0 || degree_of(t, r) != 1);
-      if (can_have)
-        for (int k = t.adj_begin[r]; k < t.adj_begin[r + 1]; ++k) count += is_child(s, r, t.adj[k]);
+      const unsigned long long bits = active && (i == 0 || degree != 1) ? child_bits(t, s, r, begin, degree) : 0;
+      const int count = __popcll(bits);
       int offset = count;  // inclusive warp scan
       for (int d = 1; d < 32; d *= 2) {
         const int v = __shfl_up_sync(0xffffffffu, offset, d);
@@ -77,15 +96,10 @@ __device__ int gather(const DeviceTree& t, const Scratch& s, int root, int max_n
         st.first_child[i] = n + offset;
         st.child_count[i] = count;
         int at = n + offset;
-        if (count)
-          for (int k = t.adj_begin[r]; k < t.adj_begin[r + 1]; ++k) {
-            const int a = t.adj[k];
-            if (is_child(s, r, a)) {
-              st.region[at] = a;
-              st.depth[at] = st.depth[i] + 1;
-              ++at;
-            }
-          }
+        for (unsigned long long b = bits; b; b &= b - 1, ++at) {
+          st.region[at] = t.adj[begin + __ffsll(static_cast<long long>(b)) - 1];
+          st.depth[at] = st.depth[i] + 1;
+        }
       }
       n += total;
       __syncwarp();
