@@ -5,9 +5,9 @@
 //             fewer descendants, loaded in batches), a warp scan places them; a subtree larger than the set's
 //             largest symbol is dropped. Leaves load their centroid and size here, so every
 //             global load of the stage happens in parallel lanes.
-//   key:      lane 0 builds the canonical depth strings bottom-up in a shared pool (children's
-//             strings sorted in descending byte order), then the warp looks the key up in the
-//             sorted table, comparing 32 bytes per step with a ballot.
+//   key:      the canonical depth strings bottom-up in a shared pool, a lane per node of a level
+//             (children's strings sorted in descending byte order), then the warp looks the key
+//             up in the sorted table, comparing 32 bytes per step with a ballot.
 //   classify: lane 0 sums the leaves in the CPU's order (depth-first, children in neighbour
 //             order) and applies the gates. This file is compiled without FMA contraction, so the
 //             sums, centres and centroids are the CPU's to the last bit; the angle goes through
@@ -36,6 +36,8 @@ struct Subtree {
   std::int32_t size[kNodes];      // leaves only: (w - 1) + (h - 1)
   std::int32_t colour[kNodes];    // leaves only: 0 black, 1 white
   std::int32_t str_at[kNodes], str_len[kNodes];
+  std::int32_t level_at[kNodes + 1];  // nodes of level L (depth L): level_at[L] .. level_at[L + 1]
+  std::int32_t levels;
   std::int32_t stack[kNodes];     // depth-first walk
   std::int32_t next_child[kNodes];
   char pool[kPoolBytes];
@@ -74,8 +76,9 @@ __device__ int gather(const DeviceTree& t, const Scratch& s, int root, int max_n
     st.depth[0] = 0;
   }
   __syncwarp();
-  int n = 1, level_begin = 0, level_end = 1;
+  int n = 1, level_begin = 0, level_end = 1, level = 0;
   while (level_begin < level_end) {
+    if (lane == 0) st.level_at[level] = level_begin;
     for (int base = level_begin; base < level_end; base += 32) {
       const int i = base + lane;
       const bool active = i < level_end;
@@ -106,6 +109,11 @@ __device__ int gather(const DeviceTree& t, const Scratch& s, int root, int max_n
     }
     level_begin = level_end;
     level_end = n;
+    ++level;
+  }
+  if (lane == 0) {
+    st.level_at[level] = n;
+    st.levels = level;
   }
   // Leaf data (the CPU's centroid: sum_x = sum_2x / 2, then / area).
   for (int i = lane; i < n; i += 32) {
@@ -129,36 +137,57 @@ __device__ bool less_than(const char* a, int na, const char* b, int nb) {
   return na < nb;
 }
 
-// Lane 0: the canonical string of every node, deepest first (children have higher indices than
-// their parent). Node i's string: its depth digit, then its children's strings, largest first.
-// The root's string is written last, with the key's colour letter just before it.
-__device__ void build_key(Subtree& st, int n, char colour_letter) {
+// The whole warp: the canonical string of every node. Node i's string is its depth digit, then
+// its children's strings, largest first, so its length is its subtree's node count. Levels are
+// built deepest first (children's strings are complete before their parent's), a lane per node of
+// the level, each placing its string after the level's earlier ones (a warp scan of the lengths).
+// The root's string comes last, with the key's colour letter just before it.
+__device__ void build_key(Subtree& st, char colour_letter) {
+  const int lane = threadIdx.x % 32;
   int used = 0;
-  for (int i = n - 1; i >= 0; --i) {
-    int kids[kNodes];
-    const int c0 = st.first_child[i], nc = st.child_count[i];
-    int len = 1;
-    for (int j = 0; j < nc; ++j) {  // insertion sort, descending
-      const int c = c0 + j;
-      len += st.str_len[c];
-      int k = j;
-      for (; k > 0 && less_than(st.pool + st.str_at[kids[k - 1]], st.str_len[kids[k - 1]], st.pool + st.str_at[c],
-                                st.str_len[c]);
-           --k)
-        kids[k] = kids[k - 1];
-      kids[k] = c;
+  for (int level = st.levels - 1; level >= 0; --level) {
+    if (level == 0) {
+      if (lane == 0) st.pool[used] = colour_letter;
+      ++used;
     }
-    if (i == 0) st.pool[used++] = colour_letter;
-    char* out = st.pool + used;
-    out[0] = static_cast<char>('0' + (st.depth[i] < 9 ? st.depth[i] : 9));
-    int w = 1;
-    for (int j = 0; j < nc; ++j) {
-      const char* src = st.pool + st.str_at[kids[j]];
-      for (int k = 0; k < st.str_len[kids[j]]; ++k) out[w++] = src[k];
+    const int level_end = st.level_at[level + 1];
+    for (int base = st.level_at[level]; base < level_end; base += 32) {
+      const int i = base + lane;
+      const bool active = i < level_end;
+      const int c0 = active ? st.first_child[i] : 0, nc = active ? st.child_count[i] : 0;
+      int len = 1;
+      for (int j = 0; j < nc; ++j) len += st.str_len[c0 + j];
+      int at = len;  // inclusive warp scan of the lengths
+      for (int d = 1; d < 32; d *= 2) {
+        const int v = __shfl_up_sync(0xffffffffu, at, d);
+        if (lane >= d) at += v;
+      }
+      const int total = __shfl_sync(0xffffffffu, at, 31);
+      at += used - len;
+      if (active) {
+        int kids[kNodes];
+        for (int j = 0; j < nc; ++j) {  // insertion sort, descending
+          const int c = c0 + j;
+          int k = j;
+          for (; k > 0 && less_than(st.pool + st.str_at[kids[k - 1]], st.str_len[kids[k - 1]], st.pool + st.str_at[c],
+                                    st.str_len[c]);
+               --k)
+            kids[k] = kids[k - 1];
+          kids[k] = c;
+        }
+        char* out = st.pool + at;
+        out[0] = static_cast<char>('0' + (st.depth[i] < 9 ? st.depth[i] : 9));
+        int w = 1;
+        for (int j = 0; j < nc; ++j) {
+          const char* src = st.pool + st.str_at[kids[j]];
+          for (int k = 0; k < st.str_len[kids[j]]; ++k) out[w++] = src[k];
+        }
+        st.str_at[i] = at;
+        st.str_len[i] = len;
+      }
+      used += total;
     }
-    st.str_at[i] = used;
-    st.str_len[i] = len;
-    used += len;
+    __syncwarp();  // this level's strings are read by the next
   }
 }
 
@@ -193,6 +222,10 @@ __device__ int lookup(const DeviceTreeTable& table, const char* key, int key_len
 // Lane 0: leaves in depth-first order, children in neighbour order (the CPU's summation order),
 // the §4.6 gates as the CPU Decoder, and the record of a valid or fuzzy symbol.
 __device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch& s, Subtree& st, int root, int id_found) {
+  // The root's values first: their global loads then overlap the walk below.
+  const int desc = s.desc[root], colour = t.colour[root];
+  const int width = t.right[root] - t.left[root] + 1, height = t.bottom[root] - t.top[root] + 1;
+  const double root_x = centroid_x(t, root), root_y = centroid_y(t, root);
   rules::LeafSums sums;
   int top = 0;
   st.stack[0] = 0;
@@ -209,7 +242,7 @@ __device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch&
     if (node == 0 || st.child_count[node]) continue;
     sums.add(rules::leaf_weight(st.depth[node]), st.cx[node], st.cy[node], st.colour[node], st.size[node]);
   }
-  const int id = rules::classify(sums, b.min_leafs, s.desc[root] < b.tmin, [id_found] { return id_found; });
+  const int id = rules::classify(sums, b.min_leafs, desc < b.tmin, [id_found] { return id_found; });
   if (id == rules::kInvalid || !rules::has_orientation(sums)) return;
 
   SymbolRecord rec;
@@ -219,10 +252,10 @@ __device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch&
   rec.y = pose.y;
   rec.angle = pose.angle;
   rec.root = root;
-  rec.root_size = max(t.right[root] - t.left[root] + 1, t.bottom[root] - t.top[root] + 1);
-  rec.root_x = centroid_x(t, root);
-  rec.root_y = centroid_y(t, root);
-  rec.root_colour = t.colour[root];
+  rec.root_size = max(width, height);
+  rec.root_x = root_x;
+  rec.root_y = root_y;
+  rec.root_colour = colour;
   rec.leaves = sums.leaves;
   rec.gated_leaves = sums.gated_total();
   const int slot = atomicAdd(&s.results->symbols, 1);
@@ -240,8 +273,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const int root = s.candidates[c];
     const int n = gather(t, s, root, b.max_nodes, st);
     if (n == 0) continue;  // left the tree: invalid
-    if (lane == 0) build_key(st, n, t.colour[root] ? 'w' : 'b');
-    __syncwarp();
+    build_key(st, t.colour[root] ? 'w' : 'b');
     const int id_found = lookup(table, st.pool + st.str_at[0] - 1, st.str_len[0] + 1);
     if (lane == 0) classify(t, b, s, st, root, id_found);
     __syncwarp();  // st is reused for the next candidate
