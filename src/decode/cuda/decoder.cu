@@ -76,6 +76,10 @@ struct Decoder::Impl {
     ++generation;
   }
 
+  Slot& slot(int k) {
+    require(k >= 0 && k < static_cast<int>(slots.size()), "cuda Decoder: no such slot");
+    return slots[static_cast<std::size_t>(k)];
+  }
   // The scratch with slot `k`'s results, overflow arrays and kept band.
   Scratch scratch_for(int k) const {
     const Slot& slot = slots[static_cast<std::size_t>(k)];
@@ -161,8 +165,7 @@ void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand&
 }
 
 void Decoder::launched(int slot, cudaStream_t stream) {
-  require(slot >= 0 && slot < static_cast<int>(impl_->slots.size()), "cuda Decoder: no such slot");
-  impl_->slots[static_cast<std::size_t>(slot)].copied.record(stream);
+  impl_->slot(slot).copied.record(stream);
 }
 
 void Decoder::reserve(int capacity, int run_capacity, int root_limit) {
@@ -186,7 +189,7 @@ void Decoder::set_band(const RootBand& band, cudaStream_t stream) {
 
 void Decoder::restore_band(int slot, cudaStream_t stream) {
   Impl& m = *impl_;
-  require(slot >= 0 && slot < static_cast<int>(m.slots.size()), "cuda Decoder: no such slot");
+  m.slot(slot);  // checks the slot
   GPUVIS_CUDA_CHECK(cudaMemcpyAsync(m.bands.as<RootBand>(), m.bands.as<RootBand>() + 1 + slot, sizeof(RootBand),
                                     cudaMemcpyDeviceToDevice, stream));
 }
@@ -194,7 +197,7 @@ void Decoder::restore_band(int slot, cudaStream_t stream) {
 void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
                       cudaStream_t stream, int slot) {
   Impl& m = *impl_;
-  require(slot >= 0 && slot < static_cast<int>(m.slots.size()), "cuda Decoder: no such slot");
+  const Impl::Slot& out = m.slot(slot);
   require(tree.capacity <= m.capacity && (!m.stage.enabled() || tree.run_capacity <= m.run_capacity),
           "cuda Decoder: call reserve() with the tree's capacities first");
   require(m.band_limit <= m.root_limit, "cuda Decoder: reserve() room for the band's limit first");
@@ -202,7 +205,6 @@ void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<con
           "cuda Decoder: finger detection needs the grey frame of the tree");
   const std::size_t n = static_cast<std::size_t>(m.capacity);
   const Scratch s = m.scratch_for(slot);
-  const Impl::Slot& out = m.slots[static_cast<std::size_t>(slot)];
   // The region count is on the device: every stage reads it there and strides over the capacity.
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(s.visit_round, 0, 5 * n * sizeof(std::int32_t), stream));
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(s.results, 0, offsetof(ResultBlock, symbol), stream));
@@ -216,8 +218,7 @@ void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<con
 void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
                       BlobResults* blobs, int slot) {
   Impl& m = *impl_;
-  require(slot >= 0 && slot < static_cast<int>(m.slots.size()), "cuda Decoder: no such slot");
-  Impl::Slot& in = m.slots[static_cast<std::size_t>(slot)];
+  Impl::Slot& in = m.slot(slot);
   GPUVIS_CUDA_CHECK(cudaEventSynchronize(in.copied.get()));
   const Scratch s = m.scratch_for(slot);
   const ResultBlock& r = *in.host.as<ResultBlock>();
