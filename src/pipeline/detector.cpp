@@ -91,8 +91,9 @@ void Detector::detect_cpu(HostView<const std::uint8_t> grey, Detections& out, se
       largest = std::max(largest, f.root_size);
     }
   if (largest > 0) {
-    root_min_ = static_cast<int>(smallest / 1.2);
-    root_max_ = static_cast<int>(largest * 1.2);
+    const auto band = decode::next_root_band(smallest, largest);
+    root_min_ = band.min_size;
+    root_max_ = band.max_size;
   }
 }
 

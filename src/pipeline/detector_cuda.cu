@@ -114,12 +114,13 @@ class CudaDetector final : public DeviceDetector {
     }
     out.regions = static_cast<int>(decoder_.segment_totals() >> 32);
     out.times = {};
-    out.times.device_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.start(slot), decoded_[slot]);
+    const cuda::Event& decoded = decoder_.launched_event(slot);
+    out.times.device_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.start(slot), decoded);
     if (frames_[slot].eager) {  // per-stage GPU times exist only for eagerly launched frames
       if (!redone) {
         out.times.threshold_us = front_end_.threshold_us(slot);
         out.times.segment_us = front_end_.segment_us(slot);
-        out.times.decode_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.segmented(slot), decoded_[slot]);
+        out.times.decode_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.segmented(slot), decoded);
       }
       // Every buffer now has its size for this frame size and capacity: later frames can replay.
       sized_ = {frames_[slot].width, frames_[slot].height, capacity_, run_capacity_, decoder_.generation()};
@@ -169,7 +170,6 @@ class CudaDetector final : public DeviceDetector {
       f.eager = true;
     }
     decoder_.launched(slot, stream);
-    decoded_[slot].record(stream);
     front_end_.release(slot);
   }
 
@@ -193,7 +193,6 @@ class CudaDetector final : public DeviceDetector {
   Shape graph_shape_[kSlots];  // what each slot's graph was captured for
   Shape sized_;                // the buffers' shape after the last eager frame (none after an overflow)
   Frame frames_[kSlots];
-  cuda::Event decoded_[kSlots];
   int oldest_ = 0, in_flight_ = 0;
   int last_width_ = 0, last_height_ = 0;  // the last submitted frame's size
   int capacity_ = 0, run_capacity_ = 0;  // the segmenter's capacities of the last eager frame

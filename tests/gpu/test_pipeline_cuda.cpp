@@ -20,6 +20,17 @@ using namespace gpuvis;
 namespace {
 
 // The same configuration on the CUDA backend.
+// Fingers of `finger_size`, blobs of blob_min..blob_max pixels and the object blobs (the tracker's
+// full detection).
+pipeline::DetectorConfig with_fingers_and_blobs(int finger_size, int blob_min, int blob_max) {
+  pipeline::DetectorConfig config;
+  config.fingers.size = finger_size;
+  config.blobs.min_size = blob_min;
+  config.blobs.max_size = blob_max;
+  config.blobs.object_blobs = true;
+  return config;
+}
+
 pipeline::DetectorConfig on_gpu(pipeline::DetectorConfig config) {
   config.backend = Backend::cuda;
   return config;
@@ -38,11 +49,7 @@ void add_noise(Image<std::uint8_t>& img, double sigma, std::uint32_t seed) {
 TEST(PipelineCuda, DetectionsEqualTheCpuBackend) {
   GPUVIS_REQUIRE_GPU();
   synth::Generator gen(test::symbols_dir());
-  pipeline::DetectorConfig config;
-  config.fingers.size = 18;
-  config.blobs.min_size = 4;
-  config.blobs.max_size = 60;
-  config.blobs.object_blobs = true;
+  const auto config = with_fingers_and_blobs(18, 4, 60);
   pipeline::Detector cpu(config), gpu(on_gpu(config));
   int ids = 0, fingers = 0, roots = 0, root_blobs = 0;
   for (int i = 0; i < 20; ++i) {
@@ -136,11 +143,7 @@ Image<std::uint8_t> shapes_frame(std::uint32_t seed) {
 // results block holds inline, and regions with more runs than a warp keeps in shared memory.
 TEST(PipelineCuda, FingersAndBlobsOfEveryShapeEqualTheCpu) {
   GPUVIS_REQUIRE_GPU();
-  pipeline::DetectorConfig config;
-  config.fingers.size = 16;
-  config.blobs.min_size = 2;
-  config.blobs.max_size = 400;
-  config.blobs.object_blobs = true;
+  const auto config = with_fingers_and_blobs(16, 2, 400);
   pipeline::Detector cpu(config), gpu(on_gpu(config));
   int fingers = 0, blobs = 0, tall = 0;
   for (std::uint32_t seed = 1; seed <= 6; ++seed) {
@@ -288,10 +291,7 @@ TEST(PipelineCuda, TwoFramesInFlightEqualTheCpuOneAtATime) {
   auto frame = [&](std::size_t i) -> HostView<const std::uint8_t> {
     return i % 2 == 0 ? HostView<const std::uint8_t>(pinned[i / 2].view()) : frames[i].view();
   };
-  pipeline::DetectorConfig config;
-  config.fingers.size = 18;
-  config.blobs.max_size = 60;
-  config.blobs.object_blobs = true;
+  const auto config = with_fingers_and_blobs(18, 0, 60);
   pipeline::Detector cpu(config), gpu(on_gpu(config));
   std::vector<pipeline::Detections> expected;  // two rounds through the frames, one at a time
   std::size_t roots = 0;
@@ -330,11 +330,7 @@ TEST(PipelineCuda, NoisyFirstFrameWithFingersAndBlobsThenReplays) {
   p.max_size = 180;
   auto scene = gen.make(p);
   add_noise(scene.image, 24, 3);
-  pipeline::DetectorConfig config;
-  config.fingers.size = 18;
-  config.blobs.min_size = 2;
-  config.blobs.max_size = 40;
-  config.blobs.object_blobs = true;
+  const auto config = with_fingers_and_blobs(18, 2, 40);
   pipeline::Detector cpu(config), gpu(on_gpu(config));
   for (int i = 0; i < 3; ++i) {
     const auto a = cpu.detect(scene.image.view());

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "gpuvis/core/image.hpp"
+#include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/decode/blobs.hpp"
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/decode/root_candidates.hpp"
@@ -81,6 +82,8 @@ class Decoder {
   // Marks the end of the slot's frame on `stream`, after enqueue() or after launching a graph that
   // holds it (an event recorded while capturing could not be waited for): collect() waits for it.
   void launched(int slot, cudaStream_t stream);
+  // The event launched() records (the end of the slot's frame on the device, for GPU timing).
+  const gpuvis::cuda::Event& launched_event(int slot) const;
 
   // Waits for the slot's last launched() frame (not for later work on the stream), then unpacks its
   // results: fiducials as the CPU Decoder orders them (valid by root region, then fuzzy by root

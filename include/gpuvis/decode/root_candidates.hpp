@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpuvis/core/image.hpp"  // GPUVIS_HD
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 
@@ -24,5 +25,15 @@ struct RootCandidate {
 // candidates, in region order.
 void find_root_candidates(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, int min_size,
                           int max_size, std::vector<RootCandidate>& out, std::size_t limit = 1024);
+
+// The size band of the next frame's root candidates (reacTIVision's object band) from the smallest
+// and largest root size of this frame's valid symbols. One rule for the CPU Detector and the CUDA
+// decoder, which keeps the band on the device.
+struct RootSizeBand {
+  int min_size, max_size;
+};
+GPUVIS_HD inline RootSizeBand next_root_band(int smallest, int largest) {
+  return {static_cast<int>(smallest / 1.2), static_cast<int>(largest * 1.2)};
+}
 
 }  // namespace gpuvis::decode

@@ -80,6 +80,7 @@ struct Decoder::Impl {
     require(k >= 0 && k < static_cast<int>(slots.size()), "cuda Decoder: no such slot");
     return slots[static_cast<std::size_t>(k)];
   }
+  const Slot& slot(int k) const { return const_cast<Impl*>(this)->slot(k); }
   // The scratch with slot `k`'s results, overflow arrays and kept band.
   Scratch scratch_for(int k) const {
     const Slot& slot = slots[static_cast<std::size_t>(k)];
@@ -167,6 +168,8 @@ void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand&
 void Decoder::launched(int slot, cudaStream_t stream) {
   impl_->slot(slot).copied.record(stream);
 }
+
+const gpuvis::cuda::Event& Decoder::launched_event(int slot) const { return impl_->slot(slot).copied; }
 
 void Decoder::reserve(int capacity, int run_capacity, int root_limit) {
   impl_->ensure(capacity, root_limit, run_capacity);

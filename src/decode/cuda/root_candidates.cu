@@ -6,9 +6,9 @@
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
-#include "decode_kernels.cuh"
 #include <climits>
 
+#include "decode_kernels.cuh"
 #include "gpuvis/cuda/check.hpp"
 
 namespace gpuvis::decode::cuda_impl {
@@ -56,8 +56,8 @@ __global__ void write_roots(DeviceTree t, Scratch s) {
     record_slot(s.results->root, s.root_overflow, i) = rec;
   }
   if (blockIdx.x != 0) return;
-  // The next frame's band: the root sizes of this frame's valid symbols / 1.2 .. * 1.2, when it
-  // has any (the other blocks read only the band's limit).
+  // The next frame's band (next_root_band) from this frame's valid symbols, when it has any
+  // (the other blocks read only the band's limit).
   __shared__ int smallest, largest;
   if (threadIdx.x == 0) {
     s.results->roots_kept = count;
@@ -73,8 +73,9 @@ __global__ void write_roots(DeviceTree t, Scratch s) {
   }
   __syncthreads();
   if (threadIdx.x == 0 && largest > 0) {
-    s.band->min_size = static_cast<int>(smallest / 1.2);
-    s.band->max_size = static_cast<int>(largest * 1.2);
+    const RootSizeBand next = next_root_band(smallest, largest);
+    s.band->min_size = next.min_size;
+    s.band->max_size = next.max_size;
   }
 }
 
