@@ -29,8 +29,7 @@ Detector::Detector(DetectorConfig config)
 void Detector::submit(HostView<const std::uint8_t> grey) {
   require(in_flight_ < kMaxInFlight,
           "detect: " + std::to_string(kMaxInFlight) + " frames in flight already: receive() before submitting more");
-  require(grey.channels == 1, "detect: frames must be 8-bit grey");
-  check_image_shape(grey.width, grey.height, 1);
+  check_grey_frame(grey);
   const int slot = (oldest_ + in_flight_) % kMaxInFlight;
   Detections& out = pending_[slot];
   out.width = grey.width;

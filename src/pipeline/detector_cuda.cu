@@ -78,8 +78,7 @@ class CudaDetector final : public DeviceDetector {
 
   void submit(HostView<const std::uint8_t> grey) override {
     require(in_flight_ < kMaxInFlight, "detect: " + std::to_string(kMaxInFlight) + " frames in flight already: receive() first");
-    require(grey.channels == 1, "detect: frames must be 8-bit grey");
-    check_image_shape(grey.width, grey.height, 1);
+    check_grey_frame(grey);
     // A frame of another size reallocates the device frames: the queued frame must finish first,
     // and every graph holds old addresses.
     if (grey.width != last_width_ || grey.height != last_height_) {

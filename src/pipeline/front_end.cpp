@@ -33,6 +33,11 @@ class CpuFrontEnd final : public FrontEnd {
 
 }  // namespace
 
+void check_grey_frame(HostView<const std::uint8_t> grey) {
+  require(grey.channels == 1, "detect: frames must be 8-bit grey");
+  check_image_shape(grey.width, grey.height, 1);
+}
+
 std::unique_ptr<FrontEnd> make_front_end(const threshold::Params& params, Backend backend) {
   threshold::validate(params);
   switch (backend) {

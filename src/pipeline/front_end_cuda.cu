@@ -5,8 +5,7 @@
 namespace gpuvis::pipeline {
 
 void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot) {
-  require(grey.channels == 1, "detect: frames must be 8-bit grey");
-  check_image_shape(grey.width, grey.height, 1);
+  check_grey_frame(grey);
   Slot& s = slots_[slot];
   // The slot's last frame must be done with before its buffers change: its staging copy uploaded
   // (host wait) and its device frame released by the compute stream (a wait on the copy stream).

@@ -27,6 +27,10 @@ struct StageTimes {
   double device_us = 0;
 };
 
+// Throws a clear error unless `grey` is a one-channel 8-bit frame of a size the stages handle: the
+// check every entry point of detection makes before it changes any state.
+void check_grey_frame(HostView<const std::uint8_t> grey);
+
 class FrontEnd {
  public:
   virtual ~FrontEnd() = default;
