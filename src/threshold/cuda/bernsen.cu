@@ -1,9 +1,11 @@
 // Full Bernsen on the GPU: a vertical extrema pass and a horizontal extrema + decision pass, each
 // over shared-memory tiles with the van Herk scheme (sliding_window.cuh), so the cost per pixel
-// does not grow with the window. Both passes work on four bytes at once with the SIMD-in-a-word
-// instructions __vmaxu4/__vminu4: the vertical pass packs four adjacent columns into a word, the
-// horizontal pass packs the same column of four rows. Edges: the truncated window's max/min equals
-// the max/min with clamp-to-edge addressing (the edge pixel is always inside the truncated window).
+// does not grow with the window. Both passes work on four pixels per 32-bit word: the vertical
+// pass on four adjacent columns, the horizontal pass on the same column of four rows (the vertical
+// pass writes its results transposed, so the horizontal one reads them as they are). The running
+// extrema of the van Herk chains use 16-bit lanes on sm_90 (Extrema4). Edges: the truncated
+// window's max/min equals the max/min with clamp-to-edge addressing (the edge pixel is always
+// inside the truncated window).
 #include <cstdint>
 
 #include "../rules.hpp"
@@ -20,7 +22,7 @@ constexpr int kThreadsH = 256;  // at most; see horizontal_threads()
 constexpr int kRowsH = 4;     // rows per horizontal tile = bytes per word
 constexpr int kPlaneAlign = 64;
 
-// Four source bytes starting at column x of row y (clamped to the image), packed little-endian.
+// Four source bytes starting at column x of row y (columns clamped to the image), packed little-endian.
 __device__ inline unsigned load4(const DeviceView<const std::uint8_t>& src, int x, int y) {
   const std::uint8_t* row = src.row(y);
   if (x + 3 < src.width && (reinterpret_cast<std::uintptr_t>(row + x) & 3) == 0)
@@ -30,10 +32,29 @@ __device__ inline unsigned load4(const DeviceView<const std::uint8_t>& src, int 
          static_cast<unsigned>(row[min(x + 3, last)]) << 24;
 }
 
-// copy (optional): the frame's rows are also written there (pitch_words words per row), so a frame
-// read across the bus from mapped host memory is read once and the second pass reads device memory.
-__global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const std::uint8_t> src, unsigned* vmax,
-                                                              unsigned* vmin, unsigned* copy, int pitch_words, int r, int ty) {
+// Transposes a 4x4 byte block: row words r0..r3 (four columns each) -> column words c0..c3 (four
+// rows each, row l in byte l). Its own inverse.
+__device__ inline void transpose4x4(unsigned r0, unsigned r1, unsigned r2, unsigned r3, unsigned c[4]) {
+  const unsigned lo01 = __byte_perm(r0, r1, 0x5140), lo23 = __byte_perm(r2, r3, 0x5140);
+  const unsigned hi01 = __byte_perm(r0, r1, 0x7362), hi23 = __byte_perm(r2, r3, 0x7362);
+  c[0] = __byte_perm(lo01, lo23, 0x5410);
+  c[1] = __byte_perm(lo01, lo23, 0x7632);
+  c[2] = __byte_perm(hi01, hi23, 0x5410);
+  c[3] = __byte_perm(hi01, hi23, 0x7632);
+}
+
+// Whether y (0 <= y < 2k) starts a k-block, given m = y0 % k and y = m + l for small l.
+__device__ inline bool starts_block(int m_plus_l, int k) { return m_plus_l == 0 || m_plus_l == k; }
+
+// The vertical pass. Its results go out transposed, as column words: word (q, x) of a plane holds
+// column x of rows 4q..4q+3 (row 4q+l in byte l), so the horizontal pass reads one coalesced word
+// per column and four rows, with no transposing of its own. COPY: the frame's rows are also
+// written to `copy` (copy_pitch words per row), so a frame read across the bus from mapped host
+// memory is read once and the decision reads device memory.
+template <bool COPY>
+__global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const std::uint8_t> src, unsigned* vmax_t,
+                                                              unsigned* vmin_t, int tpitch, unsigned* copy, int copy_pitch,
+                                                              int r, int ty) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();  // the decision kernel may be scheduled now; it waits for this grid's results
 #endif
@@ -46,76 +67,59 @@ __global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const s
   unsigned* gmin = gmax + area;
   unsigned* smin = gmin + area;
   const int wx = threadIdx.x, x0 = blockIdx.x * kWordsV * 4, y0 = blockIdx.y * ty;
-  const int x = x0 + 4 * wx;
-  for (int e = threadIdx.y; e < t.len; e += blockDim.y) {
-    const int y = y0 - r + e;
-    const unsigned word = load4(src, min(x, src.width - 1), min(max(y, 0), src.height - 1));
-    in_smax[t.at(wx, e)] = word;
-    // Each row of the frame lies in exactly one tile's own (non-halo) rows.
-    if (copy && e >= r && e < r + ty && y < src.height && x < src.width) copy[static_cast<std::size_t>(y) * pitch_words + x / 4] = word;
-  }
-  __syncthreads();
-  prefix_suffix<MaxU4, MinU4>(in_smax, in_smax, gmax, in_smax, gmin, smin, t, k);
-  __syncthreads();
-  if (x >= src.width) return;
-  const int rows = min(ty, src.height - y0);
-  const float inv_k = 1.0f / static_cast<float>(k);
-  for (int yl = threadIdx.y; yl < rows; yl += blockDim.y) {
-    const bool start = div_small(yl, inv_k) * k == yl;
-    const std::size_t at = static_cast<std::size_t>(y0 + yl) * pitch_words + x / 4;
-    vmax[at] = window<MaxU4>(gmax, in_smax, t, wx, yl, k, start);
-    vmin[at] = window<MinU4>(gmin, smin, t, wx, yl, k, start);
-  }
-}
-
-// Byte `l` of column x in four consecutive rows of a plane, packed: row y0+l in byte l.
-__device__ inline unsigned column4(const std::uint8_t* plane, std::size_t pitch, int x, int y0, int last_row) {
-  unsigned w = 0;
+  const int x = x0 + 4 * wx, last_row = src.height - 1;
+  // Whole aligned words in every row of the tile: one load per word (the common case).
+  const bool words = x0 + kWordsV * 4 <= src.width && ((reinterpret_cast<std::uintptr_t>(src.data) | src.stride) & 3) == 0;
+  constexpr int kBatch = 4;  // loads in flight per thread before their stores
+  const int step = blockDim.y;
+  for (int e0 = threadIdx.y; e0 < t.len; e0 += kBatch * step) {
+    unsigned w[kBatch];
 #pragma unroll
-  for (int l = 0; l < 4; ++l) w |= static_cast<unsigned>(plane[static_cast<std::size_t>(min(y0 + l, last_row)) * pitch + x]) << (8 * l);
-  return w;
-}
-
-// Transposes a 4x4 byte block: row words r0..r3 (four columns each) -> column words c0..c3 (four
-// rows each, row l in byte l).
-__device__ inline void transpose4x4(unsigned r0, unsigned r1, unsigned r2, unsigned r3, unsigned c[4]) {
-  const unsigned lo01 = __byte_perm(r0, r1, 0x5140), lo23 = __byte_perm(r2, r3, 0x5140);
-  const unsigned hi01 = __byte_perm(r0, r1, 0x7362), hi23 = __byte_perm(r2, r3, 0x7362);
-  c[0] = __byte_perm(lo01, lo23, 0x5410);
-  c[1] = __byte_perm(lo01, lo23, 0x7632);
-  c[2] = __byte_perm(hi01, hi23, 0x5410);
-  c[3] = __byte_perm(hi01, hi23, 0x7632);
-}
-
-// Fills line[e] = column (xs + e) of rows y0..y0+3 packed, for e in [0, len), clamping to the frame.
-// Interior quads use four aligned word loads and a register transpose instead of 16 byte loads.
-__device__ inline void load_columns(unsigned* line, const std::uint8_t* plane, int pitch, int xs, int len, int y0,
-                                    int width, int last_row) {
-  const int a = xs >= 0 ? (xs & ~3) : -((-xs + 3) & ~3);  // xs rounded down to a multiple of 4
-  const std::uint8_t* rows[4];
+    for (int j = 0; j < kBatch; ++j) {
+      const int e = e0 + j * step, y = min(max(y0 - r + e, 0), last_row);
+      if (e < t.len) w[j] = words ? *reinterpret_cast<const unsigned*>(src.row(y) + x) : load4(src, min(x, src.width - 1), y);
+    }
 #pragma unroll
-  for (int l = 0; l < 4; ++l) rows[l] = plane + static_cast<std::size_t>(min(y0 + l, last_row)) * pitch;
-  for (int xq = a + 4 * static_cast<int>(threadIdx.x); xq < xs + len; xq += 4 * blockDim.x) {
-    if (xq >= 0 && xq + 3 < width) {
-      unsigned c[4];
-      transpose4x4(*reinterpret_cast<const unsigned*>(rows[0] + xq), *reinterpret_cast<const unsigned*>(rows[1] + xq),
-                   *reinterpret_cast<const unsigned*>(rows[2] + xq), *reinterpret_cast<const unsigned*>(rows[3] + xq), c);
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int e = xq + j - xs;
-        if (e >= 0 && e < len) line[e] = c[j];
-      }
-    } else {
-      for (int j = 0; j < 4; ++j) {
-        const int e = xq + j - xs;
-        if (e >= 0 && e < len) line[e] = column4(plane, pitch, min(max(xq + j, 0), width - 1), y0, last_row);
+    for (int j = 0; j < kBatch; ++j) {
+      const int e = e0 + j * step;
+      if (e >= t.len) break;
+      in_smax[t.at(wx, e)] = w[j];
+      // Each row of the frame lies in exactly one tile's own (non-halo) rows.
+      if constexpr (COPY) {
+        const int y = y0 - r + e;
+        if (e >= r && e < r + ty && y <= last_row && x < src.width) copy[static_cast<std::size_t>(y) * copy_pitch + x / 4] = w[j];
       }
     }
   }
+  __syncthreads();
+  prefix_suffix_extrema<true>(in_smax, in_smax, gmax, in_smax, gmin, smin, t, k);
+  __syncthreads();
+  // A thread finishes four rows of one word column: 4x4 bytes, transposed into column words and
+  // stored as one 16-byte write per plane (the planes' row pitch is a multiple of 64 columns).
+  const float inv_k = 1.0f / static_cast<float>(k);
+  const int quads = min(ty, src.height - y0 + 3) / 4;
+  for (int item = threadIdx.x + threadIdx.y * blockDim.x; item < kWordsV * quads; item += blockDim.x * blockDim.y) {
+    const int c = item % kWordsV, yl = 4 * (item / kWordsV);
+    const int m = yl - div_small(yl, inv_k) * k;
+    unsigned mx[4], mn[4];
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      const bool start = starts_block(m + l, k);
+      mx[l] = window<MaxU4>(gmax, in_smax, t, c, yl + l, k, start);
+      mn[l] = window<MinU4>(gmin, smin, t, c, yl + l, k, start);
+    }
+    unsigned cx[4], cn[4];
+    transpose4x4(mx[0], mx[1], mx[2], mx[3], cx);
+    transpose4x4(mn[0], mn[1], mn[2], mn[3], cn);
+    const std::size_t at = static_cast<std::size_t>((y0 + yl) / 4) * tpitch + x0 + 4 * c;
+    *reinterpret_cast<uint4*>(vmax_t + at) = make_uint4(cx[0], cx[1], cx[2], cx[3]);
+    *reinterpret_cast<uint4*>(vmin_t + at) = make_uint4(cn[0], cn[1], cn[2], cn[3]);
+  }
 }
 
-__global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceView<const std::uint8_t> src, const std::uint8_t* vmax,
-                                                                       const std::uint8_t* vmin, int pitch,
+// The horizontal pass over the vertical pass's column words (four rows at once) and the decision.
+__global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceView<const std::uint8_t> src, const unsigned* vmax_t,
+                                                                       const unsigned* vmin_t, int tpitch,
                                                                        DeviceView<std::uint8_t> dst, int r, int gate, int cols) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();  // the vertical pass's planes are complete (no-op without early launch)
@@ -123,47 +127,69 @@ __global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceVie
   extern __shared__ unsigned smem_u[];
   const int k = 2 * r + 1;
   const Tile<1, false> t{cols + 2 * r};
-  unsigned* inmax_smax = smem_u;
-  unsigned* inmin = inmax_smax + t.len;
-  unsigned* gmax = inmin + t.len;
+  unsigned* inmax_smax = smem_u;  // inputs, then overwritten by the suffixes
+  unsigned* inmin_smin = inmax_smax + t.len;
+  unsigned* gmax = inmin_smin + t.len;
   unsigned* gmin = gmax + t.len;
-  unsigned* smin = gmin + t.len;
-  const int x0 = blockIdx.x * cols, y0 = blockIdx.y * kRowsH, last_row = src.height - 1;
-  load_columns(inmax_smax, vmax, pitch, x0 - r, t.len, y0, src.width, last_row);
-  load_columns(inmin, vmin, pitch, x0 - r, t.len, y0, src.width, last_row);
+  const int x0 = blockIdx.x * cols, y0 = blockIdx.y * kRowsH, last_col = src.width - 1;
+  const unsigned* line_max = vmax_t + static_cast<std::size_t>(blockIdx.y) * tpitch;
+  const unsigned* line_min = vmin_t + static_cast<std::size_t>(blockIdx.y) * tpitch;
+  constexpr int kBatch = 4;
+  for (int e0 = threadIdx.x; e0 < t.len; e0 += kBatch * blockDim.x) {
+    unsigned wx[kBatch], wn[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int x = min(max(x0 - r + e0 + j * static_cast<int>(blockDim.x), 0), last_col);
+      wx[j] = line_max[x];
+      wn[j] = line_min[x];
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int e = e0 + j * static_cast<int>(blockDim.x);
+      if (e >= t.len) break;
+      inmax_smax[e] = wx[j];
+      inmin_smin[e] = wn[j];
+    }
+  }
   __syncthreads();
-  prefix_suffix<MaxU4, MinU4>(inmax_smax, inmin, gmax, inmax_smax, gmin, smin, t, k);
+  prefix_suffix_extrema<false>(inmax_smax, inmin_smin, gmax, inmax_smax, gmin, inmin_smin, t, k);
   __syncthreads();
   // Each thread decides a 4x4 block: the window words of four columns (four rows each) are
   // transposed into row words and compared with four source words, four pixels per instruction.
   const float inv_k = 1.0f / static_cast<float>(k);
   const bool full_rows = y0 + kRowsH <= src.height;
+  const bool aligned =
+      ((reinterpret_cast<std::uintptr_t>(src.data) | reinterpret_cast<std::uintptr_t>(dst.data) | src.stride | dst.stride) & 3) == 0;
   for (int xq = 4 * static_cast<int>(threadIdx.x); xq < cols && x0 + xq < src.width; xq += 4 * blockDim.x) {
+    const int x = x0 + xq;
+    const bool words = full_rows && aligned && x + 3 < src.width;
+    unsigned in[kRowsH] = {};
+    if (words) {  // the source loads go out before the window work, to overlap their latency
+#pragma unroll
+      for (int l = 0; l < kRowsH; ++l) in[l] = *reinterpret_cast<const unsigned*>(src.row(y0 + l) + x);
+    }
+    const int m = xq - div_small(xq, inv_k) * k;
     unsigned mxc[4], mnc[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      const int xl = xq + j;
-      const bool start = div_small(xl, inv_k) * k == xl;
-      mxc[j] = window<MaxU4>(gmax, inmax_smax, t, 0, xl, k, start);
-      mnc[j] = window<MinU4>(gmin, smin, t, 0, xl, k, start);
+      const bool start = starts_block(m + j, k);
+      mxc[j] = window<MaxU4>(gmax, inmax_smax, t, 0, xq + j, k, start);
+      mnc[j] = window<MinU4>(gmin, inmin_smin, t, 0, xq + j, k, start);
     }
     unsigned mxr[4], mnr[4];
     transpose4x4(mxc[0], mxc[1], mxc[2], mxc[3], mxr);
     transpose4x4(mnc[0], mnc[1], mnc[2], mnc[3], mnr);
-    const int x = x0 + xq;
-    const bool full_quad = x + 3 < src.width;
+    if (words) {
 #pragma unroll
-    for (int l = 0; l < kRowsH; ++l) {
-      if (!full_rows && y0 + l >= src.height) break;
-      const std::uint8_t* in = src.row(y0 + l) + x;
-      std::uint8_t* out = dst.row(y0 + l) + x;
-      const bool words = full_quad && ((reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) & 3) == 0;
-      if (words) {
-        *reinterpret_cast<unsigned*>(out) = rules::bernsen4(*reinterpret_cast<const unsigned*>(in), mxr[l], mnr[l], gate);
-      } else {
-        for (int j = 0; j < 4 && x + j < src.width; ++j)
-          out[j] = rules::bernsen(in[j], (mxr[l] >> (8 * j)) & 0xff, (mnr[l] >> (8 * j)) & 0xff, gate);
-      }
+      for (int l = 0; l < kRowsH; ++l)
+        *reinterpret_cast<unsigned*>(dst.row(y0 + l) + x) = rules::bernsen4(in[l], mxr[l], mnr[l], gate);
+      continue;
+    }
+    for (int l = 0; l < kRowsH && y0 + l < src.height; ++l) {
+      const std::uint8_t* row_in = src.row(y0 + l) + x;
+      std::uint8_t* row_out = dst.row(y0 + l) + x;
+      for (int j = 0; j < 4 && x + j < src.width; ++j)
+        row_out[j] = rules::bernsen(row_in[j], (mxr[l] >> (8 * j)) & 0xff, (mnr[l] >> (8 * j)) & 0xff, gate);
     }
   }
 }
@@ -191,23 +217,30 @@ int horizontal_threads(int width, int height) { return static_cast<long>(width) 
 void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BernsenParams& p,
              Workspace& ws, cudaStream_t stream, bool src_is_mapped_host) {
   const int w = src.width, h = src.height, r = p.half_window;
-  const int pitch = (w + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign;  // whole words, aligned rows
-  const std::size_t plane = static_cast<std::size_t>(pitch) * h;
+  // The planes between the passes: one word per column and four rows; rows of whole vertical tiles.
+  const int tpitch = (w + kWordsV * 4 - 1) / (kWordsV * 4) * (kWordsV * 4);
+  const std::size_t plane = sizeof(unsigned) * static_cast<std::size_t>(tpitch) * ((h + kRowsH - 1) / kRowsH);
   ws.a.reserve(plane);
   ws.b.reserve(plane);
   const int ty = rows_per_vertical_tile(r, w, h);
   const std::size_t smem_v = 4u * sizeof(unsigned) * kWordsV * static_cast<std::size_t>(ty + 2 * r);
   const int cols = kColsH;
-  const std::size_t smem_h = 5u * sizeof(unsigned) * static_cast<std::size_t>(cols + 2 * r);
-  set_max_dynamic_smem(vertical_extrema, smem_v);
+  const std::size_t smem_h = 4u * sizeof(unsigned) * static_cast<std::size_t>(cols + 2 * r);
+  set_max_dynamic_smem(vertical_extrema<true>, smem_v);
+  set_max_dynamic_smem(vertical_extrema<false>, smem_v);
   set_max_dynamic_smem(horizontal_extrema_decide, smem_h);
-  // A frame in mapped host memory is read across the bus once: the first pass keeps a copy.
-  if (src_is_mapped_host) ws.frame.reserve(plane);
-  unsigned* copy = src_is_mapped_host ? ws.frame.as<unsigned>() : nullptr;
-  const DeviceView<const std::uint8_t> decide_src =
-      src_is_mapped_host ? DeviceView<const std::uint8_t>{ws.frame.as<std::uint8_t>(), w, h, 1, pitch} : src;
-  vertical_extrema<<<dim3((w + kWordsV * 4 - 1) / (kWordsV * 4), (h + ty - 1) / ty), dim3(kWordsV, kThreadsV / kWordsV),
-                     smem_v, stream>>>(src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), copy, pitch / 4, r, ty);
+  const dim3 grid_v((w + kWordsV * 4 - 1) / (kWordsV * 4), (h + ty - 1) / ty), block_v(kWordsV, kThreadsV / kWordsV);
+  DeviceView<const std::uint8_t> decide_src = src;
+  if (src_is_mapped_host) {
+    // A frame in mapped host memory is read across the bus once: the first pass keeps a copy.
+    const int copy_pitch = (w + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign;
+    ws.frame.reserve(static_cast<std::size_t>(copy_pitch) * h);
+    decide_src = DeviceView<const std::uint8_t>{ws.frame.as<std::uint8_t>(), w, h, 1, copy_pitch};
+    vertical_extrema<true><<<grid_v, block_v, smem_v, stream>>>(src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), tpitch,
+                                                                 ws.frame.as<unsigned>(), copy_pitch / 4, r, ty);
+  } else {
+    vertical_extrema<false><<<grid_v, block_v, smem_v, stream>>>(src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), tpitch, nullptr, 0, r, ty);
+  }
   GPUVIS_CUDA_CHECK_LAUNCH();
   // On Hopper the second kernel is launched while the first still runs (programmatic dependent
   // launch) and waits for it in cudaGridDependencySynchronize: the launch gap leaves the frame time.
@@ -221,8 +254,8 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   early.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &early;
   config.numAttrs = gpuvis::cuda::current_device_major() >= 9 ? 1 : 0;
-  GPUVIS_CUDA_CHECK(cudaLaunchKernelEx(&config, horizontal_extrema_decide, decide_src, static_cast<const std::uint8_t*>(ws.a.as<std::uint8_t>()),
-                                       static_cast<const std::uint8_t*>(ws.b.as<std::uint8_t>()), pitch, dst, r, p.gate, cols));
+  GPUVIS_CUDA_CHECK(cudaLaunchKernelEx(&config, horizontal_extrema_decide, decide_src, static_cast<const unsigned*>(ws.a.as<unsigned>()),
+                                       static_cast<const unsigned*>(ws.b.as<unsigned>()), tpitch, dst, r, p.gate, cols));
   GPUVIS_CUDA_CHECK_LAUNCH();
 }
 

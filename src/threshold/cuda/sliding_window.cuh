@@ -27,6 +27,54 @@ struct SumOp {
   template <class T> __device__ static T apply(T a, T b) { return static_cast<T>(a + b); }
 };
 
+// Running max and min of four packed bytes. On sm_90 the bytes are split into two 16-bit-lane
+// words (bytes 0 and 2, bytes 1 and 3): max.u16x2/min.u16x2 are single instructions there, while
+// __vmaxu4/__vminu4 are emulated in six, so a step costs two byte permutes and four min/max
+// instead of twelve instructions. Older GPUs keep the packed form.
+struct Extrema4 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned mx_lo, mx_hi, mn_lo, mn_hi;
+  __device__ static unsigned lo(unsigned w) { return __byte_perm(w, 0, 0x4240); }
+  __device__ static unsigned hi(unsigned w) { return __byte_perm(w, 0, 0x4341); }
+  __device__ static unsigned max16(unsigned a, unsigned b) {
+    unsigned d;
+    asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+  }
+  __device__ static unsigned min16(unsigned a, unsigned b) {
+    unsigned d;
+    asm("min.u16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+  }
+  __device__ void start(unsigned mx, unsigned mn) {
+    mx_lo = lo(mx), mx_hi = hi(mx), mn_lo = lo(mn), mn_hi = hi(mn);
+  }
+  __device__ void start(unsigned w) {
+    mx_lo = mn_lo = lo(w);
+    mx_hi = mn_hi = hi(w);
+  }
+  __device__ void add(unsigned mx, unsigned mn) {
+    mx_lo = max16(mx_lo, lo(mx)), mx_hi = max16(mx_hi, hi(mx));
+    mn_lo = min16(mn_lo, lo(mn)), mn_hi = min16(mn_hi, hi(mn));
+  }
+  __device__ void add(unsigned w) {
+    const unsigned l = lo(w), h = hi(w);
+    mx_lo = max16(mx_lo, l), mx_hi = max16(mx_hi, h);
+    mn_lo = min16(mn_lo, l), mn_hi = min16(mn_hi, h);
+  }
+  __device__ unsigned max() const { return __byte_perm(mx_lo, mx_hi, 0x6240); }
+  __device__ unsigned min() const { return __byte_perm(mn_lo, mn_hi, 0x6240); }
+#else
+  unsigned mx, mn;
+  __device__ void start(unsigned a, unsigned b) { mx = a, mn = b; }
+  __device__ void start(unsigned w) { mx = mn = w; }
+  __device__ void add(unsigned a, unsigned b) { mx = __vmaxu4(mx, a), mn = __vminu4(mn, b); }
+  __device__ void add(unsigned w) { add(w, w); }
+  __device__ unsigned max() const { return mx; }
+  __device__ unsigned min() const { return mn; }
+#endif
+};
+
 // LINES lines of `len` elements. Vertical tiles interleave lines (element i of line l at
 // i*LINES + l, so a warp reading one element of 32 lines hits 32 consecutive addresses);
 // horizontal tiles store lines one after another.
@@ -67,6 +115,81 @@ __device__ void prefix_suffix(const T* inA, const T* inB, T* gA, T* sA, T* gB, T
       c = OpB::apply(c, inB[t.at(l, i)]);
       sA[t.at(l, i)] = a;
       sB[t.at(l, i)] = c;
+    }
+  }
+}
+
+// The max and min prefix/suffix of every k-block at once, on packed bytes (Extrema4). ONE_INPUT:
+// max and min are taken over the same input (inMin is ignored), which is then read once per
+// element. smax may alias inMax and smin inMin (as in prefix_suffix); g never aliases an input.
+// The loads are issued four at a time before the four stores: the compiler cannot know that a
+// store does not feed a later load, and one element at a time would make every step wait for a
+// shared-memory round trip.
+template <bool ONE_INPUT, int LINES, bool V>
+__device__ void prefix_suffix_extrema(const unsigned* inMax, const unsigned* inMin, unsigned* gmax, unsigned* smax,
+                                      unsigned* gmin, unsigned* smin, Tile<LINES, V> t, int k) {
+  constexpr int kBatch = 4;
+  const int blocks = (t.len + k - 1) / k;
+  const int nthreads = blockDim.x * blockDim.y;
+  for (int item = threadIdx.x + threadIdx.y * blockDim.x; item < LINES * blocks; item += nthreads) {
+    const int l = item % LINES, b = (item / LINES) * k;
+    const int e = min(b + k, t.len);
+    Extrema4 acc;
+    unsigned vx[kBatch], vn[kBatch];
+    const auto load = [&](int j, int i) {
+      vx[j] = inMax[t.at(l, i)];
+      if constexpr (!ONE_INPUT) vn[j] = inMin[t.at(l, i)];
+    };
+    const auto add = [&](int j) {
+      if constexpr (ONE_INPUT) acc.add(vx[j]);
+      else acc.add(vx[j], vn[j]);
+    };
+    const auto begin = [&](int i) {
+      load(0, i);
+      if constexpr (ONE_INPUT) acc.start(vx[0]);
+      else acc.start(vx[0], vn[0]);
+    };
+    // Prefix, forwards from b.
+    begin(b);
+    gmax[t.at(l, b)] = acc.max();
+    gmin[t.at(l, b)] = acc.min();
+    int i = b + 1;
+    for (; i + kBatch <= e; i += kBatch) {
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) load(j, i + j);
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        add(j);
+        gmax[t.at(l, i + j)] = acc.max();
+        gmin[t.at(l, i + j)] = acc.min();
+      }
+    }
+    for (; i < e; ++i) {
+      load(0, i);
+      add(0);
+      gmax[t.at(l, i)] = acc.max();
+      gmin[t.at(l, i)] = acc.min();
+    }
+    // Suffix, backwards from e-1 (each element is loaded before its slot is overwritten).
+    begin(e - 1);
+    smax[t.at(l, e - 1)] = acc.max();
+    smin[t.at(l, e - 1)] = acc.min();
+    i = e - 2;
+    for (; i - kBatch + 1 >= b; i -= kBatch) {
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) load(j, i - j);
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        add(j);
+        smax[t.at(l, i - j)] = acc.max();
+        smin[t.at(l, i - j)] = acc.min();
+      }
+    }
+    for (; i >= b; --i) {
+      load(0, i);
+      add(0);
+      smax[t.at(l, i)] = acc.max();
+      smin[t.at(l, i)] = acc.min();
     }
   }
 }
