@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const s
   const int x = x0 + 4 * wx, last_row = src.height - 1;
   // Whole aligned words in every row of the tile: one load per word (the common case).
   const bool words = x0 + kWordsV * 4 <= src.width && ((reinterpret_cast<std::uintptr_t>(src.data) | src.stride) & 3) == 0;
-  constexpr int kBatch = 4;  // loads in flight per thread before their stores
+  constexpr int kBatch = 8;  // loads in flight per thread before their stores (a 64-row halo in one round)
   const int step = blockDim.y;
   for (int e0 = threadIdx.y; e0 < t.len; e0 += kBatch * step) {
     unsigned w[kBatch];
@@ -195,21 +195,22 @@ __global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceVie
 }
 
 // Rows per vertical tile: long tiles amortise the 2r halo, but small frames need enough tiles to
-// fill the GPU, and beyond 128 rows the shared memory of a tile limits the resident blocks more
-// than the halo costs (4K, h=32: 71 us at 128 rows, 82 us at 256 on an H200).
-int rows_per_vertical_tile(int r, int width, int height) {
-  int ty = 8 * r < 64 ? 64 : (8 * r > 128 ? 128 : 8 * r);
+// fill the GPU. Swept on an H200 with the 16-bit-lane chains (twelfth session, 4K kernels): h=6
+// 32.3 us at 32 rows, 30.5 at 64, 28.9 at 128; h=32 51.3, 43.6, 40.6.
+int rows_per_vertical_tile(int width, int height) {
+  int ty = 128;
   const long columns = (width + kWordsV * 4 - 1) / (kWordsV * 4);
   while (ty > 32 && columns * ((height + ty - 1) / ty) < 264) ty /= 2;
   return ty;
 }
 
 // Output columns and threads per horizontal tile. Only (cols+2r)/k work items exist in the
-// prefix/suffix phase, so the tile must be wide for the threads to have work (barrier stalls
-// dominated with 256 columns); on large frames blocks of 128 threads keep more tiles resident,
-// small frames need 256 for their loads. Swept on an H200 (4K, h=6: 256 cols/64 threads 47.8 us,
-// 768/128 37.3 us, 1024/128 38.9 us; 640x480: 768/256 9.4 us, 256/256 10.3 us).
-constexpr int kColsH = 768;
+// prefix/suffix phase, so the tile must be wide for the threads to have work; on large frames
+// blocks of 128 threads keep more tiles resident, small frames need 256 for their loads. Swept on
+// an H200 (twelfth session; 4K kernels h=6 / h=32: 512 cols and 128 threads 33.1 / 45.7 us,
+// 768/128 30.2 / 40.7, 1024/128 30.2 / 37.9, 1024/256 31.4 / 42.1; 640x480 h=6: 320/256 6.9,
+// 640/256 7.2, 640/64 17.1).
+constexpr int kColsH = 1024;
 int horizontal_threads(int width, int height) { return static_cast<long>(width) * height >= (1 << 20) ? 128 : 256; }
 
 }  // namespace
@@ -222,7 +223,7 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   const std::size_t plane = sizeof(unsigned) * static_cast<std::size_t>(tpitch) * ((h + kRowsH - 1) / kRowsH);
   ws.a.reserve(plane);
   ws.b.reserve(plane);
-  const int ty = rows_per_vertical_tile(r, w, h);
+  const int ty = rows_per_vertical_tile(w, h);
   const std::size_t smem_v = 4u * sizeof(unsigned) * kWordsV * static_cast<std::size_t>(ty + 2 * r);
   const int cols = kColsH;
   const std::size_t smem_h = 4u * sizeof(unsigned) * static_cast<std::size_t>(cols + 2 * r);

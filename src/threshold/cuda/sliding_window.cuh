@@ -119,78 +119,87 @@ __device__ void prefix_suffix(const T* inA, const T* inB, T* gA, T* sA, T* gB, T
   }
 }
 
-// The max and min prefix/suffix of every k-block at once, on packed bytes (Extrema4). ONE_INPUT:
-// max and min are taken over the same input (inMin is ignored), which is then read once per
-// element. smax may alias inMax and smin inMin (as in prefix_suffix); g never aliases an input.
-// The loads are issued four at a time before the four stores: the compiler cannot know that a
-// store does not feed a later load, and one element at a time would make every step wait for a
-// shared-memory round trip.
+// The max and min prefix (forwards) and suffix (backwards) of elements [b, e) of line l, on
+// packed bytes (Extrema4). ONE_INPUT: max and min are taken over the same input (inMin is
+// ignored), which is then read once per element. smax may alias inMax and smin inMin; g never
+// aliases an input. The compiler cannot know that a store does not feed a later load, so the
+// loads are pipelined by hand: the next four elements are loaded before the current four are
+// folded and stored, and the chain does not wait for a shared-memory round trip at every step.
+template <bool ONE_INPUT, int LINES, bool V>
+__device__ void extrema_chain(const unsigned* inMax, const unsigned* inMin, unsigned* gmax, unsigned* smax, unsigned* gmin,
+                              unsigned* smin, Tile<LINES, V> t, int l, int b, int e) {
+  constexpr int kBatch = 4;
+  struct Batch {
+    unsigned x[kBatch], n[kBatch];
+  };
+  Extrema4 acc;
+  const auto load = [&](Batch& v, int j, int i) {
+    v.x[j] = inMax[t.at(l, i)];
+    if constexpr (!ONE_INPUT) v.n[j] = inMin[t.at(l, i)];
+  };
+  const auto add = [&](const Batch& v, int j) {
+    if constexpr (ONE_INPUT) acc.add(v.x[j]);
+    else acc.add(v.x[j], v.n[j]);
+  };
+  const auto begin = [&](int i) {
+    Batch v;
+    load(v, 0, i);
+    if constexpr (ONE_INPUT) acc.start(v.x[0]);
+    else acc.start(v.x[0], v.n[0]);
+  };
+  // One direction: elements first, first+dir, ... (count of them), into g or s.
+  const auto run = [&](int first, int count, int dir, unsigned* out_max, unsigned* out_min) {
+    const int full = count / kBatch;
+    Batch cur{}, next{};
+    if (full > 0) {
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) load(cur, j, first + dir * j);
+    }
+    int i = first;
+    for (int q = 0; q < full; ++q, i += dir * kBatch) {
+      if (q + 1 < full) {
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) load(next, j, i + dir * (kBatch + j));
+      }
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        add(cur, j);
+        out_max[t.at(l, i + dir * j)] = acc.max();
+        out_min[t.at(l, i + dir * j)] = acc.min();
+      }
+      cur = next;
+    }
+    for (int left = count - full * kBatch; left > 0; --left, i += dir) {
+      load(cur, 0, i);
+      add(cur, 0);
+      out_max[t.at(l, i)] = acc.max();
+      out_min[t.at(l, i)] = acc.min();
+    }
+  };
+  begin(b);
+  gmax[t.at(l, b)] = acc.max();
+  gmin[t.at(l, b)] = acc.min();
+  run(b + 1, e - b - 1, 1, gmax, gmin);
+  // Backwards: each element is loaded before its slot is overwritten (smax/smin may be the inputs).
+  begin(e - 1);
+  smax[t.at(l, e - 1)] = acc.max();
+  smin[t.at(l, e - 1)] = acc.min();
+  run(e - 2, e - b - 1, -1, smax, smin);
+}
+
+// The max and min prefix/suffix of every k-block of every line (see extrema_chain for the
+// arguments). All threads of the block take part; __syncthreads() before reading the results.
+// (Cutting long k-blocks into parts run by several threads, with a second phase folding in the
+// other parts' totals, was tried for small frames with large windows and measured slower: the
+// second phase costs as much latency as it saves.)
 template <bool ONE_INPUT, int LINES, bool V>
 __device__ void prefix_suffix_extrema(const unsigned* inMax, const unsigned* inMin, unsigned* gmax, unsigned* smax,
                                       unsigned* gmin, unsigned* smin, Tile<LINES, V> t, int k) {
-  constexpr int kBatch = 4;
   const int blocks = (t.len + k - 1) / k;
   const int nthreads = blockDim.x * blockDim.y;
   for (int item = threadIdx.x + threadIdx.y * blockDim.x; item < LINES * blocks; item += nthreads) {
     const int l = item % LINES, b = (item / LINES) * k;
-    const int e = min(b + k, t.len);
-    Extrema4 acc;
-    unsigned vx[kBatch], vn[kBatch];
-    const auto load = [&](int j, int i) {
-      vx[j] = inMax[t.at(l, i)];
-      if constexpr (!ONE_INPUT) vn[j] = inMin[t.at(l, i)];
-    };
-    const auto add = [&](int j) {
-      if constexpr (ONE_INPUT) acc.add(vx[j]);
-      else acc.add(vx[j], vn[j]);
-    };
-    const auto begin = [&](int i) {
-      load(0, i);
-      if constexpr (ONE_INPUT) acc.start(vx[0]);
-      else acc.start(vx[0], vn[0]);
-    };
-    // Prefix, forwards from b.
-    begin(b);
-    gmax[t.at(l, b)] = acc.max();
-    gmin[t.at(l, b)] = acc.min();
-    int i = b + 1;
-    for (; i + kBatch <= e; i += kBatch) {
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) load(j, i + j);
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        add(j);
-        gmax[t.at(l, i + j)] = acc.max();
-        gmin[t.at(l, i + j)] = acc.min();
-      }
-    }
-    for (; i < e; ++i) {
-      load(0, i);
-      add(0);
-      gmax[t.at(l, i)] = acc.max();
-      gmin[t.at(l, i)] = acc.min();
-    }
-    // Suffix, backwards from e-1 (each element is loaded before its slot is overwritten).
-    begin(e - 1);
-    smax[t.at(l, e - 1)] = acc.max();
-    smin[t.at(l, e - 1)] = acc.min();
-    i = e - 2;
-    for (; i - kBatch + 1 >= b; i -= kBatch) {
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) load(j, i - j);
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        add(j);
-        smax[t.at(l, i - j)] = acc.max();
-        smin[t.at(l, i - j)] = acc.min();
-      }
-    }
-    for (; i >= b; --i) {
-      load(0, i);
-      add(0);
-      smax[t.at(l, i)] = acc.max();
-      smin[t.at(l, i)] = acc.min();
-    }
+    extrema_chain<ONE_INPUT>(inMax, inMin, gmax, smax, gmin, smin, t, l, b, min(b + k, t.len));
   }
 }
 
