@@ -10,12 +10,6 @@
 
 namespace gpuvis::threshold::cuda_impl {
 
-struct MaxOp {
-  template <class T> __device__ static T apply(T a, T b) { return a > b ? a : b; }
-};
-struct MinOp {
-  template <class T> __device__ static T apply(T a, T b) { return a < b ? a : b; }
-};
 // Four packed bytes at once (SIMD within a 32-bit word).
 struct MaxU4 {
   __device__ static unsigned apply(unsigned a, unsigned b) { return __vmaxu4(a, b); }
@@ -83,41 +77,6 @@ struct Tile {
   int len;
   __device__ int at(int l, int i) const { return VERTICAL ? i * LINES + l : l * len + i; }
 };
-
-// Fills gA/sA (with OpA over inA) and gB/sB (OpB over inB) for every k-block of every line. All
-// threads of the block take part; __syncthreads() before reading the results. sA may alias inA
-// (the suffix pass reads each input before overwriting it), which saves a shared array.
-template <class OpA, class OpB, class T, int LINES, bool V>
-__device__ void prefix_suffix(const T* inA, const T* inB, T* gA, T* sA, T* gB, T* sB, Tile<LINES, V> t, int k) {
-  // (inA and sA may be the same array; nothing here is __restrict__.)
-  const int blocks = (t.len + k - 1) / k;
-  const int nthreads = blockDim.x * blockDim.y;
-  for (int item = threadIdx.x + threadIdx.y * blockDim.x; item < LINES * blocks; item += nthreads) {
-    const int l = item % LINES, b = (item / LINES) * k;
-    const int e = min(b + k, t.len);
-    T a = inA[t.at(l, b)], c = inB[t.at(l, b)];
-    gA[t.at(l, b)] = a;
-    gB[t.at(l, b)] = c;
-#pragma unroll 4
-    for (int i = b + 1; i < e; ++i) {
-      a = OpA::apply(a, inA[t.at(l, i)]);
-      c = OpB::apply(c, inB[t.at(l, i)]);
-      gA[t.at(l, i)] = a;
-      gB[t.at(l, i)] = c;
-    }
-    a = inA[t.at(l, e - 1)];
-    c = inB[t.at(l, e - 1)];
-    sA[t.at(l, e - 1)] = a;
-    sB[t.at(l, e - 1)] = c;
-#pragma unroll 4
-    for (int i = e - 2; i >= b; --i) {
-      a = OpA::apply(a, inA[t.at(l, i)]);
-      c = OpB::apply(c, inB[t.at(l, i)]);
-      sA[t.at(l, i)] = a;
-      sB[t.at(l, i)] = c;
-    }
-  }
-}
 
 // The max and min prefix (forwards) and suffix (backwards) of elements [b, e) of line l, on
 // packed bytes (Extrema4). ONE_INPUT: max and min are taken over the same input (inMin is
