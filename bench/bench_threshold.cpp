@@ -8,6 +8,7 @@
 #include "gpuvis/threshold/threshold.hpp"
 #include "harness.hpp"
 #ifdef GPUVIS_BENCH_CUDA
+#include "gpuvis/cuda/graph.hpp"
 #include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/threshold/threshold_cuda.hpp"
@@ -130,24 +131,20 @@ int main(int argc, char** argv) {
       {
         cuda_impl::threshold(d_src.view(), d_dst.view(), c.params, ws, stream);  // workspaces and attributes before capture
         stream.synchronize();
-        cudaGraph_t graph = nullptr;
-        cudaGraphExec_t exec = nullptr;
-        GPUVIS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-        for (int i = 0; i < kBatch; ++i) cuda_impl::threshold(d_src.view(), d_dst.view(), c.params, ws, stream);
-        GPUVIS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-        GPUVIS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        cuda::Graph batch;
+        require(batch.capture(stream, [&] {
+          for (int i = 0; i < kBatch; ++i) cuda_impl::threshold(d_src.view(), d_dst.view(), c.params, ws, stream);
+        }), "bench_threshold: could not capture the kernel batch as a CUDA graph");
         bench::Record kg{"threshold", c.name, "cuda-graph", "kernel", w, h, c.labels, {}};
         kg.stats = bench::measure(
             [&] {
               e0.record(stream);
-              GPUVIS_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+              batch.launch(stream);
               e1.record(stream);
               return 1000.0 * cuda::Event::elapsed_ms(e0, e1) / kBatch;
             },
             gpu_opts);
         report.add(kg);
-        GPUVIS_CUDA_CHECK(cudaGraphExecDestroy(exec));
-        GPUVIS_CUDA_CHECK(cudaGraphDestroy(graph));
       }
       // End to end: pinned host frame -> device -> threshold -> pinned host result, wall clock.
       auto round_trip = [&] {
@@ -161,19 +158,13 @@ int main(int argc, char** argv) {
       // The same round trip captured once as a CUDA graph and replayed.
       round_trip();  // makes sure workspaces and kernel attributes are set before capture
       stream.synchronize();
-      cudaGraph_t graph = nullptr;
-      cudaGraphExec_t exec = nullptr;
-      GPUVIS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-      round_trip();
-      GPUVIS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-      GPUVIS_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+      cuda::Graph trip;
+      require(trip.capture(stream, round_trip), "bench_threshold: could not capture the round trip as a CUDA graph");
       bench::Record g{"threshold", c.name, "cuda-graph", "end-to-end (upload+kernel+download)", w, h, c.labels, {}};
       g.stats = bench::measure(
-          [&] { return bench::time_us([&] { GPUVIS_CUDA_CHECK(cudaGraphLaunch(exec, stream)); stream.synchronize(); }); },
+          [&] { return bench::time_us([&] { trip.launch(stream); stream.synchronize(); }); },
           gpu_opts);
       report.add(g);
-      GPUVIS_CUDA_CHECK(cudaGraphExecDestroy(exec));
-      GPUVIS_CUDA_CHECK(cudaGraphDestroy(graph));
       // threshold_pinned: what the Thresholder runs, and each way of moving the frame explicitly.
       using cuda_impl::PinnedTransfer;
       for (auto [transfer, backend] : {std::pair{PinnedTransfer::automatic, "cuda-pinned"}, std::pair{PinnedTransfer::write_mapped, "cuda-write-mapped"},

@@ -19,48 +19,11 @@
 
 #include "front_end_cuda.hpp"
 #include "gpuvis/cuda/check.hpp"
+#include "gpuvis/cuda/graph.hpp"
 #include "gpuvis/decode/decode_cuda.hpp"
 
 namespace gpuvis::pipeline {
 namespace {
-
-class CudaGraph {
- public:
-  CudaGraph() = default;
-  ~CudaGraph() { reset(); }
-  CudaGraph(const CudaGraph&) = delete;
-  CudaGraph& operator=(const CudaGraph&) = delete;
-  void reset() {
-    if (exec_) cudaGraphExecDestroy(exec_);
-    exec_ = nullptr;
-  }
-  // Captures what `work` enqueues on `stream`. On failure the stream leaves capture mode, the error
-  // is cleared and the graph stays empty (the caller goes on launching eagerly).
-  template <class Work>
-  bool capture(cudaStream_t stream, Work&& work) {
-    reset();
-    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return false;
-    bool ok = true;
-    try {
-      work();
-    } catch (const Error&) {
-      ok = false;
-    }
-    cudaGraph_t graph = nullptr;
-    ok = cudaStreamEndCapture(stream, &graph) == cudaSuccess && ok;
-    if (ok) ok = cudaGraphInstantiate(&exec_, graph, 0) == cudaSuccess;
-    if (graph) cudaGraphDestroy(graph);
-    if (!ok) {
-      exec_ = nullptr;
-      cudaGetLastError();
-    }
-    return ok;
-  }
-  void launch(cudaStream_t stream) { GPUVIS_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
-
- private:
-  cudaGraphExec_t exec_ = nullptr;
-};
 
 // GPUVIS_CUDA_GRAPH=0 launches every frame eagerly (per-stage GPU times are measured then).
 bool graphs_wanted() {
@@ -188,7 +151,7 @@ class CudaDetector final : public DeviceDetector {
   decode::cuda_impl::Decoder decoder_;
   int cap_;
   bool use_graph_;
-  CudaGraph graphs_[kSlots];
+  cuda::Graph graphs_[kSlots];
   Shape graph_shape_[kSlots];  // what each slot's graph was captured for
   Shape sized_;                // the buffers' shape after the last eager frame (none after an overflow)
   Frame frames_[kSlots];

@@ -225,28 +225,29 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   ws.b.reserve(plane);
   const int ty = rows_per_vertical_tile(w, h);
   const std::size_t smem_v = 4u * sizeof(unsigned) * kWordsV * static_cast<std::size_t>(ty + 2 * r);
-  const int cols = kColsH;
-  const std::size_t smem_h = 4u * sizeof(unsigned) * static_cast<std::size_t>(cols + 2 * r);
-  set_max_dynamic_smem(vertical_extrema<true>, smem_v);
-  set_max_dynamic_smem(vertical_extrema<false>, smem_v);
+  const std::size_t smem_h = 4u * sizeof(unsigned) * static_cast<std::size_t>(kColsH + 2 * r);
+  // A frame in mapped host memory is read across the bus once: the vertical pass keeps a copy
+  // of it on the device for the decision.
+  const auto vertical = src_is_mapped_host ? vertical_extrema<true> : vertical_extrema<false>;
+  set_max_dynamic_smem(vertical, smem_v);
   set_max_dynamic_smem(horizontal_extrema_decide, smem_h);
-  const dim3 grid_v((w + kWordsV * 4 - 1) / (kWordsV * 4), (h + ty - 1) / ty), block_v(kWordsV, kThreadsV / kWordsV);
   DeviceView<const std::uint8_t> decide_src = src;
+  unsigned* copy = nullptr;
+  int copy_words = 0;
   if (src_is_mapped_host) {
-    // A frame in mapped host memory is read across the bus once: the first pass keeps a copy.
     const int copy_pitch = (w + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign;
     ws.frame.reserve(static_cast<std::size_t>(copy_pitch) * h);
     decide_src = DeviceView<const std::uint8_t>{ws.frame.as<std::uint8_t>(), w, h, 1, copy_pitch};
-    vertical_extrema<true><<<grid_v, block_v, smem_v, stream>>>(src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), tpitch,
-                                                                 ws.frame.as<unsigned>(), copy_pitch / 4, r, ty);
-  } else {
-    vertical_extrema<false><<<grid_v, block_v, smem_v, stream>>>(src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), tpitch, nullptr, 0, r, ty);
+    copy = ws.frame.as<unsigned>();
+    copy_words = copy_pitch / 4;
   }
+  vertical<<<dim3((w + kWordsV * 4 - 1) / (kWordsV * 4), (h + ty - 1) / ty), dim3(kWordsV, kThreadsV / kWordsV), smem_v, stream>>>(
+      src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), tpitch, copy, copy_words, r, ty);
   GPUVIS_CUDA_CHECK_LAUNCH();
   // On Hopper the second kernel is launched while the first still runs (programmatic dependent
   // launch) and waits for it in cudaGridDependencySynchronize: the launch gap leaves the frame time.
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3((w + cols - 1) / cols, (h + kRowsH - 1) / kRowsH);
+  config.gridDim = dim3((w + kColsH - 1) / kColsH, (h + kRowsH - 1) / kRowsH);
   config.blockDim = dim3(horizontal_threads(w, h));
   config.dynamicSmemBytes = smem_h;
   config.stream = stream;
@@ -256,7 +257,7 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   config.attrs = &early;
   config.numAttrs = gpuvis::cuda::current_device_major() >= 9 ? 1 : 0;
   GPUVIS_CUDA_CHECK(cudaLaunchKernelEx(&config, horizontal_extrema_decide, decide_src, static_cast<const unsigned*>(ws.a.as<unsigned>()),
-                                       static_cast<const unsigned*>(ws.b.as<unsigned>()), tpitch, dst, r, p.gate, cols));
+                                       static_cast<const unsigned*>(ws.b.as<unsigned>()), tpitch, dst, r, p.gate, kColsH));
   GPUVIS_CUDA_CHECK_LAUNCH();
 }
 
