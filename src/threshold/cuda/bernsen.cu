@@ -3,7 +3,8 @@
 // does not grow with the window. Both passes work on four pixels per 32-bit word: the vertical
 // pass on four adjacent columns, the horizontal pass on the same column of four rows (the vertical
 // pass writes its results transposed, so the horizontal one reads them as they are). The running
-// extrema of the van Herk chains use 16-bit lanes on sm_90 (Extrema4). Edges: the truncated
+// extrema of the van Herk chains use 16-bit lanes on sm_90 (Extrema4); on small frames with large
+// windows the chains run over blocks of r+1 instead of 2r+1 (van_herk_block). Edges: the truncated
 // window's max/min equals the max/min with clamp-to-edge addressing (the edge pixel is always
 // inside the truncated window).
 #include <cstdint>
@@ -43,9 +44,6 @@ __device__ inline void transpose4x4(unsigned r0, unsigned r1, unsigned r2, unsig
   c[3] = __byte_perm(hi01, hi23, 0x7632);
 }
 
-// Whether y (0 <= y < 2k) starts a k-block, given m = y0 % k and y = m + l for small l.
-__device__ inline bool starts_block(int m_plus_l, int k) { return m_plus_l == 0 || m_plus_l == k; }
-
 // The vertical pass. Its results go out transposed, as column words: word (q, x) of a plane holds
 // column x of rows 4q..4q+3 (row 4q+l in byte l), so the horizontal pass reads one coalesced word
 // per column and four rows, with no transposing of its own. COPY: the frame's rows are also
@@ -54,7 +52,7 @@ __device__ inline bool starts_block(int m_plus_l, int k) { return m_plus_l == 0 
 template <bool COPY>
 __global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const std::uint8_t> src, unsigned* vmax_t,
                                                               unsigned* vmin_t, int tpitch, unsigned* copy, int copy_pitch,
-                                                              int r, int ty) {
+                                                              int r, int ty, int kb) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();  // the decision kernel may be scheduled now; it waits for this grid's results
 #endif
@@ -92,21 +90,18 @@ __global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const s
     }
   }
   __syncthreads();
-  prefix_suffix_extrema<true>(in_smax, in_smax, gmax, in_smax, gmin, smin, t, k);
+  prefix_suffix_extrema<true>(in_smax, in_smax, gmax, in_smax, gmin, smin, t, kb);
   __syncthreads();
   // A thread finishes four rows of one word column: 4x4 bytes, transposed into column words and
   // stored as one 16-byte write per plane (the planes' row pitch is a multiple of 64 columns).
-  const float inv_k = 1.0f / static_cast<float>(k);
   const int quads = min(ty, src.height - y0 + 3) / 4;
   for (int item = threadIdx.x + threadIdx.y * blockDim.x; item < kWordsV * quads; item += blockDim.x * blockDim.y) {
     const int c = item % kWordsV, yl = 4 * (item / kWordsV);
-    const int m = yl - div_small(yl, inv_k) * k;
     unsigned mx[4], mn[4];
 #pragma unroll
     for (int l = 0; l < 4; ++l) {
-      const bool start = starts_block(m + l, k);
-      mx[l] = window<MaxU4>(gmax, in_smax, t, c, yl + l, k, start);
-      mn[l] = window<MinU4>(gmin, smin, t, c, yl + l, k, start);
+      mx[l] = window_extremum<MaxU4>(gmax, in_smax, t, c, yl + l, kb, k);
+      mn[l] = window_extremum<MinU4>(gmin, smin, t, c, yl + l, kb, k);
     }
     unsigned cx[4], cn[4];
     transpose4x4(mx[0], mx[1], mx[2], mx[3], cx);
@@ -120,7 +115,8 @@ __global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const s
 // The horizontal pass over the vertical pass's column words (four rows at once) and the decision.
 __global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceView<const std::uint8_t> src, const unsigned* vmax_t,
                                                                        const unsigned* vmin_t, int tpitch,
-                                                                       DeviceView<std::uint8_t> dst, int r, int gate, int cols) {
+                                                                       DeviceView<std::uint8_t> dst, int r, int gate, int cols,
+                                                                       int kb) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();  // the vertical pass's planes are complete (no-op without early launch)
 #endif
@@ -152,11 +148,10 @@ __global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceVie
     }
   }
   __syncthreads();
-  prefix_suffix_extrema<false>(inmax_smax, inmin_smin, gmax, inmax_smax, gmin, inmin_smin, t, k);
+  prefix_suffix_extrema<false>(inmax_smax, inmin_smin, gmax, inmax_smax, gmin, inmin_smin, t, kb);
   __syncthreads();
   // Each thread decides a 4x4 block: the window words of four columns (four rows each) are
   // transposed into row words and compared with four source words, four pixels per instruction.
-  const float inv_k = 1.0f / static_cast<float>(k);
   const bool full_rows = y0 + kRowsH <= src.height;
   const bool aligned =
       ((reinterpret_cast<std::uintptr_t>(src.data) | reinterpret_cast<std::uintptr_t>(dst.data) | src.stride | dst.stride) & 3) == 0;
@@ -168,13 +163,11 @@ __global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceVie
 #pragma unroll
       for (int l = 0; l < kRowsH; ++l) in[l] = *reinterpret_cast<const unsigned*>(src.row(y0 + l) + x);
     }
-    const int m = xq - div_small(xq, inv_k) * k;
     unsigned mxc[4], mnc[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      const bool start = starts_block(m + j, k);
-      mxc[j] = window<MaxU4>(gmax, inmax_smax, t, 0, xq + j, k, start);
-      mnc[j] = window<MinU4>(gmin, inmin_smin, t, 0, xq + j, k, start);
+      mxc[j] = window_extremum<MaxU4>(gmax, inmax_smax, t, 0, xq + j, kb, k);
+      mnc[j] = window_extremum<MinU4>(gmin, inmin_smin, t, 0, xq + j, kb, k);
     }
     unsigned mxr[4], mnr[4];
     transpose4x4(mxc[0], mxc[1], mxc[2], mxc[3], mxr);
@@ -204,6 +197,17 @@ int rows_per_vertical_tile(int width, int height) {
   return ty;
 }
 
+// The van Herk block length of both passes: the window 2r+1 itself, or r+1 (each window then
+// the union of two overlapping blocks' windows, window_extremum) where the frame is too small to
+// fill the GPU and the chains are long: the chains, one thread's serial work, are then the time.
+// Swept on an H200 (thirteenth session, kernels launched / as a graph, us): 640x480 h=32 11.6 /
+// 10.4 with 2r+1, 9.5 / 8.3 with r+1; h=12 8.7 / 7.1 and 9.1 / 6.7; h=6 7.4 / 5.9 and 8.6 / 6.3;
+// 3840x2160 h=32 39.5 / 37.7 and 41.8 / 40.1 (the extra reads cost more than the shorter chains).
+int van_herk_block(int width, int height, int r) {
+  const bool small_frame = static_cast<long>(width) * height < (1 << 20);
+  return small_frame && r >= 16 ? r + 1 : 2 * r + 1;
+}
+
 // Output columns and threads per horizontal tile. Only (cols+2r)/k work items exist in the
 // prefix/suffix phase, so the tile must be wide for the threads to have work; on large frames
 // blocks of 128 threads keep more tiles resident, small frames need 256 for their loads. Swept on
@@ -224,6 +228,7 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   ws.a.reserve(plane);
   ws.b.reserve(plane);
   const int ty = rows_per_vertical_tile(w, h);
+  const int kb = van_herk_block(w, h, r);
   const std::size_t smem_v = 4u * sizeof(unsigned) * kWordsV * static_cast<std::size_t>(ty + 2 * r);
   const std::size_t smem_h = 4u * sizeof(unsigned) * static_cast<std::size_t>(kColsH + 2 * r);
   // A frame in mapped host memory is read across the bus once: the vertical pass keeps a copy
@@ -242,7 +247,7 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
     copy_words = copy_pitch / 4;
   }
   vertical<<<dim3((w + kWordsV * 4 - 1) / (kWordsV * 4), (h + ty - 1) / ty), dim3(kWordsV, kThreadsV / kWordsV), smem_v, stream>>>(
-      src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), tpitch, copy, copy_words, r, ty);
+      src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), tpitch, copy, copy_words, r, ty, kb);
   GPUVIS_CUDA_CHECK_LAUNCH();
   // On Hopper the second kernel is launched while the first still runs (programmatic dependent
   // launch) and waits for it in cudaGridDependencySynchronize: the launch gap leaves the frame time.
@@ -257,7 +262,7 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   config.attrs = &early;
   config.numAttrs = gpuvis::cuda::current_device_major() >= 9 ? 1 : 0;
   GPUVIS_CUDA_CHECK(cudaLaunchKernelEx(&config, horizontal_extrema_decide, decide_src, static_cast<const unsigned*>(ws.a.as<unsigned>()),
-                                       static_cast<const unsigned*>(ws.b.as<unsigned>()), tpitch, dst, r, p.gate, kColsH));
+                                       static_cast<const unsigned*>(ws.b.as<unsigned>()), tpitch, dst, r, p.gate, kColsH, kb));
   GPUVIS_CUDA_CHECK_LAUNCH();
 }
 

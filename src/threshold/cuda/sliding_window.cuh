@@ -194,6 +194,18 @@ __device__ T window(const T* g, const T* s, Tile<LINES, V> t, int l, int y, int 
   return starts_block ? sv : Op::apply(sv, g[t.at(l, y + k - 1)]);
 }
 
+// The max (Op = MaxU4) or min of the window [y, y + L - 1] of line l from van Herk blocks of
+// length kb, ceil(L / 2) <= kb <= L: the union of the two kb-windows at y and y + L - kb (they
+// overlap, which max and min do not mind). A kb-window is s[z] op g[z + kb - 1] wherever z lies in
+// its block. kb < L halves the prefix/suffix chains, the latency of small frames, for two more
+// shared-memory reads per output.
+template <class Op, int LINES, bool V>
+__device__ unsigned window_extremum(const unsigned* g, const unsigned* s, Tile<LINES, V> t, int l, int y, int kb, int L) {
+  const unsigned a = Op::apply(s[t.at(l, y)], g[t.at(l, y + kb - 1)]);
+  if (kb == L) return a;
+  return Op::apply(a, Op::apply(s[t.at(l, y + L - kb)], g[t.at(l, y + L - 1)]));
+}
+
 // floor(y / k) for 0 <= y < 2^23, k >= 1, without an integer division. Exact: (y + 0.5) / k is at
 // least 0.5/k away from an integer, while the float error is about (y/k) * 2^-24 < 0.5/k.
 __device__ inline int div_small(int y, float inv_k) { return __float2int_rz((static_cast<float>(y) + 0.5f) * inv_k); }
