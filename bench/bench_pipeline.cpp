@@ -3,7 +3,7 @@
 // and on the CPU backend, on the same generated frames; plus the device segmentation alone. With --save-frames DIR the frames are written as PGM for the CuPy peer
 // (scripts/peers/cupy_pipeline.py).
 //
-//   bench_pipeline [--out FILE.jsonl] [--quick] [--filter TEXT] [--save-frames DIR]
+//   bench_pipeline [--out FILE.jsonl] [--quick] [--filter TEXT] [--size WxH] [--save-frames DIR]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -33,10 +33,12 @@ struct Frame {
   int placed = 0;  // symbols the generator placed (it skips those that would overlap)
 };
 
-std::vector<Frame> make_frames(bool quick) {
+std::vector<Frame> make_frames(const bench::Args& args) {
+  const bool quick = args.quick;
   synth::Generator gen(std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols");
   std::vector<Frame> frames;
   auto scene = [&](int w, int h, int symbols, double min_size, double max_size, double noise_sigma) {
+    if (args.width > 0 && (w != args.width || h != args.height)) return;  // --size: this frame size only
     synth::SceneParams p;
     p.width = w;
     p.height = h;
@@ -75,7 +77,7 @@ int main(int argc, char** argv) {
   if (gpu) report.set_gpu_description(cuda::devices().front().name);
   else std::printf("bench_pipeline: %s; CPU backend only\n", cuda::unavailable_reason().c_str());
 
-  const auto frames = make_frames(args.quick);
+  const auto frames = make_frames(args);
   if (!args.save_frames.empty()) {
     std::filesystem::create_directories(args.save_frames);
     for (std::size_t i = 0; i < frames.size(); ++i)

@@ -246,19 +246,19 @@ void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidat
   fiducials.clear();
   stats = {};
   stats.candidates = r.candidates;
-  for (const SymbolRecord& s : m.symbol_records) {
+  for (const SymbolRecord& rec : m.symbol_records) {
     Fiducial f;
-    f.id = s.id;
-    f.x = s.x;
-    f.y = s.y;
-    f.angle = s.angle;
-    f.root = s.root;
-    f.root_size = s.root_size;
-    f.root_x = s.root_x;
-    f.root_y = s.root_y;
-    f.root_colour = static_cast<std::uint8_t>(s.root_colour);
-    f.leaves = s.leaves;
-    f.gated_leaves = s.gated_leaves;
+    f.id = rec.id;
+    f.x = rec.x;
+    f.y = rec.y;
+    f.angle = rec.angle;
+    f.root = rec.root;
+    f.root_size = rec.root_size;
+    f.root_x = rec.root_x;
+    f.root_y = rec.root_y;
+    f.root_colour = static_cast<std::uint8_t>(rec.root_colour);
+    f.leaves = rec.leaves;
+    f.gated_leaves = rec.gated_leaves;
     fiducials.push_back(f);
     ++(f.id >= 0 ? stats.valid : stats.fuzzy);
   }

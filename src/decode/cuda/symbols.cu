@@ -2,16 +2,27 @@
 //
 //   gather:   the candidate's subtree, level by level, into shared memory: each lane takes one node
 //             of the level and scans its neighbour list for children (traversed neighbours with
-//             fewer descendants, loaded in batches), a warp scan places them; a subtree larger than the set's
-//             largest symbol is dropped. Leaves load their centroid and size here, so every
-//             global load of the stage happens in parallel lanes.
-//   key:      the canonical depth strings bottom-up in a shared pool, a lane per node of a level
-//             (children's strings sorted in descending byte order), then the warp looks the key
-//             up in the sorted table, comparing 32 bytes per step with a ballot.
-//   classify: lane 0 sums the leaves in the CPU's order (depth-first, children in neighbour
-//             order) and applies the gates. This file is compiled without FMA contraction, so the
-//             sums, centres and centroids are the CPU's to the last bit; the angle goes through
-//             CUDA's atan2 (within 2 ulp of the CPU's).
+//             fewer descendants, loaded in batches), a warp scan places them; a subtree larger
+//             than the set's largest symbol is dropped. Leaves load their centroid and size and
+//             form their weighted centroid here, so every global load and product of the stage
+//             happens in parallel lanes.
+//   key:      the canonical depth strings bottom-up in a shared pool, a level at a time: a lane per
+//             node places its string, then a lane per child ranks its string among its siblings'
+//             (descending byte order) and copies it into its parent's. The warp then looks the
+//             key up in the sorted table, comparing 32 bytes per step with a ballot.
+//   classify: the warp numbers the nodes depth-first (children in neighbour order, the CPU's
+//             order) a level at a time; lane 0 adds up the leaves in that order and applies the
+//             gates. This file is compiled without FMA contraction, so the sums, centres and
+//             centroids are the CPU's to the last bit; the angle goes through CUDA's atan2
+//             (within 2 ulp of the CPU's).
+//
+// Each step is a chain of dependent loads whose length, not the work, is the stage's time (a
+// camera frame has a few candidates, a warp each). clock64 probes on an H200 (thirteenth session,
+// 19-node symbols of a 640x480 frame): gathering 9-11 k cycles; the key 10-17 k when one lane
+// sorted a node's children (growing with the root's 7-12 children), 9-10 k with the lane-per-child
+// ranking; the lookup 1.5-4 k; numbering 2 k by one lane's walk per node, 0.6 k from the offsets;
+// the ordered sums, gates and record 7.5-10 k (the products formed in parallel saved little: the
+// divisions, atan2 and the record's atomic slot are most of it).
 #include <cstdint>
 
 #include "../rules.hpp"
@@ -32,14 +43,16 @@ struct Subtree {
   std::int32_t first_child[kNodes];
   std::int32_t child_count[kNodes];
   std::int32_t depth[kNodes];
-  double cx[kNodes], cy[kNodes];  // leaves only
+  std::int32_t parent[kNodes];    // the parent's node (the root's is unset)
+  std::int32_t offset[kNodes];    // position in the parent's subtree, depth first (the first child: 1)
+  double weight[kNodes], wcx[kNodes], wcy[kNodes];  // leaves only: weight, weight * centroid
   std::int32_t size[kNodes];      // leaves only: (w - 1) + (h - 1)
   std::int32_t colour[kNodes];    // leaves only: 0 black, 1 white
   std::int32_t str_at[kNodes], str_len[kNodes];
   std::int32_t level_at[kNodes + 1];  // nodes of level L (depth L): level_at[L] .. level_at[L + 1]
   std::int32_t levels;
-  std::int32_t stack[kNodes];     // depth-first walk
-  std::int32_t next_child[kNodes];
+  std::int32_t preorder[kNodes];   // node -> position in the depth-first order
+  std::int32_t depth_first[kNodes];  // position -> node
   char pool[kPoolBytes];
 };
 
@@ -98,10 +111,30 @@ __device__ int gather(const DeviceTree& t, const Scratch& s, int root, int max_n
       if (active) {
         st.first_child[i] = n + offset;
         st.child_count[i] = count;
+        // The children's region numbers, loaded a batch at a time (a root has up to a dozen).
         int at = n + offset;
-        for (unsigned long long b = bits; b; b &= b - 1, ++at) {
-          st.region[at] = t.adj[begin + __ffsll(static_cast<long long>(b)) - 1];
-          st.depth[at] = st.depth[i] + 1;
+        for (unsigned long long b = bits; b;) {
+          constexpr int kBatch = 8;
+          int k[kBatch], m = 0;
+#pragma unroll
+          for (int j = 0; j < kBatch; ++j)  // unrolled: the arrays stay in registers
+            if (b) {
+              k[j] = begin + __ffsll(static_cast<long long>(b)) - 1;
+              b &= b - 1;
+              m = j + 1;
+            }
+          int child[kBatch];
+#pragma unroll
+          for (int j = 0; j < kBatch; ++j)
+            if (j < m) child[j] = t.adj[k[j]];
+#pragma unroll
+          for (int j = 0; j < kBatch; ++j)
+            if (j < m) {
+              st.region[at + j] = child[j];
+              st.depth[at + j] = st.depth[i] + 1;
+              st.parent[at + j] = i;
+            }
+          at += m;
         }
       }
       n += total;
@@ -115,13 +148,16 @@ __device__ int gather(const DeviceTree& t, const Scratch& s, int root, int max_n
     st.level_at[level] = n;
     st.levels = level;
   }
-  // Leaf data (the CPU's centroid: sum_x = sum_2x / 2, then / area).
+  // Leaf data (the CPU's centroid: sum_x = sum_2x / 2, then / area; the products as LeafSums::add).
   for (int i = lane; i < n; i += 32) {
     if (i == 0 || st.child_count[i]) continue;
     const int r = st.region[i];
     const double area = static_cast<double>(t.area[r]);
-    st.cx[i] = 0.5 * static_cast<double>(t.sum_2x[r]) / area;
-    st.cy[i] = static_cast<double>(t.sum_y[r]) / area;
+    const double cx = 0.5 * static_cast<double>(t.sum_2x[r]) / area, cy = static_cast<double>(t.sum_y[r]) / area;
+    const double weight = rules::leaf_weight(st.depth[i]);
+    st.weight[i] = weight;
+    st.wcx[i] = weight * cx;
+    st.wcy[i] = weight * cy;
     st.size[i] = (t.right[r] - t.left[r]) + (t.bottom[r] - t.top[r]);
     st.colour[i] = t.colour[r] ? 1 : 0;
   }
@@ -139,9 +175,13 @@ __device__ bool less_than(const char* a, int na, const char* b, int nb) {
 
 // The whole warp: the canonical string of every node. Node i's string is its depth digit, then
 // its children's strings, largest first, so its length is its subtree's node count. Levels are
-// built deepest first (children's strings are complete before their parent's), a lane per node of
-// the level, each placing its string after the level's earlier ones (a warp scan of the lengths).
-// The root's string comes last, with the key's colour letter just before it.
+// built deepest first. For each level, a lane per node places its string after the level's
+// earlier ones (a warp scan of the lengths) and writes its digit; then a lane per child of those
+// nodes ranks its (complete) string among its siblings' and copies it to its place in the
+// parent's string, and notes its depth-first offset in the parent's subtree (neighbour order) for
+// order_depth_first. One lane sorting a node's children instead costs the square of their count
+// in string comparisons, all on one lane. The root's string comes last, with the key's colour
+// letter just before it.
 __device__ void build_key(Subtree& st, char colour_letter) {
   const int lane = threadIdx.x % 32;
   int used = 0;
@@ -165,29 +205,34 @@ __device__ void build_key(Subtree& st, char colour_letter) {
       const int total = __shfl_sync(0xffffffffu, at, 31);
       at += used - len;
       if (active) {
-        int kids[kNodes];
-        for (int j = 0; j < nc; ++j) {  // insertion sort, descending
-          const int c = c0 + j;
-          int k = j;
-          for (; k > 0 && less_than(st.pool + st.str_at[kids[k - 1]], st.str_len[kids[k - 1]], st.pool + st.str_at[c],
-                                    st.str_len[c]);
-               --k)
-            kids[k] = kids[k - 1];
-          kids[k] = c;
-        }
-        char* out = st.pool + at;
-        out[0] = static_cast<char>('0' + (st.depth[i] < 9 ? st.depth[i] : 9));
-        int w = 1;
-        for (int j = 0; j < nc; ++j) {
-          const char* src = st.pool + st.str_at[kids[j]];
-          for (int k = 0; k < st.str_len[kids[j]]; ++k) out[w++] = src[k];
-        }
+        st.pool[at] = static_cast<char>('0' + (st.depth[i] < 9 ? st.depth[i] : 9));
         st.str_at[i] = at;
         st.str_len[i] = len;
       }
       used += total;
     }
-    __syncwarp();  // this level's strings are read by the next
+    __syncwarp();  // the level's places are read below
+    if (level + 1 == st.levels) continue;  // the deepest level: leaves only
+    const int children_end = st.level_at[level + 2];
+    for (int c = st.level_at[level + 1] + lane; c < children_end; c += 32) {
+      const int p = st.parent[c], first = st.first_child[p], last = first + st.child_count[p];
+      const char* mine = st.pool + st.str_at[c];
+      const int my_len = st.str_len[c];
+      int sorted_at = 1, dfs_at = 1;
+      for (int k = first; k < last; ++k) {
+        if (k == c) continue;
+        const char* other = st.pool + st.str_at[k];
+        const int other_len = st.str_len[k];
+        // Descending order; equal strings in neighbour order (a stable sort; they are the same bytes).
+        const bool other_first = k < c ? !less_than(other, other_len, mine, my_len) : less_than(mine, my_len, other, other_len);
+        if (other_first) sorted_at += other_len;
+        if (k < c) dfs_at += other_len;
+      }
+      char* out = st.pool + st.str_at[p] + sorted_at;
+      for (int k = 0; k < my_len; ++k) out[k] = mine[k];
+      st.offset[c] = dfs_at;
+    }
+    __syncwarp();  // this level's strings are complete: the next level up reads them
   }
 }
 
@@ -219,28 +264,40 @@ __device__ int lookup(const DeviceTreeTable& table, const char* key, int key_len
   return -1;
 }
 
-// Lane 0: leaves in depth-first order, children in neighbour order (the CPU's summation order),
-// the §4.6 gates as the CPU Decoder, and the record of a valid or fuzzy symbol.
-__device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch& s, Subtree& st, int root, int id_found) {
-  // The root's values first: their global loads then overlap the walk below.
+// The whole warp, after build_key: the depth-first order of the nodes, children in neighbour
+// order (the CPU's summation order), top-down a level at a time from each node's offset in its
+// parent's subtree.
+__device__ void order_depth_first(Subtree& st) {
+  const int lane = threadIdx.x % 32;
+  if (lane == 0) {
+    st.preorder[0] = 0;
+    st.depth_first[0] = 0;
+  }
+  __syncwarp();
+  for (int level = 1; level < st.levels; ++level) {
+    for (int i = st.level_at[level] + lane; i < st.level_at[level + 1]; i += 32) {
+      const int at = st.preorder[st.parent[i]] + st.offset[i];
+      st.preorder[i] = at;
+      st.depth_first[at] = i;
+    }
+    __syncwarp();  // this level's positions are read by the next
+  }
+}
+
+// Lane 0: the leaves' sums in depth-first order (the products formed by gather), the §4.6 gates as the CPU Decoder, and the record
+// of a valid or fuzzy symbol.
+__device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch& s, const Subtree& st, int n, int root,
+                         int id_found) {
+  // The root's values first: their global loads then overlap the sums below.
   const int desc = s.desc[root], colour = t.colour[root];
   const int width = t.right[root] - t.left[root] + 1, height = t.bottom[root] - t.top[root] + 1;
   const double root_x = centroid_x(t, root), root_y = centroid_y(t, root);
   rules::LeafSums sums;
-  int top = 0;
-  st.stack[0] = 0;
-  st.next_child[0] = 0;
-  while (top >= 0) {
-    const int node = st.stack[top];
-    if (st.next_child[node] < st.child_count[node]) {
-      const int child = st.first_child[node] + st.next_child[node]++;
-      st.stack[++top] = child;
-      st.next_child[child] = 0;
-      continue;
-    }
-    --top;
-    if (node == 0 || st.child_count[node]) continue;
-    sums.add(rules::leaf_weight(st.depth[node]), st.cx[node], st.cy[node], st.colour[node], st.size[node]);
+#pragma unroll 4
+  for (int p = 1; p < n; ++p) {  // the root (position 0) is never a leaf of its own tree
+    const int node = st.depth_first[p];
+    if (st.child_count[node]) continue;
+    sums.add_weighted(st.weight[node], st.wcx[node], st.wcy[node], st.colour[node], st.size[node]);
   }
   const int id = rules::classify(sums, b.min_leafs, desc < b.tmin, [id_found] { return id_found; });
   if (id == rules::kInvalid || !rules::has_orientation(sums)) return;
@@ -275,7 +332,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     if (n == 0) continue;  // left the tree: invalid
     build_key(st, t.colour[root] ? 'w' : 'b');
     const int id_found = lookup(table, st.pool + st.str_at[0] - 1, st.str_len[0] + 1);
-    if (lane == 0) classify(t, b, s, st, root, id_found);
+    order_depth_first(st);
+    if (lane == 0) classify(t, b, s, st, n, root, id_found);
     __syncwarp();  // st is reused for the next candidate
   }
 }
