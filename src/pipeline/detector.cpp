@@ -64,7 +64,7 @@ const Detections& Detector::receive() {
 }
 
 void Detector::detect_cpu(HostView<const std::uint8_t> grey, Detections& out, segment::RegionTree& tree) {
-  const bool blob_stages = decode::finds_fingers_or_blobs(config_.fingers, config_.blobs) || config_.blobs.object_blobs;
+  const bool blob_stages = decode::measures_blobs(config_.fingers, config_.blobs);
   front_end_->run(grey, decoder_.tree_set().cap(), segment::SegmentOptions{.runs = blob_stages}, tree, out.times);
   const auto t0 = std::chrono::steady_clock::now();
   decoder_.decode(tree, out.fiducials, &out.decode_stats);

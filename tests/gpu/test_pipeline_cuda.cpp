@@ -19,7 +19,6 @@ using namespace gpuvis;
 
 namespace {
 
-// The same configuration on the CUDA backend.
 // Fingers of `finger_size`, blobs of blob_min..blob_max pixels and the object blobs (the tracker's
 // full detection).
 pipeline::DetectorConfig with_fingers_and_blobs(int finger_size, int blob_min, int blob_max) {
@@ -31,6 +30,7 @@ pipeline::DetectorConfig with_fingers_and_blobs(int finger_size, int blob_min, i
   return config;
 }
 
+// The same configuration on the CUDA backend.
 pipeline::DetectorConfig on_gpu(pipeline::DetectorConfig config) {
   config.backend = Backend::cuda;
   return config;

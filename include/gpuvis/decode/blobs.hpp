@@ -45,6 +45,11 @@ struct BlobParams {
 inline bool finds_fingers_or_blobs(const FingerParams& fingers, const BlobParams& blobs) {
   return fingers.size > 0 || blobs.max_size > 0;
 }
+// Anything blob-like asked for (fingers, plain blobs or object blobs): the regions' runs are
+// needed, and the CUDA decoder runs its stage 4.
+inline bool measures_blobs(const FingerParams& fingers, const BlobParams& blobs) {
+  return finds_fingers_or_blobs(fingers, blobs) || blobs.object_blobs;
+}
 
 struct Finger {
   double x = 0, y = 0, width = 0, height = 0, angle = 0, score = 0;

@@ -67,9 +67,10 @@ struct ResultBlock {
   BlobRecord blob[kInline];  // last: not copied back when stage 4 is off
 };
 
-// Per-frame device scratch, sized by the region count. The results block, the overflow arrays
-// and band_used belong to the frame's slot (a frame in flight per slot, Decoder::enqueue). `zeroed` arrays are cleared each frame by
-// one memset: visit_round, cvc, blocked, taken, symbol_root (in that order, `regions` ints each).
+// Per-frame device scratch, sized by the region count. The results block, the overflow arrays and
+// band_used belong to the frame's slot (a frame in flight per slot, Decoder::enqueue). `zeroed`
+// arrays are cleared each frame by one memset: visit_round, cvc, blocked, taken, symbol_root (in
+// that order, `regions` ints each).
 struct Scratch {
   std::int32_t *visit_round, *cvc, *blocked, *taken, *symbol_root;
   std::int32_t *desc, *height, *parent;
@@ -99,7 +100,7 @@ struct BlobScratch {
 struct BlobStage {
   FingerParams fingers;
   BlobParams blobs;
-  bool enabled() const { return finds_fingers_or_blobs(fingers, blobs) || blobs.object_blobs; }
+  bool enabled() const { return measures_blobs(fingers, blobs); }
 };
 
 // Stage 1: leaves and rounds; fills scratch.candidates and results->candidates.
@@ -108,8 +109,8 @@ void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s
 void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const DeviceTreeTable& table,
                     const Scratch& s, cudaStream_t stream);
 // Stage 3: root candidates of the band in s.band (after stage 2), which then becomes the next
-// frame's band. `temp` is CUB's temporary
-// storage (grown outside a graph capture: the same capacity needs the same size).
+// frame's band. `temp` is CUB's temporary storage (grown outside a graph capture: the same
+// capacity needs the same size).
 void find_root_candidates(const DeviceTree& tree, const Scratch& s, gpuvis::cuda::DeviceBuffer& temp,
                           cudaStream_t stream);
 
