@@ -181,6 +181,18 @@ int main(int argc, char** argv) {
             gpu_opts);
         report.add(m);
       }
+      // threshold_pinned (automatic choice) captured once as a CUDA graph and replayed: what a
+      // caller with fixed pinned buffers can reach (one graph launch instead of the host's calls).
+      {
+        auto pinned = [&] { cuda_impl::threshold_pinned(pin_in.view(), pin_out.view(), c.params, ws, stream); };
+        pinned();  // workspaces and kernel attributes before capture
+        stream.synchronize();
+        cuda::Graph replay;
+        require(replay.capture(stream, pinned), "bench_threshold: could not capture threshold_pinned as a CUDA graph");
+        bench::Record m{"threshold", c.name, "cuda-pinned-graph", "end-to-end (upload+kernel+download)", w, h, c.labels, {}};
+        m.stats = bench::measure([&] { return bench::time_us([&] { replay.launch(stream); stream.synchronize(); }); }, gpu_opts);
+        report.add(m);
+      }
     }
   }
 #endif

@@ -5,6 +5,7 @@ namespace gpuvis::cuda {
 bool compiled() { return false; }
 int device_count() { return 0; }
 int current_device_major() { return 0; }
+int current_device_multiprocessors() { return 0; }
 std::vector<DeviceInfo> devices() { return {}; }
 std::string runtime_version() { return ""; }
 std::string driver_version() { return ""; }

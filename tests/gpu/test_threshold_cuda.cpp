@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "gpuvis/cuda/graph.hpp"
 #include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/threshold/threshold.hpp"
@@ -39,7 +40,7 @@ Image<std::uint8_t> on_gpu(const Image<std::uint8_t>& src, const Params& p, cuda
 
 std::vector<Params> all_params() {
   std::vector<Params> ps;
-  for (int h : {1, 2, 6, 12, 32, 127, 255})
+  for (int h : {1, 2, 6, 8, 9, 12, 32, 127, 255})
     for (int gate : {0, 32, 255}) {
       Params p;
       p.method = Method::bernsen;
@@ -183,6 +184,38 @@ TEST(ThresholdCuda, PinnedHostFramesEqualCpu) {
   cuda_impl::threshold_pinned(img.view(), pageable_out.view(), p, ws, s);
   s.synchronize();
   EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(img, p).view(), pageable_out.view()), 0u) << "pageable memory";
+}
+
+// The one-launch mapped Bernsen keeps tickets and tile flags on the device between frames: frame
+// after frame on one workspace, replayed from a CUDA graph, and after a change of frame size, every
+// result must still equal the CPU (a stale flag would let a tile read its halo before it exists).
+TEST(ThresholdCuda, MappedFramesInSequenceAndFromAGraphEqualCpu) {
+  GPUVIS_REQUIRE_GPU();
+  cuda_impl::Workspace ws;
+  cuda::Stream s;
+  std::uint32_t seed = 900;
+  for (const auto& size : {std::pair{640, 480}, std::pair{1283, 721}, std::pair{97, 33}}) {
+    const int w = size.first, h = size.second;
+    cuda::PinnedImage<std::uint8_t> in(w, h), out(w, h);
+    Params p;
+    p.bernsen = {6, 32};
+    auto run_and_check = [&](auto&& launch, const char* how) {
+      for (int frame = 0; frame < 5; ++frame) {
+        const auto img = (frame % 2) ? test::random_image(w, h, seed++) : test::textured_image(w, h, seed++);
+        copy<std::uint8_t>(img.view(), in.view());
+        std::memset(out.view().data, 77, static_cast<std::size_t>(out.view().stride) * h);
+        launch();
+        s.synchronize();
+        EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(img, p).view(), HostView<const std::uint8_t>(out.view())), 0u)
+            << w << "x" << h << " " << how << " frame " << frame;
+      }
+    };
+    auto once = [&] { cuda_impl::threshold_pinned(in.view(), out.view(), p, ws, s, cuda_impl::PinnedTransfer::mapped); };
+    run_and_check(once, "launched");
+    cuda::Graph graph;
+    ASSERT_TRUE(graph.capture(s, once));
+    run_and_check([&] { graph.launch(s); }, "graph");
+  }
 }
 
 TEST(ThresholdCuda, ThresholderInterfaceMatchesCpu) {

@@ -23,6 +23,8 @@ std::string runtime_version();     // e.g. "13.0", empty when not compiled
 std::string driver_version();      // e.g. "13.0", empty when unavailable
 // Compute capability major version of the calling thread's current device; 0 when there is none.
 int current_device_major();
+// Multiprocessor count of the calling thread's current device; 0 when there is none.
+int current_device_multiprocessors();
 // Why no device is usable (driver missing, no device, not compiled), for messages.
 std::string unavailable_reason();
 

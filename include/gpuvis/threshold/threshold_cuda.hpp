@@ -14,6 +14,7 @@ namespace gpuvis::threshold::cuda_impl {
 struct Workspace {
   gpuvis::cuda::DeviceBuffer a, b;
   gpuvis::cuda::DeviceBuffer frame;                 // threshold_pinned's copy of the frame on the device
+  gpuvis::cuda::DeviceBuffer handoff;               // tickets and tile flags of the one-launch mapped Bernsen
   gpuvis::cuda::DeviceImage<std::uint8_t> in, out;  // threshold_pinned's copies (methods other than full Bernsen)
 };
 
@@ -28,6 +29,7 @@ enum class PinnedTransfer {
   copies,       // upload, threshold, download
   write_mapped, // upload; the kernel writes the result straight into the pinned host image
   mapped,       // the kernels read the frame from and write the result to pinned host memory
+                // (one launch for windows h <= 8, each pixel crossing the bus once)
 };
 
 // dst = threshold(src) for frames in pinned host memory (e.g. cuda::PinnedImage views): the result

@@ -11,6 +11,7 @@
 
 #include "../rules.hpp"
 #include "gpuvis/cuda/runtime.hpp"
+#include "frame_words.cuh"
 #include "kernels.cuh"
 #include "sliding_window.cuh"
 
@@ -22,16 +23,6 @@ constexpr int kThreadsV = 256;
 constexpr int kThreadsH = 256;  // at most; see horizontal_threads()
 constexpr int kRowsH = 4;     // rows per horizontal tile = bytes per word
 constexpr int kPlaneAlign = 64;
-
-// Four source bytes starting at column x of row y (columns clamped to the image), packed little-endian.
-__device__ inline unsigned load4(const DeviceView<const std::uint8_t>& src, int x, int y) {
-  const std::uint8_t* row = src.row(y);
-  if (x + 3 < src.width && (reinterpret_cast<std::uintptr_t>(row + x) & 3) == 0)
-    return *reinterpret_cast<const unsigned*>(row + x);
-  const int last = src.width - 1;
-  return row[min(x, last)] | row[min(x + 1, last)] << 8 | row[min(x + 2, last)] << 16 |
-         static_cast<unsigned>(row[min(x + 3, last)]) << 24;
-}
 
 // Transposes a 4x4 byte block: row words r0..r3 (four columns each) -> column words c0..c3 (four
 // rows each, row l in byte l). Its own inverse.

@@ -8,6 +8,11 @@ namespace gpuvis::threshold::cuda_impl {
 // src_is_mapped_host: src points into mapped pinned host memory (read across the bus once).
 void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BernsenParams& p,
              Workspace& ws, cudaStream_t stream, bool src_is_mapped_host = false);
+// Full Bernsen in one launch for a frame in mapped pinned host memory (bernsen_mapped.cu): each
+// pixel crosses the bus once. Windows h = 1..kMappedFusedMaxRadius.
+constexpr int kMappedFusedMaxRadius = 8;
+void bernsen_mapped_fused(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BernsenParams& p, Workspace& ws,
+                          cudaStream_t stream);
 void tiled_bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const TiledParams& p,
                    Workspace& ws, cudaStream_t stream);
 void bradley_roth(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BradleyRothParams& p,

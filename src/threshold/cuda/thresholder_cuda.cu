@@ -39,16 +39,22 @@ void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> d
   const std::uint8_t* d_src = mapped(src.data);
   std::uint8_t* d_dst = mapped(dst.data);
   if (transfer == PinnedTransfer::automatic) {
-    // Measured on an H200 (docs/benchmarks/threshold.md): writing the result across the bus from
-    // the decision kernel beats a separate download at every size and window; reading the frame
-    // across the bus too pays only on small frames with small windows (the halo rows are read twice).
-    const bool small = static_cast<long>(src.width) * src.height <= 640L * 480 && p.bernsen.half_window <= 8;
-    transfer = p.method != Method::bernsen ? PinnedTransfer::copies : small ? PinnedTransfer::mapped : PinnedTransfer::write_mapped;
+    // Measured on an H200 (docs/benchmarks/threshold.md): windows up to kMappedFusedMaxRadius run
+    // in one launch that reads each pixel across the bus once and writes the result back as tiles
+    // finish, the fastest way at every size (640x480 h=6 ~26 us, 4K ~217 us against ~335 us with
+    // an upload); larger windows upload the frame and write the result from the decision kernel,
+    // which beats a separate download at every size.
+    const bool one_launch = p.bernsen.half_window <= kMappedFusedMaxRadius;
+    transfer = p.method != Method::bernsen ? PinnedTransfer::copies : one_launch ? PinnedTransfer::mapped : PinnedTransfer::write_mapped;
   }
   if (p.method != Method::bernsen || !d_dst || (transfer == PinnedTransfer::mapped && !d_src)) transfer = PinnedTransfer::copies;
   const DeviceView<std::uint8_t> mapped_dst{d_dst, dst.width, dst.height, 1, dst.stride};
   if (transfer == PinnedTransfer::mapped) {
-    bernsen(DeviceView<const std::uint8_t>{d_src, src.width, src.height, 1, src.stride}, mapped_dst, p.bernsen, ws, stream, true);
+    const DeviceView<const std::uint8_t> mapped_src{d_src, src.width, src.height, 1, src.stride};
+    if (p.bernsen.half_window <= kMappedFusedMaxRadius)
+      bernsen_mapped_fused(mapped_src, mapped_dst, p.bernsen, ws, stream);
+    else
+      bernsen(mapped_src, mapped_dst, p.bernsen, ws, stream, true);
     return;
   }
   if (transfer == PinnedTransfer::write_mapped) {
