@@ -15,6 +15,20 @@ GPUVIS_HD inline std::uint8_t bernsen(unsigned v, unsigned mx, unsigned mn, int 
   return v > t ? 255 : 0;
 }
 
+// The same rule over a row, written without branches so the compiler vectorises it (the CPU
+// backend's decision loop): floor((mx+mn)/2) in eight bits is (mx & mn) + ((mx ^ mn) >> 1), and
+// the contrast fits eight bits because mx >= mn for the extrema of one window. gate is 0..255.
+inline void bernsen_row(const std::uint8_t* v, const std::uint8_t* mx, const std::uint8_t* mn, std::uint8_t* out, int n, int gate) {
+  const auto g = static_cast<std::uint8_t>(gate);
+  for (int x = 0; x < n; ++x) {
+    const auto t = static_cast<std::uint8_t>((mx[x] & mn[x]) + ((mx[x] ^ mn[x]) >> 1));
+    const auto contrast = static_cast<std::uint8_t>(mx[x] - mn[x]);
+    const std::uint8_t low_value = t >= 127 ? 255 : 0;
+    const std::uint8_t normal = v[x] > t ? 255 : 0;
+    out[x] = contrast < g ? low_value : normal;
+  }
+}
+
 #if defined(__CUDACC__)
 // The same rule for four pixels packed in a word (byte i = pixel i), with the SIMD-in-a-word
 // instructions: floor((mx+mn)/2) per byte is (mx & mn) + ((mx ^ mn) >> 1), without carries between

@@ -3,6 +3,7 @@
 // quirks, thread-count independence and parameter validation.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <vector>
 
 #include "gpuvis/core/parallel.hpp"
@@ -126,6 +127,40 @@ TEST(Bernsen, MatchesTheNaiveDefinitionForAllWindowsAndGates) {
         bernsen_naive(img.view(), ref.view(), p.bernsen);
         EXPECT_EQ(diff(run(img, p), ref), 0u) << s.w << "x" << s.h << " h=" << h << " gate=" << gate;
       }
+}
+
+// Every (min, pixel, max) a window can give, each in a 3x3 block of identical rows [min, pixel,
+// max] so that the centre's h=1 window holds exactly those three values: the vectorised decision
+// of bernsen_cpu must equal the per-pixel rule of the naive definition for all of them.
+TEST(Bernsen, DecisionHoldsForEveryWindowMinPixelMaxTriple) {
+  std::vector<std::array<std::uint8_t, 3>> triples;
+  for (int mn = 0; mn < 256; ++mn)
+    for (int v = mn; v < 256; ++v)
+      for (int mx = v; mx < 256; ++mx)
+        triples.push_back({static_cast<std::uint8_t>(mn), static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(mx)});
+  constexpr int kPerRow = 1024;
+  const int rows = static_cast<int>((triples.size() + kPerRow - 1) / kPerRow);
+  Image<std::uint8_t> img(3 * kPerRow, 3 * rows);
+  for (std::size_t i = 0; i < img.view().stride * static_cast<std::size_t>(img.height()); ++i) img.view().data[i] = 0;
+  for (std::size_t i = 0; i < triples.size(); ++i) {
+    const int bx = 3 * static_cast<int>(i % kPerRow), by = 3 * static_cast<int>(i / kPerRow);
+    for (int dy = 0; dy < 3; ++dy)
+      for (int dx = 0; dx < 3; ++dx) img.view()(bx + dx, by + dy) = triples[i][static_cast<std::size_t>(dx)];
+  }
+  for (int gate : {0, 1, 32, 128, 255}) {
+    Params p;
+    p.method = Method::bernsen;
+    p.bernsen = {1, gate};
+    Image<std::uint8_t> ref(img.width(), img.height());
+    bernsen_naive(img.view(), ref.view(), p.bernsen);
+    const auto out = run(img, p);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < triples.size(); ++i) {
+      const int cx = 3 * static_cast<int>(i % kPerRow) + 1, cy = 3 * static_cast<int>(i / kPerRow) + 1;
+      wrong += out.view()(cx, cy) != ref.view()(cx, cy);
+    }
+    EXPECT_EQ(wrong, 0u) << "gate " << gate << " of " << triples.size() << " triples";
+  }
 }
 
 TEST(Bernsen, LowContrastRegionsFollowTheirMidValue) {

@@ -62,9 +62,7 @@ void bernsen_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, c
       const int y = static_cast<int>(yy);
       // The horizontal max of the vertical max, and the horizontal min of the vertical min.
       detail::running_extrema_line(vmax.row(y), vmin.row(y), w, r, mx.data(), mn.data(), pad);
-      const std::uint8_t* s = src.row(y);
-      std::uint8_t* d = dst.row(y);
-      for (int x = 0; x < w; ++x) d[x] = rules::bernsen(s[x], mx[x], mn[x], p.gate);
+      rules::bernsen_row(src.row(y), mx.data(), mn.data(), dst.row(y), w, p.gate);
     }
   });
 }
