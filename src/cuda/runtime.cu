@@ -64,25 +64,21 @@ std::vector<DeviceInfo> devices() {
   return out;
 }
 
-int current_device_major() {
-  // cudaDeviceGetAttribute answers from the runtime's own tables (no driver round trip), so it is
-  // cheap enough to ask per launch.
-  int device = 0, major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+namespace {
+// An attribute of the calling thread's current device, 0 when there is none. cudaDeviceGetAttribute
+// answers from the runtime's own tables (no driver round trip), so it is cheap enough to ask per launch.
+int current_device_attribute(cudaDeviceAttr attribute) {
+  int device = 0, value = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
-  return major;
+  return value;
 }
+}  // namespace
 
-int current_device_multiprocessors() {
-  int device = 0, count = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return count;
-}
+int current_device_major() { return current_device_attribute(cudaDevAttrComputeCapabilityMajor); }
+int current_device_multiprocessors() { return current_device_attribute(cudaDevAttrMultiProcessorCount); }
 
 std::string runtime_version() {
   int v = 0;
