@@ -54,6 +54,17 @@ std::vector<Case> cases() {
   return c;
 }
 
+#ifdef GPUVIS_BENCH_CUDA
+// Runs `work` once, so workspaces grow and kernel attributes are set outside the capture, then
+// captures it into `graph`.
+template <class Work>
+void capture_warm(cuda::Graph& graph, cuda::Stream& stream, const char* what, Work&& work) {
+  work();
+  stream.synchronize();
+  require(graph.capture(stream, work), std::string("bench_threshold: could not capture ") + what + " as a CUDA graph");
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,12 +140,10 @@ int main(int argc, char** argv) {
       // The same batch captured as one CUDA graph: the GPU's own time, without the host's launch
       // rate (about 3 us per launch on the GPU machine, close to a small frame's kernel time).
       {
-        cuda_impl::threshold(d_src.view(), d_dst.view(), c.params, ws, stream);  // workspaces and attributes before capture
-        stream.synchronize();
         cuda::Graph batch;
-        require(batch.capture(stream, [&] {
+        capture_warm(batch, stream, "the kernel batch", [&] {
           for (int i = 0; i < kBatch; ++i) cuda_impl::threshold(d_src.view(), d_dst.view(), c.params, ws, stream);
-        }), "bench_threshold: could not capture the kernel batch as a CUDA graph");
+        });
         bench::Record kg{"threshold", c.name, "cuda-graph", "kernel", w, h, c.labels, {}};
         kg.stats = bench::measure(
             [&] {
@@ -156,10 +165,8 @@ int main(int argc, char** argv) {
       e.stats = bench::measure([&] { return bench::time_us([&] { round_trip(); stream.synchronize(); }); }, gpu_opts);
       report.add(e);
       // The same round trip captured once as a CUDA graph and replayed.
-      round_trip();  // makes sure workspaces and kernel attributes are set before capture
-      stream.synchronize();
       cuda::Graph trip;
-      require(trip.capture(stream, round_trip), "bench_threshold: could not capture the round trip as a CUDA graph");
+      capture_warm(trip, stream, "the round trip", round_trip);
       bench::Record g{"threshold", c.name, "cuda-graph", "end-to-end (upload+kernel+download)", w, h, c.labels, {}};
       g.stats = bench::measure(
           [&] { return bench::time_us([&] { trip.launch(stream); stream.synchronize(); }); },
@@ -184,11 +191,9 @@ int main(int argc, char** argv) {
       // threshold_pinned (automatic choice) captured once as a CUDA graph and replayed: what a
       // caller with fixed pinned buffers can reach (one graph launch instead of the host's calls).
       {
-        auto pinned = [&] { cuda_impl::threshold_pinned(pin_in.view(), pin_out.view(), c.params, ws, stream); };
-        pinned();  // workspaces and kernel attributes before capture
-        stream.synchronize();
         cuda::Graph replay;
-        require(replay.capture(stream, pinned), "bench_threshold: could not capture threshold_pinned as a CUDA graph");
+        capture_warm(replay, stream, "threshold_pinned",
+                     [&] { cuda_impl::threshold_pinned(pin_in.view(), pin_out.view(), c.params, ws, stream); });
         bench::Record m{"threshold", c.name, "cuda-pinned-graph", "end-to-end (upload+kernel+download)", w, h, c.labels, {}};
         m.stats = bench::measure([&] { return bench::time_us([&] { replay.launch(stream); stream.synchronize(); }); }, gpu_opts);
         report.add(m);

@@ -212,6 +212,8 @@ int horizontal_threads(int width, int height) { return static_cast<long>(width) 
 
 void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BernsenParams& p,
              Workspace& ws, cudaStream_t stream, bool src_is_mapped_host) {
+  // A frame in mapped host memory with a small window: one launch, each pixel across the bus once.
+  if (src_is_mapped_host && p.half_window <= kMappedFusedMaxRadius) return bernsen_mapped_fused(src, dst, p, ws, stream);
   const int w = src.width, h = src.height, r = p.half_window;
   // The planes between the passes: one word per column and four rows; rows of whole vertical tiles.
   const int tpitch = (w + kWordsV * 4 - 1) / (kWordsV * 4) * (kWordsV * 4);
@@ -222,8 +224,8 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   const int kb = van_herk_block(w, h, r);
   const std::size_t smem_v = 4u * sizeof(unsigned) * kWordsV * static_cast<std::size_t>(ty + 2 * r);
   const std::size_t smem_h = 4u * sizeof(unsigned) * static_cast<std::size_t>(kColsH + 2 * r);
-  // A frame in mapped host memory is read across the bus once: the vertical pass keeps a copy
-  // of it on the device for the decision.
+  // A frame in mapped host memory (larger windows) is read across the bus once: the vertical pass
+  // keeps a copy of it on the device for the decision.
   const auto vertical = src_is_mapped_host ? vertical_extrema<true> : vertical_extrema<false>;
   set_max_dynamic_smem(vertical, smem_v);
   set_max_dynamic_smem(horizontal_extrema_decide, smem_h);

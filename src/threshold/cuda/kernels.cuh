@@ -5,7 +5,8 @@
 
 namespace gpuvis::threshold::cuda_impl {
 
-// src_is_mapped_host: src points into mapped pinned host memory (read across the bus once).
+// src_is_mapped_host: src points into mapped pinned host memory (read across the bus once; windows
+// up to kMappedFusedMaxRadius go to bernsen_mapped_fused).
 void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const BernsenParams& p,
              Workspace& ws, cudaStream_t stream, bool src_is_mapped_host = false);
 // Full Bernsen in one launch for a frame in mapped pinned host memory (bernsen_mapped.cu): each

@@ -50,11 +50,7 @@ void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> d
   if (p.method != Method::bernsen || !d_dst || (transfer == PinnedTransfer::mapped && !d_src)) transfer = PinnedTransfer::copies;
   const DeviceView<std::uint8_t> mapped_dst{d_dst, dst.width, dst.height, 1, dst.stride};
   if (transfer == PinnedTransfer::mapped) {
-    const DeviceView<const std::uint8_t> mapped_src{d_src, src.width, src.height, 1, src.stride};
-    if (p.bernsen.half_window <= kMappedFusedMaxRadius)
-      bernsen_mapped_fused(mapped_src, mapped_dst, p.bernsen, ws, stream);
-    else
-      bernsen(mapped_src, mapped_dst, p.bernsen, ws, stream, true);
+    bernsen(DeviceView<const std::uint8_t>{d_src, src.width, src.height, 1, src.stride}, mapped_dst, p.bernsen, ws, stream, true);
     return;
   }
   if (transfer == PinnedTransfer::write_mapped) {
