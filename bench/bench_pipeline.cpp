@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
         const auto total = bench::measure([&] { return bench::time_us([&] { det.detect(frame); }); }, runs);
         if (backend == Backend::cuda && v.graph) {
           // A stream of frames with two in flight: each frame is submitted before the previous one
-          // is received, so its upload and device work queue behind the previous frame's. Time
+          // is received, so its upload and device work overlap the previous frame's. Time
           // per frame over batches of 32 (the pipeline fills and drains once per batch).
           constexpr int kBatch = 32;
           bench::Options batches = runs;

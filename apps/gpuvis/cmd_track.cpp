@@ -215,7 +215,7 @@ void register_track(CLI::App& app, Command& run) {
           submit();
         }
         // CUDA: while the GPU works on this frame, the next one, if it has arrived already, goes up
-        // and queues behind it, so a fast source keeps the GPU busy. A frame is never waited for
+        // and computes beside it, so a fast source keeps the GPU busy. A frame is never waited for
         // here: with a camera slower than the GPU, each frame is tracked as soon as it is done.
         if (detector.overlaps() && detector.in_flight() < pipeline::Detector::kMaxInFlight &&
             capture.try_take(frame, arrival))

@@ -1,18 +1,23 @@
 // The CUDA detector: upload -> threshold -> segmentation -> decoding (fiducials, root candidates,
 // fingers and blobs), with only the results back, and up to two frames in flight.
 //
-// Each frame takes one of two slots (a device frame, a results block, a graph). Its upload runs on
-// the front end's copy stream, so it overlaps the previous frame's device work; its device work
-// queues on the compute stream behind the previous frame's; receive() waits for the oldest frame
-// alone. The root-candidate band passes from frame to frame on the device (decode_cuda.hpp), so
-// a frame queued before the previous one's results are known still selects with that frame's band.
+// Each frame takes one of two slots: a device frame, a compute stream, the scratch of every stage,
+// a results block and graphs. Its upload runs on the front end's copy stream, and its device work
+// on its slot's stream, at the same time as the other slot's frame: a small frame's stages are
+// chains of dependent loads that leave most of the GPU idle, so two frames in flight take little
+// more than one. receive() waits for the oldest frame alone. Frames depend on each other only
+// through the root-candidate band, which passes from frame to frame on the device
+// (decode_cuda.hpp): a frame's band stage waits (an event between the streams) for the frame
+// submitted before it, when that one is still running, so results are those of one frame at a
+// time.
 //
-// The device work of a frame (everything after the upload) is captured once per slot into a CUDA
-// graph and replayed: one launch instead of about thirty, which is most of a small frame's time.
-// A graph holds buffer addresses and grid sizes, so it is captured again when the frame size or
-// the segmenter's capacity changes. A frame that overflows the segmenter's capacity is run again
-// eagerly with more room, and so is the frame queued behind it (which ran with the old room and
-// the band of the void frame).
+// The device work of a frame (everything after the upload) is captured once per slot into CUDA
+// graphs and replayed: the whole frame as one graph when no earlier frame is still running, else
+// the part before the band stage and the band stage as two, with the wait between them. A graph
+// holds buffer addresses and grid sizes, so it is captured again when the frame size or a
+// capacity changes. A frame that overflows its slot's segmenter capacity is run again eagerly
+// with more room, and so are the frames queued behind it (they ran with the band of the void
+// frame).
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -42,10 +47,10 @@ class CudaDetector final : public DeviceDetector {
   void submit(HostView<const std::uint8_t> grey) override {
     require(in_flight_ < kMaxInFlight, "detect: " + std::to_string(kMaxInFlight) + " frames in flight already: receive() first");
     check_grey_frame(grey);
-    // A frame of another size reallocates the device frames: the queued frame must finish first,
+    // A frame of another size reallocates the device frames: the queued frames must finish first,
     // and every graph holds old addresses.
     if (grey.width != last_width_ || grey.height != last_height_) {
-      GPUVIS_CUDA_CHECK(cudaStreamSynchronize(front_end_.stream()));
+      front_end_.synchronize();
       graphs_stale();
       last_width_ = grey.width;
       last_height_ = grey.height;
@@ -62,16 +67,16 @@ class CudaDetector final : public DeviceDetector {
     const int slot = oldest_;
     decoder_.collect(out.fiducials, out.roots, out.stats, &out.blobs, slot);
     bool redone = false;
-    while (!front_end_.accept(decoder_.segment_totals())) {
-      // More regions or runs than the segmenter had room for: nothing was decoded and the room has
-      // grown. Run the frame again with its own band (its device frame is still in its slot), and
-      // then the frame queued behind it, which used the old room and this frame's void band.
+    while (!front_end_.accept(slot, decoder_.segment_totals())) {
+      // More regions or runs than the slot's segmenter had room for: nothing was decoded and the
+      // room has grown. Run the frame again with its own band (its device frame is still in its
+      // slot), and then the frames queued behind it, which used this frame's void band.
       redone = true;
-      GPUVIS_CUDA_CHECK(cudaStreamSynchronize(front_end_.stream()));  // buffers are about to grow
+      front_end_.synchronize();  // buffers are about to grow
       graphs_stale();
-      decoder_.restore_band(slot, front_end_.stream());
-      launch(slot);
-      if (in_flight_ > 1) launch(newest());
+      decoder_.restore_band(slot, front_end_.stream(slot));
+      previous_ = -1;  // every earlier frame is done
+      for (int i = 0; i < in_flight_; ++i) launch((oldest_ + i) % kSlots);
       decoder_.collect(out.fiducials, out.roots, out.stats, &out.blobs, slot);
     }
     out.regions = static_cast<int>(decoder_.segment_totals() >> 32);
@@ -84,8 +89,9 @@ class CudaDetector final : public DeviceDetector {
         out.times.segment_us = front_end_.segment_us(slot);
         out.times.decode_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.segmented(slot), decoded);
       }
-      // Every buffer now has its size for this frame size and capacity: later frames can replay.
-      sized_ = {frames_[slot].width, frames_[slot].height, capacity_, run_capacity_, decoder_.generation()};
+      // Every buffer of the slot now has its size for this frame size and capacity: its later
+      // frames can replay.
+      sized_[slot] = shape(slot);
     }
     oldest_ = (oldest_ + 1) % kSlots;
     --in_flight_;
@@ -94,8 +100,13 @@ class CudaDetector final : public DeviceDetector {
  private:
   static constexpr int kSlots = CudaFrontEnd::kSlots;
   static_assert(kSlots >= kMaxInFlight);
+  // The largest frame whose device work overlaps the previous frame's. Measured on an H200 (time
+  // per frame with two in flight, overlapping / one after the other; results only, and with
+  // fingers and blobs): 640x480 78.9 / 125.7 us; 1920x1080 141.7 / 181.5 and 229.1 / 316.1 us;
+  // 3840x2160 380.1 / 350.5 and 492.6 / 543.2 us.
+  static constexpr long long kOverlapMaxPixels = 1920LL * 1080;
 
-  // What a graph's addresses and grid sizes depend on.
+  // What a slot's graphs' addresses and grid sizes depend on.
   struct Shape {
     int width = 0, height = 0, capacity = 0, run_capacity = 0, generation = -1;
     bool operator==(const Shape&) const = default;
@@ -104,45 +115,85 @@ class CudaDetector final : public DeviceDetector {
     int width = 0, height = 0;
     bool eager = false;  // launched stage by stage (its stage times were recorded)
   };
+  // A slot's graphs: the whole frame, and the same in two parts around the band stage's wait.
+  struct Graphs {
+    cuda::Graph whole, symbols, band;
+    Shape shape;  // what they were captured for
+  };
 
-  int newest() const { return (oldest_ + in_flight_ - 1) % kSlots; }
+  Shape shape(int slot) const {
+    return {frames_[slot].width, frames_[slot].height, capacity_[slot], run_capacity_[slot], decoder_.generation()};
+  }
   void graphs_stale() {
     for (int k = 0; k < kSlots; ++k) {
-      graphs_[k].reset();
-      graph_shape_[k] = {};
+      graphs_[k].whole.reset();
+      graphs_[k].symbols.reset();
+      graphs_[k].band.reset();
+      graphs_[k].shape = {};
+      sized_[k] = {};
     }
-    sized_ = {};
   }
 
-  // Enqueues the device work of the frame uploaded into `slot`: its graph when every buffer is
-  // sized for this frame (captured on first use), else stage by stage.
+  // Enqueues the device work of the frame uploaded into `slot` on the slot's stream: its graphs
+  // when every buffer is sized for this frame (captured on first use), else stage by stage. The
+  // band stage waits for the previously launched frame if that one is still running.
   void launch(int slot) {
-    const cudaStream_t stream = front_end_.stream();
+    const cudaStream_t stream = front_end_.stream(slot);
+    const cuda::Event* before = nullptr;
+    if (previous_ >= 0 && previous_ != slot) {
+      const cuda::Event& e = decoder_.launched_event(previous_);
+      const cudaError_t state = cudaEventQuery(e.get());
+      if (state == cudaErrorNotReady) before = &e;
+      else GPUVIS_CUDA_CHECK(state);
+    }
+    const auto wait_for_band = [&] {
+      if (before) GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(stream, before->get(), 0));
+    };
     Frame& f = frames_[slot];
-    const bool sized = use_graph_ && sized_ == Shape{f.width, f.height, capacity_, run_capacity_, decoder_.generation()};
-    if (sized && (graph_shape_[slot] == sized_ || capture(slot))) {
-      graphs_[slot].launch(stream);
+    // Large frames fill the GPU on their own: two at once only get in each other's way, so a
+    // large frame starts after the previous one (its upload still overlaps that frame's work).
+    if (before && static_cast<long long>(f.width) * f.height > kOverlapMaxPixels) {
+      wait_for_band();
+      before = nullptr;
+    }
+    Graphs& g = graphs_[slot];
+    const bool sized = use_graph_ && sized_[slot] == shape(slot);
+    if (sized && (g.shape == sized_[slot] || capture(slot))) {
+      if (!before) {
+        g.whole.launch(stream);
+      } else {
+        g.symbols.launch(stream);
+        wait_for_band();
+        g.band.launch(stream);
+      }
       f.eager = false;
     } else {
       const auto& tree = front_end_.enqueue_device_stages(cap_, slot);
-      capacity_ = tree.capacity;
-      run_capacity_ = tree.run_capacity;
-      decoder_.reserve(capacity_, run_capacity_);
-      decoder_.enqueue(tree, front_end_.grey(slot), stream, slot);
+      capacity_[slot] = tree.capacity;
+      run_capacity_[slot] = tree.run_capacity;
+      decoder_.reserve(capacity_[slot], run_capacity_[slot]);
+      decoder_.enqueue_symbols(tree, stream, slot);
+      wait_for_band();
+      decoder_.enqueue_band_stage(tree, front_end_.grey(slot), stream, slot);
       f.eager = true;
     }
     decoder_.launched(slot, stream);
     front_end_.release(slot);
+    previous_ = slot;
   }
 
-  // Captures the slot's device work (capturing runs nothing). On failure, e.g. a driver without
-  // graph support for these nodes, the detector stays eager.
+  // Captures the slot's graphs (capturing runs nothing). On failure, e.g. a driver without graph
+  // support for these nodes, the detector stays eager.
   bool capture(int slot) {
-    const bool ok = graphs_[slot].capture(front_end_.stream(), [&] {
-      const auto& t = front_end_.enqueue_device_stages(cap_, slot);
-      decoder_.enqueue(t, front_end_.grey(slot), front_end_.stream(), slot);
-    });
-    if (ok) graph_shape_[slot] = sized_;
+    const cudaStream_t stream = front_end_.stream(slot);
+    Graphs& g = graphs_[slot];
+    const auto symbols = [&] { decoder_.enqueue_symbols(front_end_.enqueue_device_stages(cap_, slot), stream, slot); };
+    const auto band = [&] { decoder_.enqueue_band_stage(front_end_.tree(slot), front_end_.grey(slot), stream, slot); };
+    const bool ok = g.whole.capture(stream, [&] {
+      symbols();
+      band();
+    }) && g.symbols.capture(stream, symbols) && g.band.capture(stream, band);
+    if (ok) g.shape = sized_[slot];
     else use_graph_ = false;
     return ok;
   }
@@ -151,13 +202,13 @@ class CudaDetector final : public DeviceDetector {
   decode::cuda_impl::Decoder decoder_;
   int cap_;
   bool use_graph_;
-  cuda::Graph graphs_[kSlots];
-  Shape graph_shape_[kSlots];  // what each slot's graph was captured for
-  Shape sized_;                // the buffers' shape after the last eager frame (none after an overflow)
+  Graphs graphs_[kSlots];
+  Shape sized_[kSlots];  // each slot's buffers' shape after its last eager frame (none after an overflow)
   Frame frames_[kSlots];
+  int capacity_[kSlots] = {}, run_capacity_[kSlots] = {};  // each slot's segmenter capacities at its last eager frame
   int oldest_ = 0, in_flight_ = 0;
+  int previous_ = -1;  // the slot of the last launched frame
   int last_width_ = 0, last_height_ = 0;  // the last submitted frame's size
-  int capacity_ = 0, run_capacity_ = 0;  // the segmenter's capacities of the last eager frame
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The CUDA front end: host frame -> pinned staging (unless the frame is pinned already) -> device
-// (copy stream) -> threshold -> segmentation (compute stream) -> the region tree in host memory.
+// (copy stream) -> threshold -> segmentation (the slot's compute stream) -> the region tree in host
+// memory.
 #include "front_end_cuda.hpp"
 
 namespace gpuvis::pipeline {
@@ -11,11 +12,10 @@ void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot) {
   // (host wait) and its device frame released by the compute stream (a wait on the copy stream).
   GPUVIS_CUDA_CHECK(cudaEventSynchronize(s.uploaded.get()));
   GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, s.released.get(), 0));
-  if (s.grey.width() != grey.width || s.grey.height() != grey.height || binary_.width() != grey.width ||
-      binary_.height() != grey.height) {
-    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream_));  // reallocating: nothing may still read them
+  if (s.grey.width() != grey.width || s.grey.height() != grey.height) {
+    s.stream.synchronize();  // reallocating: nothing may still read them
     s.grey.ensure(grey.width, grey.height);
-    binary_.ensure(grey.width, grey.height);
+    s.binary.ensure(grey.width, grey.height);
   }
   HostView<const std::uint8_t> source = grey;
   if (!cuda::is_pinned(grey.data)) {
@@ -26,15 +26,19 @@ void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot) {
   s.start.record(copy_stream_);
   cuda::upload<std::uint8_t>(source, s.grey.view(), copy_stream_);
   s.uploaded.record(copy_stream_);
-  GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(stream_, s.uploaded.get(), 0));
+  GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(s.stream, s.uploaded.get(), 0));
+}
+
+void CudaFrontEnd::synchronize() const {
+  for (const Slot& s : slots_) s.stream.synchronize();
 }
 
 const segment::cuda_impl::DeviceTree& CudaFrontEnd::enqueue_device_stages(int cap, int slot) {
   Slot& s = slots_[slot];
-  threshold::cuda_impl::threshold(s.grey.view(), binary_.view(), params_, workspace_, stream_);
-  s.thresholded.record(stream_);
-  const auto& tree = segmenter_.segment_async(binary_.view(), cap, stream_);
-  s.segmented.record(stream_);
+  threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
+  s.thresholded.record(s.stream);
+  const auto& tree = s.segmenter.segment_async(s.binary.view(), cap, s.stream);
+  s.segmented.record(s.stream);
   return tree;
 }
 
@@ -42,12 +46,12 @@ void CudaFrontEnd::run(HostView<const std::uint8_t> grey, int cap, segment::Segm
                        segment::RegionTree& tree, StageTimes& times) {  // the download always includes the runs
   upload(grey, 0);
   Slot& s = slots_[0];
-  threshold::cuda_impl::threshold(s.grey.view(), binary_.view(), params_, workspace_, stream_);
-  s.thresholded.record(stream_);
-  segmenter_.segment(binary_.view(), cap, stream_);  // waits for the counts
-  segmenter_.download(tree, stream_);
+  threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
+  s.thresholded.record(s.stream);
+  s.segmenter.segment(s.binary.view(), cap, s.stream);  // waits for the counts
+  s.segmenter.download(tree, s.stream);
   release(0);
-  done_.record(stream_);
+  done_.record(s.stream);
   times.threshold_us = threshold_us(0);
   times.segment_us = 1000.0 * cuda::Event::elapsed_ms(s.thresholded, done_);
 }

@@ -3,10 +3,12 @@
 // frame never leaves the device; run() downloads the region tree, and the CUDA detector
 // (detector_cuda.cu) decodes the device tree instead.
 //
-// Frames go up on a copy stream into one of kSlots device frames, so that the next frame's upload
-// overlaps the current frame's work on the compute stream; the compute stream waits for a slot's
-// upload before its threshold, and the copy stream for the compute stream's release() of the slot
-// before uploading into it again.
+// Each of kSlots slots is a frame in flight with everything it writes: its device frame, binary
+// frame, threshold workspace, segmenter and compute stream, so that the frames of different slots
+// compute at the same time (the GPU is mostly idle during one small frame's chains of dependent
+// loads). Frames go up on one copy stream into their slot's device frame, overlapping the other
+// slots' work; a slot's compute stream waits for its upload before the threshold, and the copy
+// stream waits for the slot's release() before uploading into it again.
 #include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/pipeline/front_end.hpp"
 #include "gpuvis/segment/segment_cuda.hpp"
@@ -22,22 +24,27 @@ class CudaFrontEnd final : public FrontEnd {
   void run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions options, segment::RegionTree& tree,
            StageTimes& times) override;
 
-  // Enqueues the frame's upload into `slot` and makes the compute stream wait for it. A frame that
+  // Enqueues the frame's upload into `slot` and makes the slot's compute stream wait for it. A frame that
   // already lies in pinned memory (a camera ring buffer, cuda::PinnedImage) goes up as it is; any
   // other is first copied into the slot's pinned staging image, so that the upload is one
   // asynchronous DMA. The frame's memory may be reused when this returns only in that second case:
   // a pinned frame must stay as it is until the slot is released.
   void upload(HostView<const std::uint8_t> grey, int slot);
-  // Enqueues threshold and segmentation of the slot's frame on the compute stream without waiting
+  // Enqueues threshold and segmentation of the slot's frame on its stream without waiting
   // (the segmenter's segment_async): nothing here allocates once a frame of this size and region
   // count has run, so it can be captured into a CUDA graph.
   const segment::cuda_impl::DeviceTree& enqueue_device_stages(int cap, int slot);
-  // Marks the end of the compute stream's use of the slot's frame (after the decoding enqueued
-  // behind enqueue_device_stages): its next upload waits for this point.
-  void release(int slot) { slots_[slot].released.record(stream_); }
-  // Segmenter::accept for the last frame's counts.
-  bool accept(unsigned long long totals) { return segmenter_.accept(totals); }
-  cudaStream_t stream() const { return stream_; }
+  // The slot's last segmented tree (enqueue_device_stages' result).
+  const segment::cuda_impl::DeviceTree& tree(int slot) const { return slots_[slot].segmenter.tree(); }
+  // Marks the end of the slot's use of its frame (after the decoding enqueued behind
+  // enqueue_device_stages): its next upload waits for this point.
+  void release(int slot) { slots_[slot].released.record(stream(slot)); }
+  // Segmenter::accept of the slot for its last frame's counts.
+  bool accept(int slot, unsigned long long totals) { return slots_[slot].segmenter.accept(totals); }
+  // The slot's compute stream.
+  cudaStream_t stream(int slot) const { return slots_[slot].stream.get(); }
+  // Waits for every slot's work.
+  void synchronize() const;
   // The slot's frame on the device (the fingers' contrast is measured in it).
   DeviceView<const std::uint8_t> grey(int slot) const { return slots_[slot].grey.view(); }
   // GPU times of the slot's last eagerly launched frame: upload + threshold, and segmentation.
@@ -48,17 +55,17 @@ class CudaFrontEnd final : public FrontEnd {
 
  private:
   struct Slot {
+    cuda::Stream stream;
     cuda::PinnedImage<std::uint8_t> staging;
-    cuda::DeviceImage<std::uint8_t> grey;
+    cuda::DeviceImage<std::uint8_t> grey, binary;
+    threshold::cuda_impl::Workspace workspace;
+    segment::cuda_impl::Segmenter segmenter;
     cuda::Event start, uploaded, thresholded, segmented, released;
   };
   threshold::Params params_;
-  cuda::Stream stream_, copy_stream_;
+  cuda::Stream copy_stream_;
   cuda::Event done_;
   Slot slots_[kSlots];
-  cuda::DeviceImage<std::uint8_t> binary_;
-  threshold::cuda_impl::Workspace workspace_;
-  segment::cuda_impl::Segmenter segmenter_;
 };
 
 }  // namespace gpuvis::pipeline

@@ -272,9 +272,9 @@ TEST(PipelineCuda, GraphReplaysFollowSizeAndCapacityChanges) {
     }
 }
 
-// Two frames in flight on the GPU (the next frame's upload and device work queued behind the
-// current one's, pinned and pageable frames, a size change and a frame that outgrows the
-// segmenter's capacity, which runs again with the frame queued behind it) give what the CPU gives
+// Two frames in flight on the GPU (the next frame's upload and device work overlapping the
+// current one's, pinned and pageable frames, a size change and a frame that outgrows its slot's
+// segmenter capacity, which runs again with the frame behind it) give what the CPU gives
 // one frame at a time, root candidates included (the band passes from frame to frame on the
 // device).
 TEST(PipelineCuda, TwoFramesInFlightEqualTheCpuOneAtATime) {

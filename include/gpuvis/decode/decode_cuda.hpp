@@ -48,8 +48,9 @@ class Decoder {
   // Uploads the tree set. Throws ErrorCode::unsupported for sets with symbols of more than
   // kMaxSymbolNodes regions. Fingers, blobs and object blobs are found on the device when
   // fingers.size > 0, blobs.max_size > 0 or blobs.object_blobs (stage 4); otherwise stage 4 is off.
-  // `slots` frames may be in flight at once: each has its own results on the device and in pinned
-  // memory (the scratch of the stages is shared, so their work must run in order on one stream).
+  // `slots` frames may be in flight at once: each slot has its own scratch and results, so the
+  // frames of different slots may compute at the same time on different streams, provided their
+  // band stages (enqueue_band_stage) run in frame order (the band is shared).
   explicit Decoder(const TreeSet& set, const FingerParams& fingers = {}, const BlobParams& blobs = {}, int slots = 1);
   ~Decoder();
   Decoder(Decoder&&) noexcept;
@@ -77,8 +78,16 @@ class Decoder {
   // Puts back the band that the last frame of `slot` selected with (to run that frame again).
   void restore_band(int slot, cudaStream_t stream);
   // No allocation, no host wait, no event: can be captured into a CUDA graph.
+  // = enqueue_symbols() + enqueue_band_stage().
   void enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey, cudaStream_t stream,
                int slot = 0);
+  // enqueue() in two parts, for frames that compute at the same time in different slots: stages 1
+  // and 2 (symbols), which read nothing of other frames, and then stage 3 (root candidates, which
+  // reads the band the previous frame left and leaves this frame's), stage 4 and the copy of the
+  // results. The caller orders the second parts of consecutive frames (an event between streams).
+  void enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream, int slot = 0);
+  void enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
+                          cudaStream_t stream, int slot = 0);
   // Marks the end of the slot's frame on `stream`, after enqueue() or after launching a graph that
   // holds it (an event recorded while capturing could not be waited for): collect() waits for it.
   void launched(int slot, cudaStream_t stream);

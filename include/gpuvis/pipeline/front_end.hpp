@@ -52,8 +52,9 @@ struct DeviceDetections {
 };
 
 // Frames may be pipelined: submit() enqueues a frame and returns without waiting, receive() waits
-// for the oldest submitted frame; with two in flight, the next frame's upload and device work
-// queue behind the current one's, so the GPU does not wait for the host in between. The
+// for the oldest submitted frame; with two in flight, the next frame goes up while the current one
+// computes and then computes beside it (frames up to 1920x1080; larger ones, which fill the GPU on
+// their own, queue behind it), so the GPU does not wait for the host in between. The
 // root-candidate band (regions of the size of the last frame's symbols, spec §6.2) passes from
 // frame to frame on the device, so results do not depend on how many frames are in flight.
 class DeviceDetector {

@@ -1,7 +1,8 @@
-// The CUDA decoder: the tree set in device memory, the per-frame scratch (grown, never shrunk),
-// the stages on one stream, and the results' round trip through pinned memory — one results
-// block, overflow arrays and pinned copy per slot, so that a frame's results wait in its slot
-// while the next frame computes.
+// The CUDA decoder: the tree set in device memory, and per slot (a frame in flight) the frame's
+// scratch (grown, never shrunk), its results block and overflow arrays and their pinned copy, so
+// that the frames of different slots compute at the same time on their own streams and a frame's
+// results wait in its slot while later frames compute. Only the root-candidate band is shared:
+// stage 3 of consecutive frames must run in frame order (enqueue_band_stage).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -18,19 +19,19 @@ struct Decoder::Impl {
   BlobStage stage;
   gpuvis::cuda::DeviceBuffer keys, ids;
   DeviceTreeTable table;
-  gpuvis::cuda::DeviceBuffer zeroed, per_region, lists, temp;
-  gpuvis::cuda::DeviceBuffer blob_block, blob_temp;  // stage 4 only
-  BlobScratch blob_scratch{};
   gpuvis::cuda::DeviceBuffer bands;  // the band, then each slot's band_used
-  // What a frame in flight owns until collect(): its results on the device (block and overflow
-  // arrays), their pinned copy, and the event after that copy (recorded by launched()).
+  // What a frame in flight owns: the stages' scratch, its results on the device (block and
+  // overflow arrays), their pinned copy, and the event after that copy (recorded by launched()).
   struct Slot {
+    gpuvis::cuda::DeviceBuffer zeroed, per_region, lists, temp;
+    gpuvis::cuda::DeviceBuffer blob_block, blob_temp;  // stage 4 only
+    BlobScratch blob_scratch{};
+    Scratch scratch{};  // the arrays above; results, overflow and bands are filled in by scratch_for()
     gpuvis::cuda::DeviceBuffer results, overflow;
     gpuvis::cuda::PinnedBuffer host;  // ResultBlock
     gpuvis::cuda::Event copied;
   };
   std::vector<Slot> slots;
-  Scratch scratch{};  // the shared arrays; the slot's pointers are filled in by scratch_for()
   int capacity = -1;  // regions the scratch is sized for
   int run_capacity = -1;  // runs stage 4's scratch is sized for
   int generation = 0; // counts reallocations (a captured graph holds the old addresses)
@@ -44,35 +45,40 @@ struct Decoder::Impl {
   // The copy of the results: the blob records only when stage 4 runs.
   std::size_t result_bytes() const { return stage.enabled() ? sizeof(ResultBlock) : offsetof(ResultBlock, blob); }
 
+  // Every slot's scratch for `regions` regions, `limit` root records and `runs` runs.
   void ensure(int regions, int limit, int runs) {
     if (regions <= capacity && limit <= root_limit && (!stage.enabled() || runs <= run_capacity)) return;
     const std::size_t n = static_cast<std::size_t>(std::max({regions, capacity, 1}));
     const std::size_t roots = static_cast<std::size_t>(std::max({limit, root_limit, 1}));
-    zeroed.reserve(5 * n * sizeof(std::int32_t));
-    per_region.reserve(3 * n * sizeof(std::int32_t));
-    lists.reserve(4 * n * sizeof(std::int32_t));
+    const std::size_t run_room = static_cast<std::size_t>(std::max({runs, run_capacity, 1}));
     // Blob records: each region at most once as a finger or blob and once as an object blob.
     const std::size_t blob_room = stage.enabled() ? 2 * n + roots : 0;
-    for (Slot& slot : slots)
+    for (Slot& slot : slots) {
+      slot.zeroed.reserve(5 * n * sizeof(std::int32_t));
+      slot.per_region.reserve(3 * n * sizeof(std::int32_t));
+      slot.lists.reserve(4 * n * sizeof(std::int32_t));
       slot.overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord) + blob_room * sizeof(BlobRecord));
-    auto* z = zeroed.as<std::int32_t>();
-    auto* p = per_region.as<std::int32_t>();
-    auto* l = lists.as<std::int32_t>();
-    scratch.visit_round = z;
-    scratch.cvc = z + n;
-    scratch.blocked = z + 2 * n;
-    scratch.taken = z + 3 * n;
-    scratch.symbol_root = z + 4 * n;
-    scratch.desc = p;
-    scratch.height = p + n;
-    scratch.parent = p + 2 * n;
-    scratch.frontier_a = l;
-    scratch.frontier_b = l + n;
-    scratch.candidates = l + 2 * n;
-    scratch.selected = l + 3 * n;
-    if (stage.enabled()) ensure_blob_scratch(n, static_cast<std::size_t>(std::max({runs, run_capacity, 1})));
+      auto* z = slot.zeroed.as<std::int32_t>();
+      auto* p = slot.per_region.as<std::int32_t>();
+      auto* l = slot.lists.as<std::int32_t>();
+      Scratch& s = slot.scratch;
+      s.visit_round = z;
+      s.cvc = z + n;
+      s.blocked = z + 2 * n;
+      s.taken = z + 3 * n;
+      s.symbol_root = z + 4 * n;
+      s.desc = p;
+      s.height = p + n;
+      s.parent = p + 2 * n;
+      s.frontier_a = l;
+      s.frontier_b = l + n;
+      s.candidates = l + 2 * n;
+      s.selected = l + 3 * n;
+      if (stage.enabled()) ensure_blob_scratch(slot, n, run_room);
+    }
     capacity = static_cast<int>(n);
     root_limit = static_cast<int>(roots);
+    if (stage.enabled()) run_capacity = static_cast<int>(run_room);
     ++generation;
   }
 
@@ -81,11 +87,11 @@ struct Decoder::Impl {
     return slots[static_cast<std::size_t>(k)];
   }
   const Slot& slot(int k) const { return const_cast<Impl*>(this)->slot(k); }
-  // The scratch with slot `k`'s results, overflow arrays and kept band.
+  // Slot `k`'s scratch with its results, overflow arrays and kept band, and the shared band.
   Scratch scratch_for(int k) const {
     const Slot& slot = slots[static_cast<std::size_t>(k)];
     const std::size_t n = static_cast<std::size_t>(capacity);
-    Scratch s = scratch;
+    Scratch s = slot.scratch;
     s.results = slot.results.as<ResultBlock>();
     s.symbol_overflow = slot.overflow.as<SymbolRecord>();
     s.root_overflow = reinterpret_cast<RootRecord*>(s.symbol_overflow + n);
@@ -95,23 +101,22 @@ struct Decoder::Impl {
     return s;
   }
 
-  void ensure_blob_scratch(std::size_t n, std::size_t runs) {
-    BlobScratch& b = blob_scratch;
+  static void ensure_blob_scratch(Slot& slot, std::size_t n, std::size_t runs) {
+    BlobScratch& b = slot.blob_scratch;
     b.key_bits = 1;
     while ((std::size_t{1} << b.key_bits) <= n) ++b.key_bits;  // keys go up to n (the "no run" key)
     const std::size_t ints = 4 * runs + 2 * n + 1;
     const std::size_t hull_at = (ints * sizeof(std::int32_t) + 15) / 16 * 16;
-    blob_block.reserve(hull_at + (5 * runs + 2 * n) * sizeof(blob_rules::Point));
-    auto* p = blob_block.as<std::int32_t>();
+    slot.blob_block.reserve(hull_at + (5 * runs + 2 * n) * sizeof(blob_rules::Point));
+    auto* p = slot.blob_block.as<std::int32_t>();
     b.keys_in = p;
     b.keys_out = p + runs;
     b.index_in = p + 2 * runs;
     b.index_out = p + 3 * runs;
     b.run_begin = p + 4 * runs;
     b.candidates = p + 4 * runs + n + 1;
-    b.hull = reinterpret_cast<blob_rules::Point*>(blob_block.as<std::uint8_t>() + hull_at);
-    blob_temp.reserve(blob_sort_bytes(static_cast<int>(runs), b.key_bits));
-    run_capacity = static_cast<int>(runs);
+    b.hull = reinterpret_cast<blob_rules::Point*>(slot.blob_block.as<std::uint8_t>() + hull_at);
+    slot.blob_temp.reserve(blob_sort_bytes(static_cast<int>(runs), b.key_bits));
   }
 };
 
@@ -199,13 +204,15 @@ void Decoder::restore_band(int slot, cudaStream_t stream) {
 
 void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
                       cudaStream_t stream, int slot) {
+  enqueue_symbols(tree, stream, slot);
+  enqueue_band_stage(tree, grey, stream, slot);
+}
+
+void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream, int slot) {
   Impl& m = *impl_;
-  const Impl::Slot& out = m.slot(slot);
+  m.slot(slot);  // checks the slot
   require(tree.capacity <= m.capacity && (!m.stage.enabled() || tree.run_capacity <= m.run_capacity),
           "cuda Decoder: call reserve() with the tree's capacities first");
-  require(m.band_limit <= m.root_limit, "cuda Decoder: reserve() room for the band's limit first");
-  require(m.stage.fingers.size <= 0 || (!grey.empty() && grey.width == tree.width && grey.height == tree.height),
-          "cuda Decoder: finger detection needs the grey frame of the tree");
   const std::size_t n = static_cast<std::size_t>(m.capacity);
   const Scratch s = m.scratch_for(slot);
   // The region count is on the device: every stage reads it there and strides over the capacity.
@@ -213,8 +220,18 @@ void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<con
   GPUVIS_CUDA_CHECK(cudaMemsetAsync(s.results, 0, offsetof(ResultBlock, symbol), stream));
   propagate(tree, m.bounds, s, stream);
   decode_symbols(tree, m.bounds, m.table, s, stream);
-  find_root_candidates(tree, s, m.temp, stream);
-  if (m.stage.enabled()) find_blobs(tree, grey, m.stage, s, m.blob_scratch, m.blob_temp, stream);
+}
+
+void Decoder::enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
+                                 cudaStream_t stream, int slot) {
+  Impl& m = *impl_;
+  Impl::Slot& out = m.slot(slot);
+  require(m.band_limit <= m.root_limit, "cuda Decoder: reserve() room for the band's limit first");
+  require(m.stage.fingers.size <= 0 || (!grey.empty() && grey.width == tree.width && grey.height == tree.height),
+          "cuda Decoder: finger detection needs the grey frame of the tree");
+  const Scratch s = m.scratch_for(slot);
+  find_root_candidates(tree, s, out.temp, stream);
+  if (m.stage.enabled()) find_blobs(tree, grey, m.stage, s, out.blob_scratch, out.blob_temp, stream);
   GPUVIS_CUDA_CHECK(cudaMemcpyAsync(out.host.get(), s.results, m.result_bytes(), cudaMemcpyDeviceToHost, stream));
 }
 
