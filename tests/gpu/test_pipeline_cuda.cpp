@@ -273,15 +273,18 @@ TEST(PipelineCuda, GraphReplaysFollowSizeAndCapacityChanges) {
 }
 
 // Two frames in flight on the GPU (the next frame's upload and device work overlapping the
-// current one's, pinned and pageable frames, a size change and a frame that outgrows its slot's
-// segmenter capacity, which runs again with the frame behind it) give what the CPU gives
-// one frame at a time, root candidates included (the band passes from frame to frame on the
-// device).
+// current one's, pinned and pageable frames, size changes, frames large enough to queue instead
+// of overlapping, and a frame that outgrows its slot's segmenter capacity, which runs again with
+// the frame behind it) give what the CPU gives one frame at a time, root candidates included (the
+// band passes from frame to frame on the device).
 TEST(PipelineCuda, TwoFramesInFlightEqualTheCpuOneAtATime) {
   GPUVIS_REQUIRE_GPU();
   auto frames = test::symbols_and_wiped_frames(9, 640, 480, 31);
   auto large = test::symbols_and_wiped_frames(3, 1280, 720, 32);
   frames.insert(frames.begin() + 4, std::make_move_iterator(large.begin()), std::make_move_iterator(large.end()));
+  // Frames above 1920x1080 do not overlap the previous frame's work: they queue behind it.
+  auto larger = test::symbols_and_wiped_frames(2, 2560, 1600, 33);
+  frames.insert(frames.begin() + 7, std::make_move_iterator(larger.begin()), std::make_move_iterator(larger.end()));
   add_noise(frames[9], 30, 9);  // far more regions than the capacity learnt so far
   std::vector<cuda::PinnedImage<std::uint8_t>> pinned;
   for (std::size_t i = 0; i < frames.size(); i += 2) {  // every other frame waits in pinned memory
