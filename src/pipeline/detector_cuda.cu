@@ -1,11 +1,10 @@
 // The CUDA detector: upload -> threshold -> segmentation -> decoding (fiducials, root candidates,
 // fingers and blobs), with only the results back, and up to two frames in flight.
 //
-// Each frame takes one of two slots: a device frame, a compute stream, the scratch of every stage,
-// a results block and graphs. Its upload runs on the front end's copy stream, and its device work
-// on its slot's stream, at the same time as the other slot's frame: a small frame's stages are
-// chains of dependent loads that leave most of the GPU idle, so two frames in flight take little
-// more than one. receive() waits for the oldest frame alone. Frames depend on each other only
+// Each frame takes one of two slots: a device frame, a stream, the scratch of every stage, a
+// results block and graphs. Its upload and device work run on its slot's stream, at the same time
+// as the other slot's frame: a small frame's stages are chains of dependent loads that leave most
+// of the GPU idle, so two frames in flight take little more than one. receive() waits for the oldest frame alone. Frames depend on each other only
 // through the root-candidate band, which passes from frame to frame on the device
 // (decode_cuda.hpp): a frame's band stage waits (an event between the streams) for the frame
 // submitted before it, when that one is still running, so results are those of one frame at a
@@ -178,7 +177,6 @@ class CudaDetector final : public DeviceDetector {
       f.eager = true;
     }
     decoder_.launched(slot, stream);
-    front_end_.release(slot);
     previous_ = slot;
   }
 

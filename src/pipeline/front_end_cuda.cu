@@ -1,6 +1,5 @@
 // The CUDA front end: host frame -> pinned staging (unless the frame is pinned already) -> device
-// (copy stream) -> threshold -> segmentation (the slot's compute stream) -> the region tree in host
-// memory.
+// -> threshold -> segmentation (all on the slot's stream) -> the region tree in host memory.
 #include "front_end_cuda.hpp"
 
 namespace gpuvis::pipeline {
@@ -8,10 +7,9 @@ namespace gpuvis::pipeline {
 void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot) {
   check_grey_frame(grey);
   Slot& s = slots_[slot];
-  // The slot's last frame must be done with before its buffers change: its staging copy uploaded
-  // (host wait) and its device frame released by the compute stream (a wait on the copy stream).
+  // The slot's staging image is overwritten below: its last upload must have read it (a host
+  // wait). The device frame needs no wait: the upload follows the slot's last frame on its stream.
   GPUVIS_CUDA_CHECK(cudaEventSynchronize(s.uploaded.get()));
-  GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, s.released.get(), 0));
   if (s.grey.width() != grey.width || s.grey.height() != grey.height) {
     s.stream.synchronize();  // reallocating: nothing may still read them
     s.grey.ensure(grey.width, grey.height);
@@ -23,10 +21,9 @@ void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot) {
     copy<std::uint8_t>(grey, s.staging.view());
     source = s.staging.view();
   }
-  s.start.record(copy_stream_);
-  cuda::upload<std::uint8_t>(source, s.grey.view(), copy_stream_);
-  s.uploaded.record(copy_stream_);
-  GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(s.stream, s.uploaded.get(), 0));
+  s.start.record(s.stream);
+  cuda::upload<std::uint8_t>(source, s.grey.view(), s.stream);
+  s.uploaded.record(s.stream);
 }
 
 void CudaFrontEnd::synchronize() const {
@@ -50,7 +47,6 @@ void CudaFrontEnd::run(HostView<const std::uint8_t> grey, int cap, segment::Segm
   s.thresholded.record(s.stream);
   s.segmenter.segment(s.binary.view(), cap, s.stream);  // waits for the counts
   s.segmenter.download(tree, s.stream);
-  release(0);
   done_.record(s.stream);
   times.threshold_us = threshold_us(0);
   times.segment_us = 1000.0 * cuda::Event::elapsed_ms(s.thresholded, done_);

@@ -4,11 +4,10 @@
 // (detector_cuda.cu) decodes the device tree instead.
 //
 // Each of kSlots slots is a frame in flight with everything it writes: its device frame, binary
-// frame, threshold workspace, segmenter and compute stream, so that the frames of different slots
-// compute at the same time (the GPU is mostly idle during one small frame's chains of dependent
-// loads). Frames go up on one copy stream into their slot's device frame, overlapping the other
-// slots' work; a slot's compute stream waits for its upload before the threshold, and the copy
-// stream waits for the slot's release() before uploading into it again.
+// frame, threshold workspace, segmenter and stream, so that the frames of different slots go up
+// and compute at the same time (the GPU is mostly idle during one small frame's chains of
+// dependent loads). A frame's upload is the first thing on its slot's stream, so it needs no
+// event between streams, and it follows the slot's previous frame in stream order.
 #include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/pipeline/front_end.hpp"
 #include "gpuvis/segment/segment_cuda.hpp"
@@ -24,11 +23,11 @@ class CudaFrontEnd final : public FrontEnd {
   void run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions options, segment::RegionTree& tree,
            StageTimes& times) override;
 
-  // Enqueues the frame's upload into `slot` and makes the slot's compute stream wait for it. A frame that
-  // already lies in pinned memory (a camera ring buffer, cuda::PinnedImage) goes up as it is; any
-  // other is first copied into the slot's pinned staging image, so that the upload is one
-  // asynchronous DMA. The frame's memory may be reused when this returns only in that second case:
-  // a pinned frame must stay as it is until the slot is released.
+  // Enqueues the frame's upload into `slot` on the slot's stream. A frame that already lies in
+  // pinned memory (a camera ring buffer, cuda::PinnedImage) goes up as it is; any other is first
+  // copied into the slot's pinned staging image, so that the upload is one asynchronous DMA. The
+  // frame's memory may be reused when this returns only in that second case: a pinned frame must
+  // stay as it is until its results are received.
   void upload(HostView<const std::uint8_t> grey, int slot);
   // Enqueues threshold and segmentation of the slot's frame on its stream without waiting
   // (the segmenter's segment_async): nothing here allocates once a frame of this size and region
@@ -36,9 +35,6 @@ class CudaFrontEnd final : public FrontEnd {
   const segment::cuda_impl::DeviceTree& enqueue_device_stages(int cap, int slot);
   // The slot's last segmented tree (enqueue_device_stages' result).
   const segment::cuda_impl::DeviceTree& tree(int slot) const { return slots_[slot].segmenter.tree(); }
-  // Marks the end of the slot's use of its frame (after the decoding enqueued behind
-  // enqueue_device_stages): its next upload waits for this point.
-  void release(int slot) { slots_[slot].released.record(stream(slot)); }
   // Segmenter::accept of the slot for its last frame's counts.
   bool accept(int slot, unsigned long long totals) { return slots_[slot].segmenter.accept(totals); }
   // The slot's compute stream.
@@ -60,10 +56,9 @@ class CudaFrontEnd final : public FrontEnd {
     cuda::DeviceImage<std::uint8_t> grey, binary;
     threshold::cuda_impl::Workspace workspace;
     segment::cuda_impl::Segmenter segmenter;
-    cuda::Event start, uploaded, thresholded, segmented, released;
+    cuda::Event start, uploaded, thresholded, segmented;
   };
   threshold::Params params_;
-  cuda::Stream copy_stream_;
   cuda::Event done_;
   Slot slots_[kSlots];
 };
