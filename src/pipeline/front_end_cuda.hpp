@@ -37,7 +37,7 @@ class CudaFrontEnd final : public FrontEnd {
   const segment::cuda_impl::DeviceTree& tree(int slot) const { return slots_[slot].segmenter.tree(); }
   // Segmenter::accept of the slot for its last frame's counts.
   bool accept(int slot, unsigned long long totals) { return slots_[slot].segmenter.accept(totals); }
-  // The slot's compute stream.
+  // The slot's stream (its upload and device work).
   cudaStream_t stream(int slot) const { return slots_[slot].stream.get(); }
   // Waits for every slot's work.
   void synchronize() const;
