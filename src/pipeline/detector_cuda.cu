@@ -4,11 +4,11 @@
 // Each frame takes one of two slots: a device frame, a stream, the scratch of every stage, a
 // results block and graphs. Its upload and device work run on its slot's stream, at the same time
 // as the other slot's frame: a small frame's stages are chains of dependent loads that leave most
-// of the GPU idle, so two frames in flight take little more than one. receive() waits for the oldest frame alone. Frames depend on each other only
-// through the root-candidate band, which passes from frame to frame on the device
-// (decode_cuda.hpp): a frame's band stage waits (an event between the streams) for the frame
-// submitted before it, when that one is still running, so results are those of one frame at a
-// time.
+// of the GPU idle, so two frames in flight take little more than one. receive() waits for the
+// oldest frame alone. Frames depend on each other only through the root-candidate band, which
+// passes from frame to frame on the device (decode_cuda.hpp): a frame's band stage waits (an event
+// between the streams) for the frame submitted before it, when that one is still running, so
+// results are those of one frame at a time.
 //
 // The device work of a frame (everything after the upload) is captured once per slot into CUDA
 // graphs and replayed: the whole frame as one graph when no earlier frame is still running, else
@@ -120,8 +120,11 @@ class CudaDetector final : public DeviceDetector {
     Shape shape;  // what they were captured for
   };
 
+  // The slot's shape now: its frame's size, its segmenter's capacities at its last frame and the
+  // decoder's buffers.
   Shape shape(int slot) const {
-    return {frames_[slot].width, frames_[slot].height, capacity_[slot], run_capacity_[slot], decoder_.generation()};
+    const auto& t = front_end_.tree(slot);
+    return {frames_[slot].width, frames_[slot].height, t.capacity, t.run_capacity, decoder_.generation()};
   }
   void graphs_stale() {
     for (int k = 0; k < kSlots; ++k) {
@@ -168,9 +171,7 @@ class CudaDetector final : public DeviceDetector {
       f.eager = false;
     } else {
       const auto& tree = front_end_.enqueue_device_stages(cap_, slot);
-      capacity_[slot] = tree.capacity;
-      run_capacity_[slot] = tree.run_capacity;
-      decoder_.reserve(capacity_[slot], run_capacity_[slot]);
+      decoder_.reserve(tree.capacity, tree.run_capacity);
       decoder_.enqueue_symbols(tree, stream, slot);
       wait_for_band();
       decoder_.enqueue_band_stage(tree, front_end_.grey(slot), stream, slot);
@@ -203,7 +204,6 @@ class CudaDetector final : public DeviceDetector {
   Graphs graphs_[kSlots];
   Shape sized_[kSlots];  // each slot's buffers' shape after its last eager frame (none after an overflow)
   Frame frames_[kSlots];
-  int capacity_[kSlots] = {}, run_capacity_[kSlots] = {};  // each slot's segmenter capacities at its last eager frame
   int oldest_ = 0, in_flight_ = 0;
   int previous_ = -1;  // the slot of the last launched frame
   int last_width_ = 0, last_height_ = 0;  // the last submitted frame's size

@@ -65,8 +65,9 @@ class Detector {
   // returns the detections of the oldest submitted frame (valid until the next receive()). Up to
   // kMaxInFlight frames may be submitted before receiving. On CUDA, submit() returns before the
   // frame is done, and a second frame in flight computes at the same time as the first (frames up
-  // to 1920x1080; larger ones queue behind it); on the CPU, submit() does the work. Results are the same however frames are
-  // submitted (the root-candidate band passes from frame to frame in order). The frame may be
+  // to 1920x1080; larger ones queue behind it); on the CPU, submit() does the work. Results are
+  // the same however frames are submitted (the root-candidate band passes from frame to frame in
+  // order). The frame may be
   // reused when submit() returns, except a frame in pinned memory on CUDA (DeviceDetector).
   void submit(HostView<const std::uint8_t> grey);
   const Detections& receive();
