@@ -29,6 +29,7 @@ struct Decoder::Impl {
     Scratch scratch{};  // the arrays above; results, overflow and bands are filled in by scratch_for()
     gpuvis::cuda::DeviceBuffer results, overflow;
     gpuvis::cuda::PinnedBuffer host;  // ResultBlock
+    unsigned long long* host_on_device = nullptr;  // `host` as the GPU addresses it
     gpuvis::cuda::Event copied;
   };
   std::vector<Slot> slots;
@@ -149,6 +150,9 @@ Decoder::Decoder(const TreeSet& set, const FingerParams& fingers, const BlobPara
     slot.results.reserve(sizeof(ResultBlock));
     slot.host.reserve(sizeof(ResultBlock));
     std::memset(slot.host.get(), 0, sizeof(ResultBlock));
+    void* mapped = nullptr;
+    GPUVIS_CUDA_CHECK(cudaHostGetDevicePointer(&mapped, slot.host.get(), 0));
+    slot.host_on_device = static_cast<unsigned long long*>(mapped);
   }
   m.bands.reserve((1 + static_cast<std::size_t>(slots)) * sizeof(RootBand));
   const std::vector<RootBand> none(1 + static_cast<std::size_t>(slots), RootBand{0, -1, RootBand{}.limit});
@@ -182,6 +186,26 @@ void Decoder::reserve(int capacity, int run_capacity, int root_limit) {
 
 namespace {
 __global__ void store_band(RootBand* band, RootBand value) { *band = value; }
+
+// A frame's clearing in one launch (two memset nodes cost more): the `zeroed` arrays and the
+// results block's counts.
+__global__ void clear_frame(std::int32_t* zeroed, long long ints, std::int32_t* counts, int count_ints) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < count_ints) counts[i] = 0;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  int4* z4 = reinterpret_cast<int4*>(zeroed);  // DeviceBuffer storage: 256-byte aligned
+  const long long quads = ints / 4;
+  for (long long k = i; k < quads; k += stride) z4[k] = int4{0, 0, 0, 0};
+  for (long long k = quads * 4 + i; k < ints; k += stride) zeroed[k] = 0;
+}
+
+// The results block into the slot's pinned host copy, written by the GPU across the bus: a copy
+// operation of the same 6-10 KB costs several microseconds more per frame (H100 probe, sixteenth
+// session). The host reads the copy after the event recorded behind this launch.
+__global__ void publish_results(const unsigned long long* results, unsigned long long* host, int words) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < words) host[i] = results[i];
+}
 }  // namespace
 
 void Decoder::set_band(const RootBand& band, cudaStream_t stream) {
@@ -216,8 +240,12 @@ void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaSt
   const std::size_t n = static_cast<std::size_t>(m.capacity);
   const Scratch s = m.scratch_for(slot);
   // The region count is on the device: every stage reads it there and strides over the capacity.
-  GPUVIS_CUDA_CHECK(cudaMemsetAsync(s.visit_round, 0, 5 * n * sizeof(std::int32_t), stream));
-  GPUVIS_CUDA_CHECK(cudaMemsetAsync(s.results, 0, offsetof(ResultBlock, symbol), stream));
+  static_assert(offsetof(ResultBlock, symbol) % sizeof(std::int32_t) == 0);
+  constexpr int kCountInts = offsetof(ResultBlock, symbol) / sizeof(std::int32_t);
+  const long long zeroed = 5 * static_cast<long long>(n);
+  clear_frame<<<static_cast<int>(std::min<long long>(grid_for(zeroed / 4 + 1, 256), 1024)), 256, 0, stream>>>(
+      s.visit_round, zeroed, reinterpret_cast<std::int32_t*>(s.results), kCountInts);
+  GPUVIS_CUDA_CHECK_LAUNCH();
   propagate(tree, m.bounds, s, stream);
   decode_symbols(tree, m.bounds, m.table, s, stream);
 }
@@ -232,7 +260,11 @@ void Decoder::enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, Dev
   const Scratch s = m.scratch_for(slot);
   find_root_candidates(tree, s, out.temp, stream);
   if (m.stage.enabled()) find_blobs(tree, grey, m.stage, s, out.blob_scratch, out.blob_temp, stream);
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(out.host.get(), s.results, m.result_bytes(), cudaMemcpyDeviceToHost, stream));
+  static_assert(offsetof(ResultBlock, blob) % 8 == 0 && sizeof(ResultBlock) % 8 == 0);
+  const int words = static_cast<int>(m.result_bytes() / 8);
+  publish_results<<<grid_for(words, 256), 256, 0, stream>>>(reinterpret_cast<const unsigned long long*>(s.results),
+                                                             out.host_on_device, words);
+  GPUVIS_CUDA_CHECK_LAUNCH();
 }
 
 void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,

@@ -125,21 +125,6 @@ struct RegionArrays {
   int slot_count;       // cap + 1
 };
 
-__global__ void init_regions(Counts c, RegionArrays r) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c.overflow() || i >= c.regions()) return;
-  r.wide_flags[i] = 0;
-  r.area[i] = 0;
-  r.left[i] = kLarge;
-  r.right[i] = -1;
-  r.bottom[i] = -1;
-  r.sum_2x[i] = 0;
-  r.sum_y[i] = 0;
-  r.child_count[i] = 0;
-  r.descendant_count[i] = 0;
-  for (int s = 0; s < r.slot_count; ++s) r.slots[i * r.slot_count + s] = kEmpty;
-}
-
 // Adds v to region a's neighbour set (lock-free: a slot goes from empty to a value once). When all
 // cap + 1 slots hold other values, a has more than cap neighbours and v need not be recorded.
 __device__ void add_neighbour(const RegionArrays& r, int a, int v) {
@@ -152,9 +137,11 @@ __device__ void add_neighbour(const RegionArrays& r, int a, int v) {
 }
 
 // Per pixel: each run's row and start (at its first pixel) and end (at its last pixel) and its
-// region; each region's colour and first pixel (at the region's first pixel); and the §3.3
+// region; each region, created at its first pixel (colour, first pixel, and the starting values of
+// the statistics the next kernels accumulate: no separate initialisation launch); and the §3.3
 // adjacency pairs at run starts (row 0: with the run to the west; below: with the pixel above when
-// its colour differs), into both regions' neighbour sets. Which pixels start a run or a region is
+// its colour differs), into both regions' neighbour sets (empty at the start of every frame:
+// write_neighbours empties the slots it has read). Which pixels start a run or a region is
 // read from the word marks (a run ends where the next one starts), so the pixels in the middle of
 // a run — most of a clean frame — cost one broadcast load per warp.
 __global__ void emit_runs_and_pairs(DeviceView<const std::uint8_t> bin, const std::int32_t* label, Numbering num,
@@ -178,6 +165,15 @@ __global__ void emit_runs_and_pairs(DeviceView<const std::uint8_t> bin, const st
     r.first_x[reg] = x;
     r.first_y[reg] = y;
     r.top[reg] = y;
+    r.wide_flags[reg] = 0;
+    r.area[reg] = 0;
+    r.left[reg] = kLarge;
+    r.right[reg] = -1;
+    r.bottom[reg] = -1;
+    r.sum_2x[reg] = 0;
+    r.sum_y[reg] = 0;
+    r.child_count[reg] = 0;
+    r.descendant_count[reg] = 0;
   }
   if (!start) return;
   runs[run].y = y;
@@ -270,6 +266,7 @@ __global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t
 // (the work is the sum of depths: small on camera frames, bounded by the nesting on others).
 __global__ void judge_regions(Counts c, int cap, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) r.adj_begin[0] = 0;  // the list offsets' scan writes from adj_begin[1]
   if (i >= c.region_capacity) return;
   if (c.overflow() || i >= c.regions()) {  // the list offsets scan over the whole capacity
     r.kept[i] = 0;
@@ -300,11 +297,15 @@ __global__ void judge_regions(Counts c, int cap, RegionArrays r) {
   r.depth[i] = d;
 }
 
+// The flags and the kept neighbours into the tree; then the region's neighbour slots are emptied
+// for the next frame, so that no launch has to clear them before it.
 __global__ void write_neighbours(Counts c, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (c.overflow() || i >= c.regions()) return;
   r.flags[i] = static_cast<std::uint8_t>(r.wide_flags[i]);
-  for (int k = 0; k < r.kept[i]; ++k) r.adj[r.adj_begin[i] + k] = r.slots[i * r.slot_count + k];
+  std::int32_t* slots = r.slots + i * r.slot_count;
+  for (int k = 0; k < r.kept[i]; ++k) r.adj[r.adj_begin[i] + k] = slots[k];
+  for (int k = 0; k < r.slot_count; ++k) slots[k] = kEmpty;
 }
 
 }  // namespace
@@ -320,6 +321,7 @@ struct Segmenter::Impl {
   TreeBlock layout;
   Array<std::uint32_t> wide_flags;
   Array<std::int32_t> degree, kept, slots, adj;
+  std::size_t empty_slots = 0;  // leading ints of `slots` known to be kEmpty
   Array<std::uint8_t> temp;
   std::size_t temp_bytes = 0;
   mutable gpuvis::cuda::PinnedBuffer staging;
@@ -339,7 +341,7 @@ struct Segmenter::Impl {
     GPUVIS_CUDA_CHECK(call(temp.get(), temp_bytes));
   }
 
-  RegionArrays region_arrays(int n, int cap) {
+  RegionArrays region_arrays(int n, int cap, cudaStream_t stream) {
     layout = TreeBlock(n);
     std::uint8_t* b = tree_block.ensure(layout.bytes);
     auto i32 = [b](std::size_t at) { return reinterpret_cast<std::int32_t*>(b + at); };
@@ -366,7 +368,14 @@ struct Segmenter::Impl {
     r.degree = degree.ensure(n);
     r.kept = kept.ensure(n);
     r.slot_count = cap + 1;
-    r.slots = slots.ensure(static_cast<std::size_t>(n) * (cap + 1));
+    // Neighbour slots are emptied by the frame that used them (write_neighbours); new room is
+    // emptied here.
+    const std::size_t slot_ints = static_cast<std::size_t>(n) * (cap + 1);
+    r.slots = slots.ensure(slot_ints);
+    if (slot_ints > empty_slots) {
+      GPUVIS_CUDA_CHECK(cudaMemsetAsync(r.slots, 0xff, slot_ints * sizeof(std::int32_t), stream));  // kEmpty
+      empty_slots = slot_ints;
+    }
     r.adj = adj.ensure(static_cast<std::size_t>(n) * cap);  // at most cap kept per region
     return r;
   }
@@ -413,11 +422,9 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   const Numbering num{marks, prefix};
 
   // 3. Regions, runs, statistics and neighbour sets.
-  RegionArrays r = m.region_arrays(region_capacity, cap);
+  RegionArrays r = m.region_arrays(region_capacity, cap, stream);
   Run* runs = m.runs.ensure(run_capacity);
   std::int32_t* run_region = m.run_region.ensure(run_capacity);
-  init_regions<<<blocks(region_capacity), 256, 0, stream>>>(c, r);
-  GPUVIS_CUDA_CHECK_LAUNCH();
   emit_runs_and_pairs<<<blocks(n), 256, 0, stream>>>(bin, label, num, runs, run_region, c, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
   // A warp's partial sums of (x0 + x1) * length stay below 32 * 2 * w^2 and of y * length below
@@ -432,7 +439,6 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   GPUVIS_CUDA_CHECK_LAUNCH();
   judge_regions<<<blocks(region_capacity), 256, 0, stream>>>(c, cap, r);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  GPUVIS_CUDA_CHECK(cudaMemsetAsync(r.adj_begin, 0, sizeof(std::int32_t), stream));
   m.cub_call([&](void* t, std::size_t& b) {
     return cub::DeviceScan::InclusiveSum(t, b, r.kept, r.adj_begin + 1, region_capacity, stream);
   });
