@@ -41,6 +41,11 @@ struct DeviceTree {
   const std::int32_t *first_x = nullptr, *first_y = nullptr;
   const std::int32_t *parent = nullptr, *child_count = nullptr, *descendant_count = nullptr, *depth = nullptr;
   const std::int32_t *adj_begin = nullptr, *adj = nullptr;
+  // The clean leaves: regions with one kept neighbour and none of kBorder, kSaturated and
+  // kFragmented (where the decoder's upward propagation starts), in no particular order, and their
+  // count on the device.
+  const std::int32_t* leaves = nullptr;
+  const std::int32_t* leaf_count = nullptr;
   const Run* raster_runs = nullptr;          // all runs in raster order
   const std::int32_t* run_region = nullptr;  // the region of each raster run
 };

@@ -74,6 +74,7 @@ struct ResultBlock {
 struct Scratch {
   std::int32_t *visit_round, *cvc, *blocked, *taken, *symbol_root;
   std::int32_t *desc, *height, *parent;
+  unsigned long long* children;  // a visited region's children: bits of its neighbour list
   std::int32_t *frontier_a, *frontier_b, *candidates;
   std::int32_t* selected;  // root candidates' regions, in region order
   RootBand* band;          // the root-candidate band, on the device: this frame's, then the next's
@@ -103,9 +104,11 @@ struct BlobStage {
   bool enabled() const { return measures_blobs(fingers, blobs); }
 };
 
-// Stage 1: leaves and rounds; fills scratch.candidates and results->candidates.
+// Stage 1: the rounds from the tree's clean leaves; fills scratch.candidates, scratch.children and
+// results->candidates.
 void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s, cudaStream_t stream);
-// Stage 2: decodes every candidate into symbol records.
+// Stage 2: decodes every candidate into symbol records, and marks the recorded roots (taken,
+// symbol_root).
 void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const DeviceTreeTable& table,
                     const Scratch& s, cudaStream_t stream);
 // Stage 3: root candidates of the band in s.band (after stage 2), which then becomes the next

@@ -56,7 +56,7 @@ struct Decoder::Impl {
     const std::size_t blob_room = stage.enabled() ? 2 * n + roots : 0;
     for (Slot& slot : slots) {
       slot.zeroed.reserve(5 * n * sizeof(std::int32_t));
-      slot.per_region.reserve(3 * n * sizeof(std::int32_t));
+      slot.per_region.reserve(3 * n * sizeof(std::int32_t) + n * sizeof(unsigned long long));
       slot.lists.reserve(4 * n * sizeof(std::int32_t));
       slot.overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord) + blob_room * sizeof(BlobRecord));
       auto* z = slot.zeroed.as<std::int32_t>();
@@ -68,9 +68,10 @@ struct Decoder::Impl {
       s.blocked = z + 2 * n;
       s.taken = z + 3 * n;
       s.symbol_root = z + 4 * n;
-      s.desc = p;
-      s.height = p + n;
-      s.parent = p + 2 * n;
+      s.children = slot.per_region.as<unsigned long long>();  // first: 8-byte aligned
+      s.desc = p + 2 * n;
+      s.height = p + 3 * n;
+      s.parent = p + 4 * n;
       s.frontier_a = l;
       s.frontier_b = l + n;
       s.candidates = l + 2 * n;

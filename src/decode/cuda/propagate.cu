@@ -13,32 +13,32 @@ using segment::kBorder;
 using segment::kFragmented;
 using segment::kSaturated;
 
-__global__ void find_leaves(DeviceTree t, Scratch s) {
-  const int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r == 0) s.results->totals = *t.totals;
-  if (r >= region_count(t)) return;
-  if (degree_of(t, r) == 1 && !(t.flags[r] & (kSaturated | kFragmented | kBorder)))
-    s.frontier_a[atomicAdd(&s.results->leaves, 1)] = r;
-}
-
 constexpr int kRoundThreads = 1024;
 constexpr int kBatch = 8;  // neighbours loaded at once
 
 __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBounds b, Scratch s) {
   __shared__ int count, next_count;
-  std::int32_t* cur = s.frontier_a;
-  std::int32_t* next = s.frontier_b;
+  // The first round visits the segmenter's list of clean leaves (read only); later rounds
+  // alternate between the two frontier arrays.
+  const std::int32_t* cur = t.leaves;
+  std::int32_t* cur_out = nullptr;  // where skipped entries are struck out (rounds > 1)
+  std::int32_t* next = s.frontier_a;
+  std::int32_t* spare = s.frontier_b;
   if (threadIdx.x == 0) {
-    count = s.results->leaves;
+    count = region_count(t) > 0 ? *t.leaf_count : 0;  // an overflowed frame has no tree
     next_count = 0;
+    s.results->totals = *t.totals;
+    s.results->leaves = count;
   }
   __syncthreads();
   for (int round = 1; count > 0; ++round) {
-    // Visit: descendants and height from the neighbours traversed in earlier rounds.
+    // Visit: descendants and height from the neighbours traversed in earlier rounds, and which of
+    // the neighbours are its children (visited in an earlier round) as bits in neighbour order,
+    // for the candidate decoder's walk down the subtree.
     for (int i = threadIdx.x; i < count; i += blockDim.x) {
       const int r = cur[i];
       if (round > 1 && (s.visit_round[r] || s.blocked[r] || s.cvc[r] != pushes_needed(t, r))) {
-        cur[i] = -1;
+        cur_out[i] = -1;
         continue;
       }
       // The neighbours' loads are issued a batch at a time (one by one, each neighbour would cost
@@ -46,8 +46,9 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
       // neighbour's desc and height count only when it was visited in an earlier round, i.e.
       // before the last barrier.
       int desc = 0, height = 0, parent = -1;
-      const int end = t.adj_begin[r + 1];
-      for (int k0 = t.adj_begin[r]; k0 < end; k0 += kBatch) {
+      unsigned long long children = 0;
+      const int begin = t.adj_begin[r], end = t.adj_begin[r + 1];
+      for (int k0 = begin; k0 < end; k0 += kBatch) {
         int a[kBatch], seen[kBatch], d[kBatch], h[kBatch];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) a[j] = k0 + j < end ? t.adj[k0 + j] : -1;
@@ -64,6 +65,7 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
           if (seen[j] && seen[j] < round) {
             desc += d[j] + 1;
             height = max(height, h[j] + 1);
+            if (k0 + j - begin < 64) children |= 1ull << (k0 + j - begin);  // a symbol's node has fewer
           } else {
             parent = a[j];
           }
@@ -72,6 +74,7 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
       s.desc[r] = desc;
       s.height[r] = height;
       s.parent[r] = parent;
+      s.children[r] = children;
       s.visit_round[r] = round;
     }
     __syncthreads();
@@ -93,9 +96,9 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
       count = next_count;
       next_count = 0;
     }
-    std::int32_t* swap = cur;
-    cur = next;
-    next = swap;
+    cur = cur_out = next;
+    next = spare;
+    spare = cur_out;
     __syncthreads();
   }
 }
@@ -103,8 +106,6 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
 }  // namespace
 
 void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s, cudaStream_t stream) {
-  find_leaves<<<grid_for(tree.capacity, 256), 256, 0, stream>>>(tree, s);
-  GPUVIS_CUDA_CHECK_LAUNCH();
   run_rounds<<<1, kRoundThreads, 0, stream>>>(tree, bounds, s);
   GPUVIS_CUDA_CHECK_LAUNCH();
 }

@@ -1,5 +1,5 @@
-// Stage 3 of CUDA decoding: root candidates (as decode::find_root_candidates). The decoded roots
-// and their neighbours are marked first; CUB's select then keeps the qualifying regions in region
+// Stage 3 of CUDA decoding: root candidates (as decode::find_root_candidates). Stage 2 marked the
+// decoded roots and their neighbours taken; CUB's select keeps the qualifying regions in region
 // order, so the first `limit` are the CPU's. Last, the band moves on to this frame's symbols, as
 // pipeline::Detector does on the host for the CPU backend: the next frame needs no host round trip
 // (and a frame queued behind this one still gets its band).
@@ -13,17 +13,6 @@
 
 namespace gpuvis::decode::cuda_impl {
 namespace {
-
-__global__ void mark_symbol_regions(DeviceTree t, Scratch s) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) *s.band_used = *s.band;  // to run the frame again with it
-  const int count = s.results->symbols;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
-    const int root = symbol_record(s, i).root;
-    s.taken[root] = 1;
-    s.symbol_root[root] = 1;
-    for (int k = t.adj_begin[root]; k < t.adj_begin[root + 1]; ++k) s.taken[t.adj[k]] = 1;
-  }
-}
 
 // Every load first, then one combined test: a chain of short-circuit tests waits for each load in
 // turn, and at camera frame sizes the select is one block evaluating this for a few thousand
@@ -43,6 +32,7 @@ struct InBand {
 };
 
 __global__ void write_roots(DeviceTree t, Scratch s) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) *s.band_used = *s.band;  // to run the frame again with it
   const int count = min(s.results->roots_found, s.band->limit);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
     const int r = s.selected[i];
@@ -85,8 +75,6 @@ void find_root_candidates(const DeviceTree& tree, const Scratch& s, gpuvis::cuda
                           cudaStream_t stream) {
   // The band lives on the device (it changes every frame, a graph does not), so the stage always
   // runs; an empty band selects nothing.
-  mark_symbol_regions<<<8, 128, 0, stream>>>(tree, s);
-  GPUVIS_CUDA_CHECK_LAUNCH();
   const InBand pred{tree, s.taken, s.band};
   thrust::counting_iterator<int> regions(0);
   std::size_t bytes = 0;

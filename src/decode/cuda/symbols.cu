@@ -56,30 +56,6 @@ struct Subtree {
   char pool[kPoolBytes];
 };
 
-// The children of region r among its `degree` neighbours from adj[begin] (traversed neighbours
-// with fewer descendants), as bits in neighbour order; degree <= cap <= kMaxSymbolNodes < 64.
-// The loads of a batch of neighbours are issued together: walked one by one, each neighbour
-// would cost two dependent global-memory latencies, and a lane walks up to cap of them.
-__device__ unsigned long long child_bits(const DeviceTree& t, const Scratch& s, int r, int begin, int degree) {
-  constexpr int kBatch = 8;
-  const int desc_r = s.desc[r];
-  unsigned long long bits = 0;
-  for (int k0 = 0; k0 < degree; k0 += kBatch) {
-    int a[kBatch], visited[kBatch], desc[kBatch];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) a[j] = k0 + j < degree ? t.adj[begin + k0 + j] : r;  // r: never its own child
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      visited[j] = s.visit_round[a[j]];
-      desc[j] = s.desc[a[j]];
-    }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j)
-      if (visited[j] && desc[j] < desc_r) bits |= 1ull << (k0 + j);
-  }
-  return bits;
-}
-
 // Gathers the subtree of `root` into `st`; returns its node count, or 0 when it has more than
 // max_nodes nodes. Called by the whole warp.
 __device__ int gather(const DeviceTree& t, const Scratch& s, int root, int max_nodes, Subtree& st) {
@@ -96,9 +72,11 @@ __device__ int gather(const DeviceTree& t, const Scratch& s, int root, int max_n
       const int i = base + lane;
       const bool active = i < level_end;
       const int r = active ? st.region[i] : -1;
-      const int begin = active ? t.adj_begin[r] : 0, degree = active ? t.adj_begin[r + 1] - begin : 0;
-      // A leaf reached from above (one neighbour: its parent) has no children.
-      const unsigned long long bits = active && (i == 0 || degree != 1) ? child_bits(t, s, r, begin, degree) : 0;
+      // The propagation noted each visited region's children (neighbours visited in an earlier
+      // round: exactly the traversed neighbours with fewer descendants, the CPU's rule), so a level
+      // costs two dependent loads: the bits with the list's start, then the children's numbers.
+      const int begin = active ? t.adj_begin[r] : 0;
+      const unsigned long long bits = active ? s.children[r] : 0;
       const int count = __popcll(bits);
       int offset = count;  // inclusive warp scan
       for (int d = 1; d < 32; d *= 2) {
@@ -284,9 +262,9 @@ __device__ void order_depth_first(Subtree& st) {
   }
 }
 
-// Lane 0: the leaves' sums in depth-first order (the products formed by gather), the §4.6 gates as the CPU Decoder, and the record
-// of a valid or fuzzy symbol.
-__device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch& s, const Subtree& st, int n, int root,
+// Lane 0: the leaves' sums in depth-first order (the products formed by gather), the §4.6 gates as
+// the CPU Decoder, and the record of a valid or fuzzy symbol. Returns whether it wrote one.
+__device__ bool classify(const DeviceTree& t, const SetBounds& b, const Scratch& s, const Subtree& st, int n, int root,
                          int id_found) {
   // The root's values first: their global loads then overlap the sums below.
   const int desc = s.desc[root], colour = t.colour[root];
@@ -300,7 +278,7 @@ __device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch&
     sums.add_weighted(st.weight[node], st.wcx[node], st.wcy[node], st.colour[node], st.size[node]);
   }
   const int id = rules::classify(sums, b.min_leafs, desc < b.tmin, [id_found] { return id_found; });
-  if (id == rules::kInvalid || !rules::has_orientation(sums)) return;
+  if (id == rules::kInvalid || !rules::has_orientation(sums)) return false;
 
   SymbolRecord rec;
   rec.id = id >= 0 ? id : -1;
@@ -317,6 +295,19 @@ __device__ void classify(const DeviceTree& t, const SetBounds& b, const Scratch&
   rec.gated_leaves = sums.gated_total();
   const int slot = atomicAdd(&s.results->symbols, 1);
   record_slot(s.results->symbol, s.symbol_overflow, slot) = rec;
+  return true;
+}
+
+// The whole warp, for a recorded symbol: its root and the root's neighbours are taken (no root
+// candidate, stage 3), and the root is marked as a symbol's (object blobs, stage 4).
+__device__ void mark_symbol(const DeviceTree& t, const Scratch& s, int root) {
+  const int lane = threadIdx.x % 32;
+  if (lane == 0) {
+    s.taken[root] = 1;
+    s.symbol_root[root] = 1;
+  }
+  const int end = t.adj_begin[root + 1];
+  for (int k = t.adj_begin[root] + lane; k < end; k += 32) s.taken[t.adj[k]] = 1;
 }
 
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
@@ -333,7 +324,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     build_key(st, t.colour[root] ? 'w' : 'b');
     const int id_found = lookup(table, st.pool + st.str_at[0] - 1, st.str_len[0] + 1);
     order_depth_first(st);
-    if (lane == 0) classify(t, b, s, st, n, root, id_found);
+    const bool recorded = __shfl_sync(0xffffffffu, lane == 0 && classify(t, b, s, st, n, root, id_found), 0);
+    if (recorded) mark_symbol(t, s, root);
     __syncwarp();  // st is reused for the next candidate
   }
 }

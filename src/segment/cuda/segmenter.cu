@@ -123,6 +123,7 @@ struct RegionArrays {
   std::int32_t *parent, *child_count, *descendant_count, *depth, *degree, *kept, *adj_begin, *adj;
   std::int32_t* slots;  // cap + 1 per region
   int slot_count;       // cap + 1
+  std::int32_t *leaves, *leaf_count;
 };
 
 // Adds v to region a's neighbour set (lock-free: a slot goes from empty to a value once). When all
@@ -266,7 +267,10 @@ __global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t
 // (the work is the sum of depths: small on camera frames, bounded by the nesting on others).
 __global__ void judge_regions(Counts c, int cap, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i == 0) r.adj_begin[0] = 0;  // the list offsets' scan writes from adj_begin[1]
+  if (i == 0) {
+    r.adj_begin[0] = 0;  // the list offsets' scan writes from adj_begin[1]
+    *r.leaf_count = 0;   // write_neighbours appends
+  }
   if (i >= c.region_capacity) return;
   if (c.overflow() || i >= c.regions()) {  // the list offsets scan over the whole capacity
     r.kept[i] = 0;
@@ -297,14 +301,17 @@ __global__ void judge_regions(Counts c, int cap, RegionArrays r) {
   r.depth[i] = d;
 }
 
-// The flags and the kept neighbours into the tree; then the region's neighbour slots are emptied
-// for the next frame, so that no launch has to clear them before it.
+// The flags, the kept neighbours and the clean leaves into the tree; then the region's neighbour
+// slots are emptied for the next frame, so that no launch has to clear them before it.
 __global__ void write_neighbours(Counts c, RegionArrays r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (c.overflow() || i >= c.regions()) return;
-  r.flags[i] = static_cast<std::uint8_t>(r.wide_flags[i]);
+  const std::uint32_t flags = r.wide_flags[i];
+  const int kept = r.kept[i];
+  r.flags[i] = static_cast<std::uint8_t>(flags);
+  if (kept == 1 && !(flags & (kSaturated | kFragmented | kBorder))) r.leaves[atomicAdd(r.leaf_count, 1)] = i;
   std::int32_t* slots = r.slots + i * r.slot_count;
-  for (int k = 0; k < r.kept[i]; ++k) r.adj[r.adj_begin[i] + k] = slots[k];
+  for (int k = 0; k < kept; ++k) r.adj[r.adj_begin[i] + k] = slots[k];
   for (int k = 0; k < r.slot_count; ++k) slots[k] = kEmpty;
 }
 
@@ -320,7 +327,7 @@ struct Segmenter::Impl {
   Array<std::uint8_t> tree_block;
   TreeBlock layout;
   Array<std::uint32_t> wide_flags;
-  Array<std::int32_t> degree, kept, slots, adj;
+  Array<std::int32_t> degree, kept, slots, adj, leaves;
   std::size_t empty_slots = 0;  // leading ints of `slots` known to be kEmpty
   Array<std::uint8_t> temp;
   std::size_t temp_bytes = 0;
@@ -367,6 +374,8 @@ struct Segmenter::Impl {
     r.adj_begin = i32(l.adj_begin);
     r.degree = degree.ensure(n);
     r.kept = kept.ensure(n);
+    r.leaves = leaves.ensure(n + 1);
+    r.leaf_count = r.leaves + n;
     r.slot_count = cap + 1;
     // Neighbour slots are emptied by the frame that used them (write_neighbours); new room is
     // emptied here.
@@ -472,6 +481,8 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   t.depth = r.depth;
   t.adj_begin = r.adj_begin;
   t.adj = r.adj;
+  t.leaves = r.leaves;
+  t.leaf_count = r.leaf_count;
   t.raster_runs = runs;
   t.run_region = run_region;
   return t;
