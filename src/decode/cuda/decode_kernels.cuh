@@ -69,14 +69,17 @@ struct ResultBlock {
 
 // Per-frame device scratch, sized by the region count. The results block, the overflow arrays and
 // band_used belong to the frame's slot (a frame in flight per slot, Decoder::enqueue). `zeroed`
-// arrays are cleared each frame by one memset: visit_round, cvc, blocked, taken, symbol_root (in
-// that order, `regions` ints each).
+// arrays are cleared each frame by one launch: visit_round, cvc, blocked, taken, symbol_root (in
+// that order, `regions` ints each), then the select's ticket.
 struct Scratch {
   std::int32_t *visit_round, *cvc, *blocked, *taken, *symbol_root;
   std::int32_t *desc, *height, *parent;
   unsigned long long* children;  // a visited region's children: bits of its neighbour list
   std::int32_t *frontier_a, *frontier_b, *candidates;
   std::int32_t* selected;  // root candidates' regions, in region order
+  std::int32_t* select_before;  // per region: its place among the qualifying regions of its block, or -1
+  std::int32_t* select_blocks;  // per block of regions: the qualifying regions before it
+  unsigned* select_ticket;      // in `zeroed`
   RootBand* band;          // the root-candidate band, on the device: this frame's, then the next's
   RootBand* band_used;     // this frame's band, kept in its slot (to run the frame again)
   SymbolRecord* symbol_overflow;
@@ -112,10 +115,9 @@ void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s
 void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const DeviceTreeTable& table,
                     const Scratch& s, cudaStream_t stream);
 // Stage 3: root candidates of the band in s.band (after stage 2), which then becomes the next
-// frame's band. `temp` is CUB's temporary storage (grown outside a graph capture: the same
-// capacity needs the same size).
-void find_root_candidates(const DeviceTree& tree, const Scratch& s, gpuvis::cuda::DeviceBuffer& temp,
-                          cudaStream_t stream);
+// frame's band.
+void find_root_candidates(const DeviceTree& tree, const Scratch& s, cudaStream_t stream);
+constexpr int kSelectThreads = 1024;  // stage 3's blocks of regions (Scratch::select_blocks)
 
 // Stage 4: fingers, plain blobs and object blobs (after stage 3), with the grey frame for the
 // fingers' contrast. `temp` as for stage 3 (its own buffer: the sizes differ).

@@ -23,7 +23,7 @@ struct Decoder::Impl {
   // What a frame in flight owns: the stages' scratch, its results on the device (block and
   // overflow arrays), their pinned copy, and the event after that copy (recorded by launched()).
   struct Slot {
-    gpuvis::cuda::DeviceBuffer zeroed, per_region, lists, temp;
+    gpuvis::cuda::DeviceBuffer zeroed, per_region, lists;
     gpuvis::cuda::DeviceBuffer blob_block, blob_temp;  // stage 4 only
     BlobScratch blob_scratch{};
     Scratch scratch{};  // the arrays above; results, overflow and bands are filled in by scratch_for()
@@ -55,9 +55,10 @@ struct Decoder::Impl {
     // Blob records: each region at most once as a finger or blob and once as an object blob.
     const std::size_t blob_room = stage.enabled() ? 2 * n + roots : 0;
     for (Slot& slot : slots) {
-      slot.zeroed.reserve(5 * n * sizeof(std::int32_t));
+      slot.zeroed.reserve((5 * n + 1) * sizeof(std::int32_t));
       slot.per_region.reserve(3 * n * sizeof(std::int32_t) + n * sizeof(unsigned long long));
-      slot.lists.reserve(4 * n * sizeof(std::int32_t));
+      const auto select_blocks = static_cast<std::size_t>(grid_for(static_cast<long long>(n), kSelectThreads));
+      slot.lists.reserve((5 * n + select_blocks) * sizeof(std::int32_t));
       slot.overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord) + blob_room * sizeof(BlobRecord));
       auto* z = slot.zeroed.as<std::int32_t>();
       auto* p = slot.per_region.as<std::int32_t>();
@@ -68,6 +69,7 @@ struct Decoder::Impl {
       s.blocked = z + 2 * n;
       s.taken = z + 3 * n;
       s.symbol_root = z + 4 * n;
+      s.select_ticket = reinterpret_cast<unsigned*>(z + 5 * n);
       s.children = slot.per_region.as<unsigned long long>();  // first: 8-byte aligned
       s.desc = p + 2 * n;
       s.height = p + 3 * n;
@@ -76,6 +78,8 @@ struct Decoder::Impl {
       s.frontier_b = l + n;
       s.candidates = l + 2 * n;
       s.selected = l + 3 * n;
+      s.select_before = l + 4 * n;
+      s.select_blocks = l + 5 * n;
       if (stage.enabled()) ensure_blob_scratch(slot, n, run_room);
     }
     capacity = static_cast<int>(n);
@@ -243,7 +247,7 @@ void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaSt
   // The region count is on the device: every stage reads it there and strides over the capacity.
   static_assert(offsetof(ResultBlock, symbol) % sizeof(std::int32_t) == 0);
   constexpr int kCountInts = offsetof(ResultBlock, symbol) / sizeof(std::int32_t);
-  const long long zeroed = 5 * static_cast<long long>(n);
+  const long long zeroed = 5 * static_cast<long long>(n) + 1;
   clear_frame<<<static_cast<int>(std::min<long long>(grid_for(zeroed / 4 + 1, 256), 1024)), 256, 0, stream>>>(
       s.visit_round, zeroed, reinterpret_cast<std::int32_t*>(s.results), kCountInts);
   GPUVIS_CUDA_CHECK_LAUNCH();
@@ -259,7 +263,7 @@ void Decoder::enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, Dev
   require(m.stage.fingers.size <= 0 || (!grey.empty() && grey.width == tree.width && grey.height == tree.height),
           "cuda Decoder: finger detection needs the grey frame of the tree");
   const Scratch s = m.scratch_for(slot);
-  find_root_candidates(tree, s, out.temp, stream);
+  find_root_candidates(tree, s, stream);
   if (m.stage.enabled()) find_blobs(tree, grey, m.stage, s, out.blob_scratch, out.blob_temp, stream);
   static_assert(offsetof(ResultBlock, blob) % 8 == 0 && sizeof(ResultBlock) % 8 == 0);
   const int words = static_cast<int>(m.result_bytes() / 8);

@@ -1,10 +1,9 @@
 // Stage 3 of CUDA decoding: root candidates (as decode::find_root_candidates). Stage 2 marked the
-// decoded roots and their neighbours taken; CUB's select keeps the qualifying regions in region
-// order, so the first `limit` are the CPU's. Last, the band moves on to this frame's symbols, as
+// decoded roots and their neighbours taken; the qualifying regions are numbered in region order
+// (select_roots), so the first `limit` are the CPU's. Last, the band moves on to this frame's symbols, as
 // pipeline::Detector does on the host for the CPU backend: the next frame needs no host round trip
 // (and a frame queued behind this one still gets its band).
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
+#include <cub/block/block_scan.cuh>
 
 #include <climits>
 
@@ -31,26 +30,70 @@ struct InBand {
   }
 };
 
-__global__ void write_roots(DeviceTree t, Scratch s) {
+// Which regions qualify (InBand), numbered in region order: a block scan gives each qualifying
+// region its place within its block of regions, and the last block to finish (a ticket) turns the
+// blocks' counts into their offsets and the totals. One launch instead of CUB's select (two).
+__global__ void __launch_bounds__(kSelectThreads) select_roots(InBand pred, int capacity, Scratch s) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  const bool in = r < capacity && pred(r);
+  using Scan = cub::BlockScan<int, kSelectThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ bool last;
+  int before = 0, total = 0;
+  Scan(scan).ExclusiveSum(in ? 1 : 0, before, total);
+  if (r < capacity) s.select_before[r] = in ? before : -1;
+  if (threadIdx.x == 0) {  // publish the block's total (one thread fences), draw the ticket
+    s.select_blocks[blockIdx.x] = total;
+    __threadfence();
+    last = atomicAdd(s.select_ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  const int g = static_cast<int>(gridDim.x);
+  const int per = (g + kSelectThreads - 1) / kSelectThreads;
+  const int begin = min(g, static_cast<int>(threadIdx.x) * per), end = min(g, begin + per);
+  int own = 0;
+  for (int k = begin; k < end; ++k) own += __ldcg(s.select_blocks + k);  // other blocks' writes: not from L1
+  __syncthreads();  // the scan's storage is reused
+  int at = 0, found = 0;
+  Scan(scan).ExclusiveSum(own, at, found);
+  for (int k = begin; k < end; ++k) {
+    const int v = __ldcg(s.select_blocks + k);
+    s.select_blocks[k] = at;
+    at += v;
+  }
+  if (threadIdx.x == 0) {
+    s.results->roots_found = found;
+    s.results->roots_kept = min(found, s.band->limit);
+  }
+}
+
+// The first `limit` qualifying regions, in region order, as root records (and their regions, for
+// stage 4's object blobs); block 0 also moves the band on.
+__global__ void __launch_bounds__(kSelectThreads) write_roots(DeviceTree t, int capacity, Scratch s) {
   if (blockIdx.x == 0 && threadIdx.x == 0) *s.band_used = *s.band;  // to run the frame again with it
-  const int count = min(s.results->roots_found, s.band->limit);
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
-    const int r = s.selected[i];
-    RootRecord rec;
-    rec.x = centroid_x(t, r);
-    rec.y = centroid_y(t, r);
-    rec.size = max(t.right[r] - t.left[r] + 1, t.bottom[r] - t.top[r] + 1);
-    rec.colour = t.colour[r];
-    rec.region = r;
-    rec.pad = 0;
-    record_slot(s.results->root, s.root_overflow, i) = rec;
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  const int place = r < capacity ? s.select_before[r] : -1;
+  if (place >= 0) {
+    const int i = s.select_blocks[blockIdx.x] + place;
+    if (i < s.band->limit) {
+      s.selected[i] = r;
+      RootRecord rec;
+      rec.x = centroid_x(t, r);
+      rec.y = centroid_y(t, r);
+      rec.size = max(t.right[r] - t.left[r] + 1, t.bottom[r] - t.top[r] + 1);
+      rec.colour = t.colour[r];
+      rec.region = r;
+      rec.pad = 0;
+      record_slot(s.results->root, s.root_overflow, i) = rec;
+    }
   }
   if (blockIdx.x != 0) return;
   // The next frame's band (next_root_band) from this frame's valid symbols, when it has any
   // (the other blocks read only the band's limit).
   __shared__ int smallest, largest;
   if (threadIdx.x == 0) {
-    s.results->roots_kept = count;
     smallest = INT_MAX;
     largest = 0;
   }
@@ -71,19 +114,13 @@ __global__ void write_roots(DeviceTree t, Scratch s) {
 
 }  // namespace
 
-void find_root_candidates(const DeviceTree& tree, const Scratch& s, gpuvis::cuda::DeviceBuffer& temp,
-                          cudaStream_t stream) {
+void find_root_candidates(const DeviceTree& tree, const Scratch& s, cudaStream_t stream) {
   // The band lives on the device (it changes every frame, a graph does not), so the stage always
   // runs; an empty band selects nothing.
-  const InBand pred{tree, s.taken, s.band};
-  thrust::counting_iterator<int> regions(0);
-  std::size_t bytes = 0;
-  GPUVIS_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, regions, s.selected, &s.results->roots_found, tree.capacity,
-                                          pred, stream));
-  temp.reserve(bytes);
-  GPUVIS_CUDA_CHECK(cub::DeviceSelect::If(temp.get(), bytes, regions, s.selected, &s.results->roots_found,
-                                          tree.capacity, pred, stream));
-  write_roots<<<8, 128, 0, stream>>>(tree, s);
+  const int blocks = grid_for(tree.capacity, kSelectThreads);
+  select_roots<<<blocks, kSelectThreads, 0, stream>>>(InBand{tree, s.taken, s.band}, tree.capacity, s);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+  write_roots<<<blocks, kSelectThreads, 0, stream>>>(tree, tree.capacity, s);
   GPUVIS_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,9 +1,10 @@
 // Stage 2 of CUDA decoding: one warp per candidate root (docs/decoding.md, as the CPU Decoder).
 //
 //   gather:   the candidate's subtree, level by level, into shared memory: each lane takes one node
-//             of the level and scans its neighbour list for children (traversed neighbours with
-//             fewer descendants, loaded in batches), a warp scan places them; a subtree larger
-//             than the set's largest symbol is dropped. Leaves load their centroid and size and
+//             of the level and reads its children from the bits the propagation noted (the
+//             neighbours visited in an earlier round, i.e. the traversed neighbours with fewer
+//             descendants), a warp scan places them; a subtree larger than the set's largest
+//             symbol is dropped. Leaves load their centroid and size and
 //             form their weighted centroid here, so every global load and product of the stage
 //             happens in parallel lanes.
 //   key:      the canonical depth strings bottom-up in a shared pool, a level at a time: a lane per
@@ -12,7 +13,8 @@
 //             key up in the sorted table, comparing 32 bytes per step with a ballot.
 //   classify: the warp numbers the nodes depth-first (children in neighbour order, the CPU's
 //             order) a level at a time; lane 0 adds up the leaves in that order and applies the
-//             gates. This file is compiled without FMA contraction, so the sums, centres and
+//             gates; for a recorded symbol the warp marks its root and the root's neighbours
+//             (stage 3 and 4 read the marks). This file is compiled without FMA contraction, so the sums, centres and
 //             centroids are the CPU's to the last bit; the angle goes through CUDA's atan2
 //             (within 2 ulp of the CPU's).
 //
