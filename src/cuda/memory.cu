@@ -32,6 +32,15 @@ bool is_pinned(const void* p) {
   return a.type == cudaMemoryTypeHost;
 }
 
+void* device_address(const void* p) {
+  void* d = nullptr;
+  if (!p || cudaHostGetDevicePointer(&d, const_cast<void*>(p), 0) != cudaSuccess) {
+    cudaGetLastError();  // not being pinned is an answer, not a failure
+    return nullptr;
+  }
+  return d;
+}
+
 namespace detail {
 void* DeviceAllocator::allocate(std::size_t bytes) {
   void* p = nullptr;

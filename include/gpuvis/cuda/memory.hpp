@@ -140,6 +140,14 @@ class PinnedImage {
 // PinnedBuffer, PinnedImage), from which uploads need no staging copy.
 bool is_pinned(const void* p);
 
+// The address under which kernels reach page-locked host memory allocated through CUDA (mapped
+// memory: a kernel reads or writes it across the bus), or nullptr when `p` is not such memory.
+void* device_address(const void* p);
+template <class T>
+T* device_address(T* p) {
+  return static_cast<T*>(device_address(static_cast<const void*>(p)));
+}
+
 // Asynchronous 2D copies between host and device views of equal shape.
 template <class T> void upload(HostView<const T> src, DeviceView<T> dst, cudaStream_t stream);
 template <class T> void download(DeviceView<const T> src, HostView<T> dst, cudaStream_t stream);

@@ -155,9 +155,8 @@ Decoder::Decoder(const TreeSet& set, const FingerParams& fingers, const BlobPara
     slot.results.reserve(sizeof(ResultBlock));
     slot.host.reserve(sizeof(ResultBlock));
     std::memset(slot.host.get(), 0, sizeof(ResultBlock));
-    void* mapped = nullptr;
-    GPUVIS_CUDA_CHECK(cudaHostGetDevicePointer(&mapped, slot.host.get(), 0));
-    slot.host_on_device = static_cast<unsigned long long*>(mapped);
+    slot.host_on_device = gpuvis::cuda::device_address(slot.host.as<unsigned long long>());
+    require(slot.host_on_device != nullptr, "cuda Decoder: the pinned results block is not mapped into the device");
   }
   m.bands.reserve((1 + static_cast<std::size_t>(slots)) * sizeof(RootBand));
   const std::vector<RootBand> none(1 + static_cast<std::size_t>(slots), RootBand{0, -1, RootBand{}.limit});

@@ -33,7 +33,8 @@ struct InBand {
 // Which regions qualify (InBand), numbered in region order: a block scan gives each qualifying
 // region its place within its block of regions, and the last block to finish (a ticket) turns the
 // blocks' counts into their offsets and the totals. One launch instead of CUB's select (two).
-__global__ void __launch_bounds__(kSelectThreads) select_roots(InBand pred, int capacity, Scratch s) {
+__global__ void __launch_bounds__(kSelectThreads) select_roots(InBand pred, Scratch s) {
+  const int capacity = pred.t.capacity;
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   const bool in = r < capacity && pred(r);
   using Scan = cub::BlockScan<int, kSelectThreads>;
@@ -71,10 +72,10 @@ __global__ void __launch_bounds__(kSelectThreads) select_roots(InBand pred, int 
 
 // The first `limit` qualifying regions, in region order, as root records (and their regions, for
 // stage 4's object blobs); block 0 also moves the band on.
-__global__ void __launch_bounds__(kSelectThreads) write_roots(DeviceTree t, int capacity, Scratch s) {
+__global__ void __launch_bounds__(kSelectThreads) write_roots(DeviceTree t, Scratch s) {
   if (blockIdx.x == 0 && threadIdx.x == 0) *s.band_used = *s.band;  // to run the frame again with it
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
-  const int place = r < capacity ? s.select_before[r] : -1;
+  const int place = r < t.capacity ? s.select_before[r] : -1;
   if (place >= 0) {
     const int i = s.select_blocks[blockIdx.x] + place;
     if (i < s.band->limit) {
@@ -118,9 +119,9 @@ void find_root_candidates(const DeviceTree& tree, const Scratch& s, cudaStream_t
   // The band lives on the device (it changes every frame, a graph does not), so the stage always
   // runs; an empty band selects nothing.
   const int blocks = grid_for(tree.capacity, kSelectThreads);
-  select_roots<<<blocks, kSelectThreads, 0, stream>>>(InBand{tree, s.taken, s.band}, tree.capacity, s);
+  select_roots<<<blocks, kSelectThreads, 0, stream>>>(InBand{tree, s.taken, s.band}, s);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  write_roots<<<blocks, kSelectThreads, 0, stream>>>(tree, tree.capacity, s);
+  write_roots<<<blocks, kSelectThreads, 0, stream>>>(tree, s);
   GPUVIS_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,6 +1,5 @@
 // The CUDA Thresholder: host frame -> pinned staging -> threshold_pinned (mapped or copied) -> host.
 #include <cstring>
-#include <type_traits>
 
 #include "gpuvis/cuda/memory.hpp"
 #include "kernels.cuh"
@@ -19,25 +18,12 @@ void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst,
   }
 }
 
-namespace {
-// The device address of pinned host memory, or nullptr when p is not pinned (and mapped).
-template <class T>
-T* mapped(T* p) {
-  void* d = nullptr;
-  if (cudaHostGetDevicePointer(&d, const_cast<std::remove_const_t<T>*>(p), 0) != cudaSuccess) {
-    (void)cudaGetLastError();  // clear the error: not being pinned is an answer, not a failure
-    return nullptr;
-  }
-  return static_cast<T*>(d);
-}
-}  // namespace
-
 void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& p, Workspace& ws,
                       cudaStream_t stream, PinnedTransfer transfer) {
   require(src.channels == 1 && same_shape(src, dst), "threshold: source and destination must be one-channel images of equal size");
   check_image_shape(src.width, src.height, 1);
-  const std::uint8_t* d_src = mapped(src.data);
-  std::uint8_t* d_dst = mapped(dst.data);
+  const std::uint8_t* d_src = cuda::device_address(src.data);
+  std::uint8_t* d_dst = cuda::device_address(dst.data);
   if (transfer == PinnedTransfer::automatic) {
     // Measured on an H200 (docs/benchmarks/threshold.md): windows up to kMappedFusedMaxRadius run
     // in one launch that reads each pixel across the bus once and writes the result back as tiles
