@@ -14,6 +14,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "decode_kernels.cuh"
+#include "gpuvis/cuda/chain.cuh"
 #include "gpuvis/cuda/check.hpp"
 
 namespace gpuvis::decode::cuda_impl {
@@ -32,6 +33,7 @@ __device__ __forceinline__ int run_count(const DeviceTree& t) { return static_ca
 // Keys of the sort: each run's region; the unused tail of the arrays (and every run of a frame
 // that overflowed the segmenter) gets the largest key, so it sorts last and is never read.
 __global__ void sort_keys(DeviceTree t, BlobScratch b) {
+  gpuvis::cuda::await_previous_kernel();
   const int runs = region_count(t) > 0 ? run_count(t) : 0;
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < t.run_capacity; k += gridDim.x * blockDim.x) {
     b.keys_in[k] = k < runs ? t.run_region[k] : t.capacity;
@@ -41,6 +43,7 @@ __global__ void sort_keys(DeviceTree t, BlobScratch b) {
 
 // Region r's runs are sorted entries [run_begin[r], run_begin[r + 1]) (every region has a run).
 __global__ void find_run_begins(DeviceTree t, BlobScratch b) {
+  gpuvis::cuda::await_previous_kernel();
   const int regions = region_count(t);
   if (regions == 0) return;
   const int runs = run_count(t);
@@ -190,6 +193,7 @@ __device__ blob_rules::Branches candidate(const DeviceTree& t, const Scratch& s,
 
 // Candidate list entries: region << 2 | blob << 1 | finger.
 __global__ void collect_candidates(DeviceTree t, BlobStage st, Scratch s, BlobScratch b) {
+  gpuvis::cuda::await_previous_kernel();
   const int regions = region_count(t);
   for (int base = blockIdx.x * blockDim.x; base < regions; base += gridDim.x * blockDim.x) {
     const int r = base + static_cast<int>(threadIdx.x);
@@ -235,6 +239,7 @@ __device__ double finger_test(const DeviceTree& t, int region, const Runs& runs,
 // decoded symbols' roots and the root candidates.
 __global__ void __launch_bounds__(kWarps * 32)
     measure_blobs(DeviceTree t, DeviceView<const std::uint8_t> grey, BlobStage st, Scratch s, BlobScratch b) {
+  gpuvis::cuda::await_previous_kernel();
   __shared__ alignas(16) unsigned char space[kWarps * sizeof(WarpSpace)];
   WarpSpace& w = reinterpret_cast<WarpSpace*>(space)[threadIdx.x / 32];
   const int candidates = s.results->blob_candidates;
@@ -288,22 +293,19 @@ std::size_t blob_sort_bytes(int runs, int key_bits) {
 void find_blobs(const DeviceTree& tree, DeviceView<const std::uint8_t> grey, const BlobStage& stage, const Scratch& s,
                 const BlobScratch& b, gpuvis::cuda::DeviceBuffer& temp, cudaStream_t stream) {
   const int runs = tree.run_capacity;
-  sort_keys<<<std::min(grid_for(runs, 256), 1024), 256, 0, stream>>>(tree, b);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  using gpuvis::cuda::launch_chained;
+  const dim3 per_run(std::min(grid_for(runs, 256), 1024));
+  launch_chained(sort_keys, per_run, dim3(256), 0, stream, tree, b);
   std::size_t bytes = blob_sort_bytes(runs, b.key_bits);
   temp.reserve(bytes);
   GPUVIS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, b.keys_in, b.keys_out, b.index_in, b.index_out,
                                                     runs, 0, b.key_bits, stream));
-  find_run_begins<<<std::min(grid_for(runs, 256), 1024), 256, 0, stream>>>(tree, b);
-  GPUVIS_CUDA_CHECK_LAUNCH();
-  if (finds_fingers_or_blobs(stage.fingers, stage.blobs)) {
-    collect_candidates<<<std::min(grid_for(tree.capacity, 256), 1024), 256, 0, stream>>>(tree, stage, s, b);
-    GPUVIS_CUDA_CHECK_LAUNCH();
-  }
+  launch_chained(find_run_begins, per_run, dim3(256), 0, stream, tree, b);
+  if (finds_fingers_or_blobs(stage.fingers, stage.blobs))
+    launch_chained(collect_candidates, dim3(std::min(grid_for(tree.capacity, 256), 1024)), dim3(256), 0, stream, tree, stage, s, b);
   // Items are counted on the device: enough warps for one item per eight regions of capacity.
-  measure_blobs<<<std::clamp(grid_for(tree.capacity, 8 * kWarps), 64, 4096), kWarps * 32, 0, stream>>>(tree, grey, stage,
-                                                                                                      s, b);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  launch_chained(measure_blobs, dim3(std::clamp(grid_for(tree.capacity, 8 * kWarps), 64, 4096)), dim3(kWarps * 32), 0, stream,
+                 tree, grey, stage, s, b);
 }
 
 }  // namespace gpuvis::decode::cuda_impl

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "decode_kernels.cuh"
+#include "gpuvis/cuda/chain.cuh"
 #include "gpuvis/cuda/check.hpp"
 #include "gpuvis/cuda/memory.hpp"
 
@@ -194,6 +195,7 @@ __global__ void store_band(RootBand* band, RootBand value) { *band = value; }
 // A frame's clearing in one launch (two memset nodes cost more): the `zeroed` arrays and the
 // results block's counts.
 __global__ void clear_frame(std::int32_t* zeroed, long long ints, std::int32_t* counts, int count_ints) {
+  gpuvis::cuda::await_previous_kernel();
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i < count_ints) counts[i] = 0;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
@@ -207,6 +209,7 @@ __global__ void clear_frame(std::int32_t* zeroed, long long ints, std::int32_t* 
 // operation of the same 6-10 KB costs several microseconds more per frame (H100 probe, sixteenth
 // session). The host reads the copy after the event recorded behind this launch.
 __global__ void publish_results(const unsigned long long* results, unsigned long long* host, int words) {
+  gpuvis::cuda::await_previous_kernel();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < words) host[i] = results[i];
 }
@@ -247,9 +250,8 @@ void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaSt
   static_assert(offsetof(ResultBlock, symbol) % sizeof(std::int32_t) == 0);
   constexpr int kCountInts = offsetof(ResultBlock, symbol) / sizeof(std::int32_t);
   const long long zeroed = 5 * static_cast<long long>(n) + 1;
-  clear_frame<<<static_cast<int>(std::min<long long>(grid_for(zeroed / 4 + 1, 256), 1024)), 256, 0, stream>>>(
-      s.visit_round, zeroed, reinterpret_cast<std::int32_t*>(s.results), kCountInts);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  gpuvis::cuda::launch_chained(clear_frame, dim3(static_cast<unsigned>(std::min<long long>(grid_for(zeroed / 4 + 1, 256), 1024))),
+                               dim3(256), 0, stream, s.visit_round, zeroed, reinterpret_cast<std::int32_t*>(s.results), kCountInts);
   propagate(tree, m.bounds, s, stream);
   decode_symbols(tree, m.bounds, m.table, s, stream);
 }
@@ -266,9 +268,8 @@ void Decoder::enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, Dev
   if (m.stage.enabled()) find_blobs(tree, grey, m.stage, s, out.blob_scratch, out.blob_temp, stream);
   static_assert(offsetof(ResultBlock, blob) % 8 == 0 && sizeof(ResultBlock) % 8 == 0);
   const int words = static_cast<int>(m.result_bytes() / 8);
-  publish_results<<<grid_for(words, 256), 256, 0, stream>>>(reinterpret_cast<const unsigned long long*>(s.results),
-                                                             out.host_on_device, words);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  gpuvis::cuda::launch_chained(publish_results, dim3(grid_for(words, 256)), dim3(256), 0, stream,
+                               reinterpret_cast<const unsigned long long*>(s.results), out.host_on_device, words);
 }
 
 void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,

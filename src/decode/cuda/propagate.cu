@@ -4,6 +4,7 @@
 // visited in round k is marked with k, and visits read only marks below k, so the order of the
 // threads within a round does not matter.
 #include "decode_kernels.cuh"
+#include "gpuvis/cuda/chain.cuh"
 #include "gpuvis/cuda/check.hpp"
 
 namespace gpuvis::decode::cuda_impl {
@@ -17,6 +18,7 @@ constexpr int kRoundThreads = 1024;
 constexpr int kBatch = 8;  // neighbours loaded at once
 
 __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBounds b, Scratch s) {
+  gpuvis::cuda::await_previous_kernel();
   __shared__ int count, next_count;
   // The first round visits the segmenter's list of clean leaves (read only); later rounds
   // alternate between the two frontier arrays.
@@ -106,8 +108,7 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
 }  // namespace
 
 void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s, cudaStream_t stream) {
-  run_rounds<<<1, kRoundThreads, 0, stream>>>(tree, bounds, s);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  gpuvis::cuda::launch_chained(run_rounds, dim3(1), dim3(kRoundThreads), 0, stream, tree, bounds, s);
 }
 
 }  // namespace gpuvis::decode::cuda_impl

@@ -8,6 +8,7 @@
 #include <climits>
 
 #include "decode_kernels.cuh"
+#include "gpuvis/cuda/chain.cuh"
 #include "gpuvis/cuda/check.hpp"
 
 namespace gpuvis::decode::cuda_impl {
@@ -34,6 +35,7 @@ struct InBand {
 // region its place within its block of regions, and the last block to finish (a ticket) turns the
 // blocks' counts into their offsets and the totals. One launch instead of CUB's select (two).
 __global__ void __launch_bounds__(kSelectThreads) select_roots(InBand pred, Scratch s) {
+  gpuvis::cuda::await_previous_kernel();
   const int capacity = pred.t.capacity;
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   const bool in = r < capacity && pred(r);
@@ -73,6 +75,7 @@ __global__ void __launch_bounds__(kSelectThreads) select_roots(InBand pred, Scra
 // The first `limit` qualifying regions, in region order, as root records (and their regions, for
 // stage 4's object blobs); block 0 also moves the band on.
 __global__ void __launch_bounds__(kSelectThreads) write_roots(DeviceTree t, Scratch s) {
+  gpuvis::cuda::await_previous_kernel();
   if (blockIdx.x == 0 && threadIdx.x == 0) *s.band_used = *s.band;  // to run the frame again with it
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   const int place = r < t.capacity ? s.select_before[r] : -1;
@@ -119,10 +122,11 @@ void find_root_candidates(const DeviceTree& tree, const Scratch& s, cudaStream_t
   // The band lives on the device (it changes every frame, a graph does not), so the stage always
   // runs; an empty band selects nothing.
   const int blocks = grid_for(tree.capacity, kSelectThreads);
+  // Not chained: with two frames in flight this launch also waits (an event) for the previous
+  // frame's band, a dependency that a chained launch would not keep.
   select_roots<<<blocks, kSelectThreads, 0, stream>>>(InBand{tree, s.taken, s.band}, s);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  write_roots<<<blocks, kSelectThreads, 0, stream>>>(tree, s);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  gpuvis::cuda::launch_chained(write_roots, dim3(blocks), dim3(kSelectThreads), 0, stream, tree, s);
 }
 
 }  // namespace gpuvis::decode::cuda_impl

@@ -29,6 +29,7 @@
 
 #include "../rules.hpp"
 #include "decode_kernels.cuh"
+#include "gpuvis/cuda/chain.cuh"
 #include "gpuvis/cuda/check.hpp"
 
 namespace gpuvis::decode::cuda_impl {
@@ -314,6 +315,7 @@ __device__ void mark_symbol(const DeviceTree& t, const Scratch& s, int root) {
 
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     decode_candidates(DeviceTree t, SetBounds b, DeviceTreeTable table, Scratch s) {
+  gpuvis::cuda::await_previous_kernel();
   __shared__ Subtree subtrees[kWarpsPerBlock];
   Subtree& st = subtrees[threadIdx.x / 32];
   const int lane = threadIdx.x % 32;
@@ -340,8 +342,7 @@ void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const Devic
   // a few per symbol on camera frames; noise frames bring hundreds.
   const int max_blocks = grid_for(tree.capacity, kWarpsPerBlock);
   const int grid = max_blocks < 128 ? max_blocks : 128;
-  decode_candidates<<<grid, kWarpsPerBlock * 32, 0, stream>>>(tree, bounds, table, s);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  gpuvis::cuda::launch_chained(decode_candidates, dim3(grid), dim3(kWarpsPerBlock * 32), 0, stream, tree, bounds, table, s);
 }
 
 }  // namespace gpuvis::decode::cuda_impl

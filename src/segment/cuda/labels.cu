@@ -12,6 +12,7 @@
 // memory with finds that halve the path as they walk, and only where a run begins on either side
 // of the border. A final pass points every pixel at its root and, a warp being one 32-pixel word of
 // the raster, writes each word's root and run-start bits with two ballots.
+#include "gpuvis/cuda/chain.cuh"
 #include "gpuvis/cuda/check.hpp"
 #include "labels.cuh"
 
@@ -79,6 +80,7 @@ __device__ __forceinline__ SpanPixel span_pixel(DeviceView<const std::uint8_t> b
 // Labels each tile in shared memory; writes, for every pixel, the global index of its tile-local
 // root (the tile's smallest pixel of that component, so parents still point to smaller indices).
 __global__ void label_tiles(DeviceView<const std::uint8_t> bin, std::int32_t* label) {
+  gpuvis::cuda::await_previous_kernel();
   __shared__ std::int32_t local[kRows * 32];
   const int lane = threadIdx.x, ly = threadIdx.y;
   const int x = blockIdx.x * 32 + lane, y = blockIdx.y * kRows + ly;
@@ -102,6 +104,7 @@ __global__ void label_tiles(DeviceView<const std::uint8_t> bin, std::int32_t* la
 // either side (below that, both columns are already joined inside their tiles).
 // One block of two warps per tile: warp 0 takes the first row, warp 1 the first column.
 __global__ void merge_tile_borders(DeviceView<const std::uint8_t> bin, std::int32_t* label) {
+  gpuvis::cuda::await_previous_kernel();
   const int lane = threadIdx.x, ly = threadIdx.y;
   const int x = blockIdx.x * 32 + lane, y = blockIdx.y * kRows + ly;
   const int index = y * bin.width + x;
@@ -122,6 +125,7 @@ __global__ void merge_tile_borders(DeviceView<const std::uint8_t> bin, std::int3
 // Blocks of whole warps over the raster, so warp k of the grid is word k. Every lane takes part in
 // the ballots, past the last pixel too.
 __global__ void flatten_labels(DeviceView<const std::uint8_t> bin, std::int32_t* label, WordMarks* marks) {
+  gpuvis::cuda::await_previous_kernel();
   const int n = bin.width * bin.height;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   bool root = false, run_start = false;
@@ -142,13 +146,10 @@ __global__ void flatten_labels(DeviceView<const std::uint8_t> bin, std::int32_t*
 void label_pixels(DeviceView<const std::uint8_t> binary, std::int32_t* label, WordMarks* marks, cudaStream_t stream) {
   const dim3 block(32, kRows);
   const dim3 grid((binary.width + 31) / 32, (binary.height + kRows - 1) / kRows);
-  label_tiles<<<grid, block, 0, stream>>>(binary, label);
-  GPUVIS_CUDA_CHECK_LAUNCH();
-  merge_tile_borders<<<grid, dim3(32, 2), 0, stream>>>(binary, label);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  gpuvis::cuda::launch_chained(label_tiles, grid, block, 0, stream, binary, label);
+  gpuvis::cuda::launch_chained(merge_tile_borders, grid, dim3(32, 2), 0, stream, binary, label);
   const int n = binary.width * binary.height;
-  flatten_labels<<<(n + 255) / 256, 256, 0, stream>>>(binary, label, marks);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  gpuvis::cuda::launch_chained(flatten_labels, dim3((n + 255) / 256), dim3(256), 0, stream, binary, label, marks);
 }
 
 }  // namespace gpuvis::segment::cuda_impl

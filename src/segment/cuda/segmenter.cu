@@ -2,8 +2,9 @@
 // -> parent forest, producing exactly segment_cpu's RegionTree (docs/segmentation.md).
 //
 // Designed for few launches and no host synchronisation (launch latency, not work, dominates
-// small frames): one packed CUB scan over the labelling's 32-pixel word marks numbers regions and
-// runs at once; the counts stay on the device and the per-region arrays have a capacity (a frame
+// small frames; every kernel is chained to the one before it, cuda/chain.cuh): one packed scan
+// over the labelling's 32-pixel word marks numbers regions and runs at once (one block on camera
+// frames, block_prefix_sum.cuh; CUB's scan on large ones); the counts stay on the device and the per-region arrays have a capacity (a frame
 // that exceeds it is redone with more); one per-pixel kernel then writes the runs, creates the
 // regions at their first pixels and records adjacency straight into per-region sets of cap + 1
 // slots (a region that fills them has more than cap neighbours: saturated), so no sort of pairs is
@@ -18,9 +19,11 @@
 #include <cstring>
 #include <vector>
 
+#include "gpuvis/cuda/chain.cuh"
 #include "gpuvis/cuda/check.hpp"
 #include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/segment/segment_cuda.hpp"
+#include "block_prefix_sum.cuh"
 #include "labels.cuh"
 
 namespace gpuvis::segment::cuda_impl {
@@ -147,6 +150,7 @@ __device__ void add_neighbour(const RegionArrays& r, int a, int v) {
 // a run — most of a clean frame — cost one broadcast load per warp.
 __global__ void emit_runs_and_pairs(DeviceView<const std::uint8_t> bin, const std::int32_t* label, Numbering num,
                                     Run* runs, std::int32_t* run_region, Counts c, RegionArrays r) {
+  gpuvis::cuda::await_previous_kernel();
   const int n = bin.width * bin.height;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n || c.overflow()) return;
@@ -198,6 +202,7 @@ __global__ void emit_runs_and_pairs(DeviceView<const std::uint8_t> bin, const st
 // background's counters. `narrow` says a warp's partial coordinate sums fit in 32 bits (width up
 // to 8191).
 __global__ void accumulate_runs(Counts c, const Run* runs, const std::int32_t* run_region, bool narrow, RegionArrays r) {
+  gpuvis::cuda::await_previous_kernel();
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   const int nruns = c.overflow() ? 0 : c.runs();
   const bool valid = k < nruns;
@@ -244,6 +249,7 @@ __device__ __forceinline__ int filled_slots(const RegionArrays& r, int i) {
 // Degree, saturation, border, and the parent link (the region above the first pixel).
 __global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t* label, Numbering num,
                              RegionArrays r) {
+  gpuvis::cuda::await_previous_kernel();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (c.overflow() || i >= c.regions()) return;
   const int degree = filled_slots(r, i);
@@ -266,6 +272,7 @@ __global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t
 // depth is the chain's length, and the region adds itself to every ancestor's descendant count
 // (the work is the sum of depths: small on camera frames, bounded by the nesting on others).
 __global__ void judge_regions(Counts c, int cap, RegionArrays r) {
+  gpuvis::cuda::await_previous_kernel();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i == 0) {
     r.adj_begin[0] = 0;  // the list offsets' scan writes from adj_begin[1]
@@ -304,6 +311,7 @@ __global__ void judge_regions(Counts c, int cap, RegionArrays r) {
 // The flags, the kept neighbours and the clean leaves into the tree; then the region's neighbour
 // slots are emptied for the next frame, so that no launch has to clear them before it.
 __global__ void write_neighbours(Counts c, RegionArrays r) {
+  gpuvis::cuda::await_previous_kernel();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (c.overflow() || i >= c.regions()) return;
   const std::uint32_t flags = r.wide_flags[i];
@@ -425,7 +433,10 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   // device.
   unsigned long long* prefix = m.word_prefix.ensure(words + 1);
   const auto counts = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), WordCounts{marks, words});
-  m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, counts, prefix, words + 1, stream); });
+  if (words + 1 <= kOneBlockMax)
+    launch_block_prefix_sum<false>(counts, prefix, words + 1, stream);
+  else
+    m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, counts, prefix, words + 1, stream); });
   m.events[2].record(stream);
   const Counts c{prefix + words, region_capacity, run_capacity};
   const Numbering num{marks, prefix};
@@ -434,25 +445,25 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   RegionArrays r = m.region_arrays(region_capacity, cap, stream);
   Run* runs = m.runs.ensure(run_capacity);
   std::int32_t* run_region = m.run_region.ensure(run_capacity);
-  emit_runs_and_pairs<<<blocks(n), 256, 0, stream>>>(bin, label, num, runs, run_region, c, r);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  using gpuvis::cuda::launch_chained;
+  launch_chained(emit_runs_and_pairs, dim3(blocks(n)), dim3(256), 0, stream, bin, label, num, runs, run_region, c, r);
   // A warp's partial sums of (x0 + x1) * length stay below 32 * 2 * w^2 and of y * length below
   // 32 * h * w: both fit in 32 bits for frames up to 8191 pixels wide and high.
   const bool narrow = w < 8192 && h < 8192;
-  accumulate_runs<<<blocks(run_capacity), 256, 0, stream>>>(c, runs, run_region, narrow, r);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  launch_chained(accumulate_runs, dim3(blocks(run_capacity)), dim3(256), 0, stream, c, runs, run_region, narrow, r);
   m.events[3].record(stream);
 
   // 4. Flags, parent forest and neighbour lists.
-  link_regions<<<blocks(region_capacity), 256, 0, stream>>>(c, w, h, cap, label, num, r);
-  GPUVIS_CUDA_CHECK_LAUNCH();
-  judge_regions<<<blocks(region_capacity), 256, 0, stream>>>(c, cap, r);
-  GPUVIS_CUDA_CHECK_LAUNCH();
-  m.cub_call([&](void* t, std::size_t& b) {
-    return cub::DeviceScan::InclusiveSum(t, b, r.kept, r.adj_begin + 1, region_capacity, stream);
-  });
-  write_neighbours<<<blocks(region_capacity), 256, 0, stream>>>(c, r);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  const dim3 per_region(blocks(region_capacity));
+  launch_chained(link_regions, per_region, dim3(256), 0, stream, c, w, h, cap, static_cast<const std::int32_t*>(label), num, r);
+  launch_chained(judge_regions, per_region, dim3(256), 0, stream, c, cap, r);
+  if (region_capacity <= kOneBlockMax)
+    launch_block_prefix_sum<true>(static_cast<const std::int32_t*>(r.kept), r.adj_begin + 1, region_capacity, stream);
+  else
+    m.cub_call([&](void* t, std::size_t& b) {
+      return cub::DeviceScan::InclusiveSum(t, b, r.kept, r.adj_begin + 1, region_capacity, stream);
+    });
+  launch_chained(write_neighbours, per_region, dim3(256), 0, stream, c, r);
   m.events[4].record(stream);
 
   DeviceTree& t = m.tree;

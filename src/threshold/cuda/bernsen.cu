@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "../rules.hpp"
+#include "gpuvis/cuda/chain.cuh"
 #include "gpuvis/cuda/runtime.hpp"
 #include "frame_words.cuh"
 #include "kernels.cuh"
@@ -108,9 +109,7 @@ __global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceVie
                                                                        const unsigned* vmin_t, int tpitch,
                                                                        DeviceView<std::uint8_t> dst, int r, int gate, int cols,
                                                                        int kb) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();  // the vertical pass's planes are complete (no-op without early launch)
-#endif
+  gpuvis::cuda::await_previous_kernel();  // the vertical pass's planes are complete
   extern __shared__ unsigned smem_u[];
   const int k = 2 * r + 1;
   const Tile<1, false> t{cols + 2 * r};
@@ -242,21 +241,12 @@ void bernsen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, c
   vertical<<<dim3((w + kWordsV * 4 - 1) / (kWordsV * 4), (h + ty - 1) / ty), dim3(kWordsV, kThreadsV / kWordsV), smem_v, stream>>>(
       src, ws.a.as<unsigned>(), ws.b.as<unsigned>(), tpitch, copy, copy_words, r, ty, kb);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  // On Hopper the second kernel is launched while the first still runs (programmatic dependent
-  // launch) and waits for it in cudaGridDependencySynchronize: the launch gap leaves the frame time.
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3((w + kColsH - 1) / kColsH, (h + kRowsH - 1) / kRowsH);
-  config.blockDim = dim3(horizontal_threads(w, h));
-  config.dynamicSmemBytes = smem_h;
-  config.stream = stream;
-  cudaLaunchAttribute early{};
-  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &early;
-  config.numAttrs = gpuvis::cuda::current_device_major() >= 9 ? 1 : 0;
-  GPUVIS_CUDA_CHECK(cudaLaunchKernelEx(&config, horizontal_extrema_decide, decide_src, static_cast<const unsigned*>(ws.a.as<unsigned>()),
-                                       static_cast<const unsigned*>(ws.b.as<unsigned>()), tpitch, dst, r, p.gate, kColsH, kb));
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  // The decision kernel is chained (cuda/chain.cuh): on Hopper it is scheduled while the vertical
+  // pass still runs, so the launch gap leaves the frame time.
+  gpuvis::cuda::launch_chained(horizontal_extrema_decide, dim3((w + kColsH - 1) / kColsH, (h + kRowsH - 1) / kRowsH),
+                               dim3(horizontal_threads(w, h)), smem_h, stream, decide_src,
+                               static_cast<const unsigned*>(ws.a.as<unsigned>()), static_cast<const unsigned*>(ws.b.as<unsigned>()),
+                               tpitch, dst, r, p.gate, kColsH, kb);
 }
 
 }  // namespace gpuvis::threshold::cuda_impl

@@ -1,0 +1,66 @@
+#pragma once
+// Prefix sums of the segmentation's small arrays in one chained launch of one block.
+//
+// CUB's device-wide scan is two kernels (tile-state initialisation, then the scan with decoupled
+// look-back), and neither is chained (cuda/chain.cuh): on a camera frame its ~10 000 elements cost
+// two launch gaps for a few hundred nanoseconds of work. One block of 1024 threads scans up to
+// kOneBlockMax elements instead: each warp owns one contiguous segment, sums it (coalesced loads,
+// 32 elements a step), the warps' sums are scanned, and each warp then scans its segment 32
+// elements a step with a carry (a second, cached read). Larger arrays (frames above a megapixel,
+// noisy frames' region counts) keep CUB's scan, which uses the whole GPU.
+#include "gpuvis/cuda/chain.cuh"
+
+namespace gpuvis::segment::cuda_impl {
+
+constexpr int kScanThreads = 1024;
+constexpr int kOneBlockMax = 32768;
+
+template <class T>
+__device__ __forceinline__ T warp_inclusive_sum(T v, int lane) {
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const T t = __shfl_up_sync(0xffffffffu, v, d);
+    if (lane >= d) v += t;
+  }
+  return v;
+}
+
+// out[i] = in[0] + ... + in[i - 1] (exclusive) or + in[i] (inclusive), for i < n. `in` is a
+// pointer or an iterator indexed by int; T is the sum's type.
+template <bool kInclusive, class T, class In>
+__global__ void __launch_bounds__(kScanThreads) block_prefix_sum(In in, T* out, int n) {
+  gpuvis::cuda::await_previous_kernel();
+  constexpr int kWarps = kScanThreads / 32;
+  static_assert(kWarps == 32, "warp 0 scans one offset per lane");
+  __shared__ T warp_offset[kWarps];
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const int per_warp = (n + kScanThreads - 1) / kScanThreads * 32;
+  const int begin = min(n, warp * per_warp), end = min(n, begin + per_warp);
+  T sum = 0;
+#pragma unroll 4
+  for (int i = begin + lane; i < end; i += 32) sum += static_cast<T>(in[i]);
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, d);
+  if (lane == 0) warp_offset[warp] = sum;
+  __syncthreads();
+  if (warp == 0) {
+    const T total = warp_offset[lane];
+    warp_offset[lane] = warp_inclusive_sum(total, lane) - total;
+  }
+  __syncthreads();
+  T carry = warp_offset[warp];
+  for (int base = begin; base < end; base += 32) {  // uniform in the warp: the shuffles need every lane
+    const int i = base + lane;
+    const T v = i < end ? static_cast<T>(in[i]) : T(0);
+    const T inclusive = warp_inclusive_sum(v, lane);
+    if (i < end) out[i] = carry + (kInclusive ? inclusive : inclusive - v);
+    carry += __shfl_sync(0xffffffffu, inclusive, 31);
+  }
+}
+
+template <bool kInclusive, class T, class In>
+void launch_block_prefix_sum(In in, T* out, int n, cudaStream_t stream) {
+  gpuvis::cuda::launch_chained(block_prefix_sum<kInclusive, T, In>, dim3(1), dim3(kScanThreads), 0, stream, in, out, n);
+}
+
+}  // namespace gpuvis::segment::cuda_impl
