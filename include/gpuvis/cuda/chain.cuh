@@ -13,7 +13,7 @@
 //   and each kernel of a chain therefore also waits for all kernels before its predecessor;
 // - await_previous_kernel() then lets the next kernel of the chain be scheduled.
 // Without sm_90, or when a kernel is launched without the attribute, both are no-ops.
-#include <cuda_runtime_api.h>
+#include <cuda_runtime.h>  // cudaLaunchKernelEx's typed overload
 
 #include <cstddef>
 #include <utility>

@@ -123,7 +123,8 @@ void find_root_candidates(const DeviceTree& tree, const Scratch& s, cudaStream_t
   // runs; an empty band selects nothing.
   const int blocks = grid_for(tree.capacity, kSelectThreads);
   // Not chained: with two frames in flight this launch also waits (an event) for the previous
-  // frame's band, a dependency that a chained launch would not keep.
+  // frame's band. A chained launch relaxes its dependency on the stream's previous kernel, and the
+  // documentation does not say that an event wait between the two survives that, so it stays plain.
   select_roots<<<blocks, kSelectThreads, 0, stream>>>(InBand{tree, s.taken, s.band}, s);
   GPUVIS_CUDA_CHECK_LAUNCH();
   gpuvis::cuda::launch_chained(write_roots, dim3(blocks), dim3(kSelectThreads), 0, stream, tree, s);
