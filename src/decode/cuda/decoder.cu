@@ -47,6 +47,9 @@ struct Decoder::Impl {
   // The copy of the results: the blob records only when stage 4 runs.
   std::size_t result_bytes() const { return stage.enabled() ? sizeof(ResultBlock) : offsetof(ResultBlock, blob); }
 
+  // The `zeroed` block (Scratch): five arrays of n ints, then the select's ticket.
+  static std::size_t zeroed_ints(std::size_t n) { return 5 * n + 1; }
+
   // Every slot's scratch for `regions` regions, `limit` root records and `runs` runs.
   void ensure(int regions, int limit, int runs) {
     if (regions <= capacity && limit <= root_limit && (!stage.enabled() || runs <= run_capacity)) return;
@@ -56,7 +59,7 @@ struct Decoder::Impl {
     // Blob records: each region at most once as a finger or blob and once as an object blob.
     const std::size_t blob_room = stage.enabled() ? 2 * n + roots : 0;
     for (Slot& slot : slots) {
-      slot.zeroed.reserve((5 * n + 1) * sizeof(std::int32_t));
+      slot.zeroed.reserve(zeroed_ints(n) * sizeof(std::int32_t));
       slot.per_region.reserve(3 * n * sizeof(std::int32_t) + n * sizeof(unsigned long long));
       const auto select_blocks = static_cast<std::size_t>(grid_for(static_cast<long long>(n), kSelectThreads));
       slot.lists.reserve((5 * n + select_blocks) * sizeof(std::int32_t));
@@ -249,7 +252,7 @@ void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaSt
   // The region count is on the device: every stage reads it there and strides over the capacity.
   static_assert(offsetof(ResultBlock, symbol) % sizeof(std::int32_t) == 0);
   constexpr int kCountInts = offsetof(ResultBlock, symbol) / sizeof(std::int32_t);
-  const long long zeroed = 5 * static_cast<long long>(n) + 1;
+  const auto zeroed = static_cast<long long>(Impl::zeroed_ints(n));
   gpuvis::cuda::launch_chained(clear_frame, dim3(static_cast<unsigned>(std::min<long long>(grid_for(zeroed / 4 + 1, 256), 1024))),
                                dim3(256), 0, stream, s.visit_round, zeroed, reinterpret_cast<std::int32_t*>(s.results), kCountInts);
   propagate(tree, m.bounds, s, stream);
