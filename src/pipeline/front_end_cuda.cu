@@ -34,7 +34,7 @@ const segment::cuda_impl::DeviceTree& CudaFrontEnd::enqueue_device_stages(int ca
   Slot& s = slots_[slot];
   threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
   s.thresholded.record(s.stream);
-  const auto& tree = s.segmenter.segment_async(s.binary.view(), cap, s.stream);
+  const auto& tree = s.segmenter.segment_async(s.binary.view(), cap, s.stream, segment::cuda_impl::TreeFields::for_decoder);
   s.segmented.record(s.stream);
   return tree;
 }

@@ -40,6 +40,7 @@ struct DeviceTree {
   const unsigned long long *sum_2x = nullptr, *sum_y = nullptr;
   const std::int32_t *first_x = nullptr, *first_y = nullptr;
   const std::int32_t *parent = nullptr, *child_count = nullptr, *descendant_count = nullptr, *depth = nullptr;
+  bool nesting = true;  // child_count, descendant_count and depth hold this frame's values
   const std::int32_t *adj_begin = nullptr, *adj = nullptr;
   // The clean leaves: regions with one kept neighbour and none of kBorder, kSaturated and
   // kFragmented (where the decoder's upward propagation starts), in no particular order, and their
@@ -49,6 +50,12 @@ struct DeviceTree {
   const Run* raster_runs = nullptr;          // all runs in raster order
   const std::int32_t* run_region = nullptr;  // the region of each raster run
 };
+
+// What segment_async computes: the whole tree, or what the CUDA decoder reads. The decoder finds
+// descendant counts and heights itself (its propagation), so for it the segmenter leaves out child
+// counts, descendant counts and depths: the ancestor walk behind them is a chain of dependent
+// loads as long as the deepest nesting, on the frame's path.
+enum class TreeFields { all, for_decoder };
 
 // GPU time of the last frame's stages, in microseconds.
 struct SegmentTimes {
@@ -71,7 +78,8 @@ class Segmenter {
   // the arrays have the segmenter's current capacity. Once the stream has finished, hand the
   // totals to accept(): false means the frame had more regions or runs than the capacity, its
   // results are void, the capacity has grown, and the frame must be segmented again.
-  const DeviceTree& segment_async(DeviceView<const std::uint8_t> binary, int cap, cudaStream_t stream);
+  const DeviceTree& segment_async(DeviceView<const std::uint8_t> binary, int cap, cudaStream_t stream,
+                                  TreeFields fields = TreeFields::all);
   bool accept(unsigned long long totals);
   const DeviceTree& tree() const;
 
@@ -79,7 +87,7 @@ class Segmenter {
   SegmentTimes stage_times() const;
 
   // Copies the last frame's tree into host arrays, building the run lists by region on the way
-  // (synchronises `stream`).
+  // (synchronises `stream`). The frame must have been segmented with TreeFields::all.
   void download(RegionTree& out, cudaStream_t stream) const;
 
  private:

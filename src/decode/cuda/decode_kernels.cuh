@@ -69,8 +69,8 @@ struct ResultBlock {
 
 // Per-frame device scratch, sized by the region count. The results block, the overflow arrays and
 // band_used belong to the frame's slot (a frame in flight per slot, Decoder::enqueue). `zeroed`
-// arrays are cleared each frame by one launch: visit_round, cvc, blocked, taken, symbol_root (in
-// that order, `regions` ints each), then the select's ticket.
+// arrays are cleared each frame by stage 1 (FrameClear): visit_round, cvc, blocked, taken,
+// symbol_root (in that order, `regions` ints each), then the select's ticket.
 struct Scratch {
   std::int32_t *visit_round, *cvc, *blocked, *taken, *symbol_root;
   std::int32_t *desc, *height, *parent;
@@ -107,16 +107,50 @@ struct BlobStage {
   bool enabled() const { return measures_blobs(fingers, blobs); }
 };
 
-// Stage 1: the rounds from the tree's clean leaves; fills scratch.candidates, scratch.children and
-// results->candidates.
-void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s, cudaStream_t stream);
+// What a frame clears before stage 1: the `zeroed` ints and the results block's counts.
+struct FrameClear {
+  std::int32_t* zeroed;  // DeviceBuffer storage: 256-byte aligned, cleared four ints at a time
+  long long ints;
+  std::int32_t* counts;
+  int count_ints;
+  // The share of thread `first` of `stride` threads.
+  __device__ void run(long long first, long long stride) const {
+    if (first < count_ints) counts[first] = 0;
+    int4* z4 = reinterpret_cast<int4*>(zeroed);
+    const long long quads = ints / 4;
+    for (long long k = first; k < quads; k += stride) z4[k] = int4{0, 0, 0, 0};
+    for (long long k = quads * 4 + first; k < ints; k += stride) zeroed[k] = 0;
+  }
+};
+
+// Stage 1: clears the frame (FrameClear), then the rounds from the tree's clean leaves; fills
+// scratch.candidates, scratch.children and results->candidates.
+void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s, const FrameClear& clear,
+               cudaStream_t stream);
 // Stage 2: decodes every candidate into symbol records, and marks the recorded roots (taken,
 // symbol_root).
 void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const DeviceTreeTable& table,
                     const Scratch& s, cudaStream_t stream);
+// Where the results block goes when the frame's last stage is done: the slot's pinned host copy as
+// the GPU addresses it, written across the bus (a copy operation of the same 6-10 KB costs several
+// microseconds more per frame: H100 probe, sixteenth session); `words` 8-byte words (the blob
+// records only when stage 4 runs). The host reads the copy after the event recorded behind the
+// frame's last launch.
+struct Publish {
+  unsigned long long* host = nullptr;
+  int words = 0;
+  // The share of thread `first` of `stride` threads, once every write to the results is visible
+  // to them.
+  __device__ void run(const ResultBlock* results, int first, int stride) const {
+    const auto* from = reinterpret_cast<const unsigned long long*>(results);
+    for (int i = first; i < words; i += stride) host[i] = from[i];
+  }
+};
+
 // Stage 3: root candidates of the band in s.band (after stage 2), which then becomes the next
-// frame's band.
-void find_root_candidates(const DeviceTree& tree, const Scratch& s, cudaStream_t stream);
+// frame's band. With a `publish` target (stage 3 is the frame's last) it also publishes the
+// results when it runs in one launch, and returns whether it did.
+bool find_root_candidates(const DeviceTree& tree, const Scratch& s, const Publish& publish, cudaStream_t stream);
 constexpr int kSelectThreads = 1024;  // stage 3's blocks of regions (Scratch::select_blocks)
 
 // Stage 4: fingers, plain blobs and object blobs (after stage 3), with the grey frame for the

@@ -195,26 +195,10 @@ void Decoder::reserve(int capacity, int run_capacity, int root_limit) {
 namespace {
 __global__ void store_band(RootBand* band, RootBand value) { *band = value; }
 
-// A frame's clearing in one launch (two memset nodes cost more): the `zeroed` arrays and the
-// results block's counts.
-__global__ void clear_frame(std::int32_t* zeroed, long long ints, std::int32_t* counts, int count_ints) {
+// The results block into the slot's pinned host copy (Publish), when the last stage did not.
+__global__ void publish_results(const ResultBlock* results, Publish publish) {
   gpuvis::cuda::await_previous_kernel();
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i < count_ints) counts[i] = 0;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  int4* z4 = reinterpret_cast<int4*>(zeroed);  // DeviceBuffer storage: 256-byte aligned
-  const long long quads = ints / 4;
-  for (long long k = i; k < quads; k += stride) z4[k] = int4{0, 0, 0, 0};
-  for (long long k = quads * 4 + i; k < ints; k += stride) zeroed[k] = 0;
-}
-
-// The results block into the slot's pinned host copy, written by the GPU across the bus: a copy
-// operation of the same 6-10 KB costs several microseconds more per frame (H100 probe, sixteenth
-// session). The host reads the copy after the event recorded behind this launch.
-__global__ void publish_results(const unsigned long long* results, unsigned long long* host, int words) {
-  gpuvis::cuda::await_previous_kernel();
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < words) host[i] = results[i];
+  publish.run(results, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
 }
 }  // namespace
 
@@ -252,10 +236,9 @@ void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaSt
   // The region count is on the device: every stage reads it there and strides over the capacity.
   static_assert(offsetof(ResultBlock, symbol) % sizeof(std::int32_t) == 0);
   constexpr int kCountInts = offsetof(ResultBlock, symbol) / sizeof(std::int32_t);
-  const auto zeroed = static_cast<long long>(Impl::zeroed_ints(n));
-  gpuvis::cuda::launch_chained(clear_frame, dim3(static_cast<unsigned>(std::min<long long>(grid_for(zeroed / 4 + 1, 256), 1024))),
-                               dim3(256), 0, stream, s.visit_round, zeroed, reinterpret_cast<std::int32_t*>(s.results), kCountInts);
-  propagate(tree, m.bounds, s, stream);
+  const FrameClear clear{s.visit_round, static_cast<long long>(Impl::zeroed_ints(n)), reinterpret_cast<std::int32_t*>(s.results),
+                         kCountInts};
+  propagate(tree, m.bounds, s, clear, stream);
   decode_symbols(tree, m.bounds, m.table, s, stream);
 }
 
@@ -267,12 +250,14 @@ void Decoder::enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, Dev
   require(m.stage.fingers.size <= 0 || (!grey.empty() && grey.width == tree.width && grey.height == tree.height),
           "cuda Decoder: finger detection needs the grey frame of the tree");
   const Scratch s = m.scratch_for(slot);
-  find_root_candidates(tree, s, stream);
-  if (m.stage.enabled()) find_blobs(tree, grey, m.stage, s, out.blob_scratch, out.blob_temp, stream);
   static_assert(offsetof(ResultBlock, blob) % 8 == 0 && sizeof(ResultBlock) % 8 == 0);
-  const int words = static_cast<int>(m.result_bytes() / 8);
-  gpuvis::cuda::launch_chained(publish_results, dim3(grid_for(words, 256)), dim3(256), 0, stream,
-                               reinterpret_cast<const unsigned long long*>(s.results), out.host_on_device, words);
+  const Publish publish{out.host_on_device, static_cast<int>(m.result_bytes() / 8)};
+  // Without stage 4, stage 3 is the frame's last: it may publish the results itself.
+  const bool published = find_root_candidates(tree, s, m.stage.enabled() ? Publish{} : publish, stream);
+  if (m.stage.enabled()) find_blobs(tree, grey, m.stage, s, out.blob_scratch, out.blob_temp, stream);
+  if (!published)
+    gpuvis::cuda::launch_chained(publish_results, dim3(grid_for(publish.words, 256)), dim3(256), 0, stream,
+                                 static_cast<const ResultBlock*>(s.results), publish);
 }
 
 void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,

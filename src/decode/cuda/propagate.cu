@@ -3,6 +3,8 @@
 // runs them all with a barrier between rounds (one launch instead of one per round); a region
 // visited in round k is marked with k, and visits read only marks below k, so the order of the
 // threads within a round does not matter.
+#include <algorithm>
+
 #include "decode_kernels.cuh"
 #include "gpuvis/cuda/chain.cuh"
 #include "gpuvis/cuda/check.hpp"
@@ -17,8 +19,23 @@ using segment::kSaturated;
 constexpr int kRoundThreads = 1024;
 constexpr int kBatch = 8;  // neighbours loaded at once
 
-__global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBounds b, Scratch s) {
+// The largest clearing run_rounds does itself before its first round (its 1024 threads store
+// 16 bytes at a time: a 640x480 frame's 24 001 ints take a few stores per thread); a larger one is
+// a launch of its own over the whole GPU (clear_frame). Measured on an H100 (eighteenth session):
+// see docs/benchmarks/pipeline.md.
+constexpr long long kClearInRoundsMax = 65536;
+
+// A large frame's clearing in one launch (two memset nodes cost more).
+__global__ void clear_frame(FrameClear clear) {
   gpuvis::cuda::await_previous_kernel();
+  clear.run(blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x, static_cast<long long>(gridDim.x) * blockDim.x);
+}
+
+// `clear` is empty when clear_frame ran before.
+__global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBounds b, Scratch s, FrameClear clear) {
+  gpuvis::cuda::await_previous_kernel();
+  clear.run(threadIdx.x, blockDim.x);
+  __syncthreads();  // the counts and marks are zero before anything below reads or adds to them
   __shared__ int count, next_count;
   // The first round visits the segmenter's list of clean leaves (read only); later rounds
   // alternate between the two frontier arrays.
@@ -107,8 +124,15 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
 
 }  // namespace
 
-void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s, cudaStream_t stream) {
-  gpuvis::cuda::launch_chained(run_rounds, dim3(1), dim3(kRoundThreads), 0, stream, tree, bounds, s);
+void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s, const FrameClear& clear,
+               cudaStream_t stream) {
+  FrameClear in_rounds = clear;
+  if (clear.ints > kClearInRoundsMax) {
+    const long long grid = std::min<long long>(grid_for(clear.ints / 4 + 1, 256), 1024);
+    gpuvis::cuda::launch_chained(clear_frame, dim3(static_cast<unsigned>(grid)), dim3(256), 0, stream, clear);
+    in_rounds = {};
+  }
+  gpuvis::cuda::launch_chained(run_rounds, dim3(1), dim3(kRoundThreads), 0, stream, tree, bounds, s, in_rounds);
 }
 
 }  // namespace gpuvis::decode::cuda_impl

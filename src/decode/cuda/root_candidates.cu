@@ -14,6 +14,11 @@
 namespace gpuvis::decode::cuda_impl {
 namespace {
 
+// The largest region capacity whose root candidates are selected by one block
+// (select_roots_in_one_block): a 640x480 frame's (4 800) and up to 800x600. Measured on an H100
+// (eighteenth session): see docs/benchmarks/pipeline.md.
+constexpr int kOneBlockRoots = 8192;
+
 // Every load first, then one combined test: a chain of short-circuit tests waits for each load in
 // turn, and at camera frame sizes the select is one block evaluating this for a few thousand
 // regions. (Regions past the count hold stale values: read, then masked.)
@@ -72,32 +77,26 @@ __global__ void __launch_bounds__(kSelectThreads) select_roots(InBand pred, Scra
   }
 }
 
-// The first `limit` qualifying regions, in region order, as root records (and their regions, for
-// stage 4's object blobs); block 0 also moves the band on.
-__global__ void __launch_bounds__(kSelectThreads) write_roots(DeviceTree t, Scratch s) {
-  gpuvis::cuda::await_previous_kernel();
-  if (blockIdx.x == 0 && threadIdx.x == 0) *s.band_used = *s.band;  // to run the frame again with it
-  const int r = blockIdx.x * blockDim.x + threadIdx.x;
-  const int place = r < t.capacity ? s.select_before[r] : -1;
-  if (place >= 0) {
-    const int i = s.select_blocks[blockIdx.x] + place;
-    if (i < s.band->limit) {
-      s.selected[i] = r;
-      RootRecord rec;
-      rec.x = centroid_x(t, r);
-      rec.y = centroid_y(t, r);
-      rec.size = max(t.right[r] - t.left[r] + 1, t.bottom[r] - t.top[r] + 1);
-      rec.colour = t.colour[r];
-      rec.region = r;
-      rec.pad = 0;
-      record_slot(s.results->root, s.root_overflow, i) = rec;
-    }
-  }
-  if (blockIdx.x != 0) return;
-  // The next frame's band (next_root_band) from this frame's valid symbols, when it has any
-  // (the other blocks read only the band's limit).
+// Root record i (one of the first `limit`) for region r.
+__device__ void write_root(const DeviceTree& t, const Scratch& s, int r, int i) {
+  s.selected[i] = r;
+  RootRecord rec;
+  rec.x = centroid_x(t, r);
+  rec.y = centroid_y(t, r);
+  rec.size = max(t.right[r] - t.left[r] + 1, t.bottom[r] - t.top[r] + 1);
+  rec.colour = t.colour[r];
+  rec.region = r;
+  rec.pad = 0;
+  record_slot(s.results->root, s.root_overflow, i) = rec;
+}
+
+// The whole block, after every thread has read the band: the next frame's band (next_root_band)
+// from this frame's valid symbols, when it has any; and this frame's band kept in its slot, to run
+// the frame again with it.
+__device__ void move_band_on(const Scratch& s) {
   __shared__ int smallest, largest;
   if (threadIdx.x == 0) {
+    *s.band_used = *s.band;
     smallest = INT_MAX;
     largest = 0;
   }
@@ -116,18 +115,71 @@ __global__ void __launch_bounds__(kSelectThreads) write_roots(DeviceTree t, Scra
   }
 }
 
+// The first `limit` qualifying regions, in region order, as root records (and their regions, for
+// stage 4's object blobs); block 0 also moves the band on (the other blocks read only its limit).
+__global__ void __launch_bounds__(kSelectThreads) write_roots(DeviceTree t, Scratch s) {
+  gpuvis::cuda::await_previous_kernel();
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  const int place = r < t.capacity ? s.select_before[r] : -1;
+  if (place >= 0) {
+    const int i = s.select_blocks[blockIdx.x] + place;
+    if (i < s.band->limit) write_root(t, s, r, i);
+  }
+  if (blockIdx.x != 0) return;
+  __syncthreads();  // every thread of block 0 has read the band
+  move_band_on(s);
+}
+
+// Select and records of a camera frame in one launch of one block: the frame's regions (its count,
+// not the capacity) a block at a time in region order, with the running count of qualifying
+// regions carried from block to block; then the band moves on, and the block publishes the results
+// when it is the frame's last launch. Chosen by the region capacity (kOneBlockRoots): two or three
+// launches cost more than a few hundred regions' work.
+__global__ void __launch_bounds__(kSelectThreads) select_roots_in_one_block(InBand pred, Scratch s, Publish publish) {
+  gpuvis::cuda::await_previous_kernel();
+  const DeviceTree& t = pred.t;
+  const int count = region_count(t), limit = s.band->limit;
+  using Scan = cub::BlockScan<int, kSelectThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  int found = 0;  // qualifying regions before this block of regions
+  for (int base = 0; base < count; base += kSelectThreads) {
+    const int r = base + static_cast<int>(threadIdx.x);
+    const bool in = r < count && pred(r);
+    int before = 0, total = 0;
+    Scan(scan).ExclusiveSum(in ? 1 : 0, before, total);
+    if (in && found + before < limit) write_root(t, s, r, found + before);
+    found += total;
+    __syncthreads();  // the scan's storage is reused
+  }
+  if (threadIdx.x == 0) {
+    s.results->roots_found = found;
+    s.results->roots_kept = min(found, limit);
+  }
+  move_band_on(s);
+  if (publish.words == 0) return;
+  __syncthreads();  // this block's records and counts are written
+  publish.run(s.results, threadIdx.x, blockDim.x);
+}
+
 }  // namespace
 
-void find_root_candidates(const DeviceTree& tree, const Scratch& s, cudaStream_t stream) {
+bool find_root_candidates(const DeviceTree& tree, const Scratch& s, const Publish& publish, cudaStream_t stream) {
   // The band lives on the device (it changes every frame, a graph does not), so the stage always
   // runs; an empty band selects nothing.
-  const int blocks = grid_for(tree.capacity, kSelectThreads);
-  // Not chained: with two frames in flight this launch also waits (an event) for the previous
+  // Not chained: with two frames in flight the first launch also waits (an event) for the previous
   // frame's band. A chained launch relaxes its dependency on the stream's previous kernel, and the
   // documentation does not say that an event wait between the two survives that, so it stays plain.
-  select_roots<<<blocks, kSelectThreads, 0, stream>>>(InBand{tree, s.taken, s.band}, s);
+  const InBand pred{tree, s.taken, s.band};
+  if (tree.capacity <= kOneBlockRoots) {
+    select_roots_in_one_block<<<1, kSelectThreads, 0, stream>>>(pred, s, publish);
+    GPUVIS_CUDA_CHECK_LAUNCH();
+    return publish.words > 0;
+  }
+  const int blocks = grid_for(tree.capacity, kSelectThreads);
+  select_roots<<<blocks, kSelectThreads, 0, stream>>>(pred, s);
   GPUVIS_CUDA_CHECK_LAUNCH();
   gpuvis::cuda::launch_chained(write_roots, dim3(blocks), dim3(kSelectThreads), 0, stream, tree, s);
+  return false;
 }
 
 }  // namespace gpuvis::decode::cuda_impl

@@ -4,13 +4,14 @@
 // Designed for few launches and no host synchronisation (launch latency, not work, dominates
 // small frames; every kernel is chained to the one before it, cuda/chain.cuh): one packed scan
 // over the labelling's 32-pixel word marks numbers regions and runs at once (one block on camera
-// frames, block_prefix_sum.cuh; CUB's scan on large ones); the counts stay on the device and the per-region arrays have a capacity (a frame
-// that exceeds it is redone with more); one per-pixel kernel then writes the runs, creates the
-// regions at their first pixels and records adjacency straight into per-region sets of cap + 1
-// slots (a region that fills them has more than cap neighbours: saturated), so no sort of pairs is
-// needed; three per-region kernels and one scan finish the flags, the parent forest and the
-// neighbour lists. The run lists by region are built on the host by download() (a counting sort),
-// since only host consumers need them.
+// frames, block_prefix_sum.cuh; CUB's scan on large ones); the counts stay on the device and the
+// per-region arrays have a capacity (a frame that exceeds it is redone with more); one per-pixel
+// kernel then writes the runs, creates the regions at their first pixels and records adjacency
+// straight into per-region sets of cap + 1 slots (a region that fills them has more than cap
+// neighbours: saturated), so no sort of pairs is needed; three per-region kernels and one scan
+// finish the flags, the parent forest and the neighbour lists (on camera frames one block does
+// all four, with barriers between them). The run lists by region are built on the host by
+// download() (a counting sort), since only host consumers need them.
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -70,6 +71,10 @@ struct TreeBlock {
 int blocks(long long n, int threads = 256) { return static_cast<int>((n + threads - 1) / threads); }
 
 constexpr int kEmpty = -1;  // an unused neighbour slot
+// The largest region capacity whose finishing runs in one block (finish_regions_in_one_block): a
+// 640x480 frame's (4 800) and up to 800x600's (7 500). Measured on an H100 (eighteenth session): see
+// docs/benchmarks/pipeline.md.
+constexpr int kOneBlockRegions = 8192;
 constexpr int kLarge = INT_MAX;
 
 // The region and run counts of the frame stay on the device (the scan's totals); the per-region and
@@ -127,10 +132,14 @@ struct RegionArrays {
   std::int32_t* slots;  // cap + 1 per region
   int slot_count;       // cap + 1
   std::int32_t *leaves, *leaf_count;
+  bool nesting;  // child counts, descendant counts and depths are computed (TreeFields::all)
 };
 
 // Adds v to region a's neighbour set (lock-free: a slot goes from empty to a value once). When all
 // cap + 1 slots hold other values, a has more than cap neighbours and v need not be recorded.
+// (Reading the slots eight at a time from L2, bypassing L1, made this kernel slower: 9.6 -> 13.8 us
+// on a 640x480 frame, and 1920x1080 and 3840x2160 frames 35 and 77 us slower end to end; H100,
+// eighteenth session.)
 __device__ void add_neighbour(const RegionArrays& r, int a, int v) {
   std::int32_t* slots = r.slots + a * r.slot_count;
   for (int s = 0; s < r.slot_count; ++s) {
@@ -239,19 +248,39 @@ __global__ void accumulate_runs(Counts c, const Run* runs, const std::int32_t* r
 }
 
 // --- Per-region finishing -----------------------------------------------------------------------
+//
+// Three steps per region, separated by barriers: link (degree, flags, parent), judge (kept
+// neighbours, depth, descendant counts) and, after the scan of the kept counts, write (the tree's
+// neighbour lists). Each step is one device function of one region, run by a kernel per step on
+// large frames and by one block with barriers between the steps on camera frames
+// (finish_regions_in_one_block). A region's step is a chain of dependent loads, so neighbour slots
+// are loaded kBatch at a time (one by one, each would be a memory latency).
 
+constexpr int kBatch = 8;
+
+// A region's neighbours, slots [base, base + kBatch) of its set (kEmpty past `count`).
+__device__ __forceinline__ void load_slots(const std::int32_t* slots, int base, int count, int (&v)[kBatch]) {
+#pragma unroll
+  for (int j = 0; j < kBatch; ++j) v[j] = base + j < count ? slots[base + j] : kEmpty;
+}
+
+// The region's neighbour count: its filled slots (they fill in order, add_neighbour).
 __device__ __forceinline__ int filled_slots(const RegionArrays& r, int i) {
+  const std::int32_t* slots = r.slots + i * r.slot_count;
   int d = 0;
-  while (d < r.slot_count && r.slots[i * r.slot_count + d] != kEmpty) ++d;  // slots fill in order
+  for (int base = 0; base < r.slot_count; base += kBatch) {
+    int v[kBatch];
+    load_slots(slots, base, r.slot_count, v);
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) d += v[j] != kEmpty;
+    if (v[kBatch - 1] == kEmpty) break;
+  }
   return d;
 }
 
 // Degree, saturation, border, and the parent link (the region above the first pixel).
-__global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t* label, Numbering num,
-                             RegionArrays r) {
-  gpuvis::cuda::await_previous_kernel();
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c.overflow() || i >= c.regions()) return;
+__device__ void link_region(int i, int w, int h, int cap, const std::int32_t* label, const Numbering& num,
+                            const RegionArrays& r) {
   const int degree = filled_slots(r, i);
   r.degree[i] = degree;
   std::uint32_t flags = 0;
@@ -263,64 +292,120 @@ __global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t
   } else {
     const int p = num.region_of(label, (r.first_y[i] - 1) * w + r.first_x[i]);
     r.parent[i] = p;
-    atomicAdd(&r.child_count[p], 1);
+    if (r.nesting) atomicAdd(&r.child_count[p], 1);
   }
   r.wide_flags[i] = flags;
 }
 
-// Fragmentation and the kept neighbours (sorted, in the region's own slots), and the ancestor walk:
-// depth is the chain's length, and the region adds itself to every ancestor's descendant count
-// (the work is the sum of depths: small on camera frames, bounded by the nesting on others).
+// Fragmentation and the kept neighbours (sorted, in the region's own slots), and, when the tree's
+// nesting is asked for, the ancestor walk: depth is the chain's length, and the region adds itself
+// to every ancestor's descendant count (the work is the sum of depths: small on camera frames,
+// bounded by the nesting on others; a chain of dependent loads as long as the depth). Returns the
+// kept count.
+__device__ int judge_region(int i, int cap, const RegionArrays& r) {
+  int kept = 0;
+  const int degree = r.degree[i];
+  if (degree <= cap) {
+    std::int32_t* slots = r.slots + i * r.slot_count;
+    bool fragmented = false;
+    for (int base = 0; base < degree; base += kBatch) {
+      int v[kBatch], dv[kBatch];
+      load_slots(slots, base, degree, v);
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) dv[j] = v[j] != kEmpty ? r.degree[v[j]] : 0;
+      // The batch is in registers, and the sorted prefix stays below it: writing slots[0 .. kept]
+      // overwrites nothing not yet read.
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        if (v[j] == kEmpty) continue;
+        if (dv[j] > cap) {
+          fragmented = true;
+          continue;
+        }
+        int k = kept++;  // insertion sort into slots[0 .. kept)
+        for (; k > 0 && slots[k - 1] > v[j]; --k) slots[k] = slots[k - 1];
+        slots[k] = v[j];
+      }
+    }
+    if (fragmented) r.wide_flags[i] |= kFragmented;
+  }
+  if (r.nesting) {
+    int d = 0;
+    for (int p = r.parent[i]; p >= 0; p = r.parent[p]) {
+      atomicAdd(&r.descendant_count[p], 1);
+      ++d;
+    }
+    r.depth[i] = d;
+  }
+  return kept;
+}
+
+// The flags, the kept neighbours and the clean leaves into the tree (adj_begin is the scan of the
+// kept counts); then the region's neighbour slots are emptied for the next frame, so that no
+// launch has to clear them before it.
+__device__ void write_region(int i, const RegionArrays& r) {
+  const std::uint32_t flags = r.wide_flags[i];
+  const int kept = r.kept[i], begin = r.adj_begin[i];
+  r.flags[i] = static_cast<std::uint8_t>(flags);
+  if (kept == 1 && !(flags & (kSaturated | kFragmented | kBorder))) r.leaves[atomicAdd(r.leaf_count, 1)] = i;
+  std::int32_t* slots = r.slots + i * r.slot_count;
+  for (int base = 0; base < kept; base += kBatch) {
+    int v[kBatch];
+    load_slots(slots, base, kept, v);
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      if (base + j < kept) r.adj[begin + base + j] = v[j];
+  }
+  for (int k = 0; k < r.slot_count; ++k) slots[k] = kEmpty;
+}
+
+__global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t* label, Numbering num,
+                             RegionArrays r) {
+  gpuvis::cuda::await_previous_kernel();
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c.overflow() || i >= c.regions()) return;
+  link_region(i, w, h, cap, label, num, r);
+}
+
 __global__ void judge_regions(Counts c, int cap, RegionArrays r) {
   gpuvis::cuda::await_previous_kernel();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i == 0) {
     r.adj_begin[0] = 0;  // the list offsets' scan writes from adj_begin[1]
-    *r.leaf_count = 0;   // write_neighbours appends
+    *r.leaf_count = 0;   // write_region appends
   }
   if (i >= c.region_capacity) return;
-  if (c.overflow() || i >= c.regions()) {  // the list offsets scan over the whole capacity
-    r.kept[i] = 0;
-    return;
-  }
-  int kept = 0;
-  if (r.degree[i] <= cap) {
-    std::int32_t* slots = r.slots + i * r.slot_count;
-    bool fragmented = false;
-    for (int s = 0; s < r.degree[i]; ++s) {
-      const int v = slots[s];
-      if (r.degree[v] > cap) {
-        fragmented = true;
-        continue;
-      }
-      int k = kept++;  // insertion sort into slots[0 .. kept)
-      for (; k > 0 && slots[k - 1] > v; --k) slots[k] = slots[k - 1];
-      slots[k] = v;
-    }
-    if (fragmented) r.wide_flags[i] |= kFragmented;
-  }
-  r.kept[i] = kept;
-  int d = 0;
-  for (int p = r.parent[i]; p >= 0; p = r.parent[p]) {
-    atomicAdd(&r.descendant_count[p], 1);
-    ++d;
-  }
-  r.depth[i] = d;
+  // The list offsets' scan runs over the whole capacity: past the count, nothing is kept.
+  r.kept[i] = c.overflow() || i >= c.regions() ? 0 : judge_region(i, cap, r);
 }
 
-// The flags, the kept neighbours and the clean leaves into the tree; then the region's neighbour
-// slots are emptied for the next frame, so that no launch has to clear them before it.
 __global__ void write_neighbours(Counts c, RegionArrays r) {
   gpuvis::cuda::await_previous_kernel();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (c.overflow() || i >= c.regions()) return;
-  const std::uint32_t flags = r.wide_flags[i];
-  const int kept = r.kept[i];
-  r.flags[i] = static_cast<std::uint8_t>(flags);
-  if (kept == 1 && !(flags & (kSaturated | kFragmented | kBorder))) r.leaves[atomicAdd(r.leaf_count, 1)] = i;
-  std::int32_t* slots = r.slots + i * r.slot_count;
-  for (int k = 0; k < kept; ++k) r.adj[r.adj_begin[i] + k] = slots[k];
-  for (int k = 0; k < r.slot_count; ++k) slots[k] = kEmpty;
+  write_region(i, r);
+}
+
+// The whole finishing of a camera frame in one launch of one block: the steps above with barriers
+// between them (and the list offsets scanned over the count, not the capacity) instead of four
+// launches, each of which costs more than a step of a few hundred regions. Chosen by the region
+// capacity (kOneBlockRegions): with more regions than threads each thread takes several in turn.
+__global__ void __launch_bounds__(kScanThreads)
+    finish_regions_in_one_block(Counts c, int w, int h, int cap, const std::int32_t* label, Numbering num, RegionArrays r) {
+  gpuvis::cuda::await_previous_kernel();
+  if (threadIdx.x == 0) {
+    r.adj_begin[0] = 0;
+    *r.leaf_count = 0;
+  }
+  if (c.overflow()) return;  // the same for every thread
+  const int n = c.regions();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) link_region(i, w, h, cap, label, num, r);
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) r.kept[i] = judge_region(i, cap, r);
+  __syncthreads();
+  block_prefix_sum_in_block<true>(static_cast<const std::int32_t*>(r.kept), r.adj_begin + 1, n);
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) write_region(i, r);
 }
 
 }  // namespace
@@ -405,7 +490,8 @@ Segmenter& Segmenter::operator=(Segmenter&&) noexcept = default;
 
 const DeviceTree& Segmenter::tree() const { return impl_->tree; }
 
-const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, int cap, cudaStream_t stream) {
+const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, int cap, cudaStream_t stream,
+                                           TreeFields fields) {
   require(bin.channels == 1, "segment: the binary frame must have one channel");
   check_image_shape(bin.width, bin.height, 1);
   require(cap >= 1, "segment: adjacency cap must be at least 1");
@@ -443,6 +529,7 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
 
   // 3. Regions, runs, statistics and neighbour sets.
   RegionArrays r = m.region_arrays(region_capacity, cap, stream);
+  r.nesting = fields == TreeFields::all;
   Run* runs = m.runs.ensure(run_capacity);
   std::int32_t* run_region = m.run_region.ensure(run_capacity);
   using gpuvis::cuda::launch_chained;
@@ -454,16 +541,21 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   m.events[3].record(stream);
 
   // 4. Flags, parent forest and neighbour lists.
-  const dim3 per_region(blocks(region_capacity));
-  launch_chained(link_regions, per_region, dim3(256), 0, stream, c, w, h, cap, static_cast<const std::int32_t*>(label), num, r);
-  launch_chained(judge_regions, per_region, dim3(256), 0, stream, c, cap, r);
-  if (region_capacity <= kOneBlockMax)
-    launch_block_prefix_sum<true>(static_cast<const std::int32_t*>(r.kept), r.adj_begin + 1, region_capacity, stream);
-  else
-    m.cub_call([&](void* t, std::size_t& b) {
-      return cub::DeviceScan::InclusiveSum(t, b, r.kept, r.adj_begin + 1, region_capacity, stream);
-    });
-  launch_chained(write_neighbours, per_region, dim3(256), 0, stream, c, r);
+  const auto* labels = static_cast<const std::int32_t*>(label);
+  if (region_capacity <= kOneBlockRegions) {
+    launch_chained(finish_regions_in_one_block, dim3(1), dim3(kScanThreads), 0, stream, c, w, h, cap, labels, num, r);
+  } else {
+    const dim3 per_region(blocks(region_capacity));
+    launch_chained(link_regions, per_region, dim3(256), 0, stream, c, w, h, cap, labels, num, r);
+    launch_chained(judge_regions, per_region, dim3(256), 0, stream, c, cap, r);
+    if (region_capacity <= kOneBlockMax)
+      launch_block_prefix_sum<true>(static_cast<const std::int32_t*>(r.kept), r.adj_begin + 1, region_capacity, stream);
+    else
+      m.cub_call([&](void* t, std::size_t& b) {
+        return cub::DeviceScan::InclusiveSum(t, b, r.kept, r.adj_begin + 1, region_capacity, stream);
+      });
+    launch_chained(write_neighbours, per_region, dim3(256), 0, stream, c, r);
+  }
   m.events[4].record(stream);
 
   DeviceTree& t = m.tree;
@@ -473,6 +565,7 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   t.capacity = region_capacity;
   t.run_capacity = run_capacity;
   t.totals = prefix + words;
+  t.nesting = r.nesting;
   t.regions = -1;  // known after accept()
   t.runs = -1;
   t.colour = r.colour;
@@ -538,6 +631,7 @@ void Segmenter::download(RegionTree& out, cudaStream_t stream) const {
   const Impl& m = *impl_;
   const DeviceTree& t = m.tree;
   require(t.regions >= 0, "Segmenter::download: the frame's counts are not known yet (call accept() first)");
+  require(t.nesting, "Segmenter::download: the frame was segmented without its nesting (TreeFields::for_decoder)");
   const auto n = static_cast<std::size_t>(t.regions);
   const auto nruns = static_cast<std::size_t>(t.runs);
   const TreeBlock& l = m.layout;
