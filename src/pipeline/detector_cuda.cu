@@ -108,6 +108,7 @@ class CudaDetector final : public DeviceDetector {
   // What a slot's graphs' addresses and grid sizes depend on.
   struct Shape {
     int width = 0, height = 0, capacity = 0, run_capacity = 0, generation = -1;
+    bool one_block = false;  // the segmenter's choice of kernels for few regions
     bool operator==(const Shape&) const = default;
   };
   struct Frame {
@@ -120,11 +121,12 @@ class CudaDetector final : public DeviceDetector {
     Shape shape;  // what they were captured for
   };
 
-  // The slot's shape now: its frame's size, its segmenter's capacities at its last frame and the
-  // decoder's buffers.
+  // The slot's shape now: its frame's size, its segmenter's capacities at its last frame and
+  // choice for its next, and the decoder's buffers.
   Shape shape(int slot) const {
     const auto& t = front_end_.tree(slot);
-    return {frames_[slot].width, frames_[slot].height, t.capacity, t.run_capacity, decoder_.generation()};
+    return {frames_[slot].width, frames_[slot].height, t.capacity, t.run_capacity, decoder_.generation(),
+            front_end_.one_block_next(slot)};
   }
   void graphs_stale() {
     for (int k = 0; k < kSlots; ++k) {

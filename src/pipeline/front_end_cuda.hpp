@@ -37,6 +37,8 @@ class CudaFrontEnd final : public FrontEnd {
   const segment::cuda_impl::DeviceTree& tree(int slot) const { return slots_[slot].segmenter.tree(); }
   // Segmenter::accept of the slot for its last frame's counts.
   bool accept(int slot, unsigned long long totals) { return slots_[slot].segmenter.accept(totals); }
+  // Segmenter::finishes_in_one_block of the slot (its next frame's choice).
+  bool one_block_next(int slot) const { return slots_[slot].segmenter.finishes_in_one_block(); }
   // The slot's stream (its upload and device work).
   cudaStream_t stream(int slot) const { return slots_[slot].stream.get(); }
   // Waits for every slot's work.

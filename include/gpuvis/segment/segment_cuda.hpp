@@ -41,6 +41,9 @@ struct DeviceTree {
   const std::int32_t *first_x = nullptr, *first_y = nullptr;
   const std::int32_t *parent = nullptr, *child_count = nullptr, *descendant_count = nullptr, *depth = nullptr;
   bool nesting = true;  // child_count, descendant_count and depth hold this frame's values
+  // The frame was finished by one block (few regions, see finishes_in_one_block()); the decoder
+  // then selects its root candidates in one block too.
+  bool one_block = false;
   const std::int32_t *adj_begin = nullptr, *adj = nullptr;
   // The clean leaves: regions with one kept neighbour and none of kBorder, kSaturated and
   // kFragmented (where the decoder's upward propagation starts), in no particular order, and their
@@ -81,6 +84,10 @@ class Segmenter {
   const DeviceTree& segment_async(DeviceView<const std::uint8_t> binary, int cap, cudaStream_t stream,
                                   TreeFields fields = TreeFields::all);
   bool accept(unsigned long long totals);
+  // Whether the next frame's region finishing will run in one block: camera frames with few
+  // regions (the last accepted frame's count decides). A CUDA graph captured with one choice must
+  // be captured again when this changes.
+  bool finishes_in_one_block() const;
   const DeviceTree& tree() const;
 
   // Stage times of the last segment() (waits for it to finish).

@@ -14,11 +14,6 @@
 namespace gpuvis::decode::cuda_impl {
 namespace {
 
-// The largest region capacity whose root candidates are selected by one block
-// (select_roots_in_one_block): a 640x480 frame's (4 800) and up to 800x600. Measured on an H100
-// (eighteenth session): see docs/benchmarks/pipeline.md.
-constexpr int kOneBlockRoots = 8192;
-
 // Every load first, then one combined test: a chain of short-circuit tests waits for each load in
 // turn, and at camera frame sizes the select is one block evaluating this for a few thousand
 // regions. (Regions past the count hold stale values: read, then masked.)
@@ -133,8 +128,8 @@ __global__ void __launch_bounds__(kSelectThreads) write_roots(DeviceTree t, Scra
 // Select and records of a camera frame in one launch of one block: the frame's regions (its count,
 // not the capacity) a block at a time in region order, with the running count of qualifying
 // regions carried from block to block; then the band moves on, and the block publishes the results
-// when it is the frame's last launch. Chosen by the region capacity (kOneBlockRoots): two or three
-// launches cost more than a few hundred regions' work.
+// when it is the frame's last launch. Used for the frames the segmenter finished in one block
+// (DeviceTree::one_block: few regions): two or three launches cost more than their work.
 __global__ void __launch_bounds__(kSelectThreads) select_roots_in_one_block(InBand pred, Scratch s, Publish publish) {
   gpuvis::cuda::await_previous_kernel();
   const DeviceTree& t = pred.t;
@@ -170,7 +165,7 @@ bool find_root_candidates(const DeviceTree& tree, const Scratch& s, const Publis
   // frame's band. A chained launch relaxes its dependency on the stream's previous kernel, and the
   // documentation does not say that an event wait between the two survives that, so it stays plain.
   const InBand pred{tree, s.taken, s.band};
-  if (tree.capacity <= kOneBlockRoots) {
+  if (tree.one_block) {
     select_roots_in_one_block<<<1, kSelectThreads, 0, stream>>>(pred, s, publish);
     GPUVIS_CUDA_CHECK_LAUNCH();
     return publish.words > 0;

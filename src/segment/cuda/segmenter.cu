@@ -71,10 +71,17 @@ struct TreeBlock {
 int blocks(long long n, int threads = 256) { return static_cast<int>((n + threads - 1) / threads); }
 
 constexpr int kEmpty = -1;  // an unused neighbour slot
-// The largest region capacity whose finishing runs in one block (finish_regions_in_one_block): a
-// 640x480 frame's (4 800) and up to 800x600's (7 500). Measured on an H100 (eighteenth session): see
-// docs/benchmarks/pipeline.md.
+// When a frame's finishing runs in one block (finish_regions_in_one_block): its region capacity is
+// at most kOneBlockRegions (a 640x480 frame's is 4 800, 800x600's 7 500), and the previous frame
+// had at most kOneBlockUpTo regions (one per thread: a camera frame changes little from one frame
+// to the next). With more, each thread takes several regions in turn, and the per-step kernels are
+// faster: measured on an H100 (eighteenth session), a 640x480 frame of 3 094 regions took 197-203
+// us end to end in one block against 145-150 us before. A segmenter that went over goes back to
+// one block below kOneBlockBackAt regions, so that a count near the limit does not switch every
+// frame (each switch re-captures the detector's graphs).
 constexpr int kOneBlockRegions = 8192;
+constexpr int kOneBlockUpTo = 1024;
+constexpr int kOneBlockBackAt = 512;
 constexpr int kLarge = INT_MAX;
 
 // The region and run counts of the frame stay on the device (the scan's totals); the per-region and
@@ -427,6 +434,7 @@ struct Segmenter::Impl {
   mutable gpuvis::cuda::PinnedBuffer staging;
   mutable std::vector<std::int32_t> run_fill;  // download()'s counting-sort cursors, kept between frames
   int region_capacity = 0, run_capacity = 0;   // room in the per-region and per-run arrays
+  bool few_regions = true;  // the last accepted frame had few regions (kOneBlockUpTo, kOneBlockBackAt)
   gpuvis::cuda::Event events[5];  // start, labelled, numbered, regions built, done
 
   // CUB's two-phase calls: query the temporary storage, grow it, run.
@@ -542,7 +550,8 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
 
   // 4. Flags, parent forest and neighbour lists.
   const auto* labels = static_cast<const std::int32_t*>(label);
-  if (region_capacity <= kOneBlockRegions) {
+  const bool one_block = m.few_regions && region_capacity <= kOneBlockRegions;
+  if (one_block) {
     launch_chained(finish_regions_in_one_block, dim3(1), dim3(kScanThreads), 0, stream, c, w, h, cap, labels, num, r);
   } else {
     const dim3 per_region(blocks(region_capacity));
@@ -566,6 +575,7 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   t.run_capacity = run_capacity;
   t.totals = prefix + words;
   t.nesting = r.nesting;
+  t.one_block = one_block;
   t.regions = -1;  // known after accept()
   t.runs = -1;
   t.colour = r.colour;
@@ -592,9 +602,14 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   return t;
 }
 
+bool Segmenter::finishes_in_one_block() const {
+  return impl_->few_regions && std::min(impl_->region_capacity, impl_->tree.width * impl_->tree.height) <= kOneBlockRegions;
+}
+
 bool Segmenter::accept(unsigned long long totals) {
   Impl& m = *impl_;
   const int regions = static_cast<int>(totals >> 32), runs = static_cast<int>(totals & 0xffffffffu);
+  m.few_regions = regions <= (m.few_regions ? kOneBlockUpTo : kOneBlockBackAt);
   if (regions <= m.tree.capacity && runs <= m.tree.run_capacity) {
     m.tree.regions = regions;
     m.tree.runs = runs;
