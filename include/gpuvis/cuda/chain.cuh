@@ -23,13 +23,22 @@
 
 namespace gpuvis::cuda {
 
+// Allows the next chained kernel of the stream to be scheduled now (it still waits for this one's
+// results in its own await_previous_kernel()). The first kernel of a chain, which waits for nothing
+// on the device, calls this first.
+__device__ __forceinline__ void allow_next_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
 // Waits until the previous kernel of the stream has finished and its writes are visible, then
 // allows the next chained kernel to be scheduled. First statement of every chained kernel.
 __device__ __forceinline__ void await_previous_kernel() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
-  cudaTriggerProgrammaticLaunchCompletion();
 #endif
+  allow_next_kernel();
 }
 
 // Launches kernel<<<grid, block, smem, stream>>>(args...) chained to the stream's previous kernel

@@ -45,9 +45,7 @@ template <bool COPY>
 __global__ void __launch_bounds__(kThreadsV) vertical_extrema(DeviceView<const std::uint8_t> src, unsigned* vmax_t,
                                                               unsigned* vmin_t, int tpitch, unsigned* copy, int copy_pitch,
                                                               int r, int ty, int kb) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();  // the decision kernel may be scheduled now; it waits for this grid's results
-#endif
+  gpuvis::cuda::allow_next_kernel();  // the decision kernel may be scheduled now; it waits for this grid's results
   extern __shared__ unsigned smem_u[];
   const int k = 2 * r + 1;
   const Tile<kWordsV, true> t{ty + 2 * r};
