@@ -82,6 +82,7 @@ constexpr int kEmpty = -1;  // an unused neighbour slot
 constexpr int kOneBlockRegions = 8192;
 constexpr int kOneBlockUpTo = 1024;
 constexpr int kOneBlockBackAt = 512;
+static_assert(kOneBlockRegions <= kOneBlockMax, "the one-block finishing scans its kept counts with block_prefix_sum_in_block");
 constexpr int kLarge = INT_MAX;
 
 // The region and run counts of the frame stay on the device (the scan's totals); the per-region and
@@ -366,6 +367,13 @@ __device__ void write_region(int i, const RegionArrays& r) {
   for (int k = 0; k < r.slot_count; ++k) slots[k] = kEmpty;
 }
 
+// One thread, before the lists: the list offsets' scan writes from adj_begin[1], and write_region
+// appends to the clean leaves.
+__device__ __forceinline__ void start_lists(const RegionArrays& r) {
+  r.adj_begin[0] = 0;
+  *r.leaf_count = 0;
+}
+
 __global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t* label, Numbering num,
                              RegionArrays r) {
   gpuvis::cuda::await_previous_kernel();
@@ -377,10 +385,7 @@ __global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t
 __global__ void judge_regions(Counts c, int cap, RegionArrays r) {
   gpuvis::cuda::await_previous_kernel();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i == 0) {
-    r.adj_begin[0] = 0;  // the list offsets' scan writes from adj_begin[1]
-    *r.leaf_count = 0;   // write_region appends
-  }
+  if (i == 0) start_lists(r);
   if (i >= c.region_capacity) return;
   // The list offsets' scan runs over the whole capacity: past the count, nothing is kept.
   r.kept[i] = c.overflow() || i >= c.regions() ? 0 : judge_region(i, cap, r);
@@ -395,15 +400,12 @@ __global__ void write_neighbours(Counts c, RegionArrays r) {
 
 // The whole finishing of a camera frame in one launch of one block: the steps above with barriers
 // between them (and the list offsets scanned over the count, not the capacity) instead of four
-// launches, each of which costs more than a step of a few hundred regions. Chosen by the region
-// capacity (kOneBlockRegions): with more regions than threads each thread takes several in turn.
+// launches, each of which costs more than a step of a few hundred regions. Chosen by
+// Impl::finishes_in_one_block (kOneBlockRegions, kOneBlockUpTo, kOneBlockBackAt).
 __global__ void __launch_bounds__(kScanThreads)
     finish_regions_in_one_block(Counts c, int w, int h, int cap, const std::int32_t* label, Numbering num, RegionArrays r) {
   gpuvis::cuda::await_previous_kernel();
-  if (threadIdx.x == 0) {
-    r.adj_begin[0] = 0;
-    *r.leaf_count = 0;
-  }
+  if (threadIdx.x == 0) start_lists(r);
   if (c.overflow()) return;  // the same for every thread
   const int n = c.regions();
   for (int i = threadIdx.x; i < n; i += blockDim.x) link_region(i, w, h, cap, label, num, r);
@@ -435,6 +437,12 @@ struct Segmenter::Impl {
   mutable std::vector<std::int32_t> run_fill;  // download()'s counting-sort cursors, kept between frames
   int region_capacity = 0, run_capacity = 0;   // room in the per-region and per-run arrays
   bool few_regions = true;  // the last accepted frame had few regions (kOneBlockUpTo, kOneBlockBackAt)
+
+  // Whether a frame of `pixels` pixels is finished in one block (the region capacity is at most
+  // the pixel count).
+  bool finishes_in_one_block(long long pixels) const {
+    return few_regions && std::min<long long>(region_capacity, pixels) <= kOneBlockRegions;
+  }
   gpuvis::cuda::Event events[5];  // start, labelled, numbered, regions built, done
 
   // CUB's two-phase calls: query the temporary storage, grow it, run.
@@ -550,7 +558,7 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
 
   // 4. Flags, parent forest and neighbour lists.
   const auto* labels = static_cast<const std::int32_t*>(label);
-  const bool one_block = m.few_regions && region_capacity <= kOneBlockRegions;
+  const bool one_block = m.finishes_in_one_block(n);
   if (one_block) {
     launch_chained(finish_regions_in_one_block, dim3(1), dim3(kScanThreads), 0, stream, c, w, h, cap, labels, num, r);
   } else {
@@ -603,7 +611,7 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
 }
 
 bool Segmenter::finishes_in_one_block() const {
-  return impl_->few_regions && std::min(impl_->region_capacity, impl_->tree.width * impl_->tree.height) <= kOneBlockRegions;
+  return impl_->finishes_in_one_block(static_cast<long long>(impl_->tree.width) * impl_->tree.height);
 }
 
 bool Segmenter::accept(unsigned long long totals) {
