@@ -457,6 +457,17 @@ struct Segmenter::Impl {
     GPUVIS_CUDA_CHECK(call(temp.get(), temp_bytes));
   }
 
+  // out = the prefix sums of in[0 .. n), exclusive or inclusive: one chained block up to
+  // kOneBlockMax elements (block_prefix_sum.cuh), CUB's device-wide scan beyond.
+  template <bool kInclusive, class T, class In>
+  void prefix_sum(In in, T* out, int n, cudaStream_t stream) {
+    if (n <= kOneBlockMax) return launch_block_prefix_sum<kInclusive>(in, out, n, stream);
+    cub_call([&](void* t, std::size_t& b) {
+      if constexpr (kInclusive) return cub::DeviceScan::InclusiveSum(t, b, in, out, n, stream);
+      else return cub::DeviceScan::ExclusiveSum(t, b, in, out, n, stream);
+    });
+  }
+
   RegionArrays region_arrays(int n, int cap, cudaStream_t stream) {
     layout = TreeBlock(n);
     std::uint8_t* b = tree_block.ensure(layout.bytes);
@@ -535,10 +546,7 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   // device.
   unsigned long long* prefix = m.word_prefix.ensure(words + 1);
   const auto counts = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), WordCounts{marks, words});
-  if (words + 1 <= kOneBlockMax)
-    launch_block_prefix_sum<false>(counts, prefix, words + 1, stream);
-  else
-    m.cub_call([&](void* t, std::size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, counts, prefix, words + 1, stream); });
+  m.prefix_sum<false>(counts, prefix, words + 1, stream);
   m.events[2].record(stream);
   const Counts c{prefix + words, region_capacity, run_capacity};
   const Numbering num{marks, prefix};
@@ -565,12 +573,7 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
     const dim3 per_region(blocks(region_capacity));
     launch_chained(link_regions, per_region, dim3(256), 0, stream, c, w, h, cap, labels, num, r);
     launch_chained(judge_regions, per_region, dim3(256), 0, stream, c, cap, r);
-    if (region_capacity <= kOneBlockMax)
-      launch_block_prefix_sum<true>(static_cast<const std::int32_t*>(r.kept), r.adj_begin + 1, region_capacity, stream);
-    else
-      m.cub_call([&](void* t, std::size_t& b) {
-        return cub::DeviceScan::InclusiveSum(t, b, r.kept, r.adj_begin + 1, region_capacity, stream);
-      });
+    m.prefix_sum<true>(static_cast<const std::int32_t*>(r.kept), r.adj_begin + 1, region_capacity, stream);
     launch_chained(write_neighbours, per_region, dim3(256), 0, stream, c, r);
   }
   m.events[4].record(stream);
