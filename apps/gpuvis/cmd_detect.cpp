@@ -119,6 +119,7 @@ void register_detect(CLI::App& app, Command& run) {
         for (const auto& file : files) check_output_path(annotated_path(file), file, a.overwrite);
       }
       config.backend = choose_backend(a.backend);
+      config.device_times = true;  // the JSON lines carry them
       pipeline::Detector detector(config);
       int failures = 0;
       for (const auto& file : files) {

@@ -168,6 +168,7 @@ void register_track(CLI::App& app, Command& run) {
       }
       decode::TreeSet::load(config.trees);  // report a bad tree file before starting
       config.backend = choose_backend(a.backend);
+      config.device_times = a.stats;  // only --stats reports them (they add latency)
       pipeline::Detector detector(config);
       track::TrackerParams tparams = file_cfg.tracker;
       if (a.smooth_opt->count()) {

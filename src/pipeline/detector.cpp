@@ -45,7 +45,7 @@ const Detections& Detector::receive() {
   require(in_flight_ > 0, "detect: no frame in flight: submit() first");
   Detections& out = pending_[oldest_];
   if (device_) {
-    device_->receive(device_result_);
+    device_->receive(device_result_, config_.device_times);
     std::swap(out.fiducials, device_result_.fiducials);
     std::swap(out.roots, device_result_.roots);
     std::swap(out.fingers, device_result_.blobs.fingers);

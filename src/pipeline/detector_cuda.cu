@@ -61,7 +61,7 @@ class CudaDetector final : public DeviceDetector {
     launch(slot);
   }
 
-  void receive(DeviceDetections& out) override {
+  void receive(DeviceDetections& out, bool times) override {
     require(in_flight_ > 0, "detect: no frame in flight: submit() first");
     const int slot = oldest_;
     decoder_.collect(out.fiducials, out.roots, out.stats, &out.blobs, slot);
@@ -81,9 +81,9 @@ class CudaDetector final : public DeviceDetector {
     out.regions = static_cast<int>(decoder_.segment_totals() >> 32);
     out.times = {};
     const cuda::Event& decoded = decoder_.launched_event(slot);
-    out.times.device_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.start(slot), decoded);
+    if (times) out.times.device_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.start(slot), decoded);
     if (frames_[slot].eager) {  // per-stage GPU times exist only for eagerly launched frames
-      if (!redone) {
+      if (times && !redone) {
         out.times.threshold_us = front_end_.threshold_us(slot);
         out.times.segment_us = front_end_.segment_us(slot);
         out.times.decode_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.segmented(slot), decoded);
@@ -92,8 +92,10 @@ class CudaDetector final : public DeviceDetector {
       // frames can replay.
       sized_[slot] = shape(slot);
     }
-    oldest_ = (oldest_ + 1) % kSlots;
-    --in_flight_;
+    // When no frame is left in flight, the next one takes this frame's slot again: it follows this
+    // frame in its stream's order, so its band stage needs no wait between streams, and the whole
+    // frame replays as one graph (its tail may still be finishing when the results have landed).
+    if (--in_flight_ > 0) oldest_ = (oldest_ + 1) % kSlots;
   }
 
  private:
@@ -176,7 +178,7 @@ class CudaDetector final : public DeviceDetector {
       decoder_.reserve(tree.capacity, tree.run_capacity);
       decoder_.enqueue_symbols(tree, stream, slot);
       wait_for_band();
-      decoder_.enqueue_band_stage(tree, front_end_.grey(slot), stream, slot);
+      decoder_.enqueue_band_stage(tree, front_end_.grey(slot), stream, slot, before == nullptr);
       f.eager = true;
     }
     decoder_.launched(slot, stream);
@@ -189,11 +191,15 @@ class CudaDetector final : public DeviceDetector {
     const cudaStream_t stream = front_end_.stream(slot);
     Graphs& g = graphs_[slot];
     const auto symbols = [&] { decoder_.enqueue_symbols(front_end_.enqueue_device_stages(cap_, slot), stream, slot); };
-    const auto band = [&] { decoder_.enqueue_band_stage(front_end_.tree(slot), front_end_.grey(slot), stream, slot); };
+    // The band stage follows the symbols directly in the whole frame's graph, and an event wait in
+    // the band graph's case.
+    const auto band = [&](bool follows_symbols) {
+      decoder_.enqueue_band_stage(front_end_.tree(slot), front_end_.grey(slot), stream, slot, follows_symbols);
+    };
     const bool ok = g.whole.capture(stream, [&] {
       symbols();
-      band();
-    }) && g.symbols.capture(stream, symbols) && g.band.capture(stream, band);
+      band(true);
+    }) && g.symbols.capture(stream, symbols) && g.band.capture(stream, [&] { band(false); });
     if (ok) g.shape = sized_[slot];
     else use_graph_ = false;
     return ok;

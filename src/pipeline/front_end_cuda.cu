@@ -2,7 +2,25 @@
 // -> threshold -> segmentation (all on the slot's stream) -> the region tree in host memory.
 #include "front_end_cuda.hpp"
 
+#include <cstdlib>
+
 namespace gpuvis::pipeline {
+namespace {
+
+// The largest frame whose labelling thresholds it (thresholds_in_labels). Measured on an H100
+// (twentieth session, h = 12, results only, one frame at a time): 640x480 102.0-103.7 us end to
+// end against 109.8-110.2 with the threshold stage's two passes; 1920x1080 188.8 against 190.2.
+// GPUVIS_THRESHOLD_IN_LABELS overrides it in pixels (0: never), to measure both paths on one build.
+constexpr long long kThresholdInLabelsMaxPixels = 1920LL * 1080;
+
+long long threshold_in_labels_max_pixels() {
+  const char* v = std::getenv("GPUVIS_THRESHOLD_IN_LABELS");
+  return v && *v ? std::atoll(v) : kThresholdInLabelsMaxPixels;
+}
+
+}  // namespace
+
+CudaFrontEnd::CudaFrontEnd(const threshold::Params& p) : params_(p), threshold_in_labels_max_pixels_(threshold_in_labels_max_pixels()) {}
 
 void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot) {
   check_grey_frame(grey);
@@ -30,22 +48,44 @@ void CudaFrontEnd::synchronize() const {
   for (const Slot& s : slots_) s.stream.synchronize();
 }
 
+bool CudaFrontEnd::thresholds_in_labels(int width, int height) const {
+  return params_.method == threshold::Method::bernsen &&
+         params_.bernsen.half_window <= segment::cuda_impl::kThresholdInLabelsMaxRadius &&
+         static_cast<long long>(width) * height <= threshold_in_labels_max_pixels_;
+}
+
+segment::cuda_impl::BernsenInput CudaFrontEnd::bernsen_input(Slot& s) const {
+  return {s.grey.view(), s.binary.view(), params_.bernsen.half_window, params_.bernsen.gate};
+}
+
 const segment::cuda_impl::DeviceTree& CudaFrontEnd::enqueue_device_stages(int cap, int slot) {
   Slot& s = slots_[slot];
-  threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
-  s.thresholded.record(s.stream);
-  const auto& tree = s.segmenter.segment_async(s.binary.view(), cap, s.stream, segment::cuda_impl::TreeFields::for_decoder);
+  constexpr auto fields = segment::cuda_impl::TreeFields::for_decoder;
+  const segment::cuda_impl::DeviceTree* tree = nullptr;
+  if (thresholds_in_labels(s.grey.width(), s.grey.height())) {
+    s.thresholded.record(s.stream);  // no stage of its own: its time is the segmentation's
+    tree = &s.segmenter.segment_async(bernsen_input(s), cap, s.stream, fields);
+  } else {
+    threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
+    s.thresholded.record(s.stream);
+    tree = &s.segmenter.segment_async(s.binary.view(), cap, s.stream, fields);
+  }
   s.segmented.record(s.stream);
-  return tree;
+  return *tree;
 }
 
 void CudaFrontEnd::run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions /*options*/,
                        segment::RegionTree& tree, StageTimes& times) {  // the download always includes the runs
   upload(grey, 0);
   Slot& s = slots_[0];
-  threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
-  s.thresholded.record(s.stream);
-  s.segmenter.segment(s.binary.view(), cap, s.stream);  // waits for the counts
+  if (thresholds_in_labels(grey.width, grey.height)) {  // waits for the counts
+    s.thresholded.record(s.stream);
+    s.segmenter.segment(bernsen_input(s), cap, s.stream);
+  } else {
+    threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
+    s.thresholded.record(s.stream);
+    s.segmenter.segment(s.binary.view(), cap, s.stream);
+  }
   s.segmenter.download(tree, s.stream);
   done_.record(s.stream);
   times.threshold_us = threshold_us(0);

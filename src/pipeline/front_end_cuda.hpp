@@ -18,7 +18,7 @@ namespace gpuvis::pipeline {
 class CudaFrontEnd final : public FrontEnd {
  public:
   static constexpr int kSlots = 2;
-  explicit CudaFrontEnd(const threshold::Params& p) : params_(p) {}
+  explicit CudaFrontEnd(const threshold::Params& p);
   Backend backend() const override { return Backend::cuda; }
   void run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions options, segment::RegionTree& tree,
            StageTimes& times) override;
@@ -29,6 +29,10 @@ class CudaFrontEnd final : public FrontEnd {
   // frame's memory may be reused when this returns only in that second case: a pinned frame must
   // stay as it is until its results are received.
   void upload(HostView<const std::uint8_t> grey, int slot);
+  // Whether the segmentation's labelling thresholds the frame itself (segment::cuda_impl::BernsenInput):
+  // full Bernsen with a small window on a frame of at most 1920x1080, where two launches less on
+  // the frame's path outweigh the tile threshold's O(h) work per pixel (front_end_cuda.cu).
+  bool thresholds_in_labels(int width, int height) const;
   // Enqueues threshold and segmentation of the slot's frame on its stream without waiting
   // (the segmenter's segment_async): nothing here allocates once a frame of this size and region
   // count has run, so it can be captured into a CUDA graph.
@@ -60,7 +64,10 @@ class CudaFrontEnd final : public FrontEnd {
     segment::cuda_impl::Segmenter segmenter;
     cuda::Event start, uploaded, thresholded, segmented;
   };
+  // The slot's frame for a segmentation that thresholds it (thresholds_in_labels).
+  segment::cuda_impl::BernsenInput bernsen_input(Slot& s) const;
   threshold::Params params_;
+  long long threshold_in_labels_max_pixels_;
   cuda::Event done_;
   Slot slots_[kSlots];
 };

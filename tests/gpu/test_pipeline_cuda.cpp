@@ -265,6 +265,7 @@ TEST(PipelineCuda, GraphReplaysFollowSizeCapacityAndRegionCountChanges) {
   pipeline::Detector eager(on_gpu(config));
   setenv("GPUVIS_CUDA_GRAPH", "1", 1);
   pipeline::Detector graph(on_gpu(config)), cpu(config);
+  graph.set_device_times(true);
   for (int round = 0; round < 2; ++round)
     for (std::size_t i = 0; i < frames.size(); ++i) {
       const auto a = cpu.detect(frames[i].view());

@@ -121,3 +121,47 @@ TEST(SegmentCuda, BuffersFollowTheFrameSize) {
     EXPECT_TRUE(equals_cpu(gpu, bin)) << w << "x" << h;
   }
 }
+
+// The labelling that thresholds its own tiles (BernsenInput, the detector's path for camera
+// frames) writes the CPU's full Bernsen binary frame bit for bit and segments it into the CPU's
+// tree: every half-window it takes, gates at both ends, frames narrower and shorter than a tile
+// (32 x 16) or of odd sizes, textured and white-noise content.
+TEST(SegmentCuda, ThresholdingInTheLabellingEqualsTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  cuda::Stream stream;
+  cuda_impl::Segmenter segmenter;
+  struct Case {
+    int w, h;
+  };
+  const Case sizes[] = {{1, 1}, {1, 57}, {57, 1}, {33, 17}, {31, 15}, {97, 61}, {640, 480}, {641, 479}, {1280, 720}};
+  std::uint32_t seed = 700;
+  int cases = 0;
+  for (const Case& c : sizes)
+    for (int h = 1; h <= cuda_impl::kThresholdInLabelsMaxRadius; ++h) {
+      // Every window on the small frames; a few on the large ones (the kernels do not change with size).
+      if (c.w * c.h > 100000 && h != 1 && h != 6 && h != 12 && h != cuda_impl::kThresholdInLabelsMaxRadius) continue;
+      const int gate = (h % 3 == 0) ? 0 : (h % 3 == 1) ? 32 : 255;
+      const auto grey = (h % 2) ? test::textured_image(c.w, c.h, seed++) : test::random_image(c.w, c.h, seed++);
+      Image<std::uint8_t> expected(c.w, c.h);
+      threshold::bernsen_cpu(grey.view(), expected.view(), {h, gate});
+      cuda::DeviceImage<std::uint8_t> d_grey(c.w, c.h), d_bin(c.w, c.h);
+      cuda::upload<std::uint8_t>(grey.view(), d_grey.view(), stream);
+      segmenter.segment(cuda_impl::BernsenInput{d_grey.view(), d_bin.view(), h, gate}, 19, stream);
+      RegionTree gpu_tree;
+      segmenter.download(gpu_tree, stream);
+      Image<std::uint8_t> binary(c.w, c.h);
+      cuda::download<std::uint8_t>(d_bin.view(), binary.view(), stream);
+      stream.synchronize();
+      EXPECT_EQ(count_differences<std::uint8_t>(expected.view(), binary.view()), 0u) << c.w << "x" << c.h << " h " << h << " gate " << gate;
+      RegionTree cpu_tree;
+      segment_cpu(expected.view(), 19, cpu_tree);
+      EXPECT_TRUE(test::same_region_tree(cpu_tree, gpu_tree)) << c.w << "x" << c.h << " h " << h << " gate " << gate;
+      ++cases;
+    }
+  EXPECT_GT(cases, 80);
+  // A window the labelling does not take is refused with a message, not run.
+  cuda::DeviceImage<std::uint8_t> d_grey(64, 64), d_bin(64, 64);
+  EXPECT_THROW(segmenter.segment(cuda_impl::BernsenInput{d_grey.view(), d_bin.view(), cuda_impl::kThresholdInLabelsMaxRadius + 1, 32},
+                                 19, stream),
+               Error);
+}

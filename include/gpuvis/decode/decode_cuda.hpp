@@ -85,9 +85,11 @@ class Decoder {
   // and 2 (symbols), which read nothing of other frames, and then stage 3 (root candidates, which
   // reads the band the previous frame left and leaves this frame's), stage 4 and the copy of the
   // results. The caller orders the second parts of consecutive frames (an event between streams).
+  // `follows_symbols`: nothing (no event wait) comes between the two parts on the stream, so stage
+  // 3's first kernel is chained to stage 2's last (cuda/chain.cuh).
   void enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream, int slot = 0);
   void enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
-                          cudaStream_t stream, int slot = 0);
+                          cudaStream_t stream, int slot = 0, bool follows_symbols = false);
   // Marks the end of the slot's frame on `stream`, after enqueue() or after launching a graph that
   // holds it (an event recorded while capturing could not be waited for): collect() waits for it.
   void launched(int slot, cudaStream_t stream);

@@ -25,6 +25,9 @@ struct DetectorConfig {
   Backend backend = Backend::cpu;
   decode::FingerParams fingers;    // off unless fingers.size > 0
   decode::BlobParams blobs;        // off unless blobs.max_size > 0
+  // CUDA: measure each frame's GPU time (Detections::times). Costs a few microseconds of latency
+  // per frame (receive() then also waits for the frame's last event), so it is off unless asked.
+  bool device_times = false;
 
   // The threshold chosen for detection from measurements on generated scenes (docs/decoding.md).
   static threshold::Params default_threshold();
@@ -55,6 +58,7 @@ class Detector {
   static constexpr int kMaxInFlight = DeviceDetector::kMaxInFlight;
   explicit Detector(DetectorConfig config);
   const DetectorConfig& config() const { return config_; }
+  void set_device_times(bool on) { config_.device_times = on; }
   // Runs the stages on an 8-bit grey frame. The result stays valid until the next call.
   const Detections& detect(HostView<const std::uint8_t> grey) {
     submit(grey);

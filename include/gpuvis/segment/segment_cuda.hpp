@@ -60,6 +60,17 @@ struct DeviceTree {
 // loads as long as the deepest nesting, on the frame's path.
 enum class TreeFields { all, for_decoder };
 
+// A grey frame to threshold with full Bernsen on the way into the segmentation: the labelling's
+// first pass thresholds its own tiles and writes `binary` for the later passes (one launch instead
+// of the threshold stage's two on a camera frame's path; threshold/cuda/bernsen_tile.cuh). The
+// result is the threshold stage's, bit for bit. Half-windows 1..kThresholdInLabelsMaxRadius.
+struct BernsenInput {
+  DeviceView<const std::uint8_t> grey;
+  DeviceView<std::uint8_t> binary;  // same size as grey
+  int half_window = 12, gate = 32;
+};
+inline constexpr int kThresholdInLabelsMaxRadius = 16;
+
 // GPU time of the last frame's stages, in microseconds.
 struct SegmentTimes {
   double labels_us = 0, numbering_us = 0, regions_us = 0, finishing_us = 0;
@@ -75,6 +86,8 @@ class Segmenter {
   // Segments `binary` (0 / non-zero, one channel, any pitch) and waits for the region and run
   // counts (tree().regions, runs). `cap` >= 1 as for segment_cpu.
   const DeviceTree& segment(DeviceView<const std::uint8_t> binary, int cap, cudaStream_t stream);
+  // The same from a grey frame, thresholded by the labelling itself (BernsenInput).
+  const DeviceTree& segment(const BernsenInput& grey, int cap, cudaStream_t stream);
 
   // The same without waiting, for a caller that keeps the whole frame on the device (one
   // synchronisation per frame, or a CUDA graph): the counts stay in device memory (totals) and
@@ -82,6 +95,9 @@ class Segmenter {
   // totals to accept(): false means the frame had more regions or runs than the capacity, its
   // results are void, the capacity has grown, and the frame must be segmented again.
   const DeviceTree& segment_async(DeviceView<const std::uint8_t> binary, int cap, cudaStream_t stream,
+                                  TreeFields fields = TreeFields::all);
+  // The same from a grey frame, thresholded by the labelling itself (BernsenInput).
+  const DeviceTree& segment_async(const BernsenInput& grey, int cap, cudaStream_t stream,
                                   TreeFields fields = TreeFields::all);
   bool accept(unsigned long long totals);
   // Whether the next frame's region finishing will run in one block: camera frames with few
@@ -98,6 +114,9 @@ class Segmenter {
   void download(RegionTree& out, cudaStream_t stream) const;
 
  private:
+  // Runs segment_once() (an enqueue of segment_async) until its counts fit the capacity.
+  template <class Segment>
+  const DeviceTree& segment_until_accepted(Segment&& segment_once, cudaStream_t stream);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

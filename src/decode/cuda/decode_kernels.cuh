@@ -134,23 +134,33 @@ void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const Devic
 // Where the results block goes when the frame's last stage is done: the slot's pinned host copy as
 // the GPU addresses it, written across the bus (a copy operation of the same 6-10 KB costs several
 // microseconds more per frame: H100 probe, sixteenth session); `words` 8-byte words (the blob
-// records only when stage 4 runs). The host reads the copy after the event recorded behind the
-// frame's last launch.
+// records only when stage 4 runs). Then the slot's publication count goes up by one, on the
+// device and in pinned host memory (`flag`), after the block: the host waits for that number
+// instead of an event behind the frame's graph (Decoder::collect).
 struct Publish {
   unsigned long long* host = nullptr;
   int words = 0;
-  // The share of thread `first` of `stride` threads, once every write to the results is visible
-  // to them.
-  __device__ void run(const ResultBlock* results, int first, int stride) const {
+  unsigned long long* count = nullptr;  // device memory: the slot's publications so far
+  unsigned long long* flag = nullptr;   // the same number in pinned host memory, as the GPU addresses it
+  // One block, once every write to the results is visible to it.
+  __device__ void run_in_one_block(const ResultBlock* results) const {
     const auto* from = reinterpret_cast<const unsigned long long*>(results);
-    for (int i = first; i < words; i += stride) host[i] = from[i];
+    for (int i = threadIdx.x; i < words; i += blockDim.x) host[i] = from[i];
+    __threadfence_system();  // this thread's copies reach the host before the flag
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const unsigned long long n = *count + 1;
+      *count = n;
+      *reinterpret_cast<volatile unsigned long long*>(flag) = n;
+    }
   }
 };
 
 // Stage 3: root candidates of the band in s.band (after stage 2), which then becomes the next
 // frame's band. With a `publish` target (stage 3 is the frame's last) it also publishes the
-// results when it runs in one launch, and returns whether it did.
-bool find_root_candidates(const DeviceTree& tree, const Scratch& s, const Publish& publish, cudaStream_t stream);
+// results when it runs in one launch, and returns whether it did. `chained`: its first kernel is
+// chained to the stream's previous kernel (stage 2's), which only an event wait may not separate.
+bool find_root_candidates(const DeviceTree& tree, const Scratch& s, const Publish& publish, bool chained, cudaStream_t stream);
 constexpr int kSelectThreads = 1024;  // stage 3's blocks of regions (Scratch::select_blocks)
 
 // Stage 4: fingers, plain blobs and object blobs (after stage 3), with the grey frame for the

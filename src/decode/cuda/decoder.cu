@@ -4,6 +4,8 @@
 // results wait in its slot while later frames compute. Only the root-candidate band is shared:
 // stage 3 of consecutive frames must run in frame order (enqueue_band_stage).
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -14,6 +16,21 @@
 #include "gpuvis/cuda/memory.hpp"
 
 namespace gpuvis::decode::cuda_impl {
+
+namespace {
+
+// How collect() waits for a frame: for its publication count (the default), or, with
+// GPUVIS_RESULT_WAIT=event, for the event behind its graph, which completes a few microseconds
+// after the results land (kept to measure the difference).
+bool waits_for_event() {
+  static const bool event = [] {
+    const char* v = std::getenv("GPUVIS_RESULT_WAIT");
+    return v && std::strcmp(v, "event") == 0;
+  }();
+  return event;
+}
+
+}  // namespace
 
 struct Decoder::Impl {
   SetBounds bounds{};
@@ -31,7 +48,32 @@ struct Decoder::Impl {
     gpuvis::cuda::DeviceBuffer results, overflow;
     gpuvis::cuda::PinnedBuffer host;  // ResultBlock
     unsigned long long* host_on_device = nullptr;  // `host` as the GPU addresses it
+    // Publications (Publish): the count on the device, its copy in pinned host memory, and the
+    // number of frames launched, i.e. the count collect() waits for.
+    gpuvis::cuda::DeviceBuffer published;
+    gpuvis::cuda::PinnedBuffer flag;
+    unsigned long long* flag_on_device = nullptr;
+    unsigned long long launches = 0;
     gpuvis::cuda::Event copied;
+
+    // Waits until the last launched frame has published its results. The host spins on the
+    // publication count in pinned memory; every few hundred polls it asks the runtime about the
+    // frame's event, so that a failed kernel becomes an error instead of a hang.
+    void wait_published() const {
+      if (waits_for_event()) {
+        GPUVIS_CUDA_CHECK(cudaEventSynchronize(copied.get()));
+        return;
+      }
+      std::atomic_ref<unsigned long long> count(*flag.as<unsigned long long>());
+      for (unsigned polls = 1; count.load(std::memory_order_acquire) < launches; ++polls) {
+        if (polls % 256) continue;
+        const cudaError_t state = cudaEventQuery(copied.get());
+        if (state == cudaErrorNotReady) continue;
+        GPUVIS_CUDA_CHECK(state);
+        // The frame is over: its results are published, or something is badly wrong.
+        require(count.load(std::memory_order_acquire) >= launches, "cuda Decoder: a finished frame published no results");
+      }
+    }
   };
   std::vector<Slot> slots;
   int capacity = -1;  // regions the scratch is sized for
@@ -161,6 +203,12 @@ Decoder::Decoder(const TreeSet& set, const FingerParams& fingers, const BlobPara
     std::memset(slot.host.get(), 0, sizeof(ResultBlock));
     slot.host_on_device = gpuvis::cuda::device_address(slot.host.as<unsigned long long>());
     require(slot.host_on_device != nullptr, "cuda Decoder: the pinned results block is not mapped into the device");
+    slot.published.reserve(sizeof(unsigned long long));
+    GPUVIS_CUDA_CHECK(cudaMemset(slot.published.get(), 0, sizeof(unsigned long long)));
+    slot.flag.reserve(sizeof(unsigned long long));
+    *slot.flag.as<unsigned long long>() = 0;
+    slot.flag_on_device = gpuvis::cuda::device_address(slot.flag.as<unsigned long long>());
+    require(slot.flag_on_device != nullptr, "cuda Decoder: the pinned publication flag is not mapped into the device");
   }
   m.bands.reserve((1 + static_cast<std::size_t>(slots)) * sizeof(RootBand));
   const std::vector<RootBand> none(1 + static_cast<std::size_t>(slots), RootBand{0, -1, RootBand{}.limit});
@@ -183,7 +231,9 @@ void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand&
 }
 
 void Decoder::launched(int slot, cudaStream_t stream) {
-  impl_->slot(slot).copied.record(stream);
+  Impl::Slot& s = impl_->slot(slot);
+  s.copied.record(stream);
+  ++s.launches;
 }
 
 const gpuvis::cuda::Event& Decoder::launched_event(int slot) const { return impl_->slot(slot).copied; }
@@ -198,7 +248,7 @@ __global__ void store_band(RootBand* band, RootBand value) { *band = value; }
 // The results block into the slot's pinned host copy (Publish), when the last stage did not.
 __global__ void publish_results(const ResultBlock* results, Publish publish) {
   gpuvis::cuda::await_previous_kernel();
-  publish.run(results, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
+  publish.run_in_one_block(results);
 }
 }  // namespace
 
@@ -223,7 +273,7 @@ void Decoder::restore_band(int slot, cudaStream_t stream) {
 void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
                       cudaStream_t stream, int slot) {
   enqueue_symbols(tree, stream, slot);
-  enqueue_band_stage(tree, grey, stream, slot);
+  enqueue_band_stage(tree, grey, stream, slot, true);
 }
 
 void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream, int slot) {
@@ -243,7 +293,7 @@ void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaSt
 }
 
 void Decoder::enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
-                                 cudaStream_t stream, int slot) {
+                                 cudaStream_t stream, int slot, bool follows_symbols) {
   Impl& m = *impl_;
   Impl::Slot& out = m.slot(slot);
   require(m.band_limit <= m.root_limit, "cuda Decoder: reserve() room for the band's limit first");
@@ -251,20 +301,21 @@ void Decoder::enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, Dev
           "cuda Decoder: finger detection needs the grey frame of the tree");
   const Scratch s = m.scratch_for(slot);
   static_assert(offsetof(ResultBlock, blob) % 8 == 0 && sizeof(ResultBlock) % 8 == 0);
-  const Publish publish{out.host_on_device, static_cast<int>(m.result_bytes() / 8)};
+  const Publish publish{out.host_on_device, static_cast<int>(m.result_bytes() / 8), out.published.as<unsigned long long>(),
+                        out.flag_on_device};
   // Without stage 4, stage 3 is the frame's last: it may publish the results itself.
-  const bool published = find_root_candidates(tree, s, m.stage.enabled() ? Publish{} : publish, stream);
+  const bool published = find_root_candidates(tree, s, m.stage.enabled() ? Publish{} : publish, follows_symbols, stream);
   if (m.stage.enabled()) find_blobs(tree, grey, m.stage, s, out.blob_scratch, out.blob_temp, stream);
   if (!published)
-    gpuvis::cuda::launch_chained(publish_results, dim3(grid_for(publish.words, 256)), dim3(256), 0, stream,
-                                 static_cast<const ResultBlock*>(s.results), publish);
+    gpuvis::cuda::launch_chained(publish_results, dim3(1), dim3(1024), 0, stream, static_cast<const ResultBlock*>(s.results),
+                                 publish);
 }
 
 void Decoder::collect(std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& roots, DecodeStats& stats,
                       BlobResults* blobs, int slot) {
   Impl& m = *impl_;
   Impl::Slot& in = m.slot(slot);
-  GPUVIS_CUDA_CHECK(cudaEventSynchronize(in.copied.get()));
+  in.wait_published();
   const Scratch s = m.scratch_for(slot);
   const ResultBlock& r = *in.host.as<ResultBlock>();
   m.totals = r.totals;

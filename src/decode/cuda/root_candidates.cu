@@ -153,26 +153,33 @@ __global__ void __launch_bounds__(kSelectThreads) select_roots_in_one_block(InBa
   move_band_on(s);
   if (publish.words == 0) return;
   __syncthreads();  // this block's records and counts are written
-  publish.run(s.results, threadIdx.x, blockDim.x);
+  publish.run_in_one_block(s.results);
 }
 
 }  // namespace
 
-bool find_root_candidates(const DeviceTree& tree, const Scratch& s, const Publish& publish, cudaStream_t stream) {
+bool find_root_candidates(const DeviceTree& tree, const Scratch& s, const Publish& publish, bool chained, cudaStream_t stream) {
   // The band lives on the device (it changes every frame, a graph does not), so the stage always
   // runs; an empty band selects nothing.
-  // Not chained: with two frames in flight the first launch also waits (an event) for the previous
-  // frame's band. A chained launch relaxes its dependency on the stream's previous kernel, and the
-  // documentation does not say that an event wait between the two survives that, so it stays plain.
+  // Chained only when it directly follows stage 2: with two frames in flight the first launch also
+  // waits (an event) for the previous frame's band, a chained launch relaxes its dependency on the
+  // stream's previous work, and the documentation does not say that an event wait between the two
+  // survives that. (Both kernels start with await_previous_kernel(), a no-op in a plain launch.)
   const InBand pred{tree, s.taken, s.band};
+  const auto launch = [&](auto kernel, int blocks, auto... args) {
+    if (chained) {
+      gpuvis::cuda::launch_chained(kernel, dim3(blocks), dim3(kSelectThreads), 0, stream, args...);
+    } else {
+      kernel<<<blocks, kSelectThreads, 0, stream>>>(args...);
+      GPUVIS_CUDA_CHECK_LAUNCH();
+    }
+  };
   if (tree.one_block) {
-    select_roots_in_one_block<<<1, kSelectThreads, 0, stream>>>(pred, s, publish);
-    GPUVIS_CUDA_CHECK_LAUNCH();
+    launch(select_roots_in_one_block, 1, pred, s, publish);
     return publish.words > 0;
   }
   const int blocks = grid_for(tree.capacity, kSelectThreads);
-  select_roots<<<blocks, kSelectThreads, 0, stream>>>(pred, s);
-  GPUVIS_CUDA_CHECK_LAUNCH();
+  launch(select_roots, blocks, pred, s);
   gpuvis::cuda::launch_chained(write_roots, dim3(blocks), dim3(kSelectThreads), 0, stream, tree, s);
   return false;
 }

@@ -9,7 +9,8 @@
 //             happens in parallel lanes.
 //   key:      the canonical depth strings bottom-up in a shared pool, a level at a time: a lane per
 //             node places its string, then a lane per child ranks its string among its siblings'
-//             (descending byte order) and copies it into its parent's. The warp then looks the
+//             (descending byte order; each complete string's first 8 bytes are noted as one
+//             number, which decides most comparisons) and copies it into its parent's. The warp then looks the
 //             key up in the sorted table, comparing 32 bytes per step with a ballot.
 //   classify: the warp numbers the nodes depth-first (children in neighbour order, the CPU's
 //             order) a level at a time; lane 0 adds up the leaves in that order and applies the
@@ -52,6 +53,7 @@ struct Subtree {
   std::int32_t size[kNodes];      // leaves only: (w - 1) + (h - 1)
   std::int32_t colour[kNodes];    // leaves only: 0 black, 1 white
   std::int32_t str_at[kNodes], str_len[kNodes];
+  unsigned long long prefix[kNodes];  // a complete string's first 8 bytes, big-endian, zero-padded
   std::int32_t level_at[kNodes + 1];  // nodes of level L (depth L): level_at[L] .. level_at[L + 1]
   std::int32_t levels;
   std::int32_t preorder[kNodes];   // node -> position in the depth-first order
@@ -154,6 +156,30 @@ __device__ bool less_than(const char* a, int na, const char* b, int nb) {
   return na < nb;
 }
 
+// The same for the complete strings of nodes a and b, from their prefixes first: a symbol's
+// strings are mostly shorter than 8 bytes, so one comparison usually decides. Strings hold no zero
+// byte, so equal zero-padded prefixes with one string of at most 8 bytes make the shorter one a
+// prefix of the other.
+__device__ bool node_less(const Subtree& st, int a, int b) {
+  const unsigned long long pa = st.prefix[a], pb = st.prefix[b];
+  if (pa != pb) return pa < pb;
+  const int na = st.str_len[a], nb = st.str_len[b];
+  if (na <= 8 || nb <= 8) return na < nb;
+  return less_than(st.pool + st.str_at[a] + 8, na - 8, st.pool + st.str_at[b] + 8, nb - 8);
+}
+
+// One lane per node of [begin, end): the prefixes of their (complete) strings.
+__device__ void note_prefixes(Subtree& st, int begin, int end) {
+  for (int i = begin + threadIdx.x % 32; i < end; i += 32) {
+    const char* str = st.pool + st.str_at[i];
+    const int len = st.str_len[i];
+    unsigned long long p = 0;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) p |= static_cast<unsigned long long>(k < len ? static_cast<unsigned char>(str[k]) : 0) << (56 - 8 * k);
+    st.prefix[i] = p;
+  }
+}
+
 // The whole warp: the canonical string of every node. Node i's string is its depth digit, then
 // its children's strings, largest first, so its length is its subtree's node count. Levels are
 // built deepest first. For each level, a lane per node places its string after the level's
@@ -193,7 +219,11 @@ __device__ void build_key(Subtree& st, char colour_letter) {
       used += total;
     }
     __syncwarp();  // the level's places are read below
-    if (level + 1 == st.levels) continue;  // the deepest level: leaves only
+    if (level + 1 == st.levels) {  // the deepest level: leaves only, their strings complete
+      note_prefixes(st, st.level_at[level], level_end);
+      __syncwarp();
+      continue;
+    }
     const int children_end = st.level_at[level + 2];
     for (int c = st.level_at[level + 1] + lane; c < children_end; c += 32) {
       const int p = st.parent[c], first = st.first_child[p], last = first + st.child_count[p];
@@ -202,10 +232,9 @@ __device__ void build_key(Subtree& st, char colour_letter) {
       int sorted_at = 1, dfs_at = 1;
       for (int k = first; k < last; ++k) {
         if (k == c) continue;
-        const char* other = st.pool + st.str_at[k];
         const int other_len = st.str_len[k];
         // Descending order; equal strings in neighbour order (a stable sort; they are the same bytes).
-        const bool other_first = k < c ? !less_than(other, other_len, mine, my_len) : less_than(mine, my_len, other, other_len);
+        const bool other_first = k < c ? !node_less(st, k, c) : node_less(st, c, k);
         if (other_first) sorted_at += other_len;
         if (k < c) dfs_at += other_len;
       }
@@ -214,6 +243,10 @@ __device__ void build_key(Subtree& st, char colour_letter) {
       st.offset[c] = dfs_at;
     }
     __syncwarp();  // this level's strings are complete: the next level up reads them
+    if (level > 0) {  // the root is nobody's sibling
+      note_prefixes(st, st.level_at[level], level_end);
+      __syncwarp();
+    }
   }
 }
 

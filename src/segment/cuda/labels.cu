@@ -12,8 +12,13 @@
 // memory with finds that halve the path as they walk, and only where a run begins on either side
 // of the border. A final pass points every pixel at its root and, a warp being one 32-pixel word of
 // the raster, writes each word's root and run-start bits with two ballots.
+#include <array>
+#include <string>
+#include <utility>
+
 #include "gpuvis/cuda/chain.cuh"
 #include "gpuvis/cuda/check.hpp"
+#include "../../threshold/cuda/bernsen_tile.cuh"
 #include "labels.cuh"
 
 namespace gpuvis::segment::cuda_impl {
@@ -77,27 +82,94 @@ __device__ __forceinline__ SpanPixel span_pixel(DeviceView<const std::uint8_t> b
   return {inside, white, lane == 0 || white != west};
 }
 
-// Labels each tile in shared memory; writes, for every pixel, the global index of its tile-local
-// root (the tile's smallest pixel of that component, so parents still point to smaller indices).
-__global__ void label_tiles(DeviceView<const std::uint8_t> bin, std::int32_t* label) {
-  gpuvis::cuda::await_previous_kernel();
+// Labels the block's tile in shared memory. A block of 32 x (kRows / PER) threads; thread
+// (x, y) holds the pixels of rows y + k kRows / PER (k < PER) in `here`, and the pixels above them
+// in `above` (meaningful below the tile's first row). Writes, for every pixel of the frame, the
+// global index of its tile-local root (the tile's smallest pixel of that component, so parents
+// still point to smaller indices). A warp is one row of the tile, so the span helpers may shuffle.
+template <int PER>
+__device__ void label_tile(const SpanPixel (&here)[PER], const SpanPixel (&above)[PER], int width, std::int32_t* label) {
   __shared__ std::int32_t local[kRows * 32];
-  const int lane = threadIdx.x, ly = threadIdx.y;
-  const int x = blockIdx.x * 32 + lane, y = blockIdx.y * kRows + ly;
-  const SpanPixel here = span_pixel(bin, x, y, lane);
-  const SpanPixel above = span_pixel(bin, x, y - 1, lane);
-  const unsigned starts = __ballot_sync(kFullMask, here.span_start);
-  const int first = 31 - __clz(starts & (kFullMask >> (31 - lane)));  // last start at or before lane
-  const int li = ly * 32 + lane;
-  local[li] = ly * 32 + first;
+  const int lane = threadIdx.x, x = blockIdx.x * 32 + lane;
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int ly = threadIdx.y + k * (kRows / PER);
+    const unsigned starts = __ballot_sync(kFullMask, here[k].span_start);
+    const int first = 31 - __clz(starts & (kFullMask >> (31 - lane)));  // last start at or before lane
+    local[ly * 32 + lane] = ly * 32 + first;
+  }
   __syncthreads();
-  if (here.inside && ly > 0 && here.white == above.white && (here.span_start || above.span_start))
-    unite<false>(local, li, li - 32);
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    const int ly = threadIdx.y + k * (kRows / PER), li = ly * 32 + lane;
+    if (here[k].inside && ly > 0 && here[k].white == above[k].white && (here[k].span_start || above[k].span_start))
+      unite<false>(local, li, li - 32);
+  }
   __syncthreads();
-  if (!here.inside) return;
-  const int root = find_root(local, li);
-  label[y * bin.width + x] = (blockIdx.y * kRows + root / 32) * bin.width + blockIdx.x * 32 + root % 32;
+#pragma unroll
+  for (int k = 0; k < PER; ++k) {
+    if (!here[k].inside) continue;
+    const int ly = threadIdx.y + k * (kRows / PER), y = blockIdx.y * kRows + ly;
+    const int root = find_root(local, ly * 32 + lane);
+    label[y * width + x] = (blockIdx.y * kRows + root / 32) * width + blockIdx.x * 32 + root % 32;
+  }
 }
+
+// Two rows per thread: a block of 256 threads per tile, so that a 640x480 frame's 600 tiles are
+// resident at once (four 512-thread blocks fit on an SM, 528 on an H100).
+constexpr int kRowsPerThread = 2;
+
+__global__ void __launch_bounds__(32 * kRows / kRowsPerThread) label_tiles(DeviceView<const std::uint8_t> bin, std::int32_t* label) {
+  gpuvis::cuda::await_previous_kernel();
+  const int lane = threadIdx.x, x = blockIdx.x * 32 + lane;
+  SpanPixel here[kRowsPerThread], above[kRowsPerThread];
+#pragma unroll
+  for (int k = 0; k < kRowsPerThread; ++k) {
+    const int y = blockIdx.y * kRows + threadIdx.y + k * (kRows / kRowsPerThread);
+    here[k] = span_pixel(bin, x, y, lane);
+    above[k] = span_pixel(bin, x, y - 1, lane);
+  }
+  label_tile<kRowsPerThread>(here, above, bin.width, label);
+}
+
+// The same from the grey frame: the block thresholds its tile first (full Bernsen with half-window
+// R, bernsen_tile.cuh) and writes the binary frame for the later passes. The first kernel after the
+// frame's upload (a copy): nothing to wait for on the device.
+template <int R>
+__global__ void __launch_bounds__(32 * kRows / kRowsPerThread)
+    threshold_and_label_tiles(DeviceView<const std::uint8_t> grey, DeviceView<std::uint8_t> bin, int gate, std::int32_t* label) {
+  gpuvis::cuda::allow_next_kernel();
+  using threshold::cuda_impl::BernsenTile;
+  static_assert(BernsenTile::kWidth == 32 && BernsenTile::kHeight == kRows && kRows / kRowsPerThread == 8);
+  __shared__ BernsenTile tile;
+  threshold::cuda_impl::bernsen_tile<R>(grey, blockIdx.x * 32, blockIdx.y * kRows, gate, tile);
+  const int lane = threadIdx.x, x = blockIdx.x * 32 + lane;
+  SpanPixel here[kRowsPerThread], above[kRowsPerThread];
+#pragma unroll
+  for (int k = 0; k < kRowsPerThread; ++k) {
+    const int ly = threadIdx.y + k * (kRows / kRowsPerThread), y = blockIdx.y * kRows + ly;
+    const bool inside = x < bin.width && y < bin.height;
+    const std::uint8_t value = tile.binary[ly][lane];
+    if (inside) bin.row(y)[x] = value;
+    // Outside the frame a pixel is black, as span_pixel has it; the tile's first row needs no
+    // pixel above.
+    here[k].inside = above[k].inside = inside;
+    here[k].white = inside && value != 0;
+    above[k].white = ly > 0 && x < bin.width && y - 1 < bin.height && tile.binary[ly - 1][lane] != 0;
+    const bool west = __shfl_up_sync(kFullMask, here[k].white, 1), above_west = __shfl_up_sync(kFullMask, above[k].white, 1);
+    here[k].span_start = lane == 0 || here[k].white != west;
+    above[k].span_start = lane == 0 || above[k].white != above_west;
+  }
+  label_tile<kRowsPerThread>(here, above, bin.width, label);
+}
+
+// threshold_and_label_tiles<R> for R = 1 .. kTileMaxRadius, indexed by R - 1.
+template <int... Rm1>
+constexpr auto threshold_and_label_kernels(std::integer_sequence<int, Rm1...>) {
+  return std::array{&threshold_and_label_tiles<Rm1 + 1>...};
+}
+constexpr auto kThresholdAndLabel =
+    threshold_and_label_kernels(std::make_integer_sequence<int, threshold::cuda_impl::kTileMaxRadius>{});
 
 // Unions across tile borders: a tile's first row with the row above where a span run begins, and
 // its first column with the west neighbour's last where a vertical run of equal pixels begins on
@@ -141,15 +213,33 @@ __global__ void flatten_labels(DeviceView<const std::uint8_t> bin, std::int32_t*
   if (threadIdx.x % 32 == 0 && i < n) marks[i / 32] = {roots, starts};
 }
 
-}  // namespace
-
-void label_pixels(DeviceView<const std::uint8_t> binary, std::int32_t* label, WordMarks* marks, cudaStream_t stream) {
-  const dim3 block(32, kRows);
+void merge_and_flatten(DeviceView<const std::uint8_t> binary, std::int32_t* label, WordMarks* marks, cudaStream_t stream) {
   const dim3 grid((binary.width + 31) / 32, (binary.height + kRows - 1) / kRows);
-  gpuvis::cuda::launch_chained(label_tiles, grid, block, 0, stream, binary, label);
   gpuvis::cuda::launch_chained(merge_tile_borders, grid, dim3(32, 2), 0, stream, binary, label);
   const int n = binary.width * binary.height;
   gpuvis::cuda::launch_chained(flatten_labels, dim3((n + 255) / 256), dim3(256), 0, stream, binary, label, marks);
+}
+
+}  // namespace
+
+void label_pixels(DeviceView<const std::uint8_t> binary, std::int32_t* label, WordMarks* marks, cudaStream_t stream) {
+  const dim3 grid((binary.width + 31) / 32, (binary.height + kRows - 1) / kRows);
+  gpuvis::cuda::launch_chained(label_tiles, grid, dim3(32, kRows / kRowsPerThread), 0, stream, binary, label);
+  merge_and_flatten(binary, label, marks, stream);
+}
+
+void threshold_and_label_pixels(const BernsenInput& in, std::int32_t* label, WordMarks* marks, cudaStream_t stream) {
+  static_assert(kThresholdInLabelsMaxRadius == threshold::cuda_impl::kTileMaxRadius);
+  require(same_shape(in.grey, in.binary) && in.grey.channels == 1,
+          "segment (CUDA): the grey and binary frames must be one-channel images of equal size");
+  require(in.half_window >= 1 && in.half_window <= kThresholdInLabelsMaxRadius,
+          "segment (CUDA): the labelling's own threshold takes half-windows 1.." + std::to_string(kThresholdInLabelsMaxRadius));
+  require(in.gate >= 0 && in.gate <= 255, "segment (CUDA): the Bernsen gate must be 0..255");
+  const dim3 grid((in.binary.width + 31) / 32, (in.binary.height + kRows - 1) / kRows);
+  kThresholdAndLabel[in.half_window - 1]<<<grid, dim3(32, kRows / kRowsPerThread), 0, stream>>>(in.grey, in.binary, in.gate,
+                                                                                                label);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+  merge_and_flatten(in.binary, label, marks, stream);
 }
 
 }  // namespace gpuvis::segment::cuda_impl

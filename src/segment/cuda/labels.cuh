@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "gpuvis/core/image.hpp"
+#include "gpuvis/segment/segment_cuda.hpp"
 
 namespace gpuvis::segment::cuda_impl {
 
@@ -20,5 +21,8 @@ inline int word_count(int pixels) { return (pixels + 31) / 32; }
 // label[y * width + x] = the smallest pixel index (raster order) of the pixel's region, i.e. its
 // first pixel. `label` holds width * height elements, `marks` word_count(width * height).
 void label_pixels(DeviceView<const std::uint8_t> binary, std::int32_t* label, WordMarks* marks, cudaStream_t stream);
+// The same from a grey frame that the first labelling pass thresholds itself (full Bernsen), writing
+// in.binary for the later passes.
+void threshold_and_label_pixels(const BernsenInput& in, std::int32_t* label, WordMarks* marks, cudaStream_t stream);
 
 }  // namespace gpuvis::segment::cuda_impl

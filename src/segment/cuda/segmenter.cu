@@ -445,6 +445,10 @@ struct Segmenter::Impl {
   }
   gpuvis::cuda::Event events[5];  // start, labelled, numbered, regions built, done
 
+  template <class Labels>
+  const DeviceTree& segment_async(DeviceView<const std::uint8_t> bin, int cap, cudaStream_t stream, TreeFields fields,
+                                  Labels&& label_frame);
+
   // CUB's two-phase calls: query the temporary storage, grow it, run.
   template <class Call>
   void cub_call(Call&& call) {
@@ -519,12 +523,29 @@ const DeviceTree& Segmenter::tree() const { return impl_->tree; }
 
 const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, int cap, cudaStream_t stream,
                                            TreeFields fields) {
+  return impl_->segment_async(bin, cap, stream, fields, [&](std::int32_t* label, WordMarks* marks) {
+    label_pixels(bin, label, marks, stream);
+  });
+}
+
+const DeviceTree& Segmenter::segment_async(const BernsenInput& grey, int cap, cudaStream_t stream, TreeFields fields) {
+  const DeviceView<const std::uint8_t> bin{grey.binary.data, grey.binary.width, grey.binary.height, grey.binary.channels,
+                                           grey.binary.stride};
+  return impl_->segment_async(bin, cap, stream, fields, [&](std::int32_t* label, WordMarks* marks) {
+    threshold_and_label_pixels(grey, label, marks, stream);
+  });
+}
+
+// `label_frame(label, marks)` enqueues stage 1, which leaves the binary frame in `bin`.
+template <class Labels>
+const DeviceTree& Segmenter::Impl::segment_async(DeviceView<const std::uint8_t> bin, int cap, cudaStream_t stream,
+                                                 TreeFields fields, Labels&& label_frame) {
   require(bin.channels == 1, "segment: the binary frame must have one channel");
   check_image_shape(bin.width, bin.height, 1);
   require(cap >= 1, "segment: adjacency cap must be at least 1");
   require(static_cast<long long>(bin.width) * bin.height < (1ll << 31) - 1,
           "segment (CUDA): frames must have fewer than 2^31 pixels");
-  Impl& m = *impl_;
+  Impl& m = *this;
   const int w = bin.width, h = bin.height, n = w * h;
   // Room for a camera frame's regions and runs to start with; accept() grows it when a frame has
   // more. Neither count can exceed the pixel count.
@@ -539,7 +560,7 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
   const int words = word_count(n);
   std::int32_t* label = m.label.ensure(n);
   WordMarks* marks = m.marks.ensure(words);
-  label_pixels(bin, label, marks, stream);
+  label_frame(label, marks);
   m.events[1].record(stream);
 
   // 2. Region and run numbers by one packed exclusive scan over the words; the totals stay on the
@@ -635,8 +656,17 @@ bool Segmenter::accept(unsigned long long totals) {
 }
 
 const DeviceTree& Segmenter::segment(DeviceView<const std::uint8_t> bin, int cap, cudaStream_t stream) {
+  return segment_until_accepted([&] { return &segment_async(bin, cap, stream); }, stream);
+}
+
+const DeviceTree& Segmenter::segment(const BernsenInput& grey, int cap, cudaStream_t stream) {
+  return segment_until_accepted([&] { return &segment_async(grey, cap, stream); }, stream);
+}
+
+template <class Segment>
+const DeviceTree& Segmenter::segment_until_accepted(Segment&& segment_once, cudaStream_t stream) {
   for (;;) {
-    const DeviceTree& t = segment_async(bin, cap, stream);
+    const DeviceTree& t = *segment_once();
     impl_->staging.reserve(sizeof(unsigned long long));
     GPUVIS_CUDA_CHECK(cudaMemcpyAsync(impl_->staging.get(), t.totals, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                       stream));
