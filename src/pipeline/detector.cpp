@@ -36,7 +36,7 @@ void Detector::submit(HostView<const std::uint8_t> grey) {
   out.height = grey.height;
   out.object_blobs = config_.blobs.object_blobs;
   out.finger_blobs = config_.blobs.finger_blobs;
-  if (device_) device_->submit(grey);
+  if (device_) device_->submit(grey, config_.device_times);
   else detect_cpu(grey, out, trees_[slot]);
   ++in_flight_;
 }
@@ -45,7 +45,7 @@ const Detections& Detector::receive() {
   require(in_flight_ > 0, "detect: no frame in flight: submit() first");
   Detections& out = pending_[oldest_];
   if (device_) {
-    device_->receive(device_result_, config_.device_times);
+    device_->receive(device_result_);
     std::swap(out.fiducials, device_result_.fiducials);
     std::swap(out.roots, device_result_.roots);
     std::swap(out.fingers, device_result_.blobs.fingers);

@@ -43,7 +43,7 @@ class CudaDetector final : public DeviceDetector {
 
   int in_flight() const override { return in_flight_; }
 
-  void submit(HostView<const std::uint8_t> grey) override {
+  void submit(HostView<const std::uint8_t> grey, bool times) override {
     require(in_flight_ < kMaxInFlight, "detect: " + std::to_string(kMaxInFlight) + " frames in flight already: receive() first");
     check_grey_frame(grey);
     // A frame of another size reallocates the device frames: the queued frames must finish first,
@@ -55,13 +55,13 @@ class CudaDetector final : public DeviceDetector {
       last_height_ = grey.height;
     }
     const int slot = (oldest_ + in_flight_) % kSlots;
-    front_end_.upload(grey, slot);
-    frames_[slot] = {grey.width, grey.height, false};
+    front_end_.upload(grey, slot, times);
+    frames_[slot] = {grey.width, grey.height, false, times};
     ++in_flight_;
     launch(slot);
   }
 
-  void receive(DeviceDetections& out, bool times) override {
+  void receive(DeviceDetections& out) override {
     require(in_flight_ > 0, "detect: no frame in flight: submit() first");
     const int slot = oldest_;
     decoder_.collect(out.fiducials, out.roots, out.stats, &out.blobs, slot);
@@ -81,6 +81,7 @@ class CudaDetector final : public DeviceDetector {
     out.regions = static_cast<int>(decoder_.segment_totals() >> 32);
     out.times = {};
     const cuda::Event& decoded = decoder_.launched_event(slot);
+    const bool times = frames_[slot].timed;
     if (times) out.times.device_us = 1000.0 * cuda::Event::elapsed_ms(front_end_.start(slot), decoded);
     if (frames_[slot].eager) {  // per-stage GPU times exist only for eagerly launched frames
       if (times && !redone) {
@@ -116,6 +117,7 @@ class CudaDetector final : public DeviceDetector {
   struct Frame {
     int width = 0, height = 0;
     bool eager = false;  // launched stage by stage (its stage times were recorded)
+    bool timed = false;  // its GPU times are measured (submit)
   };
   // A slot's graphs: the whole frame, and the same in two parts around the band stage's wait.
   struct Graphs {

@@ -22,12 +22,9 @@ long long threshold_in_labels_max_pixels() {
 
 CudaFrontEnd::CudaFrontEnd(const threshold::Params& p) : params_(p), threshold_in_labels_max_pixels_(threshold_in_labels_max_pixels()) {}
 
-void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot) {
+void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot, bool timed) {
   check_grey_frame(grey);
   Slot& s = slots_[slot];
-  // The slot's staging image is overwritten below: its last upload must have read it (a host
-  // wait). The device frame needs no wait: the upload follows the slot's last frame on its stream.
-  GPUVIS_CUDA_CHECK(cudaEventSynchronize(s.uploaded.get()));
   if (s.grey.width() != grey.width || s.grey.height() != grey.height) {
     s.stream.synchronize();  // reallocating: nothing may still read them
     s.grey.ensure(grey.width, grey.height);
@@ -35,11 +32,15 @@ void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot) {
   }
   HostView<const std::uint8_t> source = grey;
   if (!cuda::is_pinned(grey.data)) {
+    // The slot's staging image is overwritten here: its last upload must have read it (a host
+    // wait). The device frame needs no wait: the upload follows the slot's last frame on its
+    // stream.
+    GPUVIS_CUDA_CHECK(cudaEventSynchronize(s.uploaded.get()));
     s.staging.ensure(grey.width, grey.height);
     copy<std::uint8_t>(grey, s.staging.view());
     source = s.staging.view();
   }
-  s.start.record(s.stream);
+  if (timed) s.start.record(s.stream);
   cuda::upload<std::uint8_t>(source, s.grey.view(), s.stream);
   s.uploaded.record(s.stream);
 }

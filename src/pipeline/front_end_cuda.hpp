@@ -28,7 +28,9 @@ class CudaFrontEnd final : public FrontEnd {
   // copied into the slot's pinned staging image, so that the upload is one asynchronous DMA. The
   // frame's memory may be reused when this returns only in that second case: a pinned frame must
   // stay as it is until its results are received.
-  void upload(HostView<const std::uint8_t> grey, int slot);
+  // `timed`: record the slot's start event before the upload (for threshold_us and the frame's
+  // device time); an event costs host time before the copy starts.
+  void upload(HostView<const std::uint8_t> grey, int slot, bool timed = true);
   // Whether the segmentation's labelling thresholds the frame itself (segment::cuda_impl::BernsenInput):
   // full Bernsen with a small window on a frame of at most 1920x1080, where two launches less on
   // the frame's path outweigh the tile threshold's O(h) work per pixel (front_end_cuda.cu).

@@ -63,11 +63,12 @@ class DeviceDetector {
   virtual ~DeviceDetector() = default;
   // The frame may be reused when this returns unless it lies in pinned memory (cuda::is_pinned),
   // which goes up without a staging copy and must stay unchanged until its frame is received.
-  virtual void submit(HostView<const std::uint8_t> grey) = 0;
-  // Returns as soon as the oldest frame's results have landed in host memory. With `times`, it
-  // also measures the frame's GPU time (StageTimes::device_us, and the stage times of an eagerly
-  // launched frame), for which it waits for the frame's last event: a few microseconds more.
-  virtual void receive(DeviceDetections& out, bool times) = 0;
+  // `times`: measure the frame's GPU time (StageTimes::device_us, and the stage times of an eagerly
+  // launched frame). It costs a few microseconds of latency: an event before the upload, and
+  // receive() then also waits for the frame's last event.
+  virtual void submit(HostView<const std::uint8_t> grey, bool times) = 0;
+  // Returns as soon as the oldest frame's results have landed in host memory.
+  virtual void receive(DeviceDetections& out) = 0;
   virtual int in_flight() const = 0;
 };
 

@@ -199,9 +199,10 @@ __device__ __forceinline__ double centroid_y(const DeviceTree& t, int r) {
 
 // A region's neighbour count, and the pushes it needs before it is visited (docs/decoding.md).
 __device__ __forceinline__ int degree_of(const DeviceTree& t, int r) { return t.adj_begin[r + 1] - t.adj_begin[r]; }
-__device__ __forceinline__ int pushes_needed(const DeviceTree& t, int r) {
-  const int d = degree_of(t, r);
-  return (t.flags[r] & (segment::kBorder | segment::kFragmented)) ? d : d - 1;
+// The pushes a region waits for before its visit: from each neighbour but its parent, or from all of
+// them when it has no parent to push to (border or fragmented).
+__device__ __forceinline__ int pushes_needed(int flags, int degree) {
+  return (flags & (segment::kBorder | segment::kFragmented)) ? degree : degree - 1;
 }
 
 }  // namespace gpuvis::decode::cuda_impl

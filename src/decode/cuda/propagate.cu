@@ -51,14 +51,23 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
   }
   __syncthreads();
   for (int round = 1; count > 0; ++round) {
+    // A thread's first region of the round keeps what the push below needs in registers (a
+    // camera frame's round has fewer regions than the block has threads); later ones reread it.
+    int first_desc = 0, first_height = 0, first_parent = -1, first_flags = 0;
     // Visit: descendants and height from the neighbours traversed in earlier rounds, and which of
     // the neighbours are its children (visited in an earlier round) as bits in neighbour order,
     // for the candidate decoder's walk down the subtree.
     for (int i = threadIdx.x; i < count; i += blockDim.x) {
       const int r = cur[i];
-      if (round > 1 && (s.visit_round[r] || s.blocked[r] || s.cvc[r] != pushes_needed(t, r))) {
-        cur_out[i] = -1;
-        continue;
+      // Every load that does not depend on another goes out at once: the round is a chain of
+      // memory latencies, one per dependent step.
+      const int begin = t.adj_begin[r], end = t.adj_begin[r + 1], flags = t.flags[r];
+      if (round > 1) {
+        const int seen = s.visit_round[r], blocked = s.blocked[r], pushed = s.cvc[r];
+        if (seen | blocked | (pushed != pushes_needed(flags, end - begin))) {
+          cur_out[i] = -1;
+          continue;
+        }
       }
       // The neighbours' loads are issued a batch at a time (one by one, each neighbour would cost
       // two dependent global-memory latencies, and the rounds run one after the other). A
@@ -66,7 +75,6 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
       // before the last barrier.
       int desc = 0, height = 0, parent = -1;
       unsigned long long children = 0;
-      const int begin = t.adj_begin[r], end = t.adj_begin[r + 1];
       for (int k0 = begin; k0 < end; k0 += kBatch) {
         int a[kBatch], seen[kBatch], d[kBatch], h[kBatch];
 #pragma unroll
@@ -95,6 +103,12 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
       s.parent[r] = parent;
       s.children[r] = children;
       s.visit_round[r] = round;
+      if (i == static_cast<int>(threadIdx.x)) {
+        first_desc = desc;
+        first_height = height;
+        first_parent = parent;
+        first_flags = flags;
+      }
     }
     __syncthreads();
     // Candidates stop; the others push to their parent, which is visited next round when this
@@ -102,12 +116,17 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
     for (int i = threadIdx.x; i < count; i += blockDim.x) {
       const int r = cur[i];
       if (r < 0) continue;
-      const int desc = s.desc[r], height = s.height[r], p = s.parent[r];
+      const bool first = i == static_cast<int>(threadIdx.x);
+      const int desc = first ? first_desc : s.desc[r], height = first ? first_height : s.height[r];
+      const int p = first ? first_parent : s.parent[r], flags = first ? first_flags : t.flags[r];
       if (height >= b.dmin && height <= b.dmax && desc >= b.rmin && desc <= b.tmax) {
         s.candidates[atomicAdd(&s.results->candidates, 1)] = r;
-      } else if (p >= 0 && !(t.flags[r] & (kSaturated | kBorder))) {
-        if (!(desc < b.tmax && height < b.dmax && !(t.flags[p] & kSaturated))) s.blocked[p] = 1;
-        if (atomicAdd(&s.cvc[p], 1) + 1 == pushes_needed(t, p)) next[atomicAdd(&next_count, 1)] = p;
+      } else if (p >= 0 && !(flags & (kSaturated | kBorder))) {
+        // The parent's flags and degree go out with the push (the atomic's answer is awaited last).
+        const int parent_flags = t.flags[p], parent_begin = t.adj_begin[p], parent_end = t.adj_begin[p + 1];
+        const int pushed = atomicAdd(&s.cvc[p], 1) + 1;
+        if (!(desc < b.tmax && height < b.dmax && !(parent_flags & kSaturated))) s.blocked[p] = 1;
+        if (pushed == pushes_needed(parent_flags, parent_end - parent_begin)) next[atomicAdd(&next_count, 1)] = p;
       }
     }
     __syncthreads();

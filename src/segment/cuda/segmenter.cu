@@ -305,6 +305,35 @@ __device__ void link_region(int i, int w, int h, int cap, const std::int32_t* la
   r.wide_flags[i] = flags;
 }
 
+// A region's kept neighbours when it has at most kSortInRegisters (nearly all regions of a camera
+// frame, the roots of symbols included): loaded at once, each neighbour's degree loaded at once,
+// and each kept one written to its rank among them, so the sort costs no memory latency (sorting
+// into the slots one by one costs a dependent load per step, on the frame's path). Neighbours are
+// distinct. Marks the region fragmented when a neighbour is saturated; returns the kept count.
+constexpr int kSortInRegisters = 2 * kBatch;
+__device__ int keep_neighbours_in_registers(int i, int degree, int cap, const RegionArrays& r) {
+  std::int32_t* slots = r.slots + i * r.slot_count;
+  int v[kSortInRegisters];
+#pragma unroll
+  for (int j = 0; j < kSortInRegisters; ++j) v[j] = j < degree ? slots[j] : kEmpty;
+  unsigned keep = 0, saturated = 0;
+#pragma unroll
+  for (int j = 0; j < kSortInRegisters; ++j) {
+    const int d = v[j] != kEmpty ? r.degree[v[j]] : 0;
+    if (v[j] != kEmpty) (d > cap ? saturated : keep) |= 1u << j;
+  }
+#pragma unroll
+  for (int j = 0; j < kSortInRegisters; ++j) {
+    if (!(keep >> j & 1u)) continue;
+    int rank = 0;
+#pragma unroll
+    for (int k = 0; k < kSortInRegisters; ++k) rank += (keep >> k & 1u) && v[k] < v[j];
+    slots[rank] = v[j];
+  }
+  if (saturated) r.wide_flags[i] |= kFragmented;
+  return __popc(keep);
+}
+
 // Fragmentation and the kept neighbours (sorted, in the region's own slots), and, when the tree's
 // nesting is asked for, the ancestor walk: depth is the chain's length, and the region adds itself
 // to every ancestor's descendant count (the work is the sum of depths: small on camera frames,
@@ -313,7 +342,9 @@ __device__ void link_region(int i, int w, int h, int cap, const std::int32_t* la
 __device__ int judge_region(int i, int cap, const RegionArrays& r) {
   int kept = 0;
   const int degree = r.degree[i];
-  if (degree <= cap) {
+  if (degree <= cap && degree <= kSortInRegisters) {
+    kept = keep_neighbours_in_registers(i, degree, cap, r);
+  } else if (degree <= cap) {
     std::int32_t* slots = r.slots + i * r.slot_count;
     bool fragmented = false;
     for (int base = 0; base < degree; base += kBatch) {
