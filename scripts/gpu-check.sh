@@ -59,6 +59,14 @@ export GPUVIS_SYMBOL_PGM_DIR="$symdir"
 if [ "$tests" = 1 ]; then
   say "tests"
   run ctest --test-dir build-gpu --output-on-failure --timeout 600 -j 4 || status=1
+  # The tracker end to end on the device, as the quick start runs it on the CPU: a generated
+  # sequence of a table with moving symbols, tracked with --backend cuda (no TUIO receiver here).
+  say "gpuvis track --backend cuda on a generated sequence"
+  seq="$PWD/build-gpu/sample-sequence"
+  run ./build-gpu/bin/gpuvis synth "$seq" --count 60 --sequence --speed 4 --spin 1 --symbols 5 --fingers 2 --seed 4 \
+    --symbols-dir "$symdir" --overwrite > /dev/null || status=1
+  run ./build-gpu/bin/gpuvis track --folder "$seq" --backend cuda --finger-size 18 --no-tuio --stats --json > "$outdir/track.jsonl" || status=1
+  say "track: $(wc -l < "$outdir/track.jsonl") JSON lines in track.jsonl; the last: $(tail -c 400 "$outdir/track.jsonl")"
 fi
 
 if [ "$sanitize" = 1 ]; then
