@@ -55,38 +55,34 @@ bool CudaFrontEnd::thresholds_in_labels(int width, int height) const {
          static_cast<long long>(width) * height <= threshold_in_labels_max_pixels_;
 }
 
-segment::cuda_impl::BernsenInput CudaFrontEnd::bernsen_input(Slot& s) const {
-  return {s.grey.view(), s.binary.view(), params_.bernsen.half_window, params_.bernsen.gate};
+template <class Segment>
+const segment::cuda_impl::DeviceTree& CudaFrontEnd::threshold_and_segment(Slot& s, Segment&& segment) {
+  if (thresholds_in_labels(s.grey.width(), s.grey.height())) {
+    s.thresholded.record(s.stream);  // no stage of its own: its time is the segmentation's
+    return segment(segment::cuda_impl::BernsenInput{s.grey.view(), s.binary.view(), params_.bernsen.half_window,
+                                                    params_.bernsen.gate});
+  }
+  threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
+  s.thresholded.record(s.stream);
+  return segment(DeviceView<const std::uint8_t>(s.binary.view()));
 }
 
 const segment::cuda_impl::DeviceTree& CudaFrontEnd::enqueue_device_stages(int cap, int slot) {
   Slot& s = slots_[slot];
-  constexpr auto fields = segment::cuda_impl::TreeFields::for_decoder;
-  const segment::cuda_impl::DeviceTree* tree = nullptr;
-  if (thresholds_in_labels(s.grey.width(), s.grey.height())) {
-    s.thresholded.record(s.stream);  // no stage of its own: its time is the segmentation's
-    tree = &s.segmenter.segment_async(bernsen_input(s), cap, s.stream, fields);
-  } else {
-    threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
-    s.thresholded.record(s.stream);
-    tree = &s.segmenter.segment_async(s.binary.view(), cap, s.stream, fields);
-  }
+  const auto& tree = threshold_and_segment(s, [&](const auto& frame) -> const segment::cuda_impl::DeviceTree& {
+    return s.segmenter.segment_async(frame, cap, s.stream, segment::cuda_impl::TreeFields::for_decoder);
+  });
   s.segmented.record(s.stream);
-  return *tree;
+  return tree;
 }
 
 void CudaFrontEnd::run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions /*options*/,
                        segment::RegionTree& tree, StageTimes& times) {  // the download always includes the runs
   upload(grey, 0);
   Slot& s = slots_[0];
-  if (thresholds_in_labels(grey.width, grey.height)) {  // waits for the counts
-    s.thresholded.record(s.stream);
-    s.segmenter.segment(bernsen_input(s), cap, s.stream);
-  } else {
-    threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
-    s.thresholded.record(s.stream);
-    s.segmenter.segment(s.binary.view(), cap, s.stream);
-  }
+  threshold_and_segment(s, [&](const auto& frame) -> const segment::cuda_impl::DeviceTree& {
+    return s.segmenter.segment(frame, cap, s.stream);  // waits for the counts
+  });
   s.segmenter.download(tree, s.stream);
   done_.record(s.stream);
   times.threshold_us = threshold_us(0);

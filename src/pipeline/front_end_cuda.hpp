@@ -66,8 +66,11 @@ class CudaFrontEnd final : public FrontEnd {
     segment::cuda_impl::Segmenter segmenter;
     cuda::Event start, uploaded, thresholded, segmented;
   };
-  // The slot's frame for a segmentation that thresholds it (thresholds_in_labels).
-  segment::cuda_impl::BernsenInput bernsen_input(Slot& s) const;
+  // Thresholds the slot's frame and segments it with segment(frame), `frame` being the binary
+  // frame, or the grey frame with its Bernsen parameters when the labelling thresholds it
+  // (thresholds_in_labels). Records the slot's `thresholded` event in between.
+  template <class Segment>
+  const segment::cuda_impl::DeviceTree& threshold_and_segment(Slot& s, Segment&& segment);
   threshold::Params params_;
   long long threshold_in_labels_max_pixels_;
   cuda::Event done_;

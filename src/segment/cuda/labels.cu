@@ -73,13 +73,15 @@ struct SpanPixel {
   bool inside, white, span_start;
 };
 
-// The pixel (x, y) of a 32-pixel span and whether a span run starts there. Every lane of the
-// warp must call this (it uses warp shuffles), inside the image or not.
-__device__ __forceinline__ SpanPixel span_pixel(DeviceView<const std::uint8_t> bin, int x, int y, int lane) {
-  const bool inside = x < bin.width && y >= 0 && y < bin.height;
-  const bool white = inside && bin.row(y)[x] != 0;
+// A pixel of a 32-pixel span (a warp, lane = column) and whether a span run starts there. Every
+// lane of the warp must call these (they use warp shuffles), inside the image or not.
+__device__ __forceinline__ SpanPixel span_pixel(bool inside, bool white, int lane) {
   const bool west = __shfl_up_sync(kFullMask, white, 1);
   return {inside, white, lane == 0 || white != west};
+}
+__device__ __forceinline__ SpanPixel span_pixel(DeviceView<const std::uint8_t> bin, int x, int y, int lane) {
+  const bool inside = x < bin.width && y >= 0 && y < bin.height;
+  return span_pixel(inside, inside && bin.row(y)[x] != 0, lane);
 }
 
 // Labels the block's tile in shared memory. A block of 32 x (kRows / PER) threads; thread
@@ -153,12 +155,8 @@ __global__ void __launch_bounds__(32 * kRows / kRowsPerThread)
     if (inside) bin.row(y)[x] = value;
     // Outside the frame a pixel is black, as span_pixel has it; the tile's first row needs no
     // pixel above.
-    here[k].inside = above[k].inside = inside;
-    here[k].white = inside && value != 0;
-    above[k].white = ly > 0 && x < bin.width && y - 1 < bin.height && tile.binary[ly - 1][lane] != 0;
-    const bool west = __shfl_up_sync(kFullMask, here[k].white, 1), above_west = __shfl_up_sync(kFullMask, above[k].white, 1);
-    here[k].span_start = lane == 0 || here[k].white != west;
-    above[k].span_start = lane == 0 || above[k].white != above_west;
+    here[k] = span_pixel(inside, inside && value != 0, lane);
+    above[k] = span_pixel(inside, ly > 0 && x < bin.width && y - 1 < bin.height && tile.binary[ly - 1][lane] != 0, lane);
   }
   label_tile<kRowsPerThread>(here, above, bin.width, label);
 }
@@ -232,8 +230,9 @@ void threshold_and_label_pixels(const BernsenInput& in, std::int32_t* label, Wor
   static_assert(kThresholdInLabelsMaxRadius == threshold::cuda_impl::kTileMaxRadius);
   require(same_shape(in.grey, in.binary) && in.grey.channels == 1,
           "segment (CUDA): the grey and binary frames must be one-channel images of equal size");
-  require(in.half_window >= 1 && in.half_window <= kThresholdInLabelsMaxRadius,
-          "segment (CUDA): the labelling's own threshold takes half-windows 1.." + std::to_string(kThresholdInLabelsMaxRadius));
+  if (in.half_window < 1 || in.half_window > kThresholdInLabelsMaxRadius)  // the message only when it fails
+    fail(ErrorCode::invalid_argument,
+         "segment (CUDA): the labelling's own threshold takes half-windows 1.." + std::to_string(kThresholdInLabelsMaxRadius));
   require(in.gate >= 0 && in.gate <= 255, "segment (CUDA): the Bernsen gate must be 0..255");
   const dim3 grid((in.binary.width + 31) / 32, (in.binary.height + kRows - 1) / kRows);
   kThresholdAndLabel[in.half_window - 1]<<<grid, dim3(32, kRows / kRowsPerThread), 0, stream>>>(in.grey, in.binary, in.gate,

@@ -560,9 +560,7 @@ const DeviceTree& Segmenter::segment_async(DeviceView<const std::uint8_t> bin, i
 }
 
 const DeviceTree& Segmenter::segment_async(const BernsenInput& grey, int cap, cudaStream_t stream, TreeFields fields) {
-  const DeviceView<const std::uint8_t> bin{grey.binary.data, grey.binary.width, grey.binary.height, grey.binary.channels,
-                                           grey.binary.stride};
-  return impl_->segment_async(bin, cap, stream, fields, [&](std::int32_t* label, WordMarks* marks) {
+  return impl_->segment_async(grey.binary, cap, stream, fields, [&](std::int32_t* label, WordMarks* marks) {
     threshold_and_label_pixels(grey, label, marks, stream);
   });
 }
