@@ -1,0 +1,51 @@
+#pragma once
+// Running a Life board for many generations on the CPU (bit-parallel, multi-threaded) or on CUDA
+// (bit-packed, several generations per launch). Both backends compute the same boards bit for bit.
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "gpuvis/core/backend.hpp"
+#include "gpuvis/life/board.hpp"
+#include "gpuvis/life/rule.hpp"
+
+namespace gpuvis::life {
+
+struct Options {
+  Rule rule = conway;
+  Topology topology = Topology::torus;
+  Backend backend = Backend::automatic;  // resolved by resolve_backend(): CUDA when a device is usable
+};
+
+// A board evolving under one rule; on CUDA it stays on the device between calls.
+class Simulation {
+ public:
+  virtual ~Simulation() = default;
+  // Advances `generations` (>= 0) generations.
+  virtual void advance(std::int64_t generations) = 0;
+  // Advances one generation at a time and reports (generation, population) after each; slower than
+  // advance() on CUDA, which otherwise runs several generations per launch.
+  virtual void advance_counting(std::int64_t generations,
+                                const std::function<void(std::int64_t, std::uint64_t)>& each) = 0;
+  virtual std::uint64_t population() = 0;
+  // Copies the current board into `out` (resized as needed).
+  virtual void read(Board& out) = 0;
+  virtual std::int64_t generation() const = 0;
+  virtual Backend backend() const = 0;
+};
+
+// Throws ErrorCode::unsupported when the backend is not available or the board does not fit in its
+// memory (the message names the size needed and the size free).
+std::unique_ptr<Simulation> make_simulation(const Board& initial, const Options& options);
+
+// One generation on the CPU from `src` into `dst` (same size, resized if needed).
+void step_cpu(const Board& src, Board& dst, const Rule& rule, Topology topology);
+
+// The board after `generations` generations.
+Board run(const Board& initial, std::int64_t generations, const Options& options);
+
+namespace cuda_impl {  // src/life/cuda; absent (throws unsupported) in builds without CUDA
+std::unique_ptr<Simulation> make_simulation(const Board& initial, const Options& options);
+}
+
+}  // namespace gpuvis::life

@@ -1,0 +1,90 @@
+// One generation on the CPU: 64 cells per word, strips of rows in parallel. Each strip keeps the
+// row sums of three consecutive rows, so every row's sums are computed once per strip.
+#include <algorithm>
+#include <vector>
+
+#include "../step_rules.hpp"
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/life/life.hpp"
+
+namespace gpuvis::life {
+namespace {
+
+using W = Board::word;
+
+struct RowSums {
+  std::vector<W> ones, twos;
+  explicit RowSums(int words) : ones(words), twos(words) {}
+};
+
+// Row sums of board row y (or of a dead row outside the board).
+void row_sums(const Board& b, long long y, bool torus, RowSums& out) {
+  const int h = b.height(), words = b.words_per_row(), width = b.width();
+  if (torus) y = ((y % h) + h) % h;
+  else if (y < 0 || y >= h) {
+    std::fill(out.ones.begin(), out.ones.end(), W{0});
+    std::fill(out.twos.begin(), out.twos.end(), W{0});
+    return;
+  }
+  const W* row = b.row(static_cast<int>(y));
+  // Words whose neighbours are plain neighbouring words: 1 .. full-1, where `full` words are
+  // entirely on the board; the first, the last and the partial word go through load_cells.
+  const int full = width / 64;
+  auto at = [&](long long q) { return rules::load_cells(row, width, words, q * 64, torus); };
+  for (int q = 0; q < words; ++q) {
+    W left, centre, right;
+    if (q >= 1 && q + 1 < full) {
+      left = row[q - 1];
+      centre = row[q];
+      right = row[q + 1];
+    } else {
+      left = at(q - 1);
+      centre = at(q);
+      right = at(q + 1);
+    }
+    rules::row_sum(left, centre, right, out.ones[q], out.twos[q]);
+  }
+}
+
+template <class R>
+void step_strip(const Board& src, Board& dst, const R& rule, bool torus, int y0, int y1) {
+  const int words = src.words_per_row(), width = src.width();
+  RowSums up(words), mid(words), down(words);
+  row_sums(src, y0 - 1, torus, up);
+  row_sums(src, y0, torus, mid);
+  const W last_mask = rules::valid_bits<W>(width, words - 1);
+  for (int y = y0; y < y1; ++y) {
+    row_sums(src, y + 1, torus, down);
+    const W* alive = src.row(y);
+    W* out = dst.row(y);
+    for (int q = 0; q < words; ++q) {
+      const auto s = rules::block_sum(up.ones[q], up.twos[q], mid.ones[q], mid.twos[q], down.ones[q], down.twos[q]);
+      out[q] = rules::next_state(alive[q], s, rule);
+    }
+    out[words - 1] &= last_mask;
+    std::swap(up, mid);
+    std::swap(mid, down);
+  }
+}
+
+template <class R>
+void step_all(const Board& src, Board& dst, const R& rule, bool torus) {
+  const int h = src.height();
+  // Strips of at least 32 rows keep the extra row sums at strip edges small.
+  parallel_for(0, h, 32, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
+    step_strip(src, dst, rule, torus, static_cast<int>(y0), static_cast<int>(y1));
+  });
+}
+
+}  // namespace
+
+void step_cpu(const Board& src, Board& dst, const Rule& rule, Topology topology) {
+  if (dst.width() != src.width() || dst.height() != src.height()) dst = Board(src.width(), src.height());
+  require(&src != &dst, "step_cpu needs distinct source and destination boards");
+  const bool torus = topology == Topology::torus;
+  if (rule == conway) step_all(src, dst, rules::FixedRule<(1u << 3), (1u << 2) | (1u << 3)>{}, torus);
+  else step_all(src, dst, rules::RuntimeRule{rule.birth, rule.survival}, torus);
+}
+
+}  // namespace gpuvis::life

@@ -1,0 +1,58 @@
+// The backend-neutral entry points and the CPU simulation (two boards, swapped every generation).
+#include <utility>
+
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/life/life.hpp"
+
+namespace gpuvis::life {
+namespace {
+
+class CpuSimulation final : public Simulation {
+ public:
+  CpuSimulation(const Board& initial, const Options& options)
+      : options_(options), current_(initial), next_(initial.width(), initial.height()) {}
+
+  void advance(std::int64_t generations) override {
+    require(generations >= 0, "the number of generations must not be negative");
+    for (std::int64_t g = 0; g < generations; ++g) step();
+  }
+  void advance_counting(std::int64_t generations, const std::function<void(std::int64_t, std::uint64_t)>& each) override {
+    require(generations >= 0, "the number of generations must not be negative");
+    for (std::int64_t g = 0; g < generations; ++g) {
+      step();
+      each(generation_, current_.population());
+    }
+  }
+  std::uint64_t population() override { return current_.population(); }
+  void read(Board& out) override { out = current_; }
+  std::int64_t generation() const override { return generation_; }
+  Backend backend() const override { return Backend::cpu; }
+
+ private:
+  void step() {
+    step_cpu(current_, next_, options_.rule, options_.topology);
+    std::swap(current_, next_);
+    ++generation_;
+  }
+  Options options_;
+  Board current_, next_;
+  std::int64_t generation_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Simulation> make_simulation(const Board& initial, const Options& options) {
+  require(initial.width() > 0 && initial.height() > 0, "the initial board is empty");
+  if (resolve_backend(options.backend) == Backend::cuda) return cuda_impl::make_simulation(initial, options);
+  return std::make_unique<CpuSimulation>(initial, options);
+}
+
+Board run(const Board& initial, std::int64_t generations, const Options& options) {
+  auto sim = make_simulation(initial, options);
+  sim->advance(generations);
+  Board out;
+  sim->read(out);
+  return out;
+}
+
+}  // namespace gpuvis::life

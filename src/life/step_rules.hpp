@@ -1,0 +1,139 @@
+#pragma once
+// One Life generation on a machine word of cells, shared verbatim by the CPU backend (64-bit words)
+// and the CUDA kernels (32-bit words), so both compute the same boards bit for bit.
+//
+// A word holds n consecutive cells of a row, least significant bit first. A generation is built
+// from row sums: for every cell, the number of live cells among itself and its two horizontal
+// neighbours (0..3, two bit planes); three row sums stacked vertically give the live cells of the
+// 3x3 block around a cell (0..9, four bit planes), from which the rule decides.
+#include <cstdint>
+
+#include "gpuvis/core/image.hpp"  // GPUVIS_HD
+
+namespace gpuvis::life::rules {
+
+template <class W>
+inline constexpr int bits = static_cast<int>(sizeof(W) * 8);
+
+// The 3-cell horizontal sum of each cell of `centre`, given the words to its left and right.
+template <class W>
+GPUVIS_HD inline void row_sum(W left, W centre, W right, W& ones, W& twos) {
+  const W west = static_cast<W>((centre << 1) | (left >> (bits<W> - 1)));  // cell x-1 at bit x
+  const W east = static_cast<W>((centre >> 1) | (right << (bits<W> - 1)));  // cell x+1 at bit x
+  const W half = west ^ centre;
+  ones = half ^ east;
+  twos = (west & centre) | (east & half);
+}
+
+// The 3x3 block sum (including the cell) as four bit planes s0..s3, from three row sums.
+template <class W>
+struct BlockSum {
+  W s0, s1, s2, s3;
+};
+template <class W>
+GPUVIS_HD inline BlockSum<W> block_sum(W o_up, W t_up, W o_mid, W t_mid, W o_down, W t_down) {
+  const W h = o_up ^ o_mid;
+  const W s0 = h ^ o_down;
+  const W carry = (o_up & o_mid) | (o_down & h);  // weight 2
+  const W g = t_up ^ t_mid;
+  const W u0 = g ^ t_down;                          // weight 2
+  const W u1 = (t_up & t_mid) | (t_down & g);       // weight 4
+  const W s1 = u0 ^ carry;
+  const W c2 = u0 & carry;                          // weight 4
+  return {s0, s1, static_cast<W>(u1 ^ c2), static_cast<W>(u1 & c2)};
+}
+
+// Cells whose block sum equals v (0..9).
+template <int V, class W>
+GPUVIS_HD inline W equals(const BlockSum<W>& s) {
+  const W b0 = (V & 1) ? s.s0 : static_cast<W>(~s.s0);
+  const W b1 = (V & 2) ? s.s1 : static_cast<W>(~s.s1);
+  const W b2 = (V & 4) ? s.s2 : static_cast<W>(~s.s2);
+  const W b3 = (V & 8) ? s.s3 : static_cast<W>(~s.s3);
+  return b0 & b1 & b2 & b3;
+}
+
+// A rule given at run time: block sum v means v live neighbours for a dead cell and v - 1 for a
+// live one.
+struct RuntimeRule {
+  std::uint16_t birth, survival;
+  GPUVIS_HD bool born_at(int v) const { return (birth >> v & 1u) != 0; }
+  GPUVIS_HD bool survives_at(int v) const { return v >= 1 && (survival >> (v - 1) & 1u) != 0; }
+};
+// A rule fixed at compile time (the fast kernels for common rules).
+template <std::uint16_t Birth, std::uint16_t Survival>
+struct FixedRule {
+  GPUVIS_HD static constexpr bool born_at(int v) { return (Birth >> v & 1u) != 0; }
+  GPUVIS_HD static constexpr bool survives_at(int v) { return v >= 1 && (Survival >> (v - 1) & 1u) != 0; }
+};
+
+template <int V, class W, class R>
+GPUVIS_HD inline void apply_count(W& next, W alive, const BlockSum<W>& s, const R& rule) {
+  const bool b = rule.born_at(V), k = rule.survives_at(V);
+  if (b && k) next |= equals<V>(s);
+  else if (b) next |= equals<V>(s) & static_cast<W>(~alive);
+  else if (k) next |= equals<V>(s) & alive;
+}
+
+template <class W, class R>
+GPUVIS_HD inline W next_state(W alive, const BlockSum<W>& s, const R& rule) {
+  W next = 0;
+  apply_count<0>(next, alive, s, rule);
+  apply_count<1>(next, alive, s, rule);
+  apply_count<2>(next, alive, s, rule);
+  apply_count<3>(next, alive, s, rule);
+  apply_count<4>(next, alive, s, rule);
+  apply_count<5>(next, alive, s, rule);
+  apply_count<6>(next, alive, s, rule);
+  apply_count<7>(next, alive, s, rule);
+  apply_count<8>(next, alive, s, rule);
+  apply_count<9>(next, alive, s, rule);
+  return next;
+}
+
+// n cells of a row starting at cell x0 (any integer): on a torus cell x is cell x mod width; on a
+// dead-bordered board cells outside [0, width) are dead. `row` holds `words` words whose bits past
+// `width` are zero.
+template <class W>
+GPUVIS_HD inline W extract(const W* row, int words, long long x0) {
+  constexpr int n = bits<W>;
+  const long long q = x0 >= 0 ? x0 / n : -((-x0 + n - 1) / n);
+  const int s = static_cast<int>(x0 - q * n);
+  const W lo = (q >= 0 && q < words) ? row[q] : W{0};
+  if (s == 0) return lo;
+  const W hi = (q + 1 >= 0 && q + 1 < words) ? row[q + 1] : W{0};
+  return static_cast<W>((lo >> s) | (hi << (n - s)));
+}
+
+template <class W>
+GPUVIS_HD inline W load_cells(const W* row, int width, int words, long long x0, bool torus) {
+  constexpr int n = bits<W>;
+  if (x0 >= 0 && x0 % n == 0 && x0 + n <= width) return row[x0 / n];
+  if (!torus) return extract(row, words, x0);
+  long long x = x0 % width;
+  if (x < 0) x += width;
+  if (width >= n) {
+    if (x + n <= width) return extract(row, words, x);
+    const int k = static_cast<int>(width - x);  // cells x..width-1, then 0..n-k-1
+    const W low = static_cast<W>(extract(row, words, x) & ((W{1} << k) - 1));
+    return static_cast<W>(low | (extract(row, words, 0) << k));
+  }
+  W r = 0;  // a board narrower than one word wraps several times within it
+  for (int i = 0; i < n; ++i) {
+    const long long c = (x + i) % width;
+    r |= static_cast<W>(((row[c / n] >> (c % n)) & W{1}) << i);
+  }
+  return r;
+}
+
+// Bits of word q (n cells from x = q n) that lie on a board of `width` cells.
+template <class W>
+GPUVIS_HD inline W valid_bits(int width, long long q) {
+  constexpr int n = bits<W>;
+  const long long first = q * n;
+  if (q < 0 || first >= width) return 0;
+  if (first + n <= width) return static_cast<W>(~W{0});
+  return static_cast<W>((W{1} << (width - first)) - 1);
+}
+
+}  // namespace gpuvis::life::rules
