@@ -11,6 +11,8 @@ packages=(
   libpng-dev libjpeg-dev                         # PNG/JPEG adapter
   liblo-dev liblo-tools libboost-dev             # TUIO: OSC (liblo), transports (Boost.Asio/Beast); oscdump for the tests
   libtinyxml2-dev                                # reacTIVision.xml
+  libgif-dev                                     # animated GIF output (gpuvis life)
+  libopenblas-dev                                # CPU matrix product (gpuvis lab matmul)
   python3 python3-numpy python3-matplotlib python3-pil  # benchmark reports, sample generator
 )
 missing=()

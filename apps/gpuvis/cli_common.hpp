@@ -2,6 +2,8 @@
 // Pieces every subcommand shares: the --backend option, output-file safety, messages.
 #include <CLI/CLI.hpp>
 
+#include <chrono>
+#include <iostream>
 #include <string>
 
 #include "gpuvis/core/backend.hpp"
@@ -23,6 +25,26 @@ Backend choose_backend(const std::string& name);
 void check_output_path(const std::string& output, const std::string& input, bool overwrite);
 
 void notice(const std::string& message);
+
+// Prints "gpuvis: convolve 42%" on stderr, but only once a job has run for more than a second.
+class Progress {
+ public:
+  explicit Progress(std::string what) : what_(std::move(what)), start_(std::chrono::steady_clock::now()) {}
+  ~Progress() {
+    if (shown_) std::cerr << "\rgpuvis: " << what_ << " 100%\n";
+  }
+  void operator()(double fraction) {
+    if (!shown_ && std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
+    shown_ = true;
+    std::cerr << "\rgpuvis: " << what_ << " " << static_cast<int>(fraction * 100) << "%" << std::flush;
+  }
+
+ private:
+  std::string what_;
+  std::chrono::steady_clock::time_point start_;
+  bool shown_ = false;
+};
+
 
 // "MIN:MAX" for --blob-size (0 <= MIN <= MAX); throws ErrorCode::invalid_argument otherwise.
 decode::BlobParams parse_blob_size(const std::string& text);  // "gpuvis: <message>" on stderr
@@ -48,5 +70,7 @@ void register_synth(CLI::App& app, Command& run);
 void register_filter(CLI::App& app, Command& run);
 void register_track(CLI::App& app, Command& run);
 void register_tuio_dump(CLI::App& app, Command& run);
+void register_life(CLI::App& app, Command& run);
+void register_lab(CLI::App& app, Command& run);
 
 }  // namespace gpuvis::cli

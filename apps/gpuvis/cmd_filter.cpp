@@ -14,25 +14,6 @@
 namespace gpuvis::cli {
 namespace {
 
-// Prints "gpuvis: convolve 42%" on stderr, but only once a job has run for more than a second.
-class Progress {
- public:
-  explicit Progress(std::string what) : what_(std::move(what)), start_(std::chrono::steady_clock::now()) {}
-  ~Progress() {
-    if (shown_) std::cerr << "\rgpuvis: " << what_ << " 100%\n";
-  }
-  void operator()(double fraction) {
-    if (!shown_ && std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
-    shown_ = true;
-    std::cerr << "\rgpuvis: " << what_ << " " << static_cast<int>(fraction * 100) << "%" << std::flush;
-  }
-
- private:
-  std::string what_;
-  std::chrono::steady_clock::time_point start_;
-  bool shown_ = false;
-};
-
 // (input, output) pairs: one file, or every image of a folder into an output folder.
 std::vector<std::pair<std::string, std::string>> jobs_for(const std::string& in, const std::string& out) {
   namespace fs = std::filesystem;

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   cli::register_filter(app, run);
   cli::register_track(app, run);
   cli::register_tuio_dump(app, run);
+  cli::register_life(app, run);
 
   // A mistyped command (or sub-command, as in 'filter sharpen') should be named as such, not
   // reported as a missing one.

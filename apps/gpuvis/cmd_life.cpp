@@ -1,0 +1,246 @@
+// gpuvis life: Conway's Game of Life and other B/S rules on the CPU or the GPU, with an animated
+// GIF, the final board as RLE and PNG, and the population of every generation.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "cli_common.hpp"
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/io/gif.hpp"
+#include "gpuvis/io/image_file.hpp"
+#include "gpuvis/life/life.hpp"
+#include "gpuvis/life/pattern.hpp"
+
+namespace gpuvis::cli {
+namespace {
+
+struct Rect {
+  int x = 0, y = 0, w = 0, h = 0;
+};
+
+std::pair<int, int> parse_size(const std::string& text) {
+  int w = 0, h = 0;
+  char x = 0, extra = 0;
+  std::istringstream ss(text);
+  if (!(ss >> w >> x >> h) || (x != 'x' && x != 'X') || (ss >> extra))
+    fail(ErrorCode::invalid_argument, "--size '" + text + "' is not WIDTHxHEIGHT (e.g. 4096x4096)");
+  if (w < 1 || h < 1 || w > life::max_side || h > life::max_side)
+    fail(ErrorCode::invalid_argument, "--size " + text + ": each side must lie in 1.." + std::to_string(life::max_side));
+  return {w, h};
+}
+
+Rect parse_crop(const std::string& text, int board_w, int board_h) {
+  Rect r;
+  char c1 = 0, c2 = 0, c3 = 0, extra = 0;
+  std::istringstream ss(text);
+  if (!(ss >> r.x >> c1 >> r.y >> c2 >> r.w >> c3 >> r.h) || c1 != ',' || c2 != ',' || c3 != ',' || (ss >> extra))
+    fail(ErrorCode::invalid_argument, "--crop '" + text + "' is not X,Y,WIDTH,HEIGHT");
+  if (r.x < 0 || r.y < 0 || r.w < 1 || r.h < 1 || r.x + static_cast<long long>(r.w) > board_w ||
+      r.y + static_cast<long long>(r.h) > board_h)
+    fail(ErrorCode::invalid_argument, "--crop " + text + " does not lie inside the " + std::to_string(board_w) + "x" +
+                                          std::to_string(board_h) + " board");
+  return r;
+}
+
+// The cells of `r` as an image, each cell `scale` x `scale` pixels of `dead` or `alive`.
+Image<std::uint8_t> render(const life::Board& board, const Rect& r, int scale, std::uint8_t dead, std::uint8_t alive) {
+  Image<std::uint8_t> img(r.w * scale, r.h * scale);
+  parallel_for(0, r.h, 16, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
+    for (std::ptrdiff_t cy = y0; cy < y1; ++cy) {
+      std::uint8_t* first = img.row(static_cast<int>(cy) * scale);
+      for (int cx = 0; cx < r.w; ++cx) {
+        const std::uint8_t v = board.get(r.x + cx, r.y + static_cast<int>(cy)) ? alive : dead;
+        std::fill(first + cx * scale, first + (cx + 1) * scale, v);
+      }
+      for (int k = 1; k < scale; ++k) std::copy(first, first + img.width(), img.row(static_cast<int>(cy) * scale + k));
+    }
+  });
+  return img;
+}
+
+// Writes through a temporary file renamed into place, so an interrupted run leaves no partial file.
+template <class WriteFn>
+void write_atomically(const std::string& path, WriteFn&& write) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const std::string tmp = (p.parent_path() / ("." + p.stem().string() + ".partial" + p.extension().string())).string();
+  try {
+    write(tmp);
+  } catch (const Error& e) {
+    std::remove(tmp.c_str());
+    std::string message = e.what();  // name the user's file, not the temporary one
+    for (auto at = message.find(tmp); at != std::string::npos; at = message.find(tmp)) message.replace(at, tmp.size(), path);
+    throw Error(e.code(), message);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    fail(ErrorCode::io, "cannot write '" + path + "': " + ec.message());
+  }
+}
+
+}  // namespace
+
+void register_life(CLI::App& app, Command& run) {
+  auto* cmd = app.add_subcommand("life", "Conway's Game of Life and other B/S rules, on the CPU or the GPU");
+  cmd->footer(
+      "Examples:\n"
+      "  gpuvis life gosper.rle --size 512x256 --generations 300 --gif gun.gif --scale 2\n"
+      "  gpuvis life --random 0.3 --seed 7 --size 16384x16384 --generations 10000 --png final.png --crop 0,0,1024,1024\n"
+      "  gpuvis life r.rle --size 1024x1024 --border dead --generations 1200 --population pop.csv\n"
+      "Rules: B3/S23 (Conway), B36/S23 (HighLife), B2/S (Seeds), B3678/S34678 (Day & Night), the S/B form 23/3,\n"
+      "or the names conway, highlife, seeds, daynight. Patterns: .rle (LifeWiki, Golly), .cells, or an image\n"
+      "(a cell is alive where the pixel is bright, grey >= 128); the pattern is placed in the board's centre.");
+  static std::string pattern, size, rule_text, border = "torus", gif, png, rle, population, crop, backend_name = "auto";
+  static double density = -1;
+  static std::uint64_t seed = 1;
+  static std::int64_t generations = 100;
+  static int every = 1, scale = 1, delay = 5, threads = 0;
+  static bool overwrite = false;
+  cmd->add_option("pattern", pattern, "Pattern file: .rle, .cells or an image (omit with --random)");
+  cmd->add_option("--random", density, "Start from a random soup with this density (0..1) instead of a pattern")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--seed", seed, "Seed of the random soup")->default_val(1);
+  cmd->add_option("--size", size,
+                  "Board WIDTHxHEIGHT (default: an image's own size; for .rle/.cells the larger of 256 and three times "
+                  "the pattern, each side)");
+  cmd->add_option("--rule", rule_text, "Rule, e.g. B3/S23 or 23/3 (default: the RLE header's rule, else B3/S23)");
+  cmd->add_option("--border", border, "torus (wrap around) or dead (cells outside stay dead)")
+      ->check(CLI::IsMember({"torus", "dead"}))
+      ->default_val("torus");
+  cmd->add_option("--generations", generations, "Generations to run")->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))->default_val(100);
+  cmd->add_option("--gif", gif, "Write an animated GIF (looping)");
+  cmd->add_option("--every", every, "A GIF frame every K generations (the first and last board always)")
+      ->check(CLI::Range(1, 1 << 30))
+      ->default_val(1);
+  cmd->add_option("--delay", delay, "GIF frame time in hundredths of a second")->check(CLI::Range(0, 65535))->default_val(5);
+  cmd->add_option("--scale", scale, "Pixels per cell side in the GIF and PNG")->check(CLI::Range(1, 64))->default_val(1);
+  cmd->add_option("--crop", crop, "Only this part of the board in the GIF and PNG: X,Y,WIDTH,HEIGHT");
+  cmd->add_option("--png", png, "Write the final board as an image (live cells white)");
+  cmd->add_option("--rle", rle, "Write the final board as an RLE pattern");
+  cmd->add_option("--population", population, "Write 'generation,population' lines for every generation (CSV)");
+  add_backend_option(*cmd, backend_name);
+  add_threads_option(*cmd, threads);
+  cmd->add_flag("--overwrite", overwrite, "Replace existing outputs");
+  cmd->callback([&run] {
+    run = [] {
+      if (threads) set_num_threads(threads);
+      // Everything the user gave is checked before any work starts.
+      if (pattern.empty() == (density < 0))
+        fail(ErrorCode::invalid_argument, pattern.empty() ? "give a pattern file or --random DENSITY"
+                                                          : "give either a pattern file or --random, not both");
+      for (const std::string* out : {&gif, &png, &rle, &population}) {
+        if (out->empty()) continue;
+        check_output_path(*out, pattern, overwrite);
+      }
+      if (!png.empty()) check_writable(png);
+      if (!gif.empty() && !gif::available())
+        fail(ErrorCode::unsupported, "this gpuvis was built without GIF support (install libgif-dev and rebuild)");
+
+      std::optional<life::Pattern> pat;
+      if (!pattern.empty()) pat = life::read_pattern(pattern);
+      life::Options options;
+      options.rule = !rule_text.empty() ? life::parse_rule(rule_text) : (pat && pat->rule ? *pat->rule : life::conway);
+      options.topology = border == "dead" ? life::Topology::dead : life::Topology::torus;
+      int w = 0, h = 0;
+      if (!size.empty()) std::tie(w, h) = parse_size(size);
+      else if (!pat) fail(ErrorCode::invalid_argument, "--random needs --size WIDTHxHEIGHT");
+      else if (is_image_path(pattern)) std::tie(w, h) = std::pair{pat->cells.width(), pat->cells.height()};
+      else w = std::max(256, 3 * pat->cells.width()), h = std::max(256, 3 * pat->cells.height());
+      if (pat && (pat->cells.width() > w || pat->cells.height() > h))
+        fail(ErrorCode::invalid_argument, "the pattern (" + std::to_string(pat->cells.width()) + "x" +
+                                              std::to_string(pat->cells.height()) + ") does not fit on a " + std::to_string(w) +
+                                              "x" + std::to_string(h) + " board; give a larger --size");
+      const Rect view = crop.empty() ? Rect{0, 0, w, h} : parse_crop(crop, w, h);
+      const long long frame_w = static_cast<long long>(view.w) * scale, frame_h = static_cast<long long>(view.h) * scale;
+      if (!gif.empty() && (frame_w > gif::max_side || frame_h > gif::max_side))
+        fail(ErrorCode::invalid_argument, "GIF frames would be " + std::to_string(frame_w) + "x" + std::to_string(frame_h) +
+                                              " pixels, more than a GIF allows (65535 a side); pick a region with --crop");
+      if (!png.empty() && frame_w * frame_h > (1LL << 31) - 1)
+        fail(ErrorCode::invalid_argument, "the PNG would be " + std::to_string(frame_w) + "x" + std::to_string(frame_h) +
+                                              " pixels (over 2^31); pick a region with --crop");
+      options.backend = choose_backend(backend_name);
+
+      life::Board board(w, h);
+      if (pat) life::place(board, pat->cells, (w - pat->cells.width()) / 2, (h - pat->cells.height()) / 2, options.topology);
+      else life::fill_random(board, density, seed);
+
+      auto sim = life::make_simulation(board, options);
+      const std::uint64_t start_population = board.population();
+      std::optional<gif::AnimationWriter> animation;
+      if (!gif.empty()) {
+        animation.emplace(gif, static_cast<int>(frame_w), static_cast<int>(frame_h),
+                          std::vector<std::array<std::uint8_t, 3>>{{16, 16, 24}, {250, 250, 240}}, delay);
+        animation->add_frame(render(board, view, scale, 0, 1));
+      }
+      std::string pop_tmp;
+      std::ofstream pop_file;
+      if (!population.empty()) {
+        const std::filesystem::path p(population);
+        pop_tmp = (p.parent_path() / ("." + p.filename().string() + ".partial")).string();
+        pop_file.open(pop_tmp, std::ios::trunc);
+        if (!pop_file) fail(ErrorCode::io, "cannot write '" + population + "'");
+        pop_file << "generation,population\n0," << start_population << "\n";
+      }
+      struct RemoveTemp {
+        std::string& path;
+        ~RemoveTemp() {
+          if (!path.empty()) std::remove(path.c_str());
+        }
+      } remove_pop_tmp{pop_tmp};
+
+      Progress progress("life");
+      double seconds = 0;  // simulation only: frames and files are not counted
+      // Runs in chunks: up to the next GIF frame, and short enough to show progress.
+      const std::int64_t chunk = gif.empty() ? std::max<std::int64_t>(1, std::min<std::int64_t>(generations, 1000)) : every;
+      life::Board snapshot;
+      while (sim->generation() < generations) {
+        const std::int64_t n = std::min(chunk, generations - sim->generation());
+        const auto t0 = std::chrono::steady_clock::now();
+        if (pop_file.is_open())
+          sim->advance_counting(n, [&](std::int64_t g, std::uint64_t p) { pop_file << g << "," << p << "\n"; });
+        else
+          sim->advance(n);
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (animation && (sim->generation() % every == 0 || sim->generation() == generations)) {
+          sim->read(snapshot);
+          animation->add_frame(render(snapshot, view, scale, 0, 1));
+        }
+        progress(static_cast<double>(sim->generation()) / static_cast<double>(std::max<std::int64_t>(1, generations)));
+      }
+      sim->read(snapshot);
+
+      if (animation) animation->finish();
+      if (pop_file.is_open()) {
+        pop_file.close();
+        if (!pop_file) fail(ErrorCode::io, "writing '" + population + "' failed (disk full?)");
+        std::error_code ec;
+        std::filesystem::rename(pop_tmp, population, ec);
+        if (ec) fail(ErrorCode::io, "cannot write '" + population + "': " + ec.message());
+        pop_tmp.clear();
+      }
+      if (!rle.empty()) life::write_rle(rle, snapshot, options.rule, "generation " + std::to_string(generations) + ", gpuvis life");
+      if (!png.empty()) {
+        const Image<std::uint8_t> img = render(snapshot, view, scale, 0, 255);
+        write_atomically(png, [&](const std::string& tmp) { write_image(tmp, img.view()); });
+      }
+      const double updates = static_cast<double>(w) * h * static_cast<double>(generations);
+      std::printf("%s %s %dx%d: %lld generations in %.3f s on %s (%.3g cell updates/s); population %llu -> %llu\n",
+                  life::to_string(options.rule).c_str(), border.c_str(), w, h, static_cast<long long>(generations), seconds,
+                  std::string(to_string(sim->backend())).c_str(), seconds > 0 ? updates / seconds : 0.0,
+                  static_cast<unsigned long long>(start_population), static_cast<unsigned long long>(snapshot.population()));
+      return 0;
+    };
+  });
+}
+
+}  // namespace gpuvis::cli

@@ -1,0 +1,109 @@
+// Animated GIF writer on giflib: GIF89a, a global palette, the NETSCAPE2.0 loop extension and a
+// graphics control block per frame for its delay.
+#include <gif_lib.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/io/gif.hpp"
+
+namespace gpuvis::gif {
+
+struct AnimationWriter::Impl {
+  GifFileType* file = nullptr;
+  std::string path, partial;
+  int width = 0, height = 0, delay_cs = 0;
+  bool finished = false;
+
+  [[noreturn]] void failed(const char* what, int code) {
+    fail(ErrorCode::io, "writing GIF '" + path + "' failed (" + what + ": " + GifErrorString(code) + ")");
+  }
+};
+
+bool available() { return true; }
+
+AnimationWriter::AnimationWriter(const std::string& path, int width, int height,
+                                 const std::vector<std::array<std::uint8_t, 3>>& palette, int delay_cs)
+    : impl_(std::make_unique<Impl>()) {
+  require(width >= 1 && height >= 1 && width <= max_side && height <= max_side,
+          "a GIF frame must be between 1x1 and 65535x65535 pixels; this one is " + std::to_string(width) + "x" + std::to_string(height));
+  require(palette.size() >= 2 && palette.size() <= 256, "a GIF palette holds 2 to 256 colours");
+  require(delay_cs >= 0 && delay_cs <= 65535, "GIF frame delay must lie in 0..65535 hundredths of a second");
+  Impl& m = *impl_;
+  m.path = path;
+  m.partial = path + ".partial";
+  m.width = width;
+  m.height = height;
+  m.delay_cs = delay_cs;
+  int err = 0;
+  m.file = EGifOpenFileName(m.partial.c_str(), false, &err);
+  if (!m.file) fail(ErrorCode::io, "cannot write GIF '" + path + "' (" + GifErrorString(err) + ")");
+  EGifSetGifVersion(m.file, true);
+  int colours = 2;
+  while (colours < static_cast<int>(palette.size())) colours *= 2;
+  std::vector<GifColorType> entries(colours, GifColorType{0, 0, 0});
+  for (std::size_t i = 0; i < palette.size(); ++i) entries[i] = {palette[i][0], palette[i][1], palette[i][2]};
+  ColorMapObject* map = GifMakeMapObject(colours, entries.data());
+  const int ok = EGifPutScreenDesc(m.file, width, height, 8, 0, map);
+  GifFreeMapObject(map);
+  if (ok == GIF_ERROR) m.failed("screen descriptor", m.file->Error);
+  // Loop forever: the NETSCAPE2.0 application extension with a loop count of 0.
+  static const GifByteType app[] = {'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0'};
+  static const GifByteType loop[] = {1, 0, 0};
+  if (EGifPutExtensionLeader(m.file, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
+      EGifPutExtensionBlock(m.file, sizeof app, app) == GIF_ERROR ||
+      EGifPutExtensionBlock(m.file, sizeof loop, loop) == GIF_ERROR || EGifPutExtensionTrailer(m.file) == GIF_ERROR)
+    m.failed("loop extension", m.file->Error);
+}
+
+AnimationWriter::~AnimationWriter() {
+  if (!impl_->finished) {
+    if (impl_->file) {
+      int err = 0;
+      EGifCloseFile(impl_->file, &err);
+    }
+    std::remove(impl_->partial.c_str());
+  }
+}
+
+void AnimationWriter::add_frame(HostView<const std::uint8_t> indices) {
+  Impl& m = *impl_;
+  require(indices.width == m.width && indices.height == m.height && indices.channels == 1,
+          "GIF frame size differs from the animation's");
+  GraphicsControlBlock gcb{};
+  gcb.DisposalMode = DISPOSAL_UNSPECIFIED;
+  gcb.UserInputFlag = false;
+  gcb.DelayTime = m.delay_cs;
+  gcb.TransparentColor = NO_TRANSPARENT_COLOR;
+  GifByteType ext[4];
+  const std::size_t len = EGifGCBToExtension(&gcb, ext);
+  if (EGifPutExtension(m.file, GRAPHICS_EXT_FUNC_CODE, static_cast<int>(len), ext) == GIF_ERROR)
+    m.failed("frame delay", m.file->Error);
+  if (EGifPutImageDesc(m.file, 0, 0, m.width, m.height, false, nullptr) == GIF_ERROR) m.failed("frame", m.file->Error);
+  for (int y = 0; y < m.height; ++y)
+    if (EGifPutLine(m.file, const_cast<GifPixelType*>(indices.row(y)), m.width) == GIF_ERROR)
+      m.failed("pixels (disk full?)", m.file->Error);
+  ++frames_;
+}
+
+void AnimationWriter::finish() {
+  Impl& m = *impl_;
+  require(frames_ > 0, "a GIF needs at least one frame");
+  int err = 0;
+  const int ok = EGifCloseFile(m.file, &err);
+  m.file = nullptr;
+  if (ok == GIF_ERROR) {
+    std::remove(m.partial.c_str());
+    fail(ErrorCode::io, "writing GIF '" + m.path + "' failed (" + GifErrorString(err) + ")");
+  }
+  std::error_code ec;
+  std::filesystem::rename(m.partial, m.path, ec);
+  if (ec) {
+    std::remove(m.partial.c_str());
+    fail(ErrorCode::io, "cannot write GIF '" + m.path + "': " + ec.message());
+  }
+  m.finished = true;
+}
+
+}  // namespace gpuvis::gif
