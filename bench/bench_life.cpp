@@ -1,0 +1,56 @@
+// Game of Life throughput: cell updates per second on the CPU (all threads) and on CUDA, Conway's
+// rule (compiled in) and HighLife (a rule given at run time), on a torus from a random soup of
+// density 0.5. A case times advance(G) of a board already in place: on CUDA the board stays on the
+// device (no transfers), the call returns when the generations have run.
+#include <algorithm>
+
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/life/life.hpp"
+#include "harness.hpp"
+#ifdef GPUVIS_BENCH_CUDA
+#include "gpuvis/cuda/runtime.hpp"
+#endif
+
+using namespace gpuvis;
+
+int main(int argc, char** argv) {
+  const auto args = bench::Args::parse(argc, argv);
+  bench::Report report(args.out);
+  bench::Options o;
+  o.min_runs = args.quick ? 3 : 10;
+  o.min_seconds = args.quick ? 0.2 : 1.0;
+  o.warmup = 2;
+  struct Case {
+    int side;
+    const char* backend;
+    const char* rule;
+    int generations;
+  };
+  std::vector<Case> cases = {{4096, "cpu", "B3/S23", 16}, {4096, "cpu", "B36/S23", 16}};
+#ifdef GPUVIS_BENCH_CUDA
+  if (cuda::device_count() > 0) {
+    report.set_gpu_description(cuda::devices().front().name);
+    for (int side : {4096, 16384, 65536}) {
+      cases.push_back({side, "cuda", "B3/S23", side >= 65536 ? 32 : 256});
+      cases.push_back({side, "cuda", "B36/S23", side >= 65536 ? 32 : 256});
+    }
+  }
+#endif
+  if (args.width > 0)
+    cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const Case& c) { return c.side != args.width; }), cases.end());
+  for (const Case& c : cases) {
+    if (!args.wants(c.backend)) continue;
+    life::Board board(c.side, c.side);
+    life::fill_random(board, 0.5, 1);
+    life::Options opt{life::parse_rule(c.rule), life::Topology::torus, parse_backend(c.backend)};
+    auto sim = life::make_simulation(board, opt);
+    board = life::Board();  // only the simulation's copy stays
+    bench::Record r{"life", c.rule, c.backend, std::string(c.backend) == "cuda" ? "device (board resident, no transfers)" : "host",
+                    c.side, c.side, {{"generations", std::to_string(c.generations)}, {"threads", std::to_string(num_threads())}}, {}};
+    r.stats = bench::measure([&] { return bench::time_us([&] { sim->advance(c.generations); }); }, o);
+    const double updates = static_cast<double>(c.side) * c.side * c.generations;
+    r.params["cell_updates_per_s"] = std::to_string(updates / (r.stats.median_us * 1e-6));
+    report.add(r);
+  }
+  return 0;
+}
