@@ -126,6 +126,26 @@ GPUVIS_HD inline W load_cells(const W* row, int width, int words, long long x0, 
   return r;
 }
 
+// A rule given at run time, without branches: the block sum's cells are split by the low two bits
+// (four products of s0, s1) and the high two (three products of s2, s3: sums 0-3, 4-7, 8-9), and
+// each sum v selects born cells among the dead and surviving cells among the live.
+template <class W>
+GPUVIS_HD inline W next_state(W alive, const BlockSum<W>& s, const RuntimeRule& rule) {
+  const W lo[4] = {static_cast<W>(~s.s0 & ~s.s1), static_cast<W>(s.s0 & ~s.s1), static_cast<W>(~s.s0 & s.s1), static_cast<W>(s.s0 & s.s1)};
+  const W hi[3] = {static_cast<W>(~s.s2 & ~s.s3), static_cast<W>(s.s2 & ~s.s3), static_cast<W>(~s.s2 & s.s3)};
+  const W dead = static_cast<W>(~alive);
+  W next = 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int v = 0; v <= 9; ++v) {
+    const W born = rule.born_at(v) ? dead : W{0};
+    const W keep = rule.survives_at(v) ? alive : W{0};
+    next |= lo[v & 3] & hi[v >> 2] & (born | keep);
+  }
+  return next;
+}
+
 // Bits of word q (n cells from x = q n) that lie on a board of `width` cells.
 template <class W>
 GPUVIS_HD inline W valid_bits(int width, long long q) {

@@ -9,6 +9,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 #include <string>
 
 #include "../step_rules.hpp"
@@ -21,8 +23,7 @@ namespace {
 
 using W = std::uint32_t;
 
-constexpr int warps_per_block = 4;
-constexpr int out_words = 30;  // lanes 1..30 write; lanes 0 and 31 are the horizontal halo
+constexpr int warps_per_block = 2;
 
 struct BoardShape {
   int width, height;
@@ -41,61 +42,99 @@ __device__ __forceinline__ W load(const W* board, BoardShape s, long long y, lon
   return load_slow(board, s, y, j, torus);
 }
 
-template <int Rows, int Halo, class R>
+// One generation of a warp's tile in registers. Lane words are c[row][k]: logical word
+// first_j + Lanes... lane * Wpl + k; neighbours across lanes come by shuffles.
+template <int Rows, int Wpl, bool Border, class R>
+__device__ __forceinline__ void tile_generation(W (&c)[Rows][Wpl], const R& rule, long long y0, int height,
+                                                const W (&column_mask)[Wpl]) {
+  auto row_sums = [](const W (&row)[Wpl], W (&ones)[Wpl], W (&twos)[Wpl]) {
+    const W from_left = __shfl_up_sync(0xffffffffu, row[Wpl - 1], 1);
+    const W from_right = __shfl_down_sync(0xffffffffu, row[0], 1);
+#pragma unroll
+    for (int k = 0; k < Wpl; ++k)
+      rules::row_sum(k == 0 ? from_left : row[k - 1], row[k], k == Wpl - 1 ? from_right : row[k + 1], ones[k], twos[k]);
+  };
+  W o_up[Wpl], t_up[Wpl], o_mid[Wpl], t_mid[Wpl];
+#pragma unroll
+  for (int k = 0; k < Wpl; ++k) o_up[k] = t_up[k] = 0;
+  row_sums(c[0], o_mid, t_mid);
+#pragma unroll
+  for (int i = 0; i < Rows; ++i) {
+    W o_down[Wpl], t_down[Wpl];
+    if (i + 1 < Rows) {
+      row_sums(c[i + 1], o_down, t_down);
+    } else {
+#pragma unroll
+      for (int k = 0; k < Wpl; ++k) o_down[k] = t_down[k] = 0;
+    }
+#pragma unroll
+    for (int k = 0; k < Wpl; ++k) {
+      W next = rules::next_state(c[i][k], rules::block_sum(o_up[k], t_up[k], o_mid[k], t_mid[k], o_down[k], t_down[k]), rule);
+      if constexpr (Border) {
+        const long long y = y0 + i;
+        next &= (y >= 0 && y < height) ? column_mask[k] : W{0};
+      }
+      c[i][k] = next;
+      o_up[k] = o_mid[k];
+      t_up[k] = t_mid[k];
+      o_mid[k] = o_down[k];
+      t_mid[k] = t_down[k];
+    }
+  }
+}
+
+template <int Rows, int Halo, int Wpl, class R>
 __global__ void __launch_bounds__(32 * warps_per_block)
     generations_kernel(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, R rule, bool torus,
                        unsigned long long* population) {
   constexpr int out_rows = Rows - 2 * Halo;
+  constexpr int tile_words = 32 * Wpl - 2;  // the first word of lane 0 and the last of lane 31 are halo
   const int lane = threadIdx.x;
-  const long long j = static_cast<long long>(blockIdx.x) * out_words - 1 + lane;
+  const long long first_j = static_cast<long long>(blockIdx.x) * tile_words - 1;
+  const long long j0 = first_j + lane * Wpl;
   const long long tile_row = static_cast<long long>(blockIdx.y) * warps_per_block + threadIdx.y;
   const long long y0 = tile_row * out_rows - Halo;
   if (y0 + Halo >= s.height) return;  // a whole warp past the bottom: no shuffle partner waits for it
 
-  W c[Rows];
+  W c[Rows][Wpl];
+  // A tile wholly inside the board (every lane's word full, every row present) loads without
+  // branches, so all its loads are in flight at once; tiles at the edges wrap or clear per word.
+  const bool inside = first_j >= 0 && (first_j + 32 * Wpl) * 32 <= s.width && y0 >= 0 && y0 + Rows <= s.height;
+  if (inside) {
+    const W* p = src + y0 * static_cast<long long>(s.words) + j0;
 #pragma unroll
-  for (int i = 0; i < Rows; ++i) c[i] = load(src, s, y0 + i, j, torus);
-
-  // On a dead-bordered board, tiles at the border keep the cells outside it dead every generation.
-  const bool at_border = !torus && (y0 < 0 || y0 + Rows > s.height || j * 32 + 32 > s.width || j < 0);
-  const W column_mask = rules::valid_bits<W>(s.width, j);
-
-  for (int g = 0; g < gens; ++g) {
-    W o_up = 0, t_up = 0, o_mid, t_mid;
-    {
-      const W l = __shfl_up_sync(0xffffffffu, c[0], 1), r = __shfl_down_sync(0xffffffffu, c[0], 1);
-      rules::row_sum(l, c[0], r, o_mid, t_mid);
-    }
+    for (int i = 0; i < Rows; ++i)
 #pragma unroll
-    for (int i = 0; i < Rows; ++i) {
-      W o_down = 0, t_down = 0;
-      if (i + 1 < Rows) {
-        const W l = __shfl_up_sync(0xffffffffu, c[i + 1], 1), r = __shfl_down_sync(0xffffffffu, c[i + 1], 1);
-        rules::row_sum(l, c[i + 1], r, o_down, t_down);
-      }
-      W next = rules::next_state(c[i], rules::block_sum(o_up, t_up, o_mid, t_mid, o_down, t_down), rule);
-      if (at_border) {
-        const long long y = y0 + i;
-        next &= (y >= 0 && y < s.height) ? column_mask : W{0};
-      }
-      c[i] = next;
-      o_up = o_mid;
-      t_up = t_mid;
-      o_mid = o_down;
-      t_mid = t_down;
-    }
+      for (int k = 0; k < Wpl; ++k) c[i][k] = p[i * static_cast<long long>(s.words) + k];
+  } else {
+#pragma unroll
+    for (int i = 0; i < Rows; ++i)
+#pragma unroll
+      for (int k = 0; k < Wpl; ++k) c[i][k] = load(src, s, y0 + i, j0 + k, torus);
   }
 
-  unsigned count = 0;
-  const bool writes = lane >= 1 && lane <= out_words && j * 32 < s.width;
-  const W keep = rules::valid_bits<W>(s.width, j);
+  W keep[Wpl];
 #pragma unroll
-  for (int i = Halo; i < Halo + out_rows; ++i) {
-    const long long y = y0 + i;
-    if (writes && y < s.height) {
-      const W v = c[i] & keep;
-      dst[y * static_cast<long long>(s.words) + j] = v;
-      count += __popc(v);
+  for (int k = 0; k < Wpl; ++k) keep[k] = rules::valid_bits<W>(s.width, j0 + k);
+  // On a dead-bordered board, tiles at the border keep the cells outside it dead every generation.
+  if (!torus && !inside)
+    for (int g = 0; g < gens; ++g) tile_generation<Rows, Wpl, true>(c, rule, y0, s.height, keep);
+  else
+    for (int g = 0; g < gens; ++g) tile_generation<Rows, Wpl, false>(c, rule, y0, s.height, keep);
+
+  unsigned count = 0;
+#pragma unroll
+  for (int k = 0; k < Wpl; ++k) {
+    const long long j = j0 + k;
+    const bool writes = j > first_j && j < first_j + tile_words + 1 && j * 32 < s.width;
+#pragma unroll
+    for (int i = Halo; i < Halo + out_rows; ++i) {
+      const long long y = y0 + i;
+      if (writes && y < s.height) {
+        const W v = c[i][k] & keep[k];
+        dst[y * static_cast<long long>(s.words) + j] = v;
+        count += __popc(v);
+      }
     }
   }
   if (population) {
@@ -115,9 +154,17 @@ __global__ void population_kernel(const W* __restrict__ words, long long n, unsi
   if ((threadIdx.x & 31) == 0 && count) atomicAdd(population, count);
 }
 
-// Tile shape: 64 rows of which 4 at each end are halo, so a launch runs up to 4 generations.
-constexpr int tile_rows = 64;
-constexpr int tile_halo = 4;
+// Tile shapes: rows per warp and halo rows at each end (the generations a launch can run).
+struct TileShape {
+  int rows, halo, words_per_lane;
+};
+constexpr TileShape tile_shapes[] = {{64, 8, 1}, {32, 4, 2}, {48, 4, 2}, {64, 4, 1}};
+
+int chosen_tile() {
+  const char* v = std::getenv("GPUVIS_LIFE_TILE");
+  const int i = v ? std::atoi(v) : 0;
+  return i >= 0 && i < static_cast<int>(std::size(tile_shapes)) ? i : 0;
+}
 
 class CudaSimulation final : public Simulation {
  public:
@@ -149,7 +196,7 @@ class CudaSimulation final : public Simulation {
   void advance(std::int64_t generations) override {
     require(generations >= 0, "the number of generations must not be negative");
     while (generations > 0) {
-      const int k = static_cast<int>(std::min<std::int64_t>(generations, tile_halo));
+      const int k = static_cast<int>(std::min<std::int64_t>(generations, tile_shapes[tile_].halo));
       launch(k, nullptr);
       generations -= k;
     }
@@ -201,26 +248,38 @@ class CudaSimulation final : public Simulation {
   }
 
   void launch(int gens, unsigned long long* count) {
-    const BoardShape s{width_, height_, host_words_ * 2};
-    const int used_words = (width_ + 31) / 32;
-    constexpr int out_rows = tile_rows - 2 * tile_halo;
-    const long long tiles_y = (height_ + out_rows - 1) / out_rows;
-    const dim3 block(32, warps_per_block);
-    const dim3 grid(static_cast<unsigned>((used_words + out_words - 1) / out_words),
-                    static_cast<unsigned>((tiles_y + warps_per_block - 1) / warps_per_block));
-    const bool torus = options_.topology == Topology::torus;
-    if (options_.rule == conway)
-      generations_kernel<tile_rows, tile_halo><<<grid, block, 0, stream_>>>(
-          a_, b_, s, gens, rules::FixedRule<(1u << 3), (1u << 2) | (1u << 3)>{}, torus, count);
-    else
-      generations_kernel<tile_rows, tile_halo><<<grid, block, 0, stream_>>>(
-          a_, b_, s, gens, rules::RuntimeRule{options_.rule.birth, options_.rule.survival}, torus, count);
-    GPUVIS_CUDA_CHECK(cudaGetLastError());
+    switch (tile_) {
+      case 1: launch_shape<32, 4, 2>(gens, count); break;
+      case 2: launch_shape<48, 4, 2>(gens, count); break;
+      case 3: launch_shape<64, 4, 1>(gens, count); break;
+      default: launch_shape<64, 8, 1>(gens, count); break;
+    }
     std::swap(a_, b_);
     generation_ += gens;
   }
 
+  template <int Rows, int Halo, int Wpl>
+  void launch_shape(int gens, unsigned long long* count) {
+    constexpr int tile_words = 32 * Wpl - 2;
+    const BoardShape s{width_, height_, host_words_ * 2};
+    const int used_words = (width_ + 31) / 32;
+    constexpr int out_rows = Rows - 2 * Halo;
+    const long long tiles_y = (height_ + out_rows - 1) / out_rows;
+    const dim3 block(32, warps_per_block);
+    const dim3 grid(static_cast<unsigned>((used_words + tile_words - 1) / tile_words),
+                    static_cast<unsigned>((tiles_y + warps_per_block - 1) / warps_per_block));
+    const bool torus = options_.topology == Topology::torus;
+    if (options_.rule == conway)
+      generations_kernel<Rows, Halo, Wpl><<<grid, block, 0, stream_>>>(
+          a_, b_, s, gens, rules::FixedRule<(1u << 3), (1u << 2) | (1u << 3)>{}, torus, count);
+    else
+      generations_kernel<Rows, Halo, Wpl><<<grid, block, 0, stream_>>>(
+          a_, b_, s, gens, rules::RuntimeRule{options_.rule.birth, options_.rule.survival}, torus, count);
+    GPUVIS_CUDA_CHECK(cudaGetLastError());
+  }
+
   Options options_;
+  int tile_ = chosen_tile();
   int width_, height_, host_words_;
   cudaStream_t stream_ = nullptr;
   W* a_ = nullptr;  // the current board
