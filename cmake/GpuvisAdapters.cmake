@@ -79,3 +79,6 @@ if(NOT GPUVIS_GIF STREQUAL "OFF")
     message(STATUS "gpuvis: giflib not found, animated GIF output off")
   endif()
 endif()
+
+# The CPU matrix product of gpuvis lab matmul through OpenBLAS.
+gpuvis_pkg_adapter(GPUVIS_BLAS GPUVIS_HAVE_BLAS OPENBLAS openblas "CPU matrix product (OpenBLAS)" libopenblas-dev)

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   cli::register_track(app, run);
   cli::register_tuio_dump(app, run);
   cli::register_life(app, run);
+  cli::register_lab(app, run);
 
   // A mistyped command (or sub-command, as in 'filter sharpen') should be named as such, not
   // reported as a missing one.
