@@ -65,46 +65,53 @@ __global__ void tiled_kernel(const T* a, const T* b, out_t<T>* c, int n) {
 }
 
 // Register blocking: a 256-thread block computes a 128 x 128 tile of C, each thread 8 x 8 outputs
-// held in registers, over k-slices of 8 staged in shared memory (A transposed, so both operands
+// held in registers, over k-slices of 16 staged in shared memory (A transposed, so both operands
 // are read as contiguous vectors) with two buffers: the next slice is fetched from global memory
-// while the current one is multiplied.
-constexpr int rb_m = 128, rb_n = 128, rb_k = 8, rb_t = 8;
+// while the current one is multiplied. A thread's 8 x 8 outputs are four 4 x 4 blocks 64 rows and
+// columns apart, so the 16 lanes that share a row of threads read 16 consecutive 16-byte vectors
+// of B: shared memory serves them without bank conflicts.
+constexpr int rb_m = 128, rb_n = 128, rb_k = 16;
 template <class T, bool Vec>
 __global__ void __launch_bounds__(256) regblock_kernel(const T* __restrict__ a, const T* __restrict__ b, out_t<T>* __restrict__ c, int n) {
   using A = acc_t<T>;
-  __shared__ __align__(16) A as[2][rb_k][rb_m];
-  __shared__ __align__(16) A bs[2][rb_k][rb_n];
+  // Two buffers in 32 KB for f32; f64 keeps one (two would pass the 48 KB of static shared memory).
+  constexpr int stages = sizeof(A) == 8 ? 1 : 2;
+  __shared__ __align__(16) A as[stages][rb_k][rb_m];
+  __shared__ __align__(16) A bs[stages][rb_k][rb_n];
   const int tid = threadIdx.x;
   const int row0 = blockIdx.y * rb_m, col0 = blockIdx.x * rb_n;
   const int tr = tid / 16, tc = tid % 16;
-  // Loading: A 128 x 8 (thread: row tid / 2, 4 consecutive k), B 8 x 128 (row tid / 32, 4 consecutive columns).
-  const int a_r = tid / 2, a_c = (tid % 2) * 4, b_r = tid / 32, b_c = (tid % 32) * 4;
-  A ra[4], rbv[4];
+  // Loading: A rows a_r and a_r + 64, 4 consecutive k from a_c; B rows b_r and b_r + 8, 4 consecutive columns from b_c.
+  const int a_r = tid / 4, a_c = (tid % 4) * 4, b_r = tid / 32, b_c = (tid % 32) * 4;
+  A ra[2][4], rbv[2][4];
+  auto fetch4 = [&](const T* base, int r, int c0, A (&out)[4]) {
+    if (Vec && r < n && c0 + 3 < n) {
+      const float4 v = *reinterpret_cast<const float4*>(reinterpret_cast<const float*>(base) + static_cast<long long>(r) * n + c0);
+      out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+    } else {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) out[q] = (r < n && c0 + q < n) ? up(base[static_cast<long long>(r) * n + c0 + q]) : A(0);
+    }
+  };
   auto fetch = [&](int k0) {
-    const int gi = row0 + a_r, gk = k0 + a_c;
-    if (Vec && gi < n && gk + 3 < n) {
-      const float4 v = *reinterpret_cast<const float4*>(reinterpret_cast<const float*>(a) + static_cast<long long>(gi) * n + gk);
-      ra[0] = v.x, ra[1] = v.y, ra[2] = v.z, ra[3] = v.w;
-    } else {
-#pragma unroll
-      for (int q = 0; q < 4; ++q) ra[q] = (gi < n && gk + q < n) ? up(a[static_cast<long long>(gi) * n + gk + q]) : A(0);
-    }
-    const int hk = k0 + b_r, hj = col0 + b_c;
-    if (Vec && hk < n && hj + 3 < n) {
-      const float4 v = *reinterpret_cast<const float4*>(reinterpret_cast<const float*>(b) + static_cast<long long>(hk) * n + hj);
-      rbv[0] = v.x, rbv[1] = v.y, rbv[2] = v.z, rbv[3] = v.w;
-    } else {
-#pragma unroll
-      for (int q = 0; q < 4; ++q) rbv[q] = (hk < n && hj + q < n) ? up(b[static_cast<long long>(hk) * n + hj + q]) : A(0);
-    }
+    fetch4(a, row0 + a_r, k0 + a_c, ra[0]);
+    fetch4(a, row0 + a_r + 64, k0 + a_c, ra[1]);
+    fetch4(b, k0 + b_r, col0 + b_c, rbv[0]);
+    fetch4(b, k0 + b_r + 8, col0 + b_c, rbv[1]);
   };
   auto stash = [&](int buf) {
 #pragma unroll
-    for (int q = 0; q < 4; ++q) as[buf][a_c + q][a_r] = ra[q];
+    for (int q = 0; q < 4; ++q) {
+      as[buf][a_c + q][a_r] = ra[0][q];
+      as[buf][a_c + q][a_r + 64] = ra[1][q];
+    }
 #pragma unroll
-    for (int q = 0; q < 4; ++q) bs[buf][b_r][b_c + q] = rbv[q];
+    for (int q = 0; q < 4; ++q) {
+      bs[buf][b_r][b_c + q] = rbv[0][q];
+      bs[buf][b_r + 8][b_c + q] = rbv[1][q];
+    }
   };
-  A acc[rb_t][rb_t] = {};
+  A acc[8][8] = {};
   fetch(0);
   stash(0);
   __syncthreads();
@@ -114,29 +121,37 @@ __global__ void __launch_bounds__(256) regblock_kernel(const T* __restrict__ a, 
     if (more) fetch(k0 + rb_k);
 #pragma unroll
     for (int k = 0; k < rb_k; ++k) {
-      A av[rb_t], bv[rb_t];
+      A av[8], bv[8];
 #pragma unroll
-      for (int q = 0; q < rb_t; ++q) av[q] = as[buf][k][tr * rb_t + q];
+      for (int q = 0; q < 4; ++q) {
+        av[q] = as[buf][k][tr * 4 + q];
+        av[4 + q] = as[buf][k][64 + tr * 4 + q];
+        bv[q] = bs[buf][k][tc * 4 + q];
+        bv[4 + q] = bs[buf][k][64 + tc * 4 + q];
+      }
 #pragma unroll
-      for (int q = 0; q < rb_t; ++q) bv[q] = bs[buf][k][tc * rb_t + q];
+      for (int x = 0; x < 8; ++x)
 #pragma unroll
-      for (int x = 0; x < rb_t; ++x)
-#pragma unroll
-        for (int y = 0; y < rb_t; ++y) acc[x][y] += av[x] * bv[y];
+        for (int y = 0; y < 8; ++y) acc[x][y] += av[x] * bv[y];
     }
     if (more) {
-      stash(buf ^ 1);
+      if constexpr (stages == 1) {
+        __syncthreads();  // everyone has read the slice before it is replaced
+        stash(0);
+      } else {
+        stash(buf ^ 1);
+        buf ^= 1;
+      }
       __syncthreads();
-      buf ^= 1;
     }
   }
 #pragma unroll
-  for (int x = 0; x < rb_t; ++x) {
-    const int i = row0 + tr * rb_t + x;
+  for (int x = 0; x < 8; ++x) {
+    const int i = row0 + (x < 4 ? tr * 4 + x : 64 + tr * 4 + x - 4);
     if (i >= n) continue;
 #pragma unroll
-    for (int y = 0; y < rb_t; ++y) {
-      const int j = col0 + tc * rb_t + y;
+    for (int y = 0; y < 8; ++y) {
+      const int j = col0 + (y < 4 ? tc * 4 + y : 64 + tc * 4 + y - 4);
       if (j < n) c[static_cast<long long>(i) * n + j] = acc[x][y];
     }
   }

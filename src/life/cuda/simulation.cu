@@ -158,7 +158,7 @@ __global__ void population_kernel(const W* __restrict__ words, long long n, unsi
 struct TileShape {
   int rows, halo, words_per_lane;
 };
-constexpr TileShape tile_shapes[] = {{64, 8, 1}, {32, 4, 2}, {48, 4, 2}, {64, 4, 1}};
+constexpr TileShape tile_shapes[] = {{64, 8, 1}, {72, 8, 1}, {80, 8, 1}, {96, 8, 1}};
 
 int chosen_tile() {
   const char* v = std::getenv("GPUVIS_LIFE_TILE");
@@ -249,9 +249,9 @@ class CudaSimulation final : public Simulation {
 
   void launch(int gens, unsigned long long* count) {
     switch (tile_) {
-      case 1: launch_shape<32, 4, 2>(gens, count); break;
-      case 2: launch_shape<48, 4, 2>(gens, count); break;
-      case 3: launch_shape<64, 4, 1>(gens, count); break;
+      case 1: launch_shape<72, 8, 1>(gens, count); break;
+      case 2: launch_shape<80, 8, 1>(gens, count); break;
+      case 3: launch_shape<96, 8, 1>(gens, count); break;
       default: launch_shape<64, 8, 1>(gens, count); break;
     }
     std::swap(a_, b_);
