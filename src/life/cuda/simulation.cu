@@ -1,16 +1,14 @@
 // Life on CUDA: bit-packed boards (32 cells per word) and several generations per launch.
 //
-// Each warp owns a tile 32 words wide and `Rows` rows tall; every lane keeps its column of the tile
-// in registers, exchanges its words with the neighbouring lanes by shuffles and runs up to `Halo`
-// generations without touching memory. Every generation spoils one more cell at each edge of the
-// tile, so the outer lanes (one word, 32 cells) and `Halo` rows at top and bottom are halo, and
-// the inner 30 words x (Rows - 2 Halo) rows are written back. The per-word rules are the CPU's
+// Each warp owns a tile 32 lanes wide (Wpl words per lane) and `Rows` rows tall; every lane keeps
+// its column of the tile in registers, exchanges words with the neighbouring lanes by shuffles and
+// runs up to `Halo` generations without touching memory. Every generation spoils one more cell at
+// each edge of the tile, so the first word of lane 0, the last word of lane 31 (32 cells each) and
+// `Halo` rows at top and bottom are halo; the inner words and rows are written back. The per-word rules are the CPU's
 // (../step_rules.hpp), so both backends compute the same boards bit for bit.
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <iterator>
 #include <string>
 
 #include "../step_rules.hpp"
@@ -154,17 +152,10 @@ __global__ void population_kernel(const W* __restrict__ words, long long n, unsi
   if ((threadIdx.x & 31) == 0 && count) atomicAdd(population, count);
 }
 
-// Tile shapes: rows per warp and halo rows at each end (the generations a launch can run).
-struct TileShape {
-  int rows, halo, words_per_lane;
-};
-constexpr TileShape tile_shapes[] = {{64, 8, 1}, {72, 8, 1}, {80, 8, 1}, {96, 8, 1}};
-
-int chosen_tile() {
-  const char* v = std::getenv("GPUVIS_LIFE_TILE");
-  const int i = v ? std::atoi(v) : 0;
-  return i >= 0 && i < static_cast<int>(std::size(tile_shapes)) ? i : 0;
-}
+// Tile shape, chosen by measurement on an H100 (docs/benchmarks/life.md): 64 rows per warp, 8 of
+// them halo at each end, one word per lane, so a launch runs up to 8 generations. Taller tiles or
+// two words per lane need more registers than they save.
+constexpr int tile_rows = 64, tile_halo = 8, tile_words_per_lane = 1;
 
 class CudaSimulation final : public Simulation {
  public:
@@ -196,7 +187,7 @@ class CudaSimulation final : public Simulation {
   void advance(std::int64_t generations) override {
     require(generations >= 0, "the number of generations must not be negative");
     while (generations > 0) {
-      const int k = static_cast<int>(std::min<std::int64_t>(generations, tile_shapes[tile_].halo));
+      const int k = static_cast<int>(std::min<std::int64_t>(generations, tile_halo));
       launch(k, nullptr);
       generations -= k;
     }
@@ -248,12 +239,7 @@ class CudaSimulation final : public Simulation {
   }
 
   void launch(int gens, unsigned long long* count) {
-    switch (tile_) {
-      case 1: launch_shape<72, 8, 1>(gens, count); break;
-      case 2: launch_shape<80, 8, 1>(gens, count); break;
-      case 3: launch_shape<96, 8, 1>(gens, count); break;
-      default: launch_shape<64, 8, 1>(gens, count); break;
-    }
+    launch_shape<tile_rows, tile_halo, tile_words_per_lane>(gens, count);
     std::swap(a_, b_);
     generation_ += gens;
   }
@@ -279,7 +265,6 @@ class CudaSimulation final : public Simulation {
   }
 
   Options options_;
-  int tile_ = chosen_tile();
   int width_, height_, host_words_;
   cudaStream_t stream_ = nullptr;
   W* a_ = nullptr;  // the current board
