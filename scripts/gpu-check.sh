@@ -5,7 +5,7 @@
 # (for the peer); nothing is installed or downloaded.
 #
 #   scripts/gpu-check.sh [OUTDIR] [--quick] [--sanitize] [--no-bench] [--no-tests]
-#                        [--benches threshold,filters,pipeline] [--arch 90]
+#                        [--benches threshold,filters,pipeline,life,lab] [--arch 90]
 #
 # A full run takes about 2.5 minutes on an H200; --sanitize adds several minutes (compute-sanitizer
 # memcheck and racecheck over the CUDA tests), so with a 10-minute limit per command run it with
@@ -106,6 +106,24 @@ if [ "$bench" = 1 ] && wants pipeline; then
   fi
   run python3 scripts/bench_report.py "$outdir"/bench_pipeline.jsonl $(ls "$outdir"/peer_cupy_pipeline.jsonl 2>/dev/null) \
     --suite pipeline --md "$outdir/pipeline.md" --title "Detection pipeline: CUDA, CPU and CuPy" --command "scripts/gpu-check.sh $quick --benches pipeline" || status=1
+fi
+if [ "$bench" = 1 ] && wants life; then
+  say "benchmarks: Game of Life"
+  run ./build-gpu/bin/bench_life $quick --out "$outdir/bench_life.jsonl" || status=1
+  run python3 scripts/peers/life_peers.py --out "$outdir/peer_life.jsonl" || status=1
+  run python3 scripts/life_report.py "$outdir"/bench_life.jsonl $(ls "$outdir"/peer_life.jsonl 2>/dev/null) \
+    --md "$outdir/life.md" --command "scripts/gpu-check.sh --no-tests --benches life" || status=1
+fi
+if [ "$bench" = 1 ] && wants lab; then
+  say "benchmarks: gpuvis lab"
+  lab="$outdir/lab.jsonl"
+  : > "$lab"
+  g=./build-gpu/bin/gpuvis
+  run $g lab matmul --size 4096 --json "$lab" || status=1
+  run $g lab matmul --size 4096 --type bf16 --impl naive,tiled,regblock,tensor,cublas,cpu --json "$lab" || status=1
+  run $g lab matmul --size 2048 --type f64 --json "$lab" || status=1
+  for lesson in dot memory atomics streams; do run $g lab $lesson --json "$lab" || status=1; done
+  run python3 scripts/lab_report.py "$lab" --md "$outdir/lab.md" --command "scripts/gpu-check.sh --no-tests --benches lab" || status=1
 fi
 say "gpu-check finished with status $status"
 exit "$status"

@@ -21,7 +21,7 @@ namespace {
 
 using W = std::uint32_t;
 
-constexpr int warps_per_block = 2;
+constexpr int warps_per_block = 4;  // four independent warps per block measured best (docs/benchmarks/life.md)
 
 struct BoardShape {
   int width, height;
