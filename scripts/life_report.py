@@ -29,7 +29,8 @@ def main():
     order = {"cuda": 0, "pytorch": 1, "cupy": 2, "cpu": 3}
     for r in sorted(rows, key=lambda r: (r["width"], r["name"], order.get(r["backend"], 9))):
         t = torch.get((r["width"], r["name"]))
-        ratio = f"{rate(r) / t:.0f}x" if t and r["backend"] != "pytorch" else ("1x" if r["backend"] == "pytorch" else "")
+        x = rate(r) / t if t else 0
+        ratio = "1x" if r["backend"] == "pytorch" else (f"{x:.0f}x" if x >= 10 else f"{x:.2f}x") if t else ""
         out.append(f"| {r['width']}x{r['height']} | {r['name']} | {r['backend']} | {r['params'].get('generations', '')} | "
                    f"{r['median_us'] / 1000:.2f} | {rate(r):.3g} | {ratio} |")
     open(args.md, "w").write("\n".join(out) + "\n")

@@ -11,6 +11,7 @@
 
 #include "../lab_common.hpp"
 #include "gpuvis/cuda/check.hpp"
+#include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/lab/lab.hpp"
 
 namespace gpuvis::lab::cuda_impl {
@@ -158,7 +159,11 @@ __global__ void __launch_bounds__(256) regblock_kernel(const T* __restrict__ a, 
 }
 
 // Tensor cores through WMMA: 128 x 128 block tiles, 8 warps of 64 x 32 (4 x 2 fragments of 16 x 16).
-// bf16 takes k-steps of 16; f32 is rounded to TF32 and takes k-steps of 8.
+// bf16 takes k-steps of 16; f32 is rounded to TF32 and takes k-steps of 8. bf16 and TF32 fragments
+// exist from compute capability 8.0 on: older machine code gets an empty kernel, which the host
+// never launches there (it checks the device first).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define GPUVIS_LAB_WMMA 1
 namespace wmma = nvcuda::wmma;
 template <class T> struct Wmma;
 template <> struct Wmma<bf16> {
@@ -172,8 +177,11 @@ template <> struct Wmma<float> {
   using frag_in = wmma::precision::tf32;
 };
 
+#endif
+
 template <class T>
 __global__ void __launch_bounds__(256) tensor_kernel(const T* __restrict__ a, const T* __restrict__ b, float* __restrict__ c, int n) {
+#ifdef GPUVIS_LAB_WMMA
   using W = Wmma<T>;
   constexpr int bm = 128, bn = 128, bk = 32, pad = 8;
   __shared__ __align__(32) T as[bm][bk + pad];
@@ -238,6 +246,9 @@ __global__ void __launch_bounds__(256) tensor_kernel(const T* __restrict__ a, co
         __syncwarp();
       }
     }
+#else
+  __trap();
+#endif
 }
 
 template <class T>
@@ -293,6 +304,8 @@ void launch(MatmulImpl impl, const T* a, const T* b, out_t<T>* c, int n, cudaStr
       }
       break;
     case MatmulImpl::tensor:
+      if (cuda::current_device_major() < 8)
+        fail(ErrorCode::unsupported, "the tensor-core kernel needs compute capability 8.0 or newer (bf16 and TF32 fragments)");
       if constexpr (std::is_same_v<T, double>) fail(ErrorCode::invalid_argument, "the tensor-core kernel takes bf16 or f32");
       else tensor_kernel<T><<<dim3(g128, g128), 256, 0, s>>>(a, b, c, n);
       break;
