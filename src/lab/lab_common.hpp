@@ -2,7 +2,9 @@
 // Helpers the lab's lessons share: medians, timing, number formatting.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,5 +31,15 @@ inline std::string format_us(double us) {
   return buf;
 }
 
+
+// "ok (relative error 1.2e-12)" or "WRONG (...)"; `ok` tells which.
+inline std::string relative_error_text(double got, double reference, double tolerance, bool& ok) {
+  const double rel = std::fabs(got - reference) / std::fabs(reference);
+  ok = rel <= tolerance;
+  std::ostringstream s;
+  s.precision(3);
+  s << (ok ? "ok" : "WRONG") << " (relative error " << rel << ")";
+  return s.str();
+}
 
 }  // namespace gpuvis::lab

@@ -27,15 +27,6 @@ Sides sides_for(Backend b, const std::string& lesson, Table& t) {
   return s;
 }
 
-std::string relative_error_text(double got, double reference, double tolerance, bool& ok) {
-  const double rel = std::fabs(got - reference) / std::fabs(reference);
-  ok = rel <= tolerance;
-  std::ostringstream s;
-  s.precision(3);
-  s << (ok ? "ok" : "WRONG") << " (relative error " << rel << ")";
-  return s.str();
-}
-
 void require_runs(const LessonOptions& o) {
   require(o.runs >= 1 && o.runs <= 10000, "runs must lie in 1..10000");
 }

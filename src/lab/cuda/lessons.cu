@@ -8,48 +8,27 @@
 #include <sstream>
 
 #include "../lab_common.hpp"
+#include "arrays.cuh"
 #include "gpuvis/cuda/check.hpp"
+#include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/lab/lab.hpp"
 
 namespace gpuvis::lab::cuda_impl {
 namespace {
 
-template <class T>
-struct Device {
-  T* p = nullptr;
-  explicit Device(std::size_t n) { GPUVIS_CUDA_CHECK(cudaMalloc(&p, n * sizeof(T))); }
-  ~Device() { cudaFree(p); }
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
-};
-template <class T>
-struct Pinned {
-  T* p = nullptr;
-  explicit Pinned(std::size_t n) { GPUVIS_CUDA_CHECK(cudaMallocHost(&p, n * sizeof(T))); }
-  ~Pinned() { cudaFreeHost(p); }
-  Pinned(const Pinned&) = delete;
-  Pinned& operator=(const Pinned&) = delete;
-};
-
 // Times `body` on the default stream with events: median of `runs` after one warm-up, in us.
 template <class F>
 double event_median(int runs, F&& body) {
-  cudaEvent_t a, b;
-  GPUVIS_CUDA_CHECK(cudaEventCreate(&a));
-  GPUVIS_CUDA_CHECK(cudaEventCreate(&b));
+  cuda::Event a, b;
   std::vector<double> t;
   for (int r = 0; r <= runs; ++r) {
-    GPUVIS_CUDA_CHECK(cudaEventRecord(a));
+    a.record(nullptr);
     body();
-    GPUVIS_CUDA_CHECK(cudaEventRecord(b));
-    GPUVIS_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    GPUVIS_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    if (r) t.push_back(ms * 1000.0);
+    b.record(nullptr);
+    const double us = cuda::Event::elapsed_ms(a, b) * 1000.0;
+    if (r) t.push_back(us);
   }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
   return median(t);
 }
 
@@ -80,15 +59,6 @@ __global__ void dot_warp_shuffle(const float* x, const float* y, std::size_t n, 
     v += static_cast<double>(x[i] * y[i]);
   for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
   if ((threadIdx.x & 31) == 0) atomicAdd(out, v);
-}
-
-std::string rel_check(double got, double ref, double tol, bool& ok) {
-  const double rel = std::fabs(got - ref) / std::fabs(ref);
-  ok = rel <= tol;
-  std::ostringstream s;
-  s.precision(3);
-  s << (ok ? "ok" : "WRONG") << " (relative error " << rel << ")";
-  return s.str();
 }
 
 // ---- memory -----------------------------------------------------------------------------------
@@ -167,9 +137,9 @@ __global__ void work_kernel(const unsigned* in, unsigned* out, std::size_t n) {
 
 void dot(const LessonOptions& o, const std::vector<float>& x, const std::vector<float>& y, double reference, Table& t) {
   const std::size_t n = x.size();
-  Device<float> dx(n), dy(n);
-  Device<float> fsum(1);
-  Device<double> dsum(1);
+  DeviceArray<float> dx(n), dy(n);
+  DeviceArray<float> fsum(1);
+  DeviceArray<double> dsum(1);
   GPUVIS_CUDA_CHECK(cudaMemcpy(dx.p, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   GPUVIS_CUDA_CHECK(cudaMemcpy(dy.p, y.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   const double bytes = 2.0 * n * sizeof(float);
@@ -177,7 +147,7 @@ void dot(const LessonOptions& o, const std::vector<float>& x, const std::vector<
   auto add = [&](const std::string& name, double us, double result, double tol, const std::string& note) {
     Row r{name, "cuda", us, bytes / (us * 1e3), "GB/s", "kernel (vectors on the device)", "", true, false, note};
     bool ok = false;
-    r.check = rel_check(result, reference, tol, ok);
+    r.check = relative_error_text(result, reference, tol, ok);
     r.correct = ok;
     t.rows.push_back(r);
   };
@@ -201,7 +171,7 @@ void dot(const LessonOptions& o, const std::vector<float>& x, const std::vector<
   const double us_thrust = event_median(o.runs, [&] { tres = thrust::inner_product(thrust::device, dx.p, dx.p + n, dy.p, 0.0); });
   add("cuda-thrust-inner-product", us_thrust, tres, 1e-9, "thrust::inner_product (CUB underneath), double accumulation; includes the result's copy back");
   // End to end: both vectors uploaded from pinned memory, reduced, the sum copied back.
-  Pinned<float> hx(n), hy(n);
+  PinnedArray<float> hx(n), hy(n);
   std::copy(x.begin(), x.end(), hx.p);
   std::copy(y.begin(), y.end(), hy.p);
   const double us_e2e = event_median(std::min(o.runs, 10), [&] {
@@ -219,7 +189,7 @@ Table memory(const LessonOptions& o) {
   Table t;
   t.title = "memory spaces: " + std::to_string(mem_iters) + " dependent reads per thread";
   const int blocks = 132 * 8, threads = 256;
-  Device<float> table(256), out(static_cast<std::size_t>(blocks) * threads);
+  DeviceArray<float> table(256), out(static_cast<std::size_t>(blocks) * threads);
   std::vector<float> host(256);
   for (int i = 0; i < 256; ++i) host[i] = 0.001f * static_cast<float>(i);
   GPUVIS_CUDA_CHECK(cudaMemcpy(table.p, host.data(), sizeof(float) * 256, cudaMemcpyHostToDevice));
@@ -246,7 +216,7 @@ Table memory(const LessonOptions& o) {
 
 void atomics(const LessonOptions& o, Table& t) {
   const std::size_t n = static_cast<std::size_t>(o.size);
-  Device<unsigned long long> counter(1);
+  DeviceArray<unsigned long long> counter(1);
   const int blocks = blocks_for(n, 256);
   auto run = [&](const std::string& name, auto kernel, bool demonstration, const std::string& note) {
     unsigned long long got = 0;
@@ -276,18 +246,11 @@ Table streams(const LessonOptions& o) {
   t.title = title;
   std::vector<unsigned> pageable_in(n), pageable_out(n);
   for (std::size_t i = 0; i < n; ++i) pageable_in[i] = static_cast<unsigned>(i * 2654435761u);
-  Pinned<unsigned> pin_in(n), pin_out(n);
+  PinnedArray<unsigned> pin_in(n), pin_out(n);
   std::copy(pageable_in.begin(), pageable_in.end(), pin_in.p);
-  Device<unsigned> din(n), dout(n);
+  DeviceArray<unsigned> din(n), dout(n);
   const int chunks = 16, nstreams = 4;
-  std::vector<cudaStream_t> streams(nstreams);
-  for (auto& s : streams) GPUVIS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  struct Destroy {
-    std::vector<cudaStream_t>& s;
-    ~Destroy() {
-      for (auto x : s) cudaStreamDestroy(x);
-    }
-  } destroy{streams};
+  std::vector<cuda::Stream> streams(nstreams);
   const int blocks = blocks_for(n, 256);
   const std::size_t bytes = n * sizeof(unsigned);
 
@@ -320,26 +283,23 @@ Table streams(const LessonOptions& o) {
   });
   add("pinned-1-stream", us_pinned, verify(pin_out.p), "pinned memory, one stream: copy, work, copy one after the other");
   std::fill(pin_out.p, pin_out.p + n, 0u);
-  cudaEvent_t start, done;
-  GPUVIS_CUDA_CHECK(cudaEventCreate(&start));
-  GPUVIS_CUDA_CHECK(cudaEventCreate(&done));
+  cuda::Event start_event, done_event;
+  const cudaEvent_t start = start_event.get(), done = done_event.get();
   const double us_streams = event_median(o.runs, [&] {
     GPUVIS_CUDA_CHECK(cudaEventRecord(start));
-    for (auto s : streams) GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(s, start));
+    for (const auto& s : streams) GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(s, start));
     for (int c = 0; c < chunks; ++c) {
       const std::size_t b = n * c / chunks, e = n * (c + 1) / chunks;
-      cudaStream_t s = streams[c % nstreams];
+      cudaStream_t s = streams[c % nstreams].get();
       GPUVIS_CUDA_CHECK(cudaMemcpyAsync(din.p + b, pin_in.p + b, (e - b) * sizeof(unsigned), cudaMemcpyHostToDevice, s));
       work_kernel<<<blocks_for(e - b, 256), 256, 0, s>>>(din.p + b, dout.p + b, e - b);
       GPUVIS_CUDA_CHECK(cudaMemcpyAsync(pin_out.p + b, dout.p + b, (e - b) * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
     }
-    for (auto s : streams) {
+    for (const auto& s : streams) {
       GPUVIS_CUDA_CHECK(cudaEventRecord(done, s));
       GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(nullptr, done));
     }
   });
-  cudaEventDestroy(start);
-  cudaEventDestroy(done);
   add("pinned-4-streams-16-chunks", us_streams, verify(pin_out.p),
       "chunk c on stream c mod 4: one chunk's upload, another's work and a third's download run at once");
   GPUVIS_CUDA_CHECK(cudaGetLastError());

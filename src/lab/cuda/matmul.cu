@@ -10,7 +10,9 @@
 #include <string>
 
 #include "../lab_common.hpp"
+#include "arrays.cuh"
 #include "gpuvis/cuda/check.hpp"
+#include "gpuvis/cuda/memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/lab/lab.hpp"
 
@@ -251,23 +253,6 @@ __global__ void __launch_bounds__(256) tensor_kernel(const T* __restrict__ a, co
 #endif
 }
 
-template <class T>
-struct DeviceBuffer {
-  T* p = nullptr;
-  explicit DeviceBuffer(std::size_t count) { GPUVIS_CUDA_CHECK(cudaMalloc(&p, count * sizeof(T))); }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
-template <class T>
-struct PinnedBuffer {
-  T* p = nullptr;
-  explicit PinnedBuffer(std::size_t count) { GPUVIS_CUDA_CHECK(cudaMallocHost(&p, count * sizeof(T))); }
-  ~PinnedBuffer() { cudaFreeHost(p); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-};
-
 struct Cublas {
   cublasHandle_t h = nullptr;
   explicit Cublas(cudaStream_t s) {
@@ -334,27 +319,21 @@ template <class T>
 MatmulRun run(MatmulImpl impl, int n, const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& c, int runs) {
   using O = out_t<T>;
   const std::size_t nn = static_cast<std::size_t>(n) * n;
-  PinnedBuffer<T> ha(nn), hb(nn);
-  PinnedBuffer<O> hc(nn);
+  PinnedArray<T> ha(nn), hb(nn);
+  PinnedArray<O> hc(nn);
   for (std::size_t i = 0; i < nn; ++i) {
     ha.p[i] = static_cast<T>(static_cast<float>(a[i]));
     hb.p[i] = static_cast<T>(static_cast<float>(b[i]));
     if constexpr (std::is_same_v<T, double>) ha.p[i] = a[i], hb.p[i] = b[i];
   }
-  DeviceBuffer<T> da(nn), db(nn);
-  DeviceBuffer<O> dc(nn);
-  cudaStream_t s;
-  GPUVIS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> stream(s, [](cudaStream_t x) { cudaStreamDestroy(x); });
+  DeviceArray<T> da(nn), db(nn);
+  DeviceArray<O> dc(nn);
+  cuda::Stream stream;
+  const cudaStream_t s = stream.get();
   std::unique_ptr<Cublas> blas;
   if (impl == MatmulImpl::cublas) blas = std::make_unique<Cublas>(s);
-  cudaEvent_t e0, e1;
-  GPUVIS_CUDA_CHECK(cudaEventCreate(&e0));
-  GPUVIS_CUDA_CHECK(cudaEventCreate(&e1));
-  struct Events {
-    cudaEvent_t a, b;
-    ~Events() { cudaEventDestroy(a), cudaEventDestroy(b); }
-  } events{e0, e1};
+  cuda::Event start, end;
+  const cudaEvent_t e0 = start.get(), e1 = end.get();
 
   auto upload = [&] {
     GPUVIS_CUDA_CHECK(cudaMemcpyAsync(da.p, ha.p, nn * sizeof(T), cudaMemcpyHostToDevice, s));
