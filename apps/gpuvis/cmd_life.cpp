@@ -170,18 +170,23 @@ void register_life(CLI::App& app, Command& run) {
                                               " pixels (over 2^31); pick a region with --crop");
       options.backend = choose_backend(backend_name);
 
+      // Copies held at once: the initial board, the simulation's two on the CPU, and the snapshot
+      // the outputs are drawn from.
+      const bool outputs = !gif.empty() || !png.empty() || !rle.empty();
+      life::require_host_memory(w, h, 1 + (options.backend == Backend::cpu ? 2 : 0) + (outputs ? 1 : 0));
       life::Board board(w, h);
       if (pat) life::place(board, pat->cells, (w - pat->cells.width()) / 2, (h - pat->cells.height()) / 2, options.topology);
       else life::fill_random(board, density, seed);
 
-      auto sim = life::make_simulation(board, options);
       const std::uint64_t start_population = board.population();
+      auto sim = life::make_simulation(board, options);
       std::optional<gif::AnimationWriter> animation;
       if (!gif.empty()) {
         animation.emplace(gif, static_cast<int>(frame_w), static_cast<int>(frame_h),
                           std::vector<std::array<std::uint8_t, 3>>{{16, 16, 24}, {250, 250, 240}}, delay);
         animation->add_frame(render(board, view, scale, 0, 1));
       }
+      board = life::Board();  // the simulation holds its own copy
       std::string pop_tmp;
       std::ofstream pop_file;
       if (!population.empty()) {
@@ -217,7 +222,8 @@ void register_life(CLI::App& app, Command& run) {
         }
         progress(static_cast<double>(sim->generation()) / static_cast<double>(std::max<std::int64_t>(1, generations)));
       }
-      sim->read(snapshot);
+      if (outputs) sim->read(snapshot);
+      const std::uint64_t end_population = sim->population();
 
       if (animation) animation->finish();
       if (pop_file.is_open()) {
@@ -237,7 +243,7 @@ void register_life(CLI::App& app, Command& run) {
       std::printf("%s %s %dx%d: %lld generations in %.3f s on %s (%.3g cell updates/s); population %llu -> %llu\n",
                   life::to_string(options.rule).c_str(), border.c_str(), w, h, static_cast<long long>(generations), seconds,
                   std::string(to_string(sim->backend())).c_str(), seconds > 0 ? updates / seconds : 0.0,
-                  static_cast<unsigned long long>(start_population), static_cast<unsigned long long>(snapshot.population()));
+                  static_cast<unsigned long long>(start_population), static_cast<unsigned long long>(end_population));
       return 0;
     };
   });

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <fstream>
 #include <new>
 #include <string>
 
@@ -26,6 +27,24 @@ std::uint64_t mix(std::uint64_t z) {
 
 std::size_t board_bytes(int width, int height) {
   return static_cast<std::size_t>((width + 63) / 64) * sizeof(Board::word) * static_cast<std::size_t>(height);
+}
+
+std::size_t available_host_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  std::size_t kib = 0;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
+}
+
+void require_host_memory(int width, int height, int copies) {
+  const std::size_t need = board_bytes(width, height) * static_cast<std::size_t>(copies);
+  const std::size_t have = available_host_memory();
+  if (have != 0 && need > have)
+    fail(ErrorCode::unsupported, "a " + size_text(width, height) + " board needs " + std::to_string(need >> 20) + " MiB of memory (" +
+                                     std::to_string(copies) + " copies of " + std::to_string(board_bytes(width, height) >> 20) +
+                                     " MiB); " + std::to_string(have >> 20) + " MiB are available");
 }
 
 Board::Board(int width, int height) {

@@ -10,7 +10,7 @@ namespace {
 class CpuSimulation final : public Simulation {
  public:
   CpuSimulation(const Board& initial, const Options& options)
-      : options_(options), current_(initial), next_(initial.width(), initial.height()) {}
+      : options_(options), current_(checked_copy(initial)), next_(initial.width(), initial.height()) {}
 
   void advance(std::int64_t generations) override {
     require(generations >= 0, "the number of generations must not be negative");
@@ -29,6 +29,11 @@ class CpuSimulation final : public Simulation {
   Backend backend() const override { return Backend::cpu; }
 
  private:
+  static Board checked_copy(const Board& b) {
+    require_host_memory(b.width(), b.height(), 2);
+    return b;
+  }
+
   void step() {
     step_cpu(current_, next_, options_.rule, options_.topology);
     std::swap(current_, next_);

@@ -75,6 +75,8 @@ TEST(LifeCli, BadInputGivesOneClearLineAndNothingWritten) {
       {"life --random 0.5 --size 64x64 --generations -1 --rle " + out, "generations"},
       {"life " + test::temp_path("missing.rle") + " --rle " + out, "missing.rle"},
       {"life --rle " + out, "--random"},
+      // A board larger than memory is refused before anything is allocated.
+      {"life --random 0.5 --size 1048576x1048576 --backend cpu --rle " + out, "MiB"},
   };
   for (const auto& [args, word] : cases) {
     const auto r = test::run_cli(args);

@@ -59,6 +59,13 @@ class Board {
 // Bytes a board of this size takes (one buffer), for memory checks before allocating.
 std::size_t board_bytes(int width, int height);
 
+// Host memory the system can still give without swapping (Linux: MemAvailable), in bytes; 0 when
+// unknown. Used to refuse boards that do not fit before allocating them.
+std::size_t available_host_memory();
+// Throws ErrorCode::unsupported naming the sizes when `copies` boards of this size do not fit in
+// the available host memory.
+void require_host_memory(int width, int height, int copies);
+
 // A random soup: every cell alive with probability `density` (0..1), decided by a counter-based
 // generator from (seed, x, y), so the same seed gives the same board whatever the thread count.
 void fill_random(Board& board, double density, std::uint64_t seed);
