@@ -33,8 +33,6 @@ void require_runs(const LessonOptions& o) {
 
 }  // namespace
 
-bool blas_available() { return GPUVIS_LAB_BLAS != 0; }
-
 Table dot(const LessonOptions& o) {
   require_runs(o);
   require(o.size >= 1 && o.size <= (std::int64_t{1} << 30), "--size (elements) must lie in 1..2^30");

@@ -14,6 +14,8 @@
 
 #if GPUVIS_LAB_BLAS
 #include <cblas.h>
+
+#include "lazy_library.hpp"
 #endif
 
 namespace gpuvis::lab {
@@ -82,13 +84,21 @@ Check check(const std::vector<double>& a, const std::vector<double>& b, const st
 }
 
 #if GPUVIS_LAB_BLAS
+// OpenBLAS, loaded on first use (see lazy_library.hpp).
+const LazyLibrary& openblas() {
+  static const LazyLibrary lib({GPUVIS_OPENBLAS_PATH, "libopenblas.so.0", "libopenblas.so"}, "OpenBLAS");
+  return lib;
+}
+
 double cpu_matmul(Precision p, int n, const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& c, int runs) {
   std::vector<double> times;
   const std::size_t nn = static_cast<std::size_t>(n) * n;
+  const auto dgemm = openblas().get<decltype(&cblas_dgemm)>("cblas_dgemm");
+  const auto sgemm = openblas().get<decltype(&cblas_sgemm)>("cblas_sgemm");
   if (p == Precision::f64) {
     for (int r = 0; r < runs + 1; ++r) {
       const double us = time_us([&] {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
+        dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
       });
       if (r > 0) times.push_back(us);
     }
@@ -96,7 +106,7 @@ double cpu_matmul(Precision p, int n, const std::vector<double>& a, const std::v
     std::vector<float> fa(a.begin(), a.end()), fb(b.begin(), b.end()), fc(nn);
     for (int r = 0; r < runs + 1; ++r) {
       const double us = time_us([&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, fa.data(), n, fb.data(), n, 0.0f, fc.data(), n);
+        sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, fa.data(), n, fb.data(), n, 0.0f, fc.data(), n);
       });
       if (r > 0) times.push_back(us);
     }
@@ -107,6 +117,14 @@ double cpu_matmul(Precision p, int n, const std::vector<double>& a, const std::v
 #endif
 
 }  // namespace
+
+bool blas_available() {
+#if GPUVIS_LAB_BLAS
+  return openblas().loaded();
+#else
+  return false;
+#endif
+}
 
 std::string to_string(MatmulImpl impl) {
   switch (impl) {

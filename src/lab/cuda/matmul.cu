@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../lab_common.hpp"
+#include "../lazy_library.hpp"
 #include "arrays.cuh"
 #include "gpuvis/cuda/check.hpp"
 #include "gpuvis/cuda/memory.hpp"
@@ -253,19 +254,40 @@ __global__ void __launch_bounds__(256) tensor_kernel(const T* __restrict__ a, co
 #endif
 }
 
+// The cuBLAS functions the lab calls, loaded on first use (see lazy_library.hpp).
+struct CublasApi {
+  decltype(&cublasCreate_v2) create;
+  decltype(&cublasDestroy_v2) destroy;
+  decltype(&cublasSetStream_v2) set_stream;
+  decltype(&cublasSetMathMode) set_math_mode;
+  decltype(&cublasSgemm_v2) sgemm;
+  decltype(&cublasDgemm_v2) dgemm;
+  decltype(&cublasGemmEx) gemm_ex;
+  decltype(&cublasGetStatusString) status_string;
+};
+
+const CublasApi& cublas() {
+  static const LazyLibrary lib({GPUVIS_CUBLAS_PATH, "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR), "libcublas.so"}, "cuBLAS");
+  static const CublasApi api{lib.get<decltype(&cublasCreate_v2)>("cublasCreate_v2"), lib.get<decltype(&cublasDestroy_v2)>("cublasDestroy_v2"),
+                             lib.get<decltype(&cublasSetStream_v2)>("cublasSetStream_v2"), lib.get<decltype(&cublasSetMathMode)>("cublasSetMathMode"),
+                             lib.get<decltype(&cublasSgemm_v2)>("cublasSgemm_v2"), lib.get<decltype(&cublasDgemm_v2)>("cublasDgemm_v2"),
+                             lib.get<decltype(&cublasGemmEx)>("cublasGemmEx"), lib.get<decltype(&cublasGetStatusString)>("cublasGetStatusString")};
+  return api;
+}
+
+void check_cublas(cublasStatus_t s) {
+  if (s != CUBLAS_STATUS_SUCCESS) fail(ErrorCode::cuda, std::string("cuBLAS call failed: ") + cublas().status_string(s));
+}
+
 struct Cublas {
   cublasHandle_t h = nullptr;
   explicit Cublas(cudaStream_t s) {
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) fail(ErrorCode::cuda, "cuBLAS could not be initialised");
-    cublasSetStream(h, s);
-    cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);  // no TF32 for f32: the SGEMM this lab compares with
+    check_cublas(cublas().create(&h));
+    check_cublas(cublas().set_stream(h, s));
+    check_cublas(cublas().set_math_mode(h, CUBLAS_DEFAULT_MATH));  // no TF32 for f32: the SGEMM this lab compares with
   }
-  ~Cublas() { cublasDestroy(h); }
+  ~Cublas() { cublas().destroy(h); }
 };
-
-void check_cublas(cublasStatus_t s) {
-  if (s != CUBLAS_STATUS_SUCCESS) fail(ErrorCode::cuda, std::string("cuBLAS call failed: ") + cublasGetStatusString(s));
-}
 
 template <class T>
 void launch(MatmulImpl impl, const T* a, const T* b, out_t<T>* c, int n, cudaStream_t s, Cublas* blas) {
@@ -298,13 +320,13 @@ void launch(MatmulImpl impl, const T* a, const T* b, out_t<T>* c, int n, cudaStr
       // Row-major C = A B is column-major C^T = B^T A^T: pass B first.
       if constexpr (std::is_same_v<T, float>) {
         const float one = 1, zero = 0;
-        check_cublas(cublasSgemm(blas->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n));
+        check_cublas(cublas().sgemm(blas->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n));
       } else if constexpr (std::is_same_v<T, double>) {
         const double one = 1, zero = 0;
-        check_cublas(cublasDgemm(blas->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n));
+        check_cublas(cublas().dgemm(blas->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n));
       } else {
         const float one = 1, zero = 0;
-        check_cublas(cublasGemmEx(blas->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, CUDA_R_16BF, n, a, CUDA_R_16BF, n, &zero, c,
+        check_cublas(cublas().gemm_ex(blas->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, CUDA_R_16BF, n, a, CUDA_R_16BF, n, &zero, c,
                                   CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
       }
       break;
