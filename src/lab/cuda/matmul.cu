@@ -254,7 +254,11 @@ __global__ void __launch_bounds__(256) tensor_kernel(const T* __restrict__ a, co
 #endif
 }
 
-// The cuBLAS functions the lab calls, loaded on first use (see lazy_library.hpp).
+// The cuBLAS functions the lab calls, loaded on first use (see lazy_library.hpp). cublasGemmEx is
+// overloaded in C++, so its C entry point's type is spelled out.
+using GemmExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*,
+                                    cudaDataType, int, const void*, cudaDataType, int, const void*, void*, cudaDataType, int,
+                                    cublasComputeType_t, cublasGemmAlgo_t);
 struct CublasApi {
   decltype(&cublasCreate_v2) create;
   decltype(&cublasDestroy_v2) destroy;
@@ -262,7 +266,7 @@ struct CublasApi {
   decltype(&cublasSetMathMode) set_math_mode;
   decltype(&cublasSgemm_v2) sgemm;
   decltype(&cublasDgemm_v2) dgemm;
-  decltype(&cublasGemmEx) gemm_ex;
+  GemmExFn gemm_ex;
   decltype(&cublasGetStatusString) status_string;
 };
 
@@ -271,7 +275,7 @@ const CublasApi& cublas() {
   static const CublasApi api{lib.get<decltype(&cublasCreate_v2)>("cublasCreate_v2"), lib.get<decltype(&cublasDestroy_v2)>("cublasDestroy_v2"),
                              lib.get<decltype(&cublasSetStream_v2)>("cublasSetStream_v2"), lib.get<decltype(&cublasSetMathMode)>("cublasSetMathMode"),
                              lib.get<decltype(&cublasSgemm_v2)>("cublasSgemm_v2"), lib.get<decltype(&cublasDgemm_v2)>("cublasDgemm_v2"),
-                             lib.get<decltype(&cublasGemmEx)>("cublasGemmEx"), lib.get<decltype(&cublasGetStatusString)>("cublasGetStatusString")};
+                             lib.get<GemmExFn>("cublasGemmEx"), lib.get<decltype(&cublasGetStatusString)>("cublasGetStatusString")};
   return api;
 }
 
