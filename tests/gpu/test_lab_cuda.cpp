@@ -31,12 +31,18 @@ TEST(LabCuda, LessonsAreCorrectAndRacesLoseUpdates) {
   o.runs = 3;
   for (auto fn : {dot, atomics, memory, streams}) {
     const Table t = fn(o);
-    for (const auto& r : t.rows)
-      if (!r.demonstration) EXPECT_TRUE(r.correct) << t.title << " " << r.name << ": " << r.check;
+    for (const auto& r : t.rows) {
+      if (!r.demonstration) {
+        EXPECT_TRUE(r.correct) << t.title << " " << r.name << ": " << r.check;
+      }
+    }
   }
   const Table a = atomics(o);
-  for (const auto& r : a.rows)
-    if (r.name == "cuda-race") EXPECT_LT(r.value, static_cast<double>(o.size)) << "the race lost no update";
+  for (const auto& r : a.rows) {
+    if (r.name == "cuda-race") {
+      EXPECT_LT(r.value, static_cast<double>(o.size)) << "the race lost no update";
+    }
+  }
 }
 
 }  // namespace
