@@ -83,7 +83,7 @@ void step_cpu(const Board& src, Board& dst, const Rule& rule, Topology topology)
   if (dst.width() != src.width() || dst.height() != src.height()) dst = Board(src.width(), src.height());
   require(&src != &dst, "step_cpu needs distinct source and destination boards");
   const bool torus = topology == Topology::torus;
-  if (rule == conway) step_all(src, dst, rules::FixedRule<(1u << 3), (1u << 2) | (1u << 3)>{}, torus);
+  if (rule == conway) step_all(src, dst, rules::ConwayRule{}, torus);
   else step_all(src, dst, rules::RuntimeRule{rule.birth, rule.survival}, torus);
 }
 

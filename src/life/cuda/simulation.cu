@@ -82,9 +82,8 @@ __device__ __forceinline__ void tile_generation(W (&c)[Rows][Wpl], const R& rule
 }
 
 template <int Rows, int Halo, int Wpl, class R>
-__global__ void __launch_bounds__(32 * warps_per_block)
-    generations_kernel(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, R rule, bool torus,
-                       unsigned long long* population) {
+__device__ __forceinline__ void generations(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, R rule,
+                                            bool torus, unsigned long long* population) {
   constexpr int out_rows = Rows - 2 * Halo;
   constexpr int tile_words = 32 * Wpl - 2;  // the first word of lane 0 and the last of lane 31 are halo
   const int lane = threadIdx.x;
@@ -140,6 +139,20 @@ __global__ void __launch_bounds__(32 * warps_per_block)
     for (int off = 16; off > 0; off >>= 1) count += __shfl_down_sync(0xffffffffu, count, off);
     if (lane == 0 && count) atomicAdd(population, static_cast<unsigned long long>(count));
   }
+}
+
+// Conway's kernel is held to three blocks per multiprocessor (at most 170 registers, no spills);
+// the generic rule's kernel needs more registers and gets them.
+template <int Rows, int Halo, int Wpl>
+__global__ void __launch_bounds__(32 * warps_per_block, 3)
+    conway_kernel(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, bool torus, unsigned long long* population) {
+  generations<Rows, Halo, Wpl>(src, dst, s, gens, rules::ConwayRule{}, torus, population);
+}
+template <int Rows, int Halo, int Wpl>
+__global__ void __launch_bounds__(32 * warps_per_block)
+    rule_kernel(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, rules::RuntimeRule rule, bool torus,
+                unsigned long long* population) {
+  generations<Rows, Halo, Wpl>(src, dst, s, gens, rule, torus, population);
 }
 
 __global__ void population_kernel(const W* __restrict__ words, long long n, unsigned long long* population) {
@@ -256,10 +269,9 @@ class CudaSimulation final : public Simulation {
                     static_cast<unsigned>((tiles_y + warps_per_block - 1) / warps_per_block));
     const bool torus = options_.topology == Topology::torus;
     if (options_.rule == conway)
-      generations_kernel<Rows, Halo, Wpl><<<grid, block, 0, stream_>>>(
-          a_, b_, s, gens, rules::FixedRule<(1u << 3), (1u << 2) | (1u << 3)>{}, torus, count);
+      conway_kernel<Rows, Halo, Wpl><<<grid, block, 0, stream_>>>(a_, b_, s, gens, torus, count);
     else
-      generations_kernel<Rows, Halo, Wpl><<<grid, block, 0, stream_>>>(
+      rule_kernel<Rows, Halo, Wpl><<<grid, block, 0, stream_>>>(
           a_, b_, s, gens, rules::RuntimeRule{options_.rule.birth, options_.rule.survival}, torus, count);
     GPUVIS_CUDA_CHECK(cudaGetLastError());
   }
