@@ -9,6 +9,8 @@
 #include "gpuvis/source/frame_source.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/io/gif.hpp"
+#include "gpuvis/lab/lab.hpp"
 
 namespace gpuvis::cli {
 
@@ -24,6 +26,8 @@ void register_info(CLI::App& app, Command& run) {
  << "  TUIO output:    " << (output::tuio_available() ? "yes (liblo: UDP, TCP)" : "no (install liblo-dev)") << "\n"
                 << "  video/camera:   " << (source::video_available() ? "yes (OpenCV videoio)" : "no (install libopencv-dev)") << "\n"
                 << "  reacTIVision.xml: " << (config::xml_available() ? "yes (tinyxml2)" : "no (install libtinyxml2-dev)") << "\n"
+                << "  animated GIF:   " << (gif::available() ? "yes (giflib)" : "no (install libgif-dev)") << "\n"
+                << "  lab CPU matmul: " << (lab::blas_available() ? "yes (OpenBLAS, loaded on use)" : "no (install libopenblas-dev)") << "\n"
                 << "  CPU threads:    " << num_threads() << " (hardware: " << std::thread::hardware_concurrency() << ")\n";
       if (built_with_cuda())
         std::cout << "  CUDA runtime:   " << cuda::runtime_version() << ", driver "
