@@ -8,7 +8,7 @@ namespace gpuvis::pipeline {
 namespace {
 
 // The largest frame whose labelling thresholds it (thresholds_in_labels). Measured on an H100
-// (twentieth session, h = 12, results only, one frame at a time): 640x480 102.0-103.7 us end to
+// (run of 2026-11-24 (3caa352), h = 12, results only, one frame at a time): 640x480 102.0-103.7 us end to
 // end against 109.8-110.2 with the threshold stage's two passes; 1920x1080 188.8 against 190.2.
 // GPUVIS_THRESHOLD_IN_LABELS overrides it in pixels (0: never), to measure both paths on one build.
 constexpr long long kThresholdInLabelsMaxPixels = 1920LL * 1080;

@@ -133,7 +133,7 @@ void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const Devic
                     const Scratch& s, cudaStream_t stream);
 // Where the results block goes when the frame's last stage is done: the slot's pinned host copy as
 // the GPU addresses it, written across the bus (a copy operation of the same 6-10 KB costs several
-// microseconds more per frame: H100 probe, sixteenth session); `words` 8-byte words (the blob
+// microseconds more per frame: H100 probe, run of 2026-11-22 (a462652)); `words` 8-byte words (the blob
 // records only when stage 4 runs). Then the slot's publication count goes up by one, on the
 // device and in pinned host memory (`flag`), after the block: the host waits for that number
 // instead of an event behind the frame's graph (Decoder::collect).

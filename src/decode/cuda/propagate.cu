@@ -21,7 +21,7 @@ constexpr int kBatch = 8;  // neighbours loaded at once
 
 // The largest clearing run_rounds does itself before its first round (its 1024 threads store
 // 16 bytes at a time); a larger one is a launch of its own over the whole GPU (clear_frame). On an
-// H100 (eighteenth session) a 640x480 frame's 24 001 ints made the rounds 1.4 us longer and saved
+// H100 (run of 2026-11-22 (0e0bbb0)) a 640x480 frame's 24 001 ints made the rounds 1.4 us longer and saved
 // the 2.6 us clearing launch; the limit itself (16 stores per thread) is not a measured optimum.
 constexpr long long kClearInRoundsMax = 65536;
 

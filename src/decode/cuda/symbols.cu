@@ -20,7 +20,7 @@
 //             (within 2 ulp of the CPU's).
 //
 // Each step is a chain of dependent loads whose length, not the work, is the stage's time (a
-// camera frame has a few candidates, a warp each). clock64 probes on an H200 (thirteenth session,
+// camera frame has a few candidates, a warp each). clock64 probes on an H200 (run of 2026-11-22 (36ae547),
 // 19-node symbols of a 640x480 frame): gathering 9-11 k cycles; the key 10-17 k when one lane
 // sorted a node's children (growing with the root's 7-12 children), 9-10 k with the lane-per-child
 // ranking; the lookup 1.5-4 k; numbering 2 k by one lane's walk per node, 0.6 k from the offsets;

@@ -6,7 +6,7 @@
 // two launch gaps for a few hundred nanoseconds of work. One block of 1024 threads scans up to
 // kOneBlockMax elements instead (the word numbering of a 640x480 frame: 9 601 elements, the list
 // offsets of a 1280x720 frame: 14 400). Larger arrays keep CUB's scan, which uses
-// the whole GPU: measured on an H100 (seventeenth session), one block over the 32 400 list offsets
+// the whole GPU: measured on an H100 (run of 2026-11-22 (cfe2a3b)), one block over the 32 400 list offsets
 // of a 1920x1080 frame made it 216-217 us end to end against 207-210 with CUB's scan.
 #include "gpuvis/cuda/chain.cuh"
 

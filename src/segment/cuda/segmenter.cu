@@ -75,7 +75,7 @@ constexpr int kEmpty = -1;  // an unused neighbour slot
 // at most kOneBlockRegions (a 640x480 frame's is 4 800, 800x600's 7 500), and the previous frame
 // had at most kOneBlockUpTo regions (one per thread: a camera frame changes little from one frame
 // to the next). With more, each thread takes several regions in turn, and the per-step kernels are
-// faster: measured on an H100 (eighteenth session), a 640x480 frame of 3 094 regions took 197-203
+// faster: measured on an H100 (run of 2026-11-22 (0e0bbb0)), a 640x480 frame of 3 094 regions took 197-203
 // us end to end in one block against 145-150 us before. A segmenter that went over goes back to
 // one block below kOneBlockBackAt regions, so that a count near the limit does not switch every
 // frame (each switch re-captures the detector's graphs).
@@ -147,7 +147,7 @@ struct RegionArrays {
 // cap + 1 slots hold other values, a has more than cap neighbours and v need not be recorded.
 // (Reading the slots eight at a time from L2, bypassing L1, made this kernel slower: 9.6 -> 13.8 us
 // on a 640x480 frame, and 1920x1080 and 3840x2160 frames 35 and 77 us slower end to end; H100,
-// eighteenth session.)
+// run of 2026-11-22 (0e0bbb0).)
 __device__ void add_neighbour(const RegionArrays& r, int a, int v) {
   std::int32_t* slots = r.slots + a * r.slot_count;
   for (int s = 0; s < r.slot_count; ++s) {

@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(kThreadsH) horizontal_extrema_decide(DeviceVie
 }
 
 // Rows per vertical tile: long tiles amortise the 2r halo, but small frames need enough tiles to
-// fill the GPU. Swept on an H200 with the 16-bit-lane chains (twelfth session, 4K kernels): h=6
+// fill the GPU. Swept on an H200 with the 16-bit-lane chains (run of 2026-11-21 (e4e8a73), 4K kernels): h=6
 // 32.3 us at 32 rows, 30.5 at 64, 28.9 at 128; h=32 51.3, 43.6, 40.6.
 int rows_per_vertical_tile(int width, int height) {
   int ty = 128;
@@ -188,7 +188,7 @@ int rows_per_vertical_tile(int width, int height) {
 // The van Herk block length of both passes: the window 2r+1 itself, or r+1 (each window then
 // the union of two overlapping blocks' windows, window_extremum) where the frame is too small to
 // fill the GPU and the chains are long: the chains, one thread's serial work, are then the time.
-// Swept on an H200 (thirteenth session, kernels launched / as a graph, us): 640x480 h=32 11.6 /
+// Swept on an H200 (run of 2026-11-22 (36ae547), kernels launched / as a graph, us): 640x480 h=32 11.6 /
 // 10.4 with 2r+1, 9.5 / 8.3 with r+1; h=12 8.7 / 7.1 and 9.1 / 6.7; h=6 7.4 / 5.9 and 8.6 / 6.3;
 // 3840x2160 h=32 39.5 / 37.7 and 41.8 / 40.1 (the extra reads cost more than the shorter chains).
 int van_herk_block(int width, int height, int r) {
@@ -199,7 +199,7 @@ int van_herk_block(int width, int height, int r) {
 // Output columns and threads per horizontal tile. Only (cols+2r)/k work items exist in the
 // prefix/suffix phase, so the tile must be wide for the threads to have work; on large frames
 // blocks of 128 threads keep more tiles resident, small frames need 256 for their loads. Swept on
-// an H200 (twelfth session; 4K kernels h=6 / h=32: 512 cols and 128 threads 33.1 / 45.7 us,
+// an H200 (run of 2026-11-21 (e4e8a73); 4K kernels h=6 / h=32: 512 cols and 128 threads 33.1 / 45.7 us,
 // 768/128 30.2 / 40.7, 1024/128 30.2 / 37.9, 1024/256 31.4 / 42.1; 640x480 h=6: 320/256 6.9,
 // 640/256 7.2, 640/64 17.1).
 constexpr int kColsH = 1024;
