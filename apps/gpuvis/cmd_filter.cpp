@@ -9,6 +9,7 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
+#include "gpuvis/filters/mean_shift.hpp"
 #include "gpuvis/io/image_file.hpp"
 
 namespace gpuvis::cli {
@@ -67,7 +68,7 @@ void run_jobs(const std::vector<std::pair<std::string, std::string>>& jobs, cons
 }  // namespace
 
 void register_filter(CLI::App& app, Command& run) {
-  auto* filter = app.add_subcommand("filter", "Image filters: convolve (2D / separable), bilateral");
+  auto* filter = app.add_subcommand("filter", "Image filters: convolve (2D / separable), bilateral, meanshift");
   filter->require_subcommand(1);
   static std::string in, out, kernel_spec, border = "reflect101", backend = "auto";
   static bool flip = false, overwrite = false, no_separable = false;
@@ -149,6 +150,46 @@ void register_filter(CLI::App& app, Command& run) {
       run_jobs(jobs, "bilateral", [&](auto src, auto dst, const std::function<void(double)>&) {
         using T = std::remove_const_t<typename decltype(src)::value_type>;
         filters::bilateral<T>(src, dst, bp, b);
+      });
+      return 0;
+    };
+  });
+
+  static std::string m_in, m_out, m_kernel = "epanechnikov", m_colour = "luv", m_backend = "auto";
+  static filters::MeanShiftParams mp;
+  static bool m_overwrite = false;
+  static int m_threads = 0;
+  auto* ms = filter->add_subcommand("meanshift", "Mean shift filtering in the joint space-range domain (edge-preserving smoothing)");
+  ms->footer(
+      "Every pixel climbs to the mode of (x/hs, y/hs, value/hr) around it and takes its value; see docs/meanshift.md.\n"
+      "8-bit grey or RGB images (colour in CIE L*u*v* by default, --color rgb for the raw values). IN and OUT may be folders.");
+  ms->add_option("input", m_in, "Input image or folder");
+  ms->add_option("output", m_out, "Output image or folder");
+  ms->add_option("--spatial", mp.spatial, "Spatial bandwidth h_s in pixels")->default_val(8);
+  ms->add_option("--range", mp.range, "Range bandwidth h_r (grey levels, or L*u*v* units for colour)")->default_val(16);
+  ms->add_option("--kernel", m_kernel, "epanechnikov (flat mean in the unit ball) or gaussian (truncated)")
+      ->check(CLI::IsMember({"epanechnikov", "gaussian"}))
+      ->default_val("epanechnikov");
+  ms->add_option("--color", m_colour, "luv or rgb: the space colour images are filtered in")->check(CLI::IsMember({"luv", "rgb"}))->default_val("luv");
+  ms->add_option("--eps", mp.eps, "Convergence threshold (normalised units)")->default_val(0.01);
+  ms->add_option("--max-iter", mp.max_iter, "Most steps per pixel")->default_val(100);
+  add_backend_option(*ms, m_backend);
+  add_threads_option(*ms, m_threads);
+  ms->add_flag("--overwrite", m_overwrite, "Replace existing outputs");
+  ms->callback([&run] {
+    run = [] {
+      require(!m_in.empty() && !m_out.empty(), "filter meanshift needs INPUT and OUTPUT");
+      mp.kernel = m_kernel == "gaussian" ? filters::MeanShiftKernel::gaussian : filters::MeanShiftKernel::epanechnikov;
+      mp.colour = m_colour == "rgb" ? filters::MeanShiftColour::rgb : filters::MeanShiftColour::luv;
+      filters::validate(mp);
+      if (m_threads) set_num_threads(m_threads);
+      const auto jobs = jobs_for(m_in, m_out);
+      check_jobs(jobs, m_overwrite);
+      mp.backend = choose_backend(m_backend);
+      run_jobs(jobs, "meanshift", [&](auto src, auto dst, const std::function<void(double)>&) {
+        using T = std::remove_const_t<typename decltype(src)::value_type>;
+        if constexpr (std::is_same_v<T, std::uint8_t>) filters::mean_shift_filter(src, dst, mp);
+        else fail(ErrorCode::unsupported, "filter meanshift takes 8-bit images so far");
       });
       return 0;
     };

@@ -2,6 +2,7 @@
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
+#include "gpuvis/filters/mean_shift.hpp"
 
 namespace gpuvis::filters {
 template <class T>
@@ -18,4 +19,7 @@ void bilateral_cuda(HostView<const T>, HostView<T>, const BilateralParams&) {
 template void bilateral_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const BilateralParams&);
 template void bilateral_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const BilateralParams&);
 template void bilateral_cuda<float>(HostView<const float>, HostView<float>, const BilateralParams&);
+void mean_shift_filter_cuda(HostView<const std::uint8_t>, HostView<std::uint8_t>, const MeanShiftParams&) {
+  fail(ErrorCode::unsupported, "CUDA mean shift requested but " + cuda::unavailable_reason());
+}
 }  // namespace gpuvis::filters

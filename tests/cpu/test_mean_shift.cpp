@@ -1,0 +1,166 @@
+// Mean shift filtering on the CPU: equal to the literal reference, the colour conversion against
+// known values, flat and two-level images, noise smoothed within regions, thread independence.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/filters/mean_shift.hpp"
+#include "gpuvis/io/image_file.hpp"
+#include "mean_shift_reference.hpp"
+#include "test_support.hpp"
+
+namespace gpuvis::filters {
+namespace {
+
+// Two regions (left dark, right bright) with a bright disc, plus Gaussian noise.
+Image<std::uint8_t> regions(int w, int h, int channels, float noise, std::uint32_t seed) {
+  Image<std::uint8_t> img(w, h, channels);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n(0.0f, noise);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int c = 0; c < channels; ++c) {
+        const float fc = static_cast<float>(c);
+        float v = x < w / 2 ? 60.0f + 20.0f * fc : 190.0f - 30.0f * fc;
+        if ((x - w / 4) * (x - w / 4) + (y - h / 2) * (y - h / 2) < (h / 5) * (h / 5)) v = 230.0f;
+        img(x, y, c) = static_cast<std::uint8_t>(std::clamp(std::lround(v + n(rng)), 0L, 255L));
+      }
+  return img;
+}
+
+int max_difference(const Image<std::uint8_t>& a, const Image<std::uint8_t>& b) {
+  int worst = 0;
+  for (int y = 0; y < a.height(); ++y)
+    for (int i = 0; i < a.width() * a.channels(); ++i) worst = std::max(worst, std::abs(a.row(y)[i] - b.row(y)[i]));
+  return worst;
+}
+
+TEST(MeanShiftColour, LuvOfKnownColoursAndRoundTrip) {
+  const std::uint8_t white[3] = {255, 255, 255}, black[3] = {0, 0, 0};
+  float luv[3];
+  rgb_to_luv(white, luv);
+  EXPECT_NEAR(luv[0], 100.0f, 0.1f);  // D65 white: L* = 100, u* = v* = 0
+  EXPECT_NEAR(luv[1], 0.0f, 0.5f);
+  EXPECT_NEAR(luv[2], 0.0f, 0.5f);
+  rgb_to_luv(black, luv);
+  EXPECT_EQ(luv[0], 0.0f);
+  std::mt19937 rng(3);
+  for (int i = 0; i < 2000; ++i) {
+    const std::uint8_t rgb[3] = {static_cast<std::uint8_t>(rng()), static_cast<std::uint8_t>(rng()), static_cast<std::uint8_t>(rng())};
+    std::uint8_t back[3];
+    rgb_to_luv(rgb, luv);
+    luv_to_rgb(luv, back);
+    for (int c = 0; c < 3; ++c) EXPECT_LE(std::abs(back[c] - rgb[c]), 1) << int(rgb[0]) << "," << int(rgb[1]) << "," << int(rgb[2]);
+  }
+}
+
+TEST(MeanShiftCpu, EqualsTheLiteralReference) {
+  for (int channels : {1, 3})
+    for (auto kernel : {MeanShiftKernel::epanechnikov, MeanShiftKernel::gaussian})
+      for (auto colour : {MeanShiftColour::luv, MeanShiftColour::rgb}) {
+        if (channels == 1 && colour == MeanShiftColour::rgb) continue;
+        const auto img = regions(24, 18, channels, 12.0f, 5);
+        MeanShiftParams p;
+        p.spatial = 3.5f;
+        p.range = channels == 3 && colour == MeanShiftColour::luv ? 12.0f : 24.0f;
+        p.kernel = kernel;
+        p.colour = colour;
+        p.backend = Backend::cpu;
+        Image<std::uint8_t> out(img.width(), img.height(), channels);
+        mean_shift_filter_cpu(img.view(), out.view(), p);
+        const auto ref = test::mean_shift_reference(img.view(), p);
+        // Modes agree within eps * h_r (well under one grey level); the 8-bit results may differ by
+        // one where a mode lies on a rounding boundary.
+        EXPECT_LE(max_difference(out, ref), 1) << channels << " channels, kernel " << int(kernel) << ", colour " << int(colour);
+      }
+}
+
+TEST(MeanShiftCpu, FlatAndWellSeparatedImagesAreLeftAsTheyAre) {
+  for (int channels : {1, 3}) {
+    const auto img = regions(40, 30, channels, 0.0f, 1);
+    MeanShiftParams p;
+    p.spatial = 5;
+    p.range = 10;  // the regions' levels are far more than h_r apart
+    p.backend = Backend::cpu;
+    Image<std::uint8_t> out(40, 30, channels);
+    mean_shift_filter_cpu(img.view(), out.view(), p);
+    EXPECT_LE(max_difference(out, img), 1);
+  }
+}
+
+TEST(MeanShiftCpu, SmoothsNoiseWithinRegionsAndKeepsTheEdges) {
+  const auto img = regions(64, 48, 1, 6.0f, 9);
+  MeanShiftParams p;
+  p.spatial = 5;
+  p.range = 24;
+  p.backend = Backend::cpu;
+  Image<std::uint8_t> out(64, 48, 1);
+  mean_shift_filter_cpu(img.view(), out.view(), p);
+  auto spread = [](const Image<std::uint8_t>& im, int x0, int x1) {
+    double s = 0, s2 = 0;
+    int n = 0;
+    for (int y = 0; y < 48; ++y)
+      for (int x = x0; x < x1; ++x) {
+        if ((x - 16) * (x - 16) + (y - 24) * (y - 24) < 14 * 14) continue;  // outside the disc
+        s += im(x, y);
+        s2 += im(x, y) * im(x, y);
+        ++n;
+      }
+    return std::sqrt(s2 / n - (s / n) * (s / n));
+  };
+  EXPECT_LT(spread(out, 0, 28), spread(img, 0, 28) / 3);  // the dark region's noise is mostly gone
+  EXPECT_LT(spread(out, 36, 64), spread(img, 36, 64) / 3);
+  // The edge between the regions stays sharp: neighbours across it keep the levels' difference.
+  for (int y = 0; y < 48; y += 6) EXPECT_GT(out(33, y) - out(30, y), 100) << y;
+}
+
+TEST(MeanShiftCpu, ResultDoesNotDependOnThreadCount) {
+  const auto img = regions(50, 40, 3, 10.0f, 2);
+  MeanShiftParams p;
+  p.spatial = 4;
+  p.range = 8;
+  p.backend = Backend::cpu;
+  Image<std::uint8_t> a(50, 40, 3), b(50, 40, 3);
+  set_num_threads(1);
+  mean_shift_filter_cpu(img.view(), a.view(), p);
+  set_num_threads(0);
+  mean_shift_filter_cpu(img.view(), b.view(), p);
+  EXPECT_EQ(max_difference(a, b), 0);
+}
+
+TEST(MeanShiftCpu, RefusesBadParameters) {
+  const auto img = regions(8, 8, 1, 0, 1);
+  Image<std::uint8_t> out(8, 8, 1);
+  for (auto change : {+[](MeanShiftParams& p) { p.spatial = 0; }, +[](MeanShiftParams& p) { p.range = -1; },
+                      +[](MeanShiftParams& p) { p.eps = 0; }, +[](MeanShiftParams& p) { p.max_iter = 0; }}) {
+    MeanShiftParams p;
+    change(p);
+    EXPECT_THROW(mean_shift_filter_cpu(img.view(), out.view(), p), Error);
+  }
+  Image<std::uint8_t> four(8, 8, 4), four_out(8, 8, 4);
+  EXPECT_THROW(mean_shift_filter_cpu(four.view(), four_out.view(), MeanShiftParams{}), Error);
+}
+
+TEST(MeanShiftCli, FiltersAFileAsTheLibraryDoes) {
+  const auto img = regions(40, 30, 3, 8.0f, 4);
+  const std::string in = test::temp_path("ms_in.ppm"), out = test::temp_path("ms_out.ppm");
+  write_image(in, img.view());
+  const auto r = test::run_cli("filter meanshift " + in + " " + out + " --spatial 4 --range 10 --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto got = std::get<Image<std::uint8_t>>(read_image(out));
+  MeanShiftParams p;
+  p.spatial = 4;
+  p.range = 10;
+  p.backend = Backend::cpu;
+  Image<std::uint8_t> expect(40, 30, 3);
+  mean_shift_filter_cpu(img.view(), expect.view(), p);
+  EXPECT_EQ(max_difference(got, expect), 0);
+  const auto bad = test::run_cli("filter meanshift " + in + " " + test::temp_path("never.ppm") + " --spatial 0");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--spatial"), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace gpuvis::filters

@@ -1,0 +1,13 @@
+#pragma once
+// Mean shift filtering as written in docs/meanshift.md, literally: every step visits every pixel of
+// the image (no window bounds) and sums in double. The reference the CPU backend is compared with.
+#include <cstdint>
+
+#include "gpuvis/core/image.hpp"
+#include "gpuvis/filters/mean_shift.hpp"
+
+namespace gpuvis::test {
+
+Image<std::uint8_t> mean_shift_reference(HostView<const std::uint8_t> src, const filters::MeanShiftParams& p);
+
+}  // namespace gpuvis::test
