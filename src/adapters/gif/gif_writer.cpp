@@ -1,6 +1,8 @@
 // Animated GIF writer on giflib: GIF89a, a global palette, the NETSCAPE2.0 loop extension and a
 // graphics control block per frame for its delay.
+#include <fcntl.h>
 #include <gif_lib.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -36,9 +38,17 @@ AnimationWriter::AnimationWriter(const std::string& path, int width, int height,
   m.width = width;
   m.height = height;
   m.delay_cs = delay_cs;
+  // Opened here rather than by EGifOpenFileName, which creates files readable by their owner only:
+  // an output file gets the permissions the user's umask gives every other file.
+  const int fd = open(m.partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd < 0) fail(ErrorCode::io, "cannot write GIF '" + path + "'");
   int err = 0;
-  m.file = EGifOpenFileName(m.partial.c_str(), false, &err);
-  if (!m.file) fail(ErrorCode::io, "cannot write GIF '" + path + "' (" + GifErrorString(err) + ")");
+  m.file = EGifOpenFileHandle(fd, &err);
+  if (!m.file) {
+    close(fd);
+    std::remove(m.partial.c_str());
+    fail(ErrorCode::io, "cannot write GIF '" + path + "' (" + GifErrorString(err) + ")");
+  }
   EGifSetGifVersion(m.file, true);
   int colours = 2;
   while (colours < static_cast<int>(palette.size())) colours *= 2;
