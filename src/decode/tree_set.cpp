@@ -5,6 +5,7 @@
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/decode/tree_set.hpp"
+#include "gpuvis/io/read_limited.hpp"
 
 namespace gpuvis::decode {
 namespace detail {
@@ -107,11 +108,8 @@ TreeSet TreeSet::load(const std::string& name_or_path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(name_or_path, ec))
     fail(ErrorCode::io, "tree set '" + name_or_path + "' is neither default, small, mini nor a readable .trees file");
-  std::ifstream in(name_or_path);
-  if (!in) fail(ErrorCode::io, "cannot open tree file '" + name_or_path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), name_or_path);
+  // reacTIVision's largest tree set is a few KiB; 16 MiB leaves room for any real set.
+  return parse(read_limited(name_or_path, std::size_t{16} << 20, "tree file"), name_or_path);
 }
 
 }  // namespace gpuvis::decode

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "gpuvis/core/error.hpp"
+#include "gpuvis/io/read_limited.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -94,11 +95,8 @@ Kernel parse_kernel(const std::string& spec) {
   std::error_code ec;
   if (spec[0] == '@' || std::filesystem::is_regular_file(spec, ec)) {
     const std::string path = spec[0] == '@' ? spec.substr(1) : spec;
-    std::ifstream in(path);
-    if (!in) fail(ErrorCode::io, "cannot read kernel file '" + path + "'");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_numbers(ss.str(), spec);
+    // A kernel of at most 31x31 or 1x127 numbers fits in far less than a mebibyte of text.
+    return parse_numbers(read_limited(path, std::size_t{1} << 20, "kernel file"), spec);
   }
   const auto colon = spec.find(':');
   const std::string name = spec.substr(0, colon), args = colon == std::string::npos ? "" : spec.substr(colon + 1);

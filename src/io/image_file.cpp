@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -39,6 +41,28 @@ Format writable_format(const std::string& path) {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<std::size_t> max_pixels_setting{0};
+
+std::size_t default_max_pixels() {
+  if (const char* env = std::getenv("GPUVIS_MAX_IMAGE_PIXELS")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0' && v > 0) return static_cast<std::size_t>(v);
+  }
+  return std::size_t{1} << 28;
+}
+}  // namespace
+
+std::size_t max_image_pixels() {
+  const std::size_t set = max_pixels_setting.load();
+  if (set) return set;
+  static const std::size_t fallback = default_max_pixels();
+  return fallback;
+}
+
+void set_max_image_pixels(std::size_t pixels) { max_pixels_setting.store(pixels); }
 
 AnyImage read_image(const std::string& path) {
   std::error_code ec;

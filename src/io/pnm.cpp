@@ -4,11 +4,14 @@
 #include <bit>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <vector>
 
+#include "gpuvis/core/error.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/io/read_limited.hpp"
 
 namespace gpuvis::pnm {
 namespace {
@@ -66,14 +69,36 @@ struct Reader {
 };
 
 std::vector<unsigned char> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(ErrorCode::io, "cannot open '" + path + "' for reading");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // The largest file an image of the largest accepted size can take (plain text: up to 6 bytes a
+  // sample), so neither a huge file nor a device such as /dev/zero is read into memory.
+  const std::size_t limit = max_image_pixels() * 3 * 6 + (std::size_t{1} << 20);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > limit)
+      bad(path, "file of " + std::to_string(size >> 20) + " MiB is larger than an image of at most " + std::to_string(max_image_pixels()) +
+                    " pixels can be");
+  }
+  const std::string data = read_limited(path, limit, "image");
+  return {data.begin(), data.end()};
 }
 
 void check_dims(const std::string& path, long long w, long long h) {
   if (w <= 0 || h <= 0) bad(path, "image size " + std::to_string(w) + "x" + std::to_string(h) + " is empty");
-  if (w > (1 << 20) || h > (1 << 20)) bad(path, "image size " + std::to_string(w) + "x" + std::to_string(h) + " is too large");
+  if (w > (1 << 20) || h > (1 << 20) || static_cast<unsigned long long>(w) * static_cast<unsigned long long>(h) > max_image_pixels())
+    bad(path, "image size " + std::to_string(w) + "x" + std::to_string(h) + " is over the limit of " + std::to_string(max_image_pixels()) +
+                  " pixels (GPUVIS_MAX_IMAGE_PIXELS raises it)");
+}
+
+// Fails before allocating when the data left after the header cannot hold the pixels the header
+// claims (binary: `bytes_per_sample` each; plain text: at least one digit each).
+void check_data(const Reader& r, long long w, long long h, int channels, int bytes_per_sample) {
+  const std::size_t samples = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(channels);
+  const std::size_t left = r.bytes.size() - r.pos;
+  if (left < samples * static_cast<std::size_t>(bytes_per_sample))
+    bad(r.path, "truncated: pixel data has " + std::to_string(left) + " bytes, expected " +
+                    std::to_string(samples * static_cast<std::size_t>(bytes_per_sample)) + " for " + std::to_string(w) + "x" +
+                    std::to_string(h));
 }
 
 template <class T>
@@ -110,6 +135,7 @@ AnyImage read_pfm(Reader& r, int channels) {
   const double scale = r.real("scale");
   r.single_space();
   const bool little = scale < 0;
+  check_data(r, w, h, channels, 4);
   Image<float> img(static_cast<int>(w), static_cast<int>(h), channels);
   const std::size_t samples = static_cast<std::size_t>(w) * channels;
   if (r.bytes.size() - r.pos < samples * 4 * static_cast<std::size_t>(h))
@@ -170,6 +196,7 @@ AnyImage read(const std::string& path) {
   if (maxval < 1 || maxval > 65535) bad(path, "maxval " + std::to_string(maxval) + " is outside 1..65535");
   const bool binary = (kind == '5' || kind == '6');
   if (binary) r.single_space();
+  check_data(r, w, h, channels, binary ? (maxval <= 255 ? 1 : 2) : 1);
   if (maxval <= 255) {
     Image<std::uint8_t> img(static_cast<int>(w), static_cast<int>(h), channels);
     binary ? read_binary(r, img, 1) : read_ascii(r, img, maxval);

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
+#include "gpuvis/core/error.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "test_support.hpp"
 
@@ -242,3 +244,20 @@ TEST(Bilateral, SmoothsNoiseButKeepsEdges) {
   for (int y = 0; y < 32; ++y)
     for (int x = 0; x < 64; ++x) ASSERT_TRUE(std::isfinite(out(x, y)));
 }
+
+namespace gpuvis::filters {
+namespace {
+
+// A kernel file is read with a ceiling: a device that never ends is refused, not read until memory runs out.
+TEST(KernelFile, EndlessOrHugeFilesAreRefused) {
+  if (!std::filesystem::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero here";
+  try {
+    parse_kernel("@/dev/zero");
+    ADD_FAILURE() << "read /dev/zero as a kernel";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("larger than the 1 MiB"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gpuvis::filters

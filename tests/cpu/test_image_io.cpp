@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
+#include "gpuvis/core/error.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "test_support.hpp"
 
@@ -144,3 +146,40 @@ TEST_F(Codec, RealSymbolImagesDecode) {
   EXPECT_EQ(grey.width(), 448);
   EXPECT_EQ(grey.height(), 448);
 }
+
+namespace gpuvis {
+namespace {
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A header claiming a huge image is refused from the header, before anything is allocated; the
+// limit is settable, and a smaller claim that the data cannot hold is refused the same way.
+TEST(ImageLimits, HugeHeadersAreRefusedBeforeAllocation) {
+  const std::string path = test::temp_path("huge.pgm");
+  std::ofstream(path, std::ios::binary) << "P5\n100000 100000\n255\n" << std::string(100, 'x');
+  EXPECT_NE(message_of([&] { read_image(path); }).find("over the limit of 268435456 pixels"), std::string::npos);
+  const std::string claim = test::temp_path("claim.pgm");
+  std::ofstream(claim, std::ios::binary) << "P5\n16000 16000\n255\n" << std::string(100, 'x');
+  EXPECT_NE(message_of([&] { read_image(claim); }).find("truncated"), std::string::npos);
+  set_max_image_pixels(1000);
+  const std::string small = test::temp_path("small.pgm");
+  std::ofstream(small, std::ios::binary) << "P5\n40 40\n255\n" << std::string(1600, 'x');
+  EXPECT_NE(message_of([&] { read_image(small); }).find("over the limit of 1000 pixels"), std::string::npos);
+  set_max_image_pixels(0);
+  EXPECT_EQ(std::get<Image<std::uint8_t>>(read_image(small)).width(), 40);
+}
+
+TEST(ImageLimits, DevicesAreNotReadWithoutEnd) {
+  if (!std::filesystem::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero here";
+  EXPECT_NE(message_of([] { read_image("/dev/zero"); }), "");
+}
+
+}  // namespace
+}  // namespace gpuvis

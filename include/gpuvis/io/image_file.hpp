@@ -5,6 +5,7 @@
 // JPEG go through the codec adapter (libpng, libjpeg) when it is built. The format is chosen from
 // the file extension when writing and from the file's signature when reading. Truncated or
 // malformed files raise ErrorCode::format naming the file and the problem.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -17,6 +18,11 @@ namespace gpuvis {
 using AnyImage = std::variant<Image<std::uint8_t>, Image<std::uint16_t>, Image<float>>;
 
 AnyImage read_image(const std::string& path);
+
+// The largest image (width x height pixels) the readers accept, checked from the header before
+// anything is allocated. Default 2^28 (16384 x 16384), or $GPUVIS_MAX_IMAGE_PIXELS when set.
+std::size_t max_image_pixels();
+void set_max_image_pixels(std::size_t pixels);  // 0 restores the default
 // Reads any image and converts it to 8-bit grey (16-bit scaled by 1/257, float clamped to 0..255,
 // colour converted with reacTIVision's weights).
 Image<std::uint8_t> read_grey8(const std::string& path);

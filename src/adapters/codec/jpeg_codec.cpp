@@ -3,6 +3,7 @@
 // setjmp and the library calls) and turn the message into a gpuvis::Error.
 #include <csetjmp>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -46,6 +47,12 @@ bool decode(std::FILE* f, ErrorManager& err, Image<std::uint8_t>* out, jpeg_deco
   jpeg_create_decompress(&cinfo);
   jpeg_stdio_src(&cinfo, f);
   jpeg_read_header(&cinfo, TRUE);
+  if (static_cast<unsigned long long>(cinfo.image_width) * cinfo.image_height > max_image_pixels()) {
+    std::snprintf(err.message, sizeof err.message, "image size %ux%u is over the limit of %zu pixels (GPUVIS_MAX_IMAGE_PIXELS raises it)",
+                  static_cast<unsigned>(cinfo.image_width), static_cast<unsigned>(cinfo.image_height), max_image_pixels());
+    jpeg_destroy_decompress(&cinfo);
+    return false;
+  }
   cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_start_decompress(&cinfo);
   *out = Image<std::uint8_t>(static_cast<int>(cinfo.output_width), static_cast<int>(cinfo.output_height),
@@ -93,7 +100,8 @@ AnyImage read_jpeg(const std::string& path) {
   ErrorManager err{};
   jpeg_decompress_struct cinfo{};
   Image<std::uint8_t> img;
-  if (!decode(f.get(), err, &img, cinfo)) fail(ErrorCode::format, path + ": corrupt or truncated JPEG: " + err.message);
+  if (!decode(f.get(), err, &img, cinfo))
+    fail(ErrorCode::format, path + (std::strncmp(err.message, "image size", 10) == 0 ? ": " : ": corrupt or truncated JPEG: ") + err.message);
   return img;
 }
 

@@ -51,6 +51,11 @@ AnyImage read_png(const std::string& path) {
   int channels = colour ? (alpha ? 4 : 3) : 1;  // grey+alpha is read as grey
   png.format = format_for(channels) | (sixteen ? PNG_FORMAT_FLAG_LINEAR : 0);
   channels = channels_of(png.format);
+  if (static_cast<unsigned long long>(png.width) * png.height > max_image_pixels()) {
+    png_image_free(&png);
+    fail(ErrorCode::format, path + ": image size " + std::to_string(png.width) + "x" + std::to_string(png.height) +
+                                " is over the limit of " + std::to_string(max_image_pixels()) + " pixels (GPUVIS_MAX_IMAGE_PIXELS raises it)");
+  }
   const int w = static_cast<int>(png.width), h = static_cast<int>(png.height);
   auto finish = [&](auto& img) {
     using T = std::decay_t<decltype(img(0, 0))>;
