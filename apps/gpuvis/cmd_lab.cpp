@@ -82,14 +82,6 @@ void register_lab(CLI::App& app, Command& run) {
       if (impl != "all") {
         std::stringstream ss(impl);
         for (std::string item; std::getline(ss, item, ',');) mo.impls.push_back(lab::parse_matmul_impl(item));
-        if (type == "f64") {
-          for (auto i : mo.impls)
-            if (i == lab::MatmulImpl::tensor) fail(ErrorCode::invalid_argument, "the tensor-core kernel takes bf16, or f32 as TF32; use --type bf16 or f32");
-        }
-      } else if (type == "f64") {
-        if (cuda::device_count() > 0)
-          mo.impls = {lab::MatmulImpl::naive_blocks, lab::MatmulImpl::naive, lab::MatmulImpl::tiled, lab::MatmulImpl::regblock, lab::MatmulImpl::cublas};
-        if (lab::blas_available()) mo.impls.push_back(lab::MatmulImpl::cpu);
       }
       if (impl == "all" && cuda::device_count() == 0) notice("the CPU product only: " + cuda::unavailable_reason());
       const auto t = lab::matmul(mo);

@@ -161,7 +161,8 @@ Table matmul(const MatmulOptions& o) {
   const bool gpu = cuda::device_count() > 0;
   std::vector<MatmulImpl> impls = o.impls;
   if (impls.empty()) {
-    if (gpu) impls = {MatmulImpl::naive_blocks, MatmulImpl::naive, MatmulImpl::tiled, MatmulImpl::regblock, MatmulImpl::tensor, MatmulImpl::cublas};
+    if (gpu) impls = {MatmulImpl::naive_blocks, MatmulImpl::naive, MatmulImpl::tiled, MatmulImpl::regblock, MatmulImpl::cublas};
+    if (gpu && o.precision != Precision::f64) impls.insert(impls.end() - 1, MatmulImpl::tensor);  // no f64 tensor kernel
     if (blas_available()) impls.push_back(MatmulImpl::cpu);
     if (impls.empty()) fail(ErrorCode::unsupported, "no matmul implementation here: no CUDA device and no BLAS in this build");
   }

@@ -62,8 +62,6 @@ Board::Board(int width, int height) {
   }
 }
 
-void Board::clear() { std::fill(words_.begin(), words_.end(), word{0}); }
-
 std::uint64_t Board::population() const {
   std::uint64_t n = 0;
   for (word w : words_) n += static_cast<std::uint64_t>(std::popcount(w));

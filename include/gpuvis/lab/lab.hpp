@@ -49,7 +49,7 @@ Precision parse_precision(const std::string& name);
 struct MatmulOptions {
   int n = 1024;                       // square n x n matrices, 1..16384
   Precision precision = Precision::f32;
-  std::vector<MatmulImpl> impls;      // empty: every implementation this build and machine have
+  std::vector<MatmulImpl> impls;      // empty: every implementation this build, machine and type have
   int runs = 10;                      // timed runs after 2 warm-up runs
   std::uint64_t seed = 1;
   int checked_entries = 4096;         // entries compared with the f64 reference (all when n <= 256)

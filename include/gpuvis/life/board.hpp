@@ -42,7 +42,6 @@ class Board {
     const word bit = word{1} << (x & 63);
     w = alive ? (w | bit) : (w & ~bit);
   }
-  void clear();
 
   // Number of live cells.
   std::uint64_t population() const;

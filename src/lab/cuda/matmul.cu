@@ -170,12 +170,10 @@ __global__ void __launch_bounds__(256) regblock_kernel(const T* __restrict__ a, 
 namespace wmma = nvcuda::wmma;
 template <class T> struct Wmma;
 template <> struct Wmma<bf16> {
-  using elem = bf16;
   static constexpr int k = 16;
   using frag_in = bf16;
 };
 template <> struct Wmma<float> {
-  using elem = float;
   static constexpr int k = 8;
   using frag_in = wmma::precision::tf32;
 };

@@ -15,7 +15,10 @@ using W = Board::word;
 
 struct RowSums {
   std::vector<W> ones, twos;
-  explicit RowSums(int words) : ones(words), twos(words) {}
+  void resize(int words) {
+    ones.resize(static_cast<std::size_t>(words));
+    twos.resize(static_cast<std::size_t>(words));
+  }
 };
 
 // Row sums of board row y (or of a dead row outside the board).
@@ -50,7 +53,11 @@ void row_sums(const Board& b, long long y, bool torus, RowSums& out) {
 template <class R>
 void step_strip(const Board& src, Board& dst, const R& rule, bool torus, int y0, int y1) {
   const int words = src.words_per_row(), width = src.width();
-  RowSums up(words), mid(words), down(words);
+  // Each worker keeps its three rows of sums between strips and generations: no allocation per step.
+  thread_local RowSums up, mid, down;
+  up.resize(words);
+  mid.resize(words);
+  down.resize(words);
   row_sums(src, y0 - 1, torus, up);
   row_sums(src, y0, torus, mid);
   const W last_mask = rules::valid_bits<W>(width, words - 1);
