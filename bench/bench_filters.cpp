@@ -6,10 +6,11 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
+#include "filters/filter_backends.hpp"
 #include "harness.hpp"
 #ifdef GPUVIS_BENCH_CUDA
 #include "gpuvis/cuda/runtime.hpp"
-#include "gpuvis/filters/filters_cuda.hpp"
+#include "filters/cuda/filters_cuda.hpp"
 #endif
 #ifdef GPUVIS_BENCH_OPENCV
 #include <opencv2/core.hpp>

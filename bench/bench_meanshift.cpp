@@ -11,6 +11,7 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "filters/filter_backends.hpp"
 #include "harness.hpp"
 #ifdef GPUVIS_BENCH_CUDA
 #include "gpuvis/cuda/runtime.hpp"

@@ -18,9 +18,9 @@
 #include "gpuvis/synth/scene.hpp"
 #include "harness.hpp"
 #ifdef GPUVIS_BENCH_CUDA
-#include "gpuvis/cuda/memory.hpp"
-#include "gpuvis/segment/segment_cuda.hpp"
-#include "gpuvis/threshold/threshold_cuda.hpp"
+#include "cuda/memory.hpp"
+#include "segment/cuda/segment_cuda.hpp"
+#include "threshold/cuda/threshold_cuda.hpp"
 #endif
 
 using namespace gpuvis;

@@ -6,12 +6,13 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/threshold/threshold.hpp"
+#include "threshold/cpu/threshold_cpu.hpp"
 #include "harness.hpp"
 #ifdef GPUVIS_BENCH_CUDA
-#include "gpuvis/cuda/graph.hpp"
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/graph.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
-#include "gpuvis/threshold/threshold_cuda.hpp"
+#include "threshold/cuda/threshold_cuda.hpp"
 #endif
 
 using namespace gpuvis;

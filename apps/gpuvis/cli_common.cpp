@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/core/parallel.hpp"
 
@@ -17,6 +18,19 @@ CLI::Option* add_backend_option(CLI::App& cmd, std::string& name) {
 
 CLI::Option* add_threads_option(CLI::App& cmd, int& n) {
   return cmd.add_option("--threads", n, "CPU worker threads (0 = one per core)")->check(CLI::Range(0, 1024))->default_val(0);
+}
+
+void add_finger_options(CLI::App& cmd, decode::FingerParams& f, CLI::Option*& size, CLI::Option*& sensitivity,
+                        CLI::Option*& contrast) {
+  size = cmd.add_option("--finger-size", f.size, "Average finger size in pixels (0 = no finger detection)")
+             ->check(CLI::Range(0, 4096))
+             ->default_val(0);
+  sensitivity = cmd.add_option("--finger-sensitivity", f.sensitivity, "Finger test sensitivity 0..2 (reacTIVision's percent / 100)")
+                    ->check(CLI::Range(0.0, 2.0))
+                    ->default_val(0.75);
+  contrast = cmd.add_option("--finger-contrast", f.contrast, "Minimum grey-level contrast inside a finger 0..255")
+                 ->check(CLI::Range(0, 255))
+                 ->default_val(16);
 }
 
 Backend choose_backend(const std::string& name) {

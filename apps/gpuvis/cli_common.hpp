@@ -16,6 +16,10 @@ namespace gpuvis::cli {
 CLI::Option* add_backend_option(CLI::App& cmd, std::string& name);
 // Adds --threads N (CPU worker threads; 0 = all cores) bound to `n`.
 CLI::Option* add_threads_option(CLI::App& cmd, int& n);
+// --finger-size, --finger-sensitivity, --finger-contrast (reacTIVision's <finger size sensitivity>
+// and its contrast); the options are returned so that a config file's values can yield to them.
+void add_finger_options(CLI::App& cmd, decode::FingerParams& fingers, CLI::Option*& size, CLI::Option*& sensitivity,
+                        CLI::Option*& contrast);
 
 // Parses and resolves the backend; `auto` without a device prints a one-line notice on stderr.
 Backend choose_backend(const std::string& name);

@@ -9,6 +9,7 @@
 
 #include "annotate.hpp"
 #include "cli_common.hpp"
+#include "gpuvis/core/parallel.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 
@@ -22,6 +23,7 @@ struct DetectArgs {
   bool json = false, overwrite = false, fuzzy = false;
   decode::FingerParams fingers;
   std::string blob_size;
+  int threads = 0;
 };
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
@@ -86,12 +88,11 @@ void register_detect(CLI::App& app, Command& run) {
   cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
   a.options.add_to(*cmd, "bernsen");
   add_backend_option(*cmd, a.backend);
-  cmd->add_option("--finger-size", a.fingers.size, "Average finger size in pixels (0 = no finger detection)")
-      ->check(CLI::Range(0, 4096))->default_val(0);
-  cmd->add_option("--finger-sensitivity", a.fingers.sensitivity, "Finger test sensitivity 0..2 (reacTIVision's percent / 100)")
-      ->check(CLI::Range(0.0, 2.0))->default_val(0.75);
-  cmd->add_option("--finger-contrast", a.fingers.contrast, "Minimum grey-level contrast inside a finger 0..255")
-      ->check(CLI::Range(0, 255))->default_val(16);
+  {
+    CLI::Option *size = nullptr, *sensitivity = nullptr, *contrast = nullptr;
+    add_finger_options(*cmd, a.fingers, size, sensitivity, contrast);
+  }
+  add_threads_option(*cmd, a.threads);
   cmd->add_option("--blob-size", a.blob_size, "Report plain white blobs with MIN:MAX pixels size");
   cmd->add_flag("--json", a.json, "One JSON object per frame on stdout");
   cmd->add_flag("--fuzzy", a.fuzzy, "Also report fuzzy candidates (damaged symbols, id -1)");
@@ -100,6 +101,7 @@ void register_detect(CLI::App& app, Command& run) {
   cmd->callback([&run] {
     run = [] {
       require(!a.inputs.empty(), "detect needs at least one image file or folder");
+      if (a.threads) set_num_threads(a.threads);
       pipeline::DetectorConfig config;
       config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
       config.trees = a.trees;

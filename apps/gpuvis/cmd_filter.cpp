@@ -108,7 +108,8 @@ void register_filter(CLI::App& app, Command& run) {
         using T = std::remove_const_t<typename decltype(src)::value_type>;
         filters::ConvolveOptions o = options;
         o.progress = progress;
-        filters::convolve<T>(src, dst, kernel, b, o);
+        o.backend = b;
+        filters::convolve<T>(src, dst, kernel, o);
       });
       return 0;
     };
@@ -146,10 +147,10 @@ void register_filter(CLI::App& app, Command& run) {
       if (b_threads) set_num_threads(b_threads);
       const auto jobs = jobs_for(b_in, b_out);
       check_jobs(jobs, b_overwrite);
-      const Backend b = choose_backend(b_backend);
+      bp.backend = choose_backend(b_backend);
       run_jobs(jobs, "bilateral", [&](auto src, auto dst, const std::function<void(double)>&) {
         using T = std::remove_const_t<typename decltype(src)::value_type>;
-        filters::bilateral<T>(src, dst, bp, b);
+        filters::bilateral<T>(src, dst, bp);
       });
       return 0;
     };

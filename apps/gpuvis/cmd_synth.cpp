@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "gpuvis/core/parallel.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/synth/scene.hpp"
 
@@ -13,7 +14,7 @@ namespace gpuvis::cli {
 void register_synth(CLI::App& app, Command& run) {
   static synth::SceneParams q;
   static std::string out, size = "640x480", symbols_dir, format = "pgm";
-  static int count = 10;
+  static int count = 10, threads = 0;
   static bool overwrite = false;
   auto* cmd = app.add_subcommand("synth", "Generate test frames from the printed amoeba symbols, with ground truth");
   cmd->footer(
@@ -42,9 +43,11 @@ void register_synth(CLI::App& app, Command& run) {
   cmd->add_option("--format", format, "Frame file format")->check(CLI::IsMember({"pgm", "png"}))->default_val("pgm");
   cmd->add_option("--symbols-dir", symbols_dir, "Folder with amoeba_<set>_NNN.png prints (default: the bundled data)");
   cmd->add_flag("--overwrite", overwrite, "Replace frames and truth in an existing folder");
+  add_threads_option(*cmd, threads);
   cmd->callback([&run] {
     run = [] {
       require(!out.empty(), "synth needs an output folder");
+      if (threads) set_num_threads(threads);
       if (std::sscanf(size.c_str(), "%dx%d", &q.width, &q.height) != 2 || q.width < 16 || q.height < 16)
         fail(ErrorCode::invalid_argument, "--size must be WxH with both at least 16, got '" + size + "'");
       const std::string truth_path = (std::filesystem::path(out) / "truth.jsonl").string();

@@ -41,7 +41,7 @@ void register_threshold(CLI::App& app, Command& run) {
   cmd->callback([&run] {
     run = [] {
       require(!a.input.empty() && !a.output.empty(), "threshold needs INPUT and OUTPUT image paths");
-      const threshold::Params p = a.options.params(threshold::Params{});
+      threshold::Params p = a.options.params(threshold::Params{});
       check_output_path(a.output, a.input, a.overwrite);
       check_writable(a.output);
       if (a.threads) set_num_threads(a.threads);
@@ -53,7 +53,8 @@ void register_threshold(CLI::App& app, Command& run) {
         eq.apply(grey.view());
       }
       const Backend backend = choose_backend(a.backend);
-      auto thresholder = threshold::make_thresholder(p, backend);
+      p.backend = backend;
+      auto thresholder = threshold::make_thresholder(p);
       Image<std::uint8_t> out(grey.width(), grey.height());
       const auto t0 = std::chrono::steady_clock::now();
       thresholder->apply(grey.view(), out.view());

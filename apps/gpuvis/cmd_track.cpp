@@ -8,11 +8,13 @@
 
 #include "cli_common.hpp"
 #include "gpuvis/config/camera.hpp"
+#include "gpuvis/core/parallel.hpp"
 #include "gpuvis/config/reactivision.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/source/frame_source.hpp"
+#include "gpuvis/synth/synth_source.hpp"
 #include "gpuvis/track/tracker.hpp"
 
 namespace gpuvis::cli {
@@ -22,6 +24,8 @@ std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
 
 struct TrackArgs {
+  int threads = 0;
+  CLI::Option *sensitivity_opt = nullptr, *contrast_opt = nullptr;
   std::string smooth;
   CLI::Option* smooth_opt = nullptr;
   std::string camera_config;
@@ -37,6 +41,7 @@ struct TrackArgs {
   bool object_blobs = false, finger_blobs = false;
   std::string background;
 };
+TrackArgs a;
 
 nlohmann::json frame_json(const track::Frame& f) {
   nlohmann::json objs = nlohmann::json::array(), curs = nlohmann::json::array(), blbs = nlohmann::json::array();
@@ -55,10 +60,200 @@ nlohmann::json frame_json(const track::Frame& f) {
   return {{"fseq", f.fseq}, {"time", f.time}, {"objects", objs}, {"cursors", curs}, {"blobs", blbs}};
 }
 
+// reacTIVision.xml first, then the flags that were given on the command line.
+pipeline::DetectorConfig detector_config(const config::ReacTIVisionConfig& file_cfg) {
+  pipeline::DetectorConfig config = a.config.empty() ? pipeline::DetectorConfig{} : file_cfg.detector;
+  config.threshold = a.options.params(config.threshold);
+  if (a.config.empty() || a.trees_opt->count()) config.trees = a.trees;
+  if (a.config.empty() || a.finger_opt->count()) config.fingers.size = a.fingers.size;
+  if (a.config.empty() || a.sensitivity_opt->count()) config.fingers.sensitivity = a.fingers.sensitivity;
+  if (a.config.empty() || a.contrast_opt->count()) config.fingers.contrast = a.fingers.contrast;
+  if (!a.blob_size.empty()) {
+    const auto sizes = parse_blob_size(a.blob_size);
+    config.blobs.min_size = sizes.min_size;
+    config.blobs.max_size = sizes.max_size;
+  }
+  config.blobs.object_blobs = config.blobs.object_blobs || a.object_blobs;
+  config.blobs.finger_blobs = config.blobs.finger_blobs || a.finger_blobs;
+  decode::TreeSet::load(config.trees);  // report a bad tree file before starting
+  config.backend = choose_backend(a.backend);
+  config.device_times = a.stats;  // only --stats reports them (they add latency)
+  return config;
+}
+
+output::TuioOptions tuio_options(const config::ReacTIVisionConfig& file_cfg) {
+  output::TuioOptions options = file_cfg.tuio_options;
+  if (a.config.empty() || a.source_opt->count()) options.source = a.source_name;
+  for (char c : a.invert) {
+    if (c == 'x') options.invert_x = true;
+    else if (c == 'y') options.invert_y = true;
+    else if (c == 'a') options.invert_angle = true;
+    else fail(ErrorCode::invalid_argument, "--invert takes the letters x, y and a, got '" + a.invert + "'");
+  }
+  return options;
+}
+
+std::vector<output::TuioTarget> tuio_targets(const config::ReacTIVisionConfig& file_cfg) {
+  std::vector<output::TuioTarget> targets;
+  for (const auto& t : a.tuio) targets.push_back(output::parse_tuio_target(t));
+  if (targets.empty()) targets = file_cfg.tuio;
+  if (targets.empty()) targets.push_back({});
+  return targets;
+}
+
+// The source: a flag, else camera.xml (--camera-config, or reacTIVision.xml's <camera config>).
+std::unique_ptr<source::FrameSource> open_source(const config::ReacTIVisionConfig& file_cfg) {
+  const int sources = !a.folder.empty() + !a.video.empty() + (a.camera >= 0) + !a.camera_config.empty() + (a.synth >= 0);
+  require(sources <= 1, "give only one of --folder, --video, --camera, --camera-config and --synth");
+  int cam_w = 0, cam_h = 0;
+  if (!a.camera_size.empty() && (std::sscanf(a.camera_size.c_str(), "%dx%d", &cam_w, &cam_h) != 2 || cam_w < 1 || cam_h < 1))
+    fail(ErrorCode::invalid_argument, "--camera-size must be WxH, got '" + a.camera_size + "'");
+  std::string camera_xml = a.camera_config;
+  if (sources == 0 && !file_cfg.camera_config.empty())
+    camera_xml = file_cfg.camera_config == "default" ? config::find_camera_xml() : file_cfg.camera_config;
+  require(sources == 1 || !camera_xml.empty(),
+          "track needs a frame source: --folder DIR, --video FILE, --camera N, --camera-config camera.xml or --synth N");
+  if (!a.folder.empty()) return source::make_folder_source(a.folder, a.loop);
+  if (!a.video.empty()) return source::make_video_source(a.video, a.loop);
+  if (a.synth >= 0) {
+    synth::SceneParams q;  // a table with symbols and fingertips that move and turn
+    q.symbols = 6;
+    q.fingers = 3;
+    q.speed = 1.5;
+    q.spin = 0.02;
+    return synth::make_synth_source(std::string(GPUVIS_DATA_DIR) + "/amoeba/symbols", q, a.synth);
+  }
+  if (a.camera >= 0) return source::make_camera_source({a.camera, cam_w, cam_h, a.camera_fps, "", {}});
+  const auto cam = config::load_camera_xml(camera_xml);
+  for (const auto& w : cam.warnings) notice(w);
+  return config::make_camera_xml_source(cam, a.loop);
+}
+
+track::TrackerParams tracker_params(const config::ReacTIVisionConfig& file_cfg) {
+  track::TrackerParams params = file_cfg.tracker;
+  if (!a.smooth_opt->count()) return params;
+  params.smooth_objects = params.smooth_cursors = params.smooth_blobs = false;
+  std::stringstream parts(a.smooth);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    if (part == "fiducial") params.smooth_objects = true;
+    else if (part == "finger") params.smooth_cursors = true;
+    else if (part == "blob") params.smooth_blobs = true;
+    else if (part != "none") fail(ErrorCode::invalid_argument, "--smooth takes fiducial, finger, blob or none, got '" + part + "'");
+  }
+  return params;
+}
+
+// --stats: per-stage times, averaged over about a second of frames.
+class StageStats {
+ public:
+  void add(const pipeline::Detections& d, double track_us, double send_us, double latency_us) {
+    threshold_ += d.times.threshold_us;
+    segment_ += d.times.segment_us;
+    decode_ += d.times.decode_us;
+    device_ += d.times.device_us;
+    blobs_ += d.times.blobs_us;
+    track_ += track_us;
+    send_ += send_us;
+    latency_ += latency_us;
+    latency_max_ = std::max(latency_max_, latency_us);
+    ++frames_;
+  }
+  int frames() const { return frames_; }
+  void print(double seconds, long dropped) {
+    const double n = frames_;
+    std::cerr << std::fixed << std::setprecision(0) << "gpuvis: " << frames_ << " frames/" << std::setprecision(1) << seconds
+              << " s | per frame (us): ";
+    if (device_ > 0)  // CUDA: the device stages run as one graph, timed as a whole
+      std::cerr << "GPU (upload, threshold, segment, decode, fingers, blobs) " << device_ / n;
+    else
+      std::cerr << "threshold " << threshold_ / n << ", segment " << segment_ / n << ", decode " << decode_ / n
+                << ", fingers+blobs " << blobs_ / n;
+    std::cerr << ", track " << track_ / n << ", send " << send_ / n << " | latency arrival->sent " << latency_ / n << " (max "
+              << latency_max_ << ") | dropped " << dropped << "\n";
+    *this = {};
+  }
+
+ private:
+  double threshold_ = 0, segment_ = 0, decode_ = 0, device_ = 0, blobs_ = 0, track_ = 0, send_ = 0, latency_ = 0,
+         latency_max_ = 0;
+  int frames_ = 0;
+};
+
+// The loop: capture -> (equalise) -> detect -> track -> TUIO / JSON, until the source ends or a
+// signal arrives.
+int run_track() {
+  config::ReacTIVisionConfig file_cfg;
+  if (!a.config.empty()) {
+    file_cfg = config::load_reactivision_xml(a.config);
+    for (const auto& w : file_cfg.warnings) notice(w);
+  }
+  if (a.threads) set_num_threads(a.threads);
+  const auto options = tuio_options(file_cfg);
+  const auto targets = tuio_targets(file_cfg);
+  auto source = open_source(file_cfg);
+  const pipeline::DetectorConfig config = detector_config(file_cfg);
+  pipeline::Detector detector(config);
+  track::Tracker tracker(tracker_params(file_cfg));
+  threshold::Equalizer equalizer;
+  const bool equalize = a.equalize || !a.background.empty() || file_cfg.equalize;
+  if (!a.background.empty()) equalizer.capture(read_grey8(a.background).view());
+  std::unique_ptr<output::TuioSender> tuio;
+  if (!a.no_tuio) {
+    tuio = output::make_tuio_sender(targets, options);
+    tuio->send_empty(-1);
+  }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  source::CaptureThread capture(std::move(source), a.fps);
+  Image<std::uint8_t> frame;
+  double arrival = 0, last_report = source::now_seconds();
+  std::deque<double> arrivals;  // of the frames in flight, oldest first
+  auto submit = [&] {
+    if (equalize) {
+      if (!equalizer.has_background()) equalizer.capture(frame.view());  // spec §2.3: this frame becomes flat
+      equalizer.apply(frame.view());  // a background of another size is an error, not a silent skip
+    }
+    detector.submit(frame.view());
+    arrivals.push_back(arrival);
+  };
+  StageStats stats;
+  while (!g_stop) {
+    if (detector.in_flight() == 0) {
+      if (!capture.take(frame, arrival)) break;
+      submit();
+    }
+    // CUDA: while the GPU works on this frame, the next one, if it has arrived already, goes up and
+    // computes beside it, so a fast source keeps the GPU busy. A frame is never waited for here:
+    // with a camera slower than the GPU, each frame is tracked as soon as it is done.
+    if (detector.overlaps() && detector.in_flight() < pipeline::Detector::kMaxInFlight && capture.try_take(frame, arrival))
+      submit();
+    const auto& d = detector.receive();
+    const double frame_arrival = arrivals.front();
+    arrivals.pop_front();
+    const double t0 = source::now_seconds();
+    const auto& f = tracker.update(d, frame_arrival);
+    const double t1 = source::now_seconds();
+    if (tuio) tuio->send(f);
+    const double sent = source::now_seconds();
+    if (a.json) std::cout << frame_json(f).dump() << "\n" << std::flush;
+    stats.add(d, (t1 - t0) * 1e6, (sent - t1) * 1e6, (sent - frame_arrival) * 1e6);
+    if (a.stats && sent - last_report >= 1.0) {
+      stats.print(sent - last_report, capture.dropped());
+      last_report = sent;
+    }
+  }
+  const std::string err = capture.error();
+  if (tuio) tuio->send_empty(-1);  // shutdown: empty alive lists for every profile (spec §8.5)
+  if (a.stats && stats.frames())
+    std::cerr << "gpuvis: " << capture.captured() << " frames captured, " << capture.dropped() << " dropped\n";
+  if (!err.empty()) fail(ErrorCode::io, "frame source stopped: " + err);
+  return 0;
+}
+
 }  // namespace
 
 void register_track(CLI::App& app, Command& run) {
-  static TrackArgs a;
   auto* cmd = app.add_subcommand("track", "Track fiducials, fingers and blobs over time and send TUIO 1.1");
   cmd->footer(
       "Frames come from --folder (image files in name order), --video FILE, --camera N, a camera.xml (--camera-config, or\n"
@@ -94,13 +289,14 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_option("--invert", a.invert, "Invert x, y and/or the angle in TUIO output: any of the letters x, y, a");
   a.trees_opt = cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
   a.options.add_to(*cmd, "bernsen");
-  a.finger_opt = cmd->add_option("--finger-size", a.fingers.size, "Average finger size in pixels (0 = no fingers)")->default_val(0);
+  add_finger_options(*cmd, a.fingers, a.finger_opt, a.sensitivity_opt, a.contrast_opt);
   cmd->add_option("--blob-size", a.blob_size, "Track plain white blobs with MIN:MAX pixels size");
   cmd->add_flag("--object-blobs", a.object_blobs,
                 "Also send each symbol's root region as a /tuio/2Dblb blob with its object's session ID (obj_blob)");
   cmd->add_flag("--finger-blobs", a.finger_blobs,
                 "Also send each finger as a /tuio/2Dblb blob with its cursor's session ID (cur_blob)");
   add_backend_option(*cmd, a.backend);
+  add_threads_option(*cmd, a.threads);
   cmd->add_flag("--equalize", a.equalize,
                 "Subtract the background (reacTIVision's equaliser): the first frame is taken as the empty table");
   cmd->add_option("--background", a.background, "Subtract this image of the empty table instead of the first frame")
@@ -108,161 +304,7 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_flag("--json", a.json, "Print the tracked state of every frame as a JSON line");
   cmd->add_flag("--stats", a.stats, "Print per-stage times once a second");
   cmd->add_flag("--headless", a.headless, "No display (the only mode for now; accepted for reacTIVision users)");
-  cmd->callback([&run] {
-    run = [] {
-      const int sources = !a.folder.empty() + !a.video.empty() + (a.camera >= 0) + !a.camera_config.empty() + (a.synth >= 0);
-      require(sources <= 1, "give only one of --folder, --video, --camera, --camera-config and --synth");
-      int cam_w = 0, cam_h = 0;
-      if (!a.camera_size.empty() && (std::sscanf(a.camera_size.c_str(), "%dx%d", &cam_w, &cam_h) != 2 || cam_w < 1 || cam_h < 1))
-        fail(ErrorCode::invalid_argument, "--camera-size must be WxH, got '" + a.camera_size + "'");
-      // reacTIVision.xml first, then the flags that were given on the command line.
-      config::ReacTIVisionConfig file_cfg;
-      if (!a.config.empty()) {
-        file_cfg = config::load_reactivision_xml(a.config);
-        for (const auto& w : file_cfg.warnings) notice(w);
-      }
-      pipeline::DetectorConfig config = a.config.empty() ? pipeline::DetectorConfig{} : file_cfg.detector;
-      config.threshold = a.options.params(config.threshold);
-      if (a.config.empty() || a.trees_opt->count()) config.trees = a.trees;
-      if (a.config.empty() || a.finger_opt->count()) config.fingers = a.fingers;
-      if (!a.blob_size.empty()) {
-        const auto sizes = parse_blob_size(a.blob_size);
-        config.blobs.min_size = sizes.min_size;
-        config.blobs.max_size = sizes.max_size;
-      }
-      config.blobs.object_blobs = config.blobs.object_blobs || a.object_blobs;
-      config.blobs.finger_blobs = config.blobs.finger_blobs || a.finger_blobs;
-      output::TuioOptions tuio_options = file_cfg.tuio_options;
-      if (a.config.empty() || a.source_opt->count()) tuio_options.source = a.source_name;
-      for (char c : a.invert) {
-        if (c == 'x') tuio_options.invert_x = true;
-        else if (c == 'y') tuio_options.invert_y = true;
-        else if (c == 'a') tuio_options.invert_angle = true;
-        else fail(ErrorCode::invalid_argument, "--invert takes the letters x, y and a, got '" + a.invert + "'");
-      }
-      std::vector<output::TuioTarget> targets;
-      for (const auto& t : a.tuio) targets.push_back(output::parse_tuio_target(t));
-      if (targets.empty()) targets = file_cfg.tuio;
-      if (targets.empty()) targets.push_back({});
-      // The source: a flag, else camera.xml (--camera-config, or reacTIVision.xml's <camera config>).
-      std::string camera_xml = a.camera_config;
-      if (sources == 0 && !file_cfg.camera_config.empty())
-        camera_xml = file_cfg.camera_config == "default" ? config::find_camera_xml() : file_cfg.camera_config;
-      require(sources == 1 || !camera_xml.empty(),
-              "track needs a frame source: --folder DIR, --video FILE, --camera N, --camera-config camera.xml or --synth N");
-      std::unique_ptr<source::FrameSource> source;
-      if (!a.folder.empty()) source = source::make_folder_source(a.folder, a.loop);
-      else if (!a.video.empty()) source = source::make_video_source(a.video, a.loop);
-      else if (a.synth >= 0) {
-        synth::SceneParams q;  // a table with symbols and fingertips that move and turn
-        q.symbols = 6;
-        q.fingers = 3;
-        q.speed = 1.5;
-        q.spin = 0.02;
-        source = source::make_synth_source(std::string(GPUVIS_DATA_DIR) + "/amoeba/symbols", q, a.synth);
-      } else if (a.camera >= 0) source = source::make_camera_source({a.camera, cam_w, cam_h, a.camera_fps, "", {}});
-      else {
-        const auto cam = config::load_camera_xml(camera_xml);
-        for (const auto& w : cam.warnings) notice(w);
-        source = config::make_camera_xml_source(cam, a.loop);
-      }
-      decode::TreeSet::load(config.trees);  // report a bad tree file before starting
-      config.backend = choose_backend(a.backend);
-      config.device_times = a.stats;  // only --stats reports them (they add latency)
-      pipeline::Detector detector(config);
-      track::TrackerParams tparams = file_cfg.tracker;
-      if (a.smooth_opt->count()) {
-        tparams.smooth_objects = tparams.smooth_cursors = tparams.smooth_blobs = false;
-        std::stringstream parts(a.smooth);
-        std::string part;
-        while (std::getline(parts, part, ',')) {
-          if (part == "fiducial") tparams.smooth_objects = true;
-          else if (part == "finger") tparams.smooth_cursors = true;
-          else if (part == "blob") tparams.smooth_blobs = true;
-          else if (part != "none") fail(ErrorCode::invalid_argument, "--smooth takes fiducial, finger, blob or none, got '" + part + "'");
-        }
-      }
-      track::Tracker tracker(tparams);
-      threshold::Equalizer equalizer;
-      const bool equalize = a.equalize || !a.background.empty() || file_cfg.equalize;
-      if (!a.background.empty()) equalizer.capture(read_grey8(a.background).view());
-      std::unique_ptr<output::TuioSender> tuio;
-      if (!a.no_tuio) {
-        tuio = output::make_tuio_sender(targets, tuio_options);
-        tuio->send_empty(-1);
-      }
-      std::signal(SIGINT, on_signal);
-      std::signal(SIGTERM, on_signal);
-      source::CaptureThread capture(std::move(source), a.fps);
-      Image<std::uint8_t> frame;
-      double arrival = 0, last_report = source::now_seconds();
-      std::deque<double> arrivals;  // of the frames in flight, oldest first
-      auto submit = [&] {
-        if (equalize) {
-          if (!equalizer.has_background()) equalizer.capture(frame.view());  // spec §2.3: this frame becomes flat
-          equalizer.apply(frame.view());  // a background of another size is an error, not a silent skip
-        }
-        detector.submit(frame.view());
-        arrivals.push_back(arrival);
-      };
-      struct Acc {
-        double threshold = 0, segment = 0, decode = 0, device = 0, blobs = 0, track = 0, send = 0, latency = 0,
-               latency_max = 0;
-        int frames = 0;
-      } acc;
-      while (!g_stop) {
-        if (detector.in_flight() == 0) {
-          if (!capture.take(frame, arrival)) break;
-          submit();
-        }
-        // CUDA: while the GPU works on this frame, the next one, if it has arrived already, goes up
-        // and computes beside it, so a fast source keeps the GPU busy. A frame is never waited for
-        // here: with a camera slower than the GPU, each frame is tracked as soon as it is done.
-        if (detector.overlaps() && detector.in_flight() < pipeline::Detector::kMaxInFlight &&
-            capture.try_take(frame, arrival))
-          submit();
-        const auto& d = detector.receive();
-        const double frame_arrival = arrivals.front();
-        arrivals.pop_front();
-        double t0 = source::now_seconds();
-        const auto& f = tracker.update(d, frame_arrival);
-        double t1 = source::now_seconds();
-        if (tuio) tuio->send(f);
-        const double sent = source::now_seconds();
-        if (a.json) std::cout << frame_json(f).dump() << "\n" << std::flush;
-        acc.threshold += d.times.threshold_us;
-        acc.segment += d.times.segment_us;
-        acc.decode += d.times.decode_us;
-        acc.device += d.times.device_us;
-        acc.blobs += d.times.blobs_us;
-        acc.track += (t1 - t0) * 1e6;
-        acc.send += (sent - t1) * 1e6;
-        acc.latency += (sent - frame_arrival) * 1e6;
-        acc.latency_max = std::max(acc.latency_max, (sent - frame_arrival) * 1e6);
-        ++acc.frames;
-        if (a.stats && sent - last_report >= 1.0) {
-          const double n = acc.frames;
-          std::cerr << std::fixed << std::setprecision(0) << "gpuvis: " << acc.frames << " frames/" << std::setprecision(1)
-                    << (sent - last_report) << " s | per frame (us): ";
-          if (acc.device > 0)  // CUDA: the device stages run as one graph, timed as a whole
-            std::cerr << "GPU (upload, threshold, segment, decode, fingers, blobs) " << acc.device / n;
-          else
-            std::cerr << "threshold " << acc.threshold / n << ", segment " << acc.segment / n << ", decode "
-                      << acc.decode / n << ", fingers+blobs " << acc.blobs / n;
-          std::cerr << ", track " << acc.track / n << ", send " << acc.send / n << " | latency arrival->sent "
-                    << acc.latency / n << " (max " << acc.latency_max << ") | dropped " << capture.dropped() << "\n";
-          acc = {};
-          last_report = sent;
-        }
-      }
-      const std::string err = capture.error();
-      if (tuio) tuio->send_empty(-1);  // shutdown: empty alive lists for every profile (spec §8.5)
-      if (a.stats && acc.frames)
-        std::cerr << "gpuvis: " << capture.captured() << " frames captured, " << capture.dropped() << " dropped\n";
-      if (!err.empty()) fail(ErrorCode::io, "frame source stopped: " + err);
-      return 0;
-    };
-  });
+  cmd->callback([&run] { run = run_track; });
 }
 
 void register_tuio_dump(CLI::App& app, Command& run) {

@@ -1,7 +1,6 @@
 #include "gpuvis/core/backend.hpp"
 
 #include "gpuvis/core/error.hpp"
-#include "gpuvis/cuda/runtime.hpp"
 
 namespace gpuvis {
 
@@ -19,20 +18,6 @@ std::string_view to_string(Backend backend) {
     case Backend::cuda: return "cuda";
   }
   return "?";
-}
-
-Backend resolve_backend(Backend requested, const std::function<void(const std::string&)>& notice) {
-  if (requested == Backend::cpu) return Backend::cpu;
-  const bool usable = cuda::device_count() > 0;
-  if (requested == Backend::cuda) {
-    if (!usable)
-      fail(ErrorCode::unsupported, "--backend cuda requested but " + cuda::unavailable_reason() +
-                                       "; use --backend cpu or auto");
-    return Backend::cuda;
-  }
-  if (usable) return Backend::cuda;
-  if (notice) notice(cuda::unavailable_reason() + ", using the CPU backend");
-  return Backend::cpu;
 }
 
 }  // namespace gpuvis

@@ -1,4 +1,4 @@
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 
 namespace gpuvis::cuda {
 

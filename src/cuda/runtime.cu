@@ -4,7 +4,7 @@
 #include <numeric>
 #include <random>
 
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 
 namespace gpuvis::cuda {

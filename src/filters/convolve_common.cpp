@@ -1,4 +1,8 @@
+// The filters' public entry points choose a backend; the kernel preparation both backends share.
 #include "convolve_common.hpp"
+
+#include "filters/filter_backends.hpp"
+#include "gpuvis/cuda/runtime.hpp"
 
 #include <string>
 
@@ -23,3 +27,27 @@ PreparedKernel prepare(const Kernel& kernel, const ConvolveOptions& options) {
 }
 
 }  // namespace gpuvis::filters::detail
+
+namespace gpuvis::filters {
+
+template <class T>
+void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options) {
+  if (resolve_backend(options.backend) == Backend::cuda) convolve_cuda(src, dst, kernel, options);
+  else convolve_cpu(src, dst, kernel, options);
+}
+
+template <class T>
+void bilateral(HostView<const T> src, HostView<T> dst, const BilateralParams& params) {
+  if (resolve_backend(params.backend) == Backend::cuda) bilateral_cuda(src, dst, params);
+  else bilateral_cpu(src, dst, params);
+}
+
+#define GPUVIS_FILTER_ENTRY_POINTS(T)                                                                             \
+  template void convolve<T>(HostView<const T>, HostView<T>, const Kernel&, const ConvolveOptions&);             \
+  template void bilateral<T>(HostView<const T>, HostView<T>, const BilateralParams&);
+GPUVIS_FILTER_ENTRY_POINTS(std::uint8_t)
+GPUVIS_FILTER_ENTRY_POINTS(std::uint16_t)
+GPUVIS_FILTER_ENTRY_POINTS(float)
+#undef GPUVIS_FILTER_ENTRY_POINTS
+
+}  // namespace gpuvis::filters

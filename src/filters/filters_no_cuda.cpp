@@ -3,6 +3,7 @@
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
+#include "filters/filter_backends.hpp"
 
 namespace gpuvis::filters {
 template <class T>

@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
+#include "filters/filter_backends.hpp"
 #include "mean_shift_common.hpp"
 
 namespace gpuvis::filters {

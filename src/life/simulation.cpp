@@ -1,6 +1,7 @@
 // The backend-neutral entry points and the CPU simulation (two boards, swapped every generation).
 #include <utility>
 
+#include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/life/life.hpp"
 

@@ -9,8 +9,10 @@
 #include <numbers>
 #include <sstream>
 
+#include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/io/image_file.hpp"
-#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/segment/region_tree.hpp"
+#include "gpuvis/threshold/threshold.hpp"
 
 namespace gpuvis::synth {
 namespace {
@@ -123,19 +125,24 @@ SymbolPrint load_symbol(const std::string& dir, const std::string& set, int id) 
   p.set = set;
   p.id = id;
   p.pixels = read_grey8(path);
-  // Reference geometry from the clean print itself. Centroids are taken in pixel-centre
-  // coordinates + 0.5 so they live in the same continuous frame as the homography.
-  pipeline::DetectorConfig cfg;
-  cfg.trees = set;
-  pipeline::Detector det(cfg);
-  const auto& d = det.detect(p.pixels.view());
-  for (const auto& f : d.fiducials)
+  // Reference geometry from the clean print itself, decoded with the detector's stages (default
+  // threshold, segmentation, decoder). Centroids are taken in pixel-centre coordinates + 0.5 so
+  // they live in the same continuous frame as the homography.
+  Image<std::uint8_t> binary(p.pixels.width(), p.pixels.height());
+  threshold::Params bernsen;  // full Bernsen h = 12, gate 32: the detector's default
+  bernsen.backend = Backend::cpu;
+  threshold::threshold(p.pixels.view(), binary.view(), bernsen);
+  decode::Decoder decoder(decode::TreeSet::load(set));
+  segment::RegionTree tree;
+  segment::segment_cpu(binary.view(), decoder.tree_set().cap(), tree);
+  std::vector<decode::Fiducial> found;
+  decoder.decode(tree, found);
+  for (const auto& f : found)
     if (f.id == id) {
-      const auto& leaves = det.decoder_leaves();
+      const auto& leaves = decoder.leaves();
       for (int i = f.leaf_begin; i < f.leaf_begin + f.leaves; ++i) {
         const int r = leaves[i].region;
-        p.leaves.push_back({det.regions().centroid_x(r) + 0.5, det.regions().centroid_y(r) + 0.5, leaves[i].weight,
-                            det.regions().colour[r] == 0});
+        p.leaves.push_back({tree.centroid_x(r) + 0.5, tree.centroid_y(r) + 0.5, leaves[i].weight, tree.colour[r] == 0});
       }
       p.root_size = f.root_size;
       break;

@@ -1,5 +1,7 @@
 // The Thresholder factory: one interface, a CPU and a CUDA implementation.
+#include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/threshold/threshold.hpp"
+#include "threshold/cpu/threshold_cpu.hpp"
 
 namespace gpuvis::threshold {
 
@@ -28,14 +30,15 @@ class CpuThresholder final : public Thresholder {
 // Defined in cuda/thresholder_cuda.cu, or in thresholder_no_cuda.cpp without CUDA.
 std::unique_ptr<Thresholder> make_cuda_thresholder(const Params& params);
 
-std::unique_ptr<Thresholder> make_thresholder(const Params& params, Backend backend) {
+std::unique_ptr<Thresholder> make_thresholder(const Params& params) {
   validate(params);
-  switch (backend) {
-    case Backend::cpu: return std::make_unique<CpuThresholder>(params);
-    case Backend::cuda: return make_cuda_thresholder(params);
-    case Backend::automatic: break;
-  }
-  fail(ErrorCode::invalid_argument, "make_thresholder: resolve Backend::automatic with resolve_backend() first");
+  if (resolve_backend(params.backend) == Backend::cuda) return make_cuda_thresholder(params);
+  return std::make_unique<CpuThresholder>(params);
+}
+
+void threshold(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& params) {
+  if (resolve_backend(params.backend) == Backend::cpu) return threshold_cpu(src, dst, params);
+  make_thresholder(params)->apply(src, dst);
 }
 
 }  // namespace gpuvis::threshold

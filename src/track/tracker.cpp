@@ -140,201 +140,270 @@ int Tracker::next_small_id(std::vector<int>& used) {
   return id;
 }
 
-const Frame& Tracker::update(const pipeline::Detections& d, double time) {
+// The frame being tracked: its detections, size and time step, and the motion prediction that
+// every match measures distances from.
+struct Tracker::Step {
+  const decode::Detections& d;
+  float W, H, dt;
+  // Distance in pixels from an item's predicted position (constant velocity) to (x, y).
+  float distance(const Motion& m, double x, double y) const {
+    const double px = (m.x + m.vx * dt) * W, py = (m.y + m.vy * dt) * H;
+    return static_cast<float>(std::hypot(px - x, py - y));
+  }
+};
+
+namespace {
+
+// The blob of fiducial or root candidate j (§7.6), when the detector measured them.
+decode::Blob blob_of(const std::vector<decode::Blob>& blobs, std::size_t j) { return j < blobs.size() ? blobs[j] : decode::Blob{}; }
+
+// How far an object may have moved and still be matched by a candidate or its root (§6.4, §6.5).
+float reach(const Object& o) { return static_cast<float>(o.root_size) / 1.1f; }
+
+}  // namespace
+
+const Frame& Tracker::update(const decode::Detections& d, double time) {
   const float dt = first_ ? 0.0f : static_cast<float>(time - frame_.time);
   first_ = false;
   frame_.time = time;
   ++frame_.fseq;
-  const float W = static_cast<float>(d.width), H = static_cast<float>(d.height);
-  auto px_dist = [&](const Motion& m, double x, double y) {
-    // predicted position (constant velocity), in pixels
-    const double px = (m.x + m.vx * dt) * W, py = (m.y + m.vy * dt) * H;
-    return static_cast<float>(std::hypot(px - x, py - y));
-  };
+  const Step step{d, static_cast<float>(d.width), static_cast<float>(d.height), dt};
+  track_objects(step);
+  track_cursors(step);
+  track_blobs(step);
+  return frame_;
+}
 
-  // ---- objects (fiducials) ----
+// ---- objects (fiducials, §6) ----
+
+void Tracker::set_object_position(Object& o, const Step& s, float x, float y, float angle, bool with_angle) {
+  smooth_position(o.smooth, params_.smooth_objects, 1.0f, 0.25f, x, y, s.dt);
+  if (with_angle) smooth_angle(o.smooth, params_.smooth_objects, 1.0f, 0.25f, 10.0f, o.angle, angle, s.dt);
+  move(o.m, x, y, s.dt);
+  if (with_angle) rotate(o.angle, o.rotation_speed, o.rotation_accel, angle, s.dt);
+  o.missed = 0;
+  o.updated = true;
+}
+
+void Tracker::take_symbol(Object& o, const Step& s, std::size_t j, Tracking how) {
+  const auto& f = s.d.fiducials[j];
+  set_object_position(o, s, static_cast<float>(f.x / s.W), static_cast<float>(f.y / s.H), static_cast<float>(f.angle), true);
+  remember_root(o, f);
+  o.shape = blob_of(s.d.fiducial_blobs, j);
+  o.tracking = how;
+}
+
+void Tracker::track_objects(const Step& s) {
   frame_.objects_changed = false;
-  std::vector<bool> det_used(d.fiducials.size(), false);
   for (auto& o : frame_.objects) o.updated = false;
+  std::vector<bool> used(s.d.fiducials.size(), false);
+  std::vector<bool> replaced(frame_.objects.size(), false);
+  match_same_symbols(s, used);
+  match_nearby_candidates(s, used, replaced);
+  follow_root_regions(s, replaced);
+  drop_lost_objects(replaced);
+  add_new_objects(s, used);
+  for (const auto& o : frame_.objects) frame_.objects_changed = frame_.objects_changed || o.updated;
+}
+
+// 1. The same symbol ID, closest pairs first.
+void Tracker::match_same_symbols(const Step& s, std::vector<bool>& used) {
   auto& objs = frame_.objects;
-  auto reach = [](const Object& o) { return static_cast<float>(o.root_size) / 1.1f; };  // §6.4, §6.5
-  auto set_position = [&](Object& o, float x, float y, float a, bool with_angle) {
-    smooth_position(o.smooth, params_.smooth_objects, 1.0f, 0.25f, x, y, dt);
-    if (with_angle) smooth_angle(o.smooth, params_.smooth_objects, 1.0f, 0.25f, 10.0f, o.angle, a, dt);
-    move(o.m, x, y, dt);
-    if (with_angle) rotate(o.angle, o.rotation_speed, o.rotation_accel, a, dt);
-    o.missed = 0;
-    o.updated = true;
-  };
-  // The blob of fiducial j (§7.6), when the detector measured them.
-  auto blob_of = [](const std::vector<decode::Blob>& blobs, std::size_t j) { return j < blobs.size() ? blobs[j] : decode::Blob{}; };
-  auto take_symbol = [&](Object& o, std::size_t j, Tracking how) {
-    const auto& f = d.fiducials[j];
-    set_position(o, static_cast<float>(f.x / W), static_cast<float>(f.y / H), static_cast<float>(f.angle), true);
-    remember_root(o, f);
-    o.shape = blob_of(d.fiducial_blobs, j);
-    o.tracking = how;
-  };
-  // 1. The same symbol ID, closest pairs first.
+  const auto& fids = s.d.fiducials;
   const auto match = pair_up(
-      static_cast<int>(objs.size()), static_cast<int>(d.fiducials.size()),
-      [&](int i, int j) { return d.fiducials[j].id == objs[i].symbol_id ? px_dist(objs[i].m, d.fiducials[j].x, d.fiducials[j].y) : -1.0f; },
+      static_cast<int>(objs.size()), static_cast<int>(fids.size()),
+      [&](int i, int j) { return fids[j].id == objs[i].symbol_id ? s.distance(objs[i].m, fids[j].x, fids[j].y) : -1.0f; },
       [&](int i) { return std::max(20.0f, 2.0f * static_cast<float>(objs[i].root_size)); });
   for (std::size_t i = 0; i < objs.size(); ++i) {
     if (match[i] < 0) continue;
-    det_used[match[i]] = true;
-    take_symbol(objs[i], static_cast<std::size_t>(match[i]), Tracking::found);
+    used[match[i]] = true;
+    take_symbol(objs[i], s, static_cast<std::size_t>(match[i]), Tracking::found);
     objs[i].conflict_threshold = std::min(objs[i].conflict_threshold + 1, 9);
   }
-  // 2. The nearest other candidate within reach (§6.4): a damaged symbol (fuzzy) moves the object
-  //    and keeps its angle; a symbol of another ID counts as a misread of this one, until the
-  //    conflict counter says the symbol really changed: then the object goes and the symbol becomes
-  //    a new object below.
-  std::vector<bool> replaced(objs.size(), false);
+}
+
+// 2. The nearest other candidate within reach (§6.4): a damaged symbol (fuzzy) moves the object
+//    and keeps its angle; a symbol of another ID counts as a misread of this one, until the
+//    conflict counter says the symbol really changed: then the object goes and the symbol becomes
+//    a new object.
+void Tracker::match_nearby_candidates(const Step& s, std::vector<bool>& used, std::vector<bool>& replaced) {
+  auto& objs = frame_.objects;
+  const auto& fids = s.d.fiducials;
   for (std::size_t i = 0; i < objs.size(); ++i) {
     Object& o = objs[i];
     if (o.updated) continue;
     int best = -1;
     float best_d = reach(o);
-    for (std::size_t j = 0; j < d.fiducials.size(); ++j) {
-      if (det_used[j] || d.fiducials[j].id == o.symbol_id) continue;
-      const float dist = px_dist(o.m, d.fiducials[j].x, d.fiducials[j].y);
+    for (std::size_t j = 0; j < fids.size(); ++j) {
+      if (used[j] || fids[j].id == o.symbol_id) continue;
+      const float dist = s.distance(o.m, fids[j].x, fids[j].y);
       if (dist < best_d) best_d = dist, best = static_cast<int>(j);
     }
     if (best < 0) continue;
-    const auto& f = d.fiducials[best];
+    const auto& f = fids[best];
     if (f.fuzzy()) {
-      det_used[best] = true;
-      set_position(o, static_cast<float>(f.x / W), static_cast<float>(f.y / H), o.angle, false);
-      o.shape = blob_of(d.fiducial_blobs, static_cast<std::size_t>(best));
+      used[best] = true;
+      set_object_position(o, s, static_cast<float>(f.x / s.W), static_cast<float>(f.y / s.H), o.angle, false);
+      o.shape = blob_of(s.d.fiducial_blobs, static_cast<std::size_t>(best));
       o.tracking = Tracking::fuzzy;
     } else if (symbol_was_swapped(o, f.id)) {
       replaced[i] = true;
     } else {
-      det_used[best] = true;
-      take_symbol(o, static_cast<std::size_t>(best), Tracking::fuzzy);
+      used[best] = true;
+      take_symbol(o, s, static_cast<std::size_t>(best), Tracking::fuzzy);
     }
   }
-  // 3. The root region alone (§6.5): a symbol whose inside no longer decodes (motion blur, a hand
-  //    over it) follows its root region, of its colour and about its size, with the angle kept.
-  std::vector<bool> root_used(d.roots.size(), false);
+}
+
+// 3. The root region alone (§6.5): a symbol whose inside no longer decodes (motion blur, a hand
+//    over it) follows its root region, of its colour and about its size, with the angle kept.
+void Tracker::follow_root_regions(const Step& s, const std::vector<bool>& replaced) {
+  auto& objs = frame_.objects;
+  const auto& roots = s.d.roots;
+  std::vector<bool> root_used(roots.size(), false);
   for (std::size_t i = 0; i < objs.size(); ++i) {
     Object& o = objs[i];
     if (o.updated || replaced[i]) continue;
     int best = -1;
     float best_d = reach(o);
-    for (std::size_t j = 0; j < d.roots.size(); ++j) {
-      const auto& c = d.roots[j];
+    for (std::size_t j = 0; j < roots.size(); ++j) {
+      const auto& c = roots[j];
       if (root_used[j] || c.colour != o.root_colour || c.size * 1.2 < o.root_size || c.size > o.root_size * 1.2) continue;
-      const float dist = px_dist(o.m, c.x + o.root_dx, c.y + o.root_dy);
+      const float dist = s.distance(o.m, c.x + o.root_dx, c.y + o.root_dy);
       if (dist < best_d) best_d = dist, best = static_cast<int>(j);
     }
     if (best < 0) continue;
     root_used[best] = true;
-    const auto& c = d.roots[best];
-    float x = static_cast<float>((c.x + o.root_dx) / W), y = static_cast<float>((c.y + o.root_dy) / H);
-    if (std::hypot((x - o.m.x) * W, (y - o.m.y) * H) < 0.5f) x = o.m.x, y = o.m.y;  // at rest: no jitter
-    set_position(o, x, y, o.angle, false);
-    o.shape = blob_of(d.root_blobs, static_cast<std::size_t>(best));
+    const auto& c = roots[best];
+    float x = static_cast<float>((c.x + o.root_dx) / s.W), y = static_cast<float>((c.y + o.root_dy) / s.H);
+    if (std::hypot((x - o.m.x) * s.W, (y - o.m.y) * s.H) < 0.5f) x = o.m.x, y = o.m.y;  // at rest: no jitter
+    set_object_position(o, s, x, y, o.angle, false);
+    o.shape = blob_of(s.d.root_blobs, static_cast<std::size_t>(best));
     o.tracking = Tracking::root;
   }
+}
+
+// Objects not seen for lost_frames_object frames go; a replaced one goes now.
+void Tracker::drop_lost_objects(const std::vector<bool>& replaced) {
+  auto& objs = frame_.objects;
   for (std::size_t i = 0; i < objs.size(); ++i) {
     if (!objs[i].updated) ++objs[i].missed;
-    if (replaced[i]) objs[i].missed = params_.lost_frames_object;  // goes now, not after a delay
+    if (replaced[i]) objs[i].missed = params_.lost_frames_object;
   }
   const auto before = objs.size();
   std::erase_if(objs, [&](const Object& o) { return o.missed >= params_.lost_frames_object; });
   frame_.objects_changed = objs.size() != before;
-  for (std::size_t j = 0; j < d.fiducials.size(); ++j) {
-    const auto& f = d.fiducials[j];
-    if (det_used[j] || f.fuzzy()) continue;
+}
+
+// Every decoded symbol no object took becomes a new object (fuzzy candidates never do).
+void Tracker::add_new_objects(const Step& s, const std::vector<bool>& used) {
+  for (std::size_t j = 0; j < s.d.fiducials.size(); ++j) {
+    const auto& f = s.d.fiducials[j];
+    if (used[j] || f.fuzzy()) continue;
     Object o{};
     o.session_id = next_session();
     o.symbol_id = f.id;
     o.angle = wrap_angle(static_cast<float>(f.angle));
-    o.m.x = static_cast<float>(f.x / W);
-    o.m.y = static_cast<float>(f.y / H);
+    o.m.x = static_cast<float>(f.x / s.W);
+    o.m.y = static_cast<float>(f.y / s.H);
     remember_root(o, f);
-    o.shape = blob_of(d.fiducial_blobs, j);
+    o.shape = blob_of(s.d.fiducial_blobs, j);
     o.updated = true;
-    objs.push_back(o);
+    frame_.objects.push_back(o);
   }
-  for (const auto& o : objs) frame_.objects_changed = frame_.objects_changed || o.updated;
+}
 
-  // ---- cursors (fingers) ----
+// ---- cursors (fingers, §7) ----
+
+void Tracker::track_cursors(const Step& s) {
   auto& curs = frame_.cursors;
+  const auto& fingers = s.d.fingers;
   for (auto& c : curs) c.updated = false;
-  const auto cmatch = pair_up(
-      static_cast<int>(curs.size()), static_cast<int>(d.fingers.size()),
-      [&](int i, int j) { return px_dist(curs[i].m, d.fingers[j].x, d.fingers[j].y); },
+  const auto match = pair_up(
+      static_cast<int>(curs.size()), static_cast<int>(fingers.size()),
+      [&](int i, int j) { return s.distance(curs[i].m, fingers[j].x, fingers[j].y); },
       [&](int i) { return std::max(10.0f, 2.0f * curs[i].size); });
-  std::vector<bool> finger_used(d.fingers.size(), false);
+  std::vector<bool> used(fingers.size(), false);
   for (std::size_t i = 0; i < curs.size(); ++i) {
-    if (cmatch[i] < 0) {
+    if (match[i] < 0) {
       ++curs[i].missed;
       continue;
     }
-    const auto& f = d.fingers[cmatch[i]];
-    finger_used[cmatch[i]] = true;
-    float x = static_cast<float>(f.x / W), y = static_cast<float>(f.y / H);
-    smooth_position(curs[i].smooth, params_.smooth_cursors, 1.0f, 0.25f, x, y, dt);
-    move(curs[i].m, x, y, dt);
+    const auto& f = fingers[match[i]];
+    used[match[i]] = true;
+    float x = static_cast<float>(f.x / s.W), y = static_cast<float>(f.y / s.H);
+    smooth_position(curs[i].smooth, params_.smooth_cursors, 1.0f, 0.25f, x, y, s.dt);
+    move(curs[i].m, x, y, s.dt);
     curs[i].size = static_cast<float>(std::max(f.width, f.height));
-    if (d.finger_blobs) curs[i].shape = finger_blob(f);
+    if (s.d.finger_blobs) curs[i].shape = finger_blob(f);
     curs[i].missed = 0;
     curs[i].updated = true;
     curs[i].visible = true;
   }
   frame_.cursors_changed = drop_lost(curs, params_.lost_frames_cursor, cursor_ids_, &Cursor::cursor_id);
-  for (std::size_t j = 0; j < d.fingers.size(); ++j) {
-    if (finger_used[j]) continue;
-    const auto& f = d.fingers[j];
+  for (std::size_t j = 0; j < fingers.size(); ++j) {
+    if (used[j]) continue;
+    const auto& f = fingers[j];
     Cursor c{};
     c.session_id = next_session();
     c.cursor_id = next_small_id(cursor_ids_);
     c.size = static_cast<float>(std::max(f.width, f.height));
-    c.m.x = static_cast<float>(f.x / W);
-    c.m.y = static_cast<float>(f.y / H);
-    if (d.finger_blobs) c.shape = finger_blob(f);
+    c.m.x = static_cast<float>(f.x / s.W);
+    c.m.y = static_cast<float>(f.y / s.H);
+    if (s.d.finger_blobs) c.shape = finger_blob(f);
     c.updated = true;
     curs.push_back(c);
   }
   for (const auto& c : curs) frame_.cursors_changed = frame_.cursors_changed || (c.updated && c.visible);
+}
 
-  // ---- blobs ----
-  auto& blbs = frame_.blobs;
-  for (auto& b : blbs) b.updated = false;
-  auto fill_blob = [&](TrackedBlob& t, const decode::Blob& b) {
-    t.width = static_cast<float>(b.width / W);
-    t.height = static_cast<float>(b.height / H);
-    t.area = static_cast<float>(b.area / (static_cast<double>(W) * H));
-  };
-  auto update_blob = [&](TrackedBlob& t, const decode::Blob& b) {
-    float x = static_cast<float>(b.x / W), y = static_cast<float>(b.y / H), a = static_cast<float>(b.angle);
-    smooth_position(t.smooth, params_.smooth_blobs, 0.5f, 0.15f, x, y, dt);
-    smooth_angle(t.smooth, params_.smooth_blobs, 0.5f, 0.15f, 1.0f, t.angle, a, dt);
-    move(t.m, x, y, dt);
-    rotate(t.angle, t.rotation_speed, t.rotation_accel, a, dt);
-    fill_blob(t, b);
-    t.missed = 0;
-    t.updated = true;
-  };
-  auto add_blob = [&](const decode::Blob& b, std::int32_t session, BlobOwner owner, bool visible) {
-    TrackedBlob t{};
-    t.session_id = session;
-    t.blob_id = next_small_id(blob_ids_);
-    t.owner = owner;
-    t.angle = static_cast<float>(b.angle);
-    t.m.x = static_cast<float>(b.x / W);
-    t.m.y = static_cast<float>(b.y / H);
-    fill_blob(t, b);
-    t.updated = true;
-    t.visible = visible;
-    blbs.push_back(t);
-  };
-  // Blobs of objects and cursors (§7.6) live exactly as long as their owner, move when it is
-  // updated and are shown when it is.
-  for (auto& t : blbs) {
+// ---- blobs (§7.5, §7.6) ----
+
+void Tracker::track_blobs(const Step& s) {
+  for (auto& b : frame_.blobs) b.updated = false;
+  follow_owners(s);
+  match_plain_blobs(s);
+  add_owned_blobs(s);
+  for (const auto& b : frame_.blobs) frame_.blobs_changed = frame_.blobs_changed || (b.updated && b.visible);
+}
+
+void Tracker::fill_blob(TrackedBlob& t, const Step& s, const decode::Blob& b) {
+  t.width = static_cast<float>(b.width / s.W);
+  t.height = static_cast<float>(b.height / s.H);
+  t.area = static_cast<float>(b.area / (static_cast<double>(s.W) * s.H));
+}
+
+void Tracker::update_blob(TrackedBlob& t, const Step& s, const decode::Blob& b) {
+  float x = static_cast<float>(b.x / s.W), y = static_cast<float>(b.y / s.H), a = static_cast<float>(b.angle);
+  smooth_position(t.smooth, params_.smooth_blobs, 0.5f, 0.15f, x, y, s.dt);
+  smooth_angle(t.smooth, params_.smooth_blobs, 0.5f, 0.15f, 1.0f, t.angle, a, s.dt);
+  move(t.m, x, y, s.dt);
+  rotate(t.angle, t.rotation_speed, t.rotation_accel, a, s.dt);
+  fill_blob(t, s, b);
+  t.missed = 0;
+  t.updated = true;
+}
+
+void Tracker::add_blob(const Step& s, const decode::Blob& b, std::int32_t session, BlobOwner owner, bool visible) {
+  TrackedBlob t{};
+  t.session_id = session;
+  t.blob_id = next_small_id(blob_ids_);
+  t.owner = owner;
+  t.angle = static_cast<float>(b.angle);
+  t.m.x = static_cast<float>(b.x / s.W);
+  t.m.y = static_cast<float>(b.y / s.H);
+  fill_blob(t, s, b);
+  t.updated = true;
+  t.visible = visible;
+  frame_.blobs.push_back(t);
+}
+
+// Blobs of objects and cursors (§7.6) live exactly as long as their owner, move when it is updated
+// and are shown when it is.
+void Tracker::follow_owners(const Step& s) {
+  const auto& objs = frame_.objects;
+  const auto& curs = frame_.cursors;
+  for (auto& t : frame_.blobs) {
     if (t.owner == BlobOwner::none) continue;
     const decode::Blob* shape = nullptr;
     bool owner_updated = false, owner_visible = false;
@@ -349,40 +418,47 @@ const Frame& Tracker::update(const pipeline::Detections& d, double time) {
       t.missed = params_.lost_frames_blob;  // its owner is gone: it goes now
       continue;
     }
-    if (owner_updated && shape->ok()) update_blob(t, *shape);
+    if (owner_updated && shape->ok()) update_blob(t, s, *shape);
     t.visible = owner_visible;
   }
-  // Plain blobs: paired with the plain tracked blobs only.
-  const auto bmatch = pair_up(
-      static_cast<int>(blbs.size()), static_cast<int>(d.blobs.size()),
-      [&](int i, int j) { return blbs[i].owner != BlobOwner::none ? -1.0f : px_dist(blbs[i].m, d.blobs[j].x, d.blobs[j].y); },
-      [&](int i) { return std::max(10.0f, std::max(blbs[i].width * W, blbs[i].height * H)); });
-  std::vector<bool> blob_used(d.blobs.size(), false);
+}
+
+// Plain blobs (§7.5): paired with the plain tracked blobs only; the unpaired ones become new blobs.
+void Tracker::match_plain_blobs(const Step& s) {
+  auto& blbs = frame_.blobs;
+  const auto& found = s.d.blobs;
+  const auto match = pair_up(
+      static_cast<int>(blbs.size()), static_cast<int>(found.size()),
+      [&](int i, int j) { return blbs[i].owner != BlobOwner::none ? -1.0f : s.distance(blbs[i].m, found[j].x, found[j].y); },
+      [&](int i) { return std::max(10.0f, std::max(blbs[i].width * s.W, blbs[i].height * s.H)); });
+  std::vector<bool> used(found.size(), false);
   for (std::size_t i = 0; i < blbs.size(); ++i) {
     if (blbs[i].owner != BlobOwner::none) continue;
-    if (bmatch[i] < 0) {
+    if (match[i] < 0) {
       ++blbs[i].missed;
       continue;
     }
-    blob_used[bmatch[i]] = true;
-    update_blob(blbs[i], d.blobs[bmatch[i]]);
+    used[match[i]] = true;
+    update_blob(blbs[i], s, found[match[i]]);
     blbs[i].visible = true;
   }
   frame_.blobs_changed = drop_lost(blbs, params_.lost_frames_blob, blob_ids_, &TrackedBlob::blob_id);
-  for (std::size_t j = 0; j < d.blobs.size(); ++j)
-    if (!blob_used[j]) add_blob(d.blobs[j], next_session(), BlobOwner::none, false);
-  auto has_blob = [&](std::int32_t session, BlobOwner owner) {
-    return std::any_of(blbs.begin(), blbs.end(), [&](const TrackedBlob& t) { return t.owner == owner && t.session_id == session; });
-  };
-  if (d.object_blobs)
-    for (const auto& o : objs)
-      if (o.shape.ok() && !has_blob(o.session_id, BlobOwner::object)) add_blob(o.shape, o.session_id, BlobOwner::object, true);
-  if (d.finger_blobs)
-    for (const auto& c : curs)
-      if (c.shape.ok() && !has_blob(c.session_id, BlobOwner::cursor)) add_blob(c.shape, c.session_id, BlobOwner::cursor, c.visible);
-  for (const auto& b : blbs) frame_.blobs_changed = frame_.blobs_changed || (b.updated && b.visible);
+  for (std::size_t j = 0; j < found.size(); ++j)
+    if (!used[j]) add_blob(s, found[j], next_session(), BlobOwner::none, false);
+}
 
-  return frame_;
+// A new object or cursor with a blob gets its blob, under its own session ID.
+void Tracker::add_owned_blobs(const Step& s) {
+  auto has_blob = [&](std::int32_t session, BlobOwner owner) {
+    return std::any_of(frame_.blobs.begin(), frame_.blobs.end(),
+                       [&](const TrackedBlob& t) { return t.owner == owner && t.session_id == session; });
+  };
+  if (s.d.object_blobs)
+    for (const auto& o : frame_.objects)
+      if (o.shape.ok() && !has_blob(o.session_id, BlobOwner::object)) add_blob(s, o.shape, o.session_id, BlobOwner::object, true);
+  if (s.d.finger_blobs)
+    for (const auto& c : frame_.cursors)
+      if (c.shape.ok() && !has_blob(c.session_id, BlobOwner::cursor)) add_blob(s, c.shape, c.session_id, BlobOwner::cursor, c.visible);
 }
 
 const Frame& Tracker::clear(double time) {

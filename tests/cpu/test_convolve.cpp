@@ -9,6 +9,7 @@
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/filters/convolve.hpp"
+#include "filters/filter_backends.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;

@@ -8,6 +8,7 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "filters/filter_backends.hpp"
 #include "mean_shift_reference.hpp"
 #include "test_support.hpp"
 

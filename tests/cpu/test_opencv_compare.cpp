@@ -7,6 +7,7 @@
 #include <random>
 
 #include "gpuvis/filters/convolve.hpp"
+#include "filters/filter_backends.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;

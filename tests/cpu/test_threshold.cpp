@@ -8,6 +8,7 @@
 
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/threshold/threshold.hpp"
+#include "threshold/cpu/threshold_cpu.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;

@@ -19,6 +19,7 @@
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "gpuvis/threshold/threshold.hpp"
+#include "threshold/cpu/threshold_cpu.hpp"
 #include "gpuvis/track/tracker.hpp"
 #include "test_support.hpp"
 
@@ -521,8 +522,8 @@ TEST(Track, RealSymbolWithItsInsideWipedIsTrackedByItsRoot) {
   Image<std::uint8_t> binary(scene.image.width(), scene.image.height());
   threshold::threshold_cpu(scene.image.view(), binary.view(), pipeline::DetectorConfig::default_threshold());
   segment::RegionTree tree;
-  segment::segment_cpu(binary.view(), det.regions().cap, tree);
-  ASSERT_EQ(tree.size(), det.regions().size());
+  segment::segment_cpu(binary.view(), d0.tree->cap, tree);
+  ASSERT_EQ(tree.size(), d0.tree->size());
   const std::uint8_t colour = scene.image(tree.first_x[root], tree.first_y[root]) > 127 ? 255 : 0;
   std::vector<std::pair<int, int>> inside;  // pixels of regions whose ancestor chain reaches the root
   for (int r = 0; r < tree.size(); ++r) {

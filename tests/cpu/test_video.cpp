@@ -13,8 +13,17 @@
 using namespace gpuvis;
 
 namespace {
+#ifndef GPUVIS_TEST_VIDEO_BUILT
+#define GPUVIS_TEST_VIDEO_BUILT 0
+#endif
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 }  // namespace
+
+// The video plugin is loaded on first use: a build with the adapter must find it (beside the
+// program or in the build tree), not quietly report video as absent.
+TEST(Video, ThePluginLoadsWhenBuilt) {
+  EXPECT_EQ(source::video_available(), GPUVIS_TEST_VIDEO_BUILT != 0);
+}
 
 TEST(Video, TrackReadsAVideoFileAndKeepsSessions) {
   if (!source::video_available()) GTEST_SKIP() << "built without the video adapter";

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "gpuvis/filters/convolve.hpp"
+#include "filters/filter_backends.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;
@@ -144,7 +145,7 @@ TEST(BilateralCuda, EqualsCpu) {
       }
 }
 
-#include "gpuvis/filters/filters_cuda.hpp"
+#include "filters/cuda/filters_cuda.hpp"
 
 TEST(ConvolveCuda, DeviceLevelEntryEqualsCpu) {
   GPUVIS_REQUIRE_GPU();

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "test_support.hpp"
 

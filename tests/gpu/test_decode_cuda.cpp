@@ -9,13 +9,14 @@
 #include <numbers>
 
 #include "compare_detections.hpp"
-#include "gpuvis/cuda/memory.hpp"
-#include "gpuvis/decode/decode_cuda.hpp"
+#include "cuda/memory.hpp"
+#include "decode/cuda/decode_cuda.hpp"
 #include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/pipeline/detector.hpp"
-#include "gpuvis/segment/segment_cuda.hpp"
+#include "segment/cuda/segment_cuda.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "gpuvis/threshold/threshold.hpp"
+#include "threshold/cpu/threshold_cpu.hpp"
 #include "segment_reference.hpp"
 #include "test_support.hpp"
 

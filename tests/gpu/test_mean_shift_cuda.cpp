@@ -5,6 +5,7 @@
 #include <random>
 
 #include "gpuvis/filters/mean_shift.hpp"
+#include "filters/filter_backends.hpp"
 #include "test_support.hpp"
 
 namespace gpuvis::filters {

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "compare_detections.hpp"
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "test_support.hpp"

@@ -5,11 +5,12 @@
 // reference of docs/segmentation.md.
 #include <gtest/gtest.h>
 
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/segment/region_tree.hpp"
-#include "gpuvis/segment/segment_cuda.hpp"
+#include "segment/cuda/segment_cuda.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "gpuvis/threshold/threshold.hpp"
+#include "threshold/cpu/threshold_cpu.hpp"
 #include "segment_reference.hpp"
 #include "test_support.hpp"
 

@@ -7,11 +7,12 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "gpuvis/cuda/graph.hpp"
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/graph.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/threshold/threshold.hpp"
-#include "gpuvis/threshold/threshold_cuda.hpp"
+#include "threshold/cpu/threshold_cpu.hpp"
+#include "threshold/cuda/threshold_cuda.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;
@@ -224,8 +225,10 @@ TEST(ThresholdCuda, ThresholderInterfaceMatchesCpu) {
   for (Method m : {Method::bernsen, Method::tiled, Method::bradley_roth}) {
     Params p;
     p.method = m;
-    auto gpu = make_thresholder(p, Backend::cuda);
-    auto cpu = make_thresholder(p, Backend::cpu);
+    p.backend = Backend::cuda;
+    auto gpu = make_thresholder(p);
+    p.backend = Backend::cpu;
+    auto cpu = make_thresholder(p);
     Image<std::uint8_t> a(img.width(), img.height()), b(img.width(), img.height());
     gpu->apply(img.view(), a.view());
     cpu->apply(img.view(), b.view());

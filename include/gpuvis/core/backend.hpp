@@ -1,6 +1,5 @@
 #pragma once
 // Backend choice shared by the library and every CLI command: --backend auto|cpu|cuda.
-#include <functional>
 #include <string>
 #include <string_view>
 
@@ -12,9 +11,7 @@ enum class Backend { automatic, cpu, cuda };
 Backend parse_backend(std::string_view name);
 std::string_view to_string(Backend backend);
 
-// Resolves `automatic` to cuda when a CUDA device is usable and to cpu otherwise; in the latter case
-// `notice` receives a one-line explanation (e.g. "no CUDA device found, using the CPU backend").
-// Asking for cuda explicitly when it is unavailable throws ErrorCode::unsupported.
-Backend resolve_backend(Backend requested, const std::function<void(const std::string&)>& notice = {});
+// Every operation that takes a Backend resolves `automatic` the same way, with resolve_backend()
+// (gpuvis/cuda/runtime.hpp): CUDA when a device is usable, else the CPU.
 
 }  // namespace gpuvis

@@ -1,8 +1,21 @@
 #pragma once
 // CUDA device discovery. Usable in every build: without the CUDA backend it reports no devices.
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "gpuvis/core/backend.hpp"
+
+namespace gpuvis {
+
+// Resolves `automatic` to cuda when a CUDA device is usable and to cpu otherwise; in the latter case
+// `notice` receives a one-line explanation (e.g. "no CUDA device found, using the CPU backend").
+// Asking for cuda explicitly when it is unavailable throws ErrorCode::unsupported. Every operation
+// taking a Backend resolves it with this function, so `automatic` means the same everywhere.
+Backend resolve_backend(Backend requested, const std::function<void(const std::string&)>& notice = {});
+
+}  // namespace gpuvis
 
 namespace gpuvis::cuda {
 

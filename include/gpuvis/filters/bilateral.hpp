@@ -27,19 +27,14 @@ struct BilateralParams {
   RangeMode mode = RangeMode::colour;
   ColourDistance distance = ColourDistance::l2;
   Border border;             // default reflect101, as OpenCV
+  // Where it runs; automatic: CUDA when a device is usable, else the CPU (resolve_backend).
+  Backend backend = Backend::automatic;
 };
 
 void validate(const BilateralParams& p);  // throws ErrorCode::invalid_argument naming the problem
 
+// src and dst: same size, type and channels; must not overlap.
 template <class T>
-void bilateral_cpu(HostView<const T> src, HostView<T> dst, const BilateralParams& params);
-template <class T>
-void bilateral_cuda(HostView<const T> src, HostView<T> dst, const BilateralParams& params);
-
-template <class T>
-void bilateral(HostView<const T> src, HostView<T> dst, const BilateralParams& params, Backend backend) {
-  if (backend == Backend::cuda) bilateral_cuda(src, dst, params);
-  else bilateral_cpu(src, dst, params);
-}
+void bilateral(HostView<const T> src, HostView<T> dst, const BilateralParams& params);
 
 }  // namespace gpuvis::filters

@@ -62,22 +62,14 @@ struct ConvolveOptions {
   bool allow_separable = true;     // use the two-pass path for rank-1 kernels
   std::size_t max_gpu_memory = 0;  // CUDA: process in strips when the frame would exceed this (0 = no limit)
   std::function<void(double)> progress;  // optional: fraction done, for long strip-processed jobs
+  // Where it runs; automatic: CUDA when a device is usable, else the CPU (resolve_backend). Both
+  // backends give the same output (docs/filters.md states the tolerance).
+  Backend backend = Backend::automatic;
 };
 
-// CPU (multi-threaded). src and dst: same size, type and channels; must not overlap.
+// src and dst: same size, type and channels; must not overlap. On CUDA the image goes up (in strips
+// when options.max_gpu_memory asks for it), is filtered and comes back.
 template <class T>
-void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {});
-
-// CUDA from host images: uploads (in strips when options.max_gpu_memory asks for it), filters,
-// downloads. Results equal the one-shot path exactly.
-template <class T>
-void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {});
-
-template <class T>
-void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, Backend backend,
-              const ConvolveOptions& options = {}) {
-  if (backend == Backend::cuda) convolve_cuda(src, dst, kernel, options);
-  else convolve_cpu(src, dst, kernel, options);
-}
+void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {});
 
 }  // namespace gpuvis::filters

@@ -33,10 +33,6 @@ void validate(const MeanShiftParams& p);  // throws ErrorCode::invalid_argument 
 // 8-bit grey or RGB images (1 or 3 channels); dst has src's shape. Results do not depend on the
 // thread count.
 void mean_shift_filter(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params);
-void mean_shift_filter_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params);
-// One thread per pixel on the device; the colour conversions stay on the host (shared with the
-// CPU), so the Epanechnikov kernel gives the CPU's results bit for bit (docs/meanshift.md).
-void mean_shift_filter_cuda(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params);
 
 // The colour conversions used (EDISON's: linear RGB in [0, 255] to XYZ with D65 white, no gamma).
 void rgb_to_luv(const std::uint8_t rgb[3], float luv[3]);

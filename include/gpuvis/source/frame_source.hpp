@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "gpuvis/core/image.hpp"
-#include "gpuvis/synth/scene.hpp"
 
 namespace gpuvis::source {
 
@@ -61,10 +60,6 @@ struct Crop {
   int x = 0, y = 0, width = 0, height = 0;
 };
 std::unique_ptr<FrameSource> make_cropped_source(std::unique_ptr<FrameSource> source, Crop crop);
-
-// The scene generator (gpuvis synth) as a source: one moving sequence of `params` (speed, spin),
-// `count` frames, or endless (0), running forth and back so that symbols stay on the table.
-std::unique_ptr<FrameSource> make_synth_source(const std::string& symbols_dir, const synth::SceneParams& params, int count);
 
 // Runs a source on its own thread at up to `fps` frames per second (0 = as fast as the consumer
 // takes them, no drops: the capture waits for each frame to be taken).

@@ -42,6 +42,9 @@ struct Params {
   BernsenParams bernsen;
   TiledParams tiled;
   BradleyRothParams bradley_roth;
+  // Where it runs; automatic: CUDA when a device is usable, else the CPU (resolve_backend). Both
+  // backends give the same output.
+  Backend backend = Backend::automatic;
 };
 
 // Throws ErrorCode::invalid_argument with a message naming the bad parameter.
@@ -58,18 +61,11 @@ class Thresholder {
   virtual void apply(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst) = 0;
 };
 
-// backend must be cpu or cuda (resolve `automatic` with resolve_backend first); parameters are
-// validated here.
-std::unique_ptr<Thresholder> make_thresholder(const Params& params, Backend backend);
+// A Thresholder on params.backend for a stream of frames; parameters are validated here.
+std::unique_ptr<Thresholder> make_thresholder(const Params& params);
 
-// CPU entry points (multi-threaded; output independent of the thread count).
-void bernsen_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const BernsenParams& p);
-void tiled_bernsen_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const TiledParams& p);
-void bradley_roth_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const BradleyRothParams& p);
-void threshold_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& p);
-
-// The textbook definition of full Bernsen, O(h^2) per pixel. Only for tests and benchmarks.
-void bernsen_naive(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const BernsenParams& p);
+// One frame: src (8-bit grey) -> dst (0 or 255), same size, one channel, on params.backend.
+void threshold(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& params);
 
 // reacTIVision's frame equaliser (background capture and subtraction, spec §2.3).
 class Equalizer {

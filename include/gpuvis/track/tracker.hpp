@@ -2,10 +2,11 @@
 // Stage 4 of the tracker: frame-to-frame association of fiducials, fingers and blobs into TUIO
 // objects, cursors and blobs with session IDs and motion (spec §6-§8, with the sound choices of
 // docs/tracking.md where reacTIVision's quirks hurt users).
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/decode/detections.hpp"
 #include "gpuvis/track/one_euro.hpp"
 
 namespace gpuvis::track {
@@ -102,14 +103,37 @@ class Tracker {
  public:
   explicit Tracker(TrackerParams params = {}) : params_(params) {}
   // Advances by one frame taken at `time` (seconds, increasing).
-  const Frame& update(const pipeline::Detections& detections, double time);
+  const Frame& update(const decode::Detections& detections, double time);
   const Frame& frame() const { return frame_; }
   // Removes everything (shutdown): the next frame reports empty alive lists.
   const Frame& clear(double time);
 
  private:
+  struct Step;  // the frame being tracked (tracker.cpp)
   std::int32_t next_session() { return next_session_++; }
   int next_small_id(std::vector<int>& used);
+
+  // Objects (§6): the same symbol, a nearby candidate (§6.4), the root region (§6.5), then lost
+  // objects go and unmatched symbols become objects.
+  void track_objects(const Step& s);
+  void match_same_symbols(const Step& s, std::vector<bool>& used);
+  void match_nearby_candidates(const Step& s, std::vector<bool>& used, std::vector<bool>& replaced);
+  void follow_root_regions(const Step& s, const std::vector<bool>& replaced);
+  void drop_lost_objects(const std::vector<bool>& replaced);
+  void add_new_objects(const Step& s, const std::vector<bool>& used);
+  void set_object_position(Object& o, const Step& s, float x, float y, float angle, bool with_angle);
+  void take_symbol(Object& o, const Step& s, std::size_t j, Tracking how);
+  // Cursors (§7): fingers paired with cursors, lost ones dropped, new ones added.
+  void track_cursors(const Step& s);
+  // Blobs (§7.5, §7.6): owned blobs follow their owners, plain blobs are paired, new owners' blobs
+  // are added.
+  void track_blobs(const Step& s);
+  void follow_owners(const Step& s);
+  void match_plain_blobs(const Step& s);
+  void add_owned_blobs(const Step& s);
+  void fill_blob(TrackedBlob& t, const Step& s, const decode::Blob& b);
+  void update_blob(TrackedBlob& t, const Step& s, const decode::Blob& b);
+  void add_blob(const Step& s, const decode::Blob& b, std::int32_t session, BlobOwner owner, bool visible);
 
   TrackerParams params_;
   Frame frame_;

@@ -1,4 +1,6 @@
-// Video files and cameras through OpenCV's videoio (FFmpeg / V4L2 underneath).
+// The video plugin (libgpuvis_video.so): video files and cameras through OpenCV's videoio (FFmpeg /
+// V4L2 underneath). libgpuvis loads it on first use (src/source/video_loader.cpp); it uses no
+// libgpuvis function, only the interface in src/source/video_plugin.hpp.
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
@@ -10,20 +12,23 @@
 #include <thread>
 
 #include "gpuvis/core/error.hpp"
-#include "gpuvis/source/frame_source.hpp"
+#include "source/video_plugin.hpp"
 
 namespace gpuvis::source {
 namespace {
+
+using video_plugin::Allocate;
 
 // OpenCV logs its backend probing (V4L2, GStreamer, image sequences) on stderr, errors included;
 // gpuvis reports failures itself, in one line.
 void quiet_opencv() { cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT); }
 
 // reacTIVision's grey conversion, (77 R + 151 G + 28 B) >> 8, from OpenCV's BGR.
-void to_grey(const cv::Mat& m, Image<std::uint8_t>& out) {
-  if (out.width() != m.cols || out.height() != m.rows) out = Image<std::uint8_t>(m.cols, m.rows);
+void to_grey(const cv::Mat& m, const Allocate& allocate) {
+  std::ptrdiff_t stride = 0;
+  std::uint8_t* first = allocate(m.cols, m.rows, stride);
   for (int y = 0; y < m.rows; ++y) {
-    std::uint8_t* d = out.row(y);
+    std::uint8_t* d = first + y * stride;
     if (m.channels() == 1) {
       std::copy_n(m.ptr<std::uint8_t>(y), m.cols, d);
       continue;
@@ -34,7 +39,7 @@ void to_grey(const cv::Mat& m, Image<std::uint8_t>& out) {
   }
 }
 
-class VideoFileSource final : public FrameSource {
+class VideoFileSource final : public video_plugin::Reader {
  public:
   VideoFileSource(const std::string& path, bool loop) : path_(path), loop_(loop) {
     quiet_opencv();
@@ -43,7 +48,7 @@ class VideoFileSource final : public FrameSource {
     if (!cap_.open(path, cv::CAP_FFMPEG) && !cap_.open(path))
       fail(ErrorCode::format, "cannot decode video '" + path + "' (unsupported or corrupt)");
   }
-  bool next(Image<std::uint8_t>& frame) override {
+  bool next(const Allocate& allocate) override {
     cv::Mat m;
     if (!cap_.read(m) || m.empty()) {
       if (!loop_ || frames_ == 0) return false;
@@ -52,7 +57,7 @@ class VideoFileSource final : public FrameSource {
     }
     ++frames_;
     if (m.depth() != CV_8U) fail(ErrorCode::unsupported, "video '" + path_ + "' has non 8-bit frames");
-    to_grey(m, frame);
+    to_grey(m, allocate);
     return true;
   }
   std::string describe() const override { return "video " + path_; }
@@ -74,14 +79,14 @@ int fourcc_of(const std::string& format) {
   return 0;
 }
 
-class CameraSource final : public FrameSource {
+class CameraSource final : public video_plugin::Reader {
  public:
   explicit CameraSource(CameraOptions options) : o_(std::move(options)) {
     quiet_opencv();
     if (!open()) fail(ErrorCode::io, "cannot open camera " + std::to_string(o_.index) + " (/dev/video" + std::to_string(o_.index) +
                                          "): missing, busy or not a capture device");
   }
-  bool next(Image<std::uint8_t>& frame) override {
+  bool next(const Allocate& allocate) override {
     cv::Mat m;
     for (int attempt = 0; !cap_.read(m) || m.empty(); ++attempt) {
       // A camera that disappears (unplugged, driver reset) is retried, not the end of the stream.
@@ -90,7 +95,7 @@ class CameraSource final : public FrameSource {
       cap_.release();
       open();
     }
-    to_grey(m, frame);
+    to_grey(m, allocate);
     return true;
   }
   std::string describe() const override { return "camera " + std::to_string(o_.index); }
@@ -144,14 +149,18 @@ class CameraSource final : public FrameSource {
   std::set<std::string> warned_;
 };
 
-}  // namespace
-
-bool video_available() { return true; }
-std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loop) {
+std::unique_ptr<video_plugin::Reader> open_file(const std::string& path, bool loop) {
   return std::make_unique<VideoFileSource>(path, loop);
 }
-std::unique_ptr<FrameSource> make_camera_source(const CameraOptions& options) {
+std::unique_ptr<video_plugin::Reader> open_camera(const CameraOptions& options) {
   return std::make_unique<CameraSource>(options);
 }
 
+constexpr video_plugin::Api kApi{video_plugin::kVersion, &open_file, &open_camera};
+
+}  // namespace
 }  // namespace gpuvis::source
+
+extern "C" __attribute__((visibility("default"))) const gpuvis::source::video_plugin::Api* gpuvis_video_plugin() {
+  return &gpuvis::source::kApi;
+}

@@ -14,8 +14,8 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "decode_kernels.cuh"
-#include "gpuvis/cuda/chain.cuh"
-#include "gpuvis/cuda/check.hpp"
+#include "cuda/chain.cuh"
+#include "cuda/check.hpp"
 
 namespace gpuvis::decode::cuda_impl {
 namespace {

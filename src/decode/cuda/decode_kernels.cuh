@@ -6,10 +6,10 @@
 #include <cstdint>
 
 #include "../blob_rules.hpp"
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/decode/blobs.hpp"
-#include "gpuvis/decode/decode_cuda.hpp"
-#include "gpuvis/segment/segment_cuda.hpp"
+#include "decode/cuda/decode_cuda.hpp"
+#include "segment/cuda/segment_cuda.hpp"
 
 namespace gpuvis::decode::cuda_impl {
 

@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "decode_kernels.cuh"
-#include "gpuvis/cuda/chain.cuh"
-#include "gpuvis/cuda/check.hpp"
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/chain.cuh"
+#include "cuda/check.hpp"
+#include "cuda/memory.hpp"
 
 namespace gpuvis::decode::cuda_impl {
 

@@ -30,8 +30,8 @@
 
 #include "../rules.hpp"
 #include "decode_kernels.cuh"
-#include "gpuvis/cuda/chain.cuh"
-#include "gpuvis/cuda/check.hpp"
+#include "cuda/chain.cuh"
+#include "cuda/check.hpp"
 
 namespace gpuvis::decode::cuda_impl {
 namespace {

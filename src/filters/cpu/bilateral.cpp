@@ -6,6 +6,7 @@
 
 #include "../bilateral_rules.hpp"
 #include "gpuvis/core/parallel.hpp"
+#include "filters/filter_backends.hpp"
 
 namespace gpuvis::filters {
 namespace {

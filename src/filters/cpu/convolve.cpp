@@ -7,6 +7,7 @@
 
 #include "../convolve_common.hpp"
 #include "gpuvis/core/parallel.hpp"
+#include "filters/filter_backends.hpp"
 
 namespace gpuvis::filters {
 namespace {

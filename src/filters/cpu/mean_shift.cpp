@@ -9,6 +9,7 @@
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
+#include "filters/filter_backends.hpp"
 
 namespace gpuvis::filters {
 namespace {

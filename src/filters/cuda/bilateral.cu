@@ -3,9 +3,10 @@
 #include <memory>
 
 #include "../bilateral_rules.hpp"
-#include "gpuvis/cuda/check.hpp"
-#include "gpuvis/cuda/memory.hpp"
-#include "gpuvis/filters/filters_cuda.hpp"
+#include "cuda/check.hpp"
+#include "cuda/memory.hpp"
+#include "filters/cuda/filters_cuda.hpp"
+#include "filters/filter_backends.hpp"
 
 namespace gpuvis::filters {
 namespace {

@@ -15,9 +15,10 @@
 #include <cstring>
 
 #include "../convolve_common.hpp"
-#include "gpuvis/cuda/check.hpp"
-#include "gpuvis/cuda/memory.hpp"
-#include "gpuvis/filters/filters_cuda.hpp"
+#include "cuda/check.hpp"
+#include "cuda/memory.hpp"
+#include "filters/cuda/filters_cuda.hpp"
+#include "filters/filter_backends.hpp"
 
 namespace gpuvis::filters {
 namespace {

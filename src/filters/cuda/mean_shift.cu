@@ -7,9 +7,10 @@
 
 #include "../mean_shift_common.hpp"
 #include "../mean_shift_rules.hpp"
-#include "gpuvis/cuda/check.hpp"
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/check.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
+#include "filters/filter_backends.hpp"
 
 namespace gpuvis::filters {
 namespace {

@@ -2,7 +2,7 @@
 // Typed views of the library's RAII device and pinned buffers, for the lab's CUDA lessons.
 #include <cstddef>
 
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 
 namespace gpuvis::lab::cuda_impl {
 

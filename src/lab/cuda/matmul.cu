@@ -12,8 +12,8 @@
 #include "../lab_common.hpp"
 #include "../lazy_library.hpp"
 #include "arrays.cuh"
-#include "gpuvis/cuda/check.hpp"
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/check.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/lab/lab.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "../step_rules.hpp"
-#include "gpuvis/cuda/check.hpp"
+#include "cuda/check.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/life/life.hpp"
 

@@ -8,7 +8,7 @@
 // offsets of a 1280x720 frame: 14 400). Larger arrays keep CUB's scan, which uses
 // the whole GPU: measured on an H100 (run of 2026-11-22 (cfe2a3b)), one block over the 32 400 list offsets
 // of a 1920x1080 frame made it 216-217 us end to end against 207-210 with CUB's scan.
-#include "gpuvis/cuda/chain.cuh"
+#include "cuda/chain.cuh"
 
 namespace gpuvis::segment::cuda_impl {
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <utility>
 
-#include "gpuvis/cuda/chain.cuh"
-#include "gpuvis/cuda/check.hpp"
-#include "../../threshold/cuda/bernsen_tile.cuh"
+#include "cuda/chain.cuh"
+#include "cuda/check.hpp"
+#include "threshold/cuda/bernsen_tile.cuh"
 #include "labels.cuh"
 
 namespace gpuvis::segment::cuda_impl {

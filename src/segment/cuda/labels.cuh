@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "gpuvis/core/image.hpp"
-#include "gpuvis/segment/segment_cuda.hpp"
+#include "segment/cuda/segment_cuda.hpp"
 
 namespace gpuvis::segment::cuda_impl {
 

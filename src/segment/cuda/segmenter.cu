@@ -20,10 +20,10 @@
 #include <cstring>
 #include <vector>
 
-#include "gpuvis/cuda/chain.cuh"
-#include "gpuvis/cuda/check.hpp"
-#include "gpuvis/cuda/memory.hpp"
-#include "gpuvis/segment/segment_cuda.hpp"
+#include "cuda/chain.cuh"
+#include "cuda/check.hpp"
+#include "cuda/memory.hpp"
+#include "segment/cuda/segment_cuda.hpp"
 #include "block_prefix_sum.cuh"
 #include "labels.cuh"
 

@@ -10,6 +10,7 @@
 #include "../rules.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/threshold/threshold.hpp"
+#include "threshold/cpu/threshold_cpu.hpp"
 #include "running_extrema.hpp"
 
 namespace gpuvis::threshold {

@@ -6,6 +6,7 @@
 #include "../rules.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/threshold/threshold.hpp"
+#include "threshold/cpu/threshold_cpu.hpp"
 
 namespace gpuvis::threshold {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "../rules.hpp"
-#include "gpuvis/cuda/chain.cuh"
+#include "cuda/chain.cuh"
 #include "gpuvis/cuda/runtime.hpp"
 #include "frame_words.cuh"
 #include "kernels.cuh"

@@ -1,7 +1,7 @@
 #pragma once
 // Entry points of the per-method CUDA implementations, used by thresholder_cuda.cu.
-#include "gpuvis/cuda/check.hpp"
-#include "gpuvis/threshold/threshold_cuda.hpp"
+#include "cuda/check.hpp"
+#include "threshold/cuda/threshold_cuda.hpp"
 
 namespace gpuvis::threshold::cuda_impl {
 

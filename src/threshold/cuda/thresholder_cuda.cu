@@ -1,7 +1,7 @@
 // The CUDA Thresholder: host frame -> pinned staging -> threshold_pinned (mapped or copied) -> host.
 #include <cstring>
 
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 #include "kernels.cuh"
 
 namespace gpuvis::threshold {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 
 namespace gpuvis::threshold::cuda_impl {

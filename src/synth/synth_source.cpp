@@ -3,14 +3,14 @@
 // turn round instead of leaving the table or jumping.
 #include <memory>
 
-#include "gpuvis/source/frame_source.hpp"
+#include "gpuvis/synth/synth_source.hpp"
 
-namespace gpuvis::source {
+namespace gpuvis::synth {
 namespace {
 
-class SynthSource final : public FrameSource {
+class SynthSource final : public source::FrameSource {
  public:
-  SynthSource(const std::string& symbols_dir, synth::SceneParams params, int count)
+  SynthSource(const std::string& symbols_dir, SceneParams params, int count)
       : gen_(symbols_dir), params_(std::move(params)), count_(count) {
     gen_.make(params_);  // fail here, with the generator's message, if the prints are missing
   }
@@ -26,16 +26,16 @@ class SynthSource final : public FrameSource {
   std::string describe() const override { return "generated scenes"; }
 
  private:
-  synth::Generator gen_;
-  synth::SceneParams params_;
+  Generator gen_;
+  SceneParams params_;
   int count_, t_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<FrameSource> make_synth_source(const std::string& symbols_dir, const synth::SceneParams& params, int count) {
+std::unique_ptr<source::FrameSource> make_synth_source(const std::string& symbols_dir, const SceneParams& params, int count) {
   require(count >= 0, "the generated sequence needs a frame count >= 0 (0 = endless)");
   return std::make_unique<SynthSource>(symbols_dir, params, count);
 }
 
-}  // namespace gpuvis::source
+}  // namespace gpuvis::synth

@@ -25,12 +25,12 @@
 #include <vector>
 
 #include "gpuvis/core/image.hpp"
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/decode/blobs.hpp"
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/decode/tree_set.hpp"
-#include "gpuvis/segment/segment_cuda.hpp"
+#include "segment/cuda/segment_cuda.hpp"
 
 namespace gpuvis::decode::cuda_impl {
 

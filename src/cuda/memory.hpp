@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "gpuvis/core/image.hpp"
-#include "gpuvis/cuda/check.hpp"
+#include "cuda/check.hpp"
 
 namespace gpuvis::cuda {
 

@@ -4,7 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpuvis/core/error.hpp"
-#include "gpuvis/cuda/check.hpp"
+#include "cuda/check.hpp"
 
 namespace gpuvis::cuda {
 

@@ -1,6 +1,6 @@
-// The CUDA front end: host frame -> pinned staging (unless the frame is pinned already) -> device
-// -> threshold -> segmentation (all on the slot's stream) -> the region tree in host memory.
-#include "front_end_cuda.hpp"
+// The CUDA engine's first stages: host frame -> pinned staging (unless the frame is pinned already)
+// -> device -> threshold -> segmentation, all on the slot's stream.
+#include "front_end.hpp"
 
 #include <cstdlib>
 
@@ -23,7 +23,6 @@ long long threshold_in_labels_max_pixels() {
 CudaFrontEnd::CudaFrontEnd(const threshold::Params& p) : params_(p), threshold_in_labels_max_pixels_(threshold_in_labels_max_pixels()) {}
 
 void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot, bool timed) {
-  check_grey_frame(grey);
   Slot& s = slots_[slot];
   if (s.grey.width() != grey.width || s.grey.height() != grey.height) {
     s.stream.synchronize();  // reallocating: nothing may still read them
@@ -74,23 +73,6 @@ const segment::cuda_impl::DeviceTree& CudaFrontEnd::enqueue_device_stages(int ca
   });
   s.segmented.record(s.stream);
   return tree;
-}
-
-void CudaFrontEnd::run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions /*options*/,
-                       segment::RegionTree& tree, StageTimes& times) {  // the download always includes the runs
-  upload(grey, 0);
-  Slot& s = slots_[0];
-  threshold_and_segment(s, [&](const auto& frame) -> const segment::cuda_impl::DeviceTree& {
-    return s.segmenter.segment(frame, cap, s.stream);  // waits for the counts
-  });
-  s.segmenter.download(tree, s.stream);
-  done_.record(s.stream);
-  times.threshold_us = threshold_us(0);
-  times.segment_us = 1000.0 * cuda::Event::elapsed_ms(s.thresholded, done_);
-}
-
-std::unique_ptr<FrontEnd> make_cuda_front_end(const threshold::Params& params) {
-  return std::make_unique<CudaFrontEnd>(params);
 }
 
 }  // namespace gpuvis::pipeline

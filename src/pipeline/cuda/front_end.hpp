@@ -1,27 +1,23 @@
 #pragma once
-// The CUDA front end (internal): host frame -> device -> threshold -> segmentation. The binary
-// frame never leaves the device; run() downloads the region tree, and the CUDA detector
-// (detector_cuda.cu) decodes the device tree instead.
+// The CUDA engine's first stages: host frame -> device -> threshold -> segmentation. The binary
+// frame and the region tree stay on the device, where the engine (engine.cu) decodes the tree.
 //
 // Each of kSlots slots is a frame in flight with everything it writes: its device frame, binary
 // frame, threshold workspace, segmenter and stream, so that the frames of different slots go up
 // and compute at the same time (the GPU is mostly idle during one small frame's chains of
 // dependent loads). A frame's upload is the first thing on its slot's stream, so it needs no
 // event between streams, and it follows the slot's previous frame in stream order.
-#include "gpuvis/cuda/memory.hpp"
-#include "gpuvis/pipeline/front_end.hpp"
-#include "gpuvis/segment/segment_cuda.hpp"
-#include "gpuvis/threshold/threshold_cuda.hpp"
+#include "cuda/memory.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+#include "segment/cuda/segment_cuda.hpp"
+#include "threshold/cuda/threshold_cuda.hpp"
 
 namespace gpuvis::pipeline {
 
-class CudaFrontEnd final : public FrontEnd {
+class CudaFrontEnd {
  public:
   static constexpr int kSlots = 2;
   explicit CudaFrontEnd(const threshold::Params& p);
-  Backend backend() const override { return Backend::cuda; }
-  void run(HostView<const std::uint8_t> grey, int cap, segment::SegmentOptions options, segment::RegionTree& tree,
-           StageTimes& times) override;
 
   // Enqueues the frame's upload into `slot` on the slot's stream. A frame that already lies in
   // pinned memory (a camera ring buffer, cuda::PinnedImage) goes up as it is; any other is first
@@ -73,7 +69,6 @@ class CudaFrontEnd final : public FrontEnd {
   const segment::cuda_impl::DeviceTree& threshold_and_segment(Slot& s, Segment&& segment);
   threshold::Params params_;
   long long threshold_in_labels_max_pixels_;
-  cuda::Event done_;
   Slot slots_[kSlots];
 };
 

@@ -1,4 +1,4 @@
-// The CUDA detector: upload -> threshold -> segmentation -> decoding (fiducials, root candidates,
+// The CUDA engine: upload -> threshold -> segmentation -> decoding (fiducials, root candidates,
 // fingers and blobs), with only the results back, and up to two frames in flight.
 //
 // Each frame takes one of two slots: a device frame, a stream, the scratch of every stage, a
@@ -21,10 +21,11 @@
 #include <cstring>
 #include <string>
 
-#include "front_end_cuda.hpp"
-#include "gpuvis/cuda/check.hpp"
-#include "gpuvis/cuda/graph.hpp"
-#include "gpuvis/decode/decode_cuda.hpp"
+#include "cuda/check.hpp"
+#include "cuda/graph.hpp"
+#include "decode/cuda/decode_cuda.hpp"
+#include "front_end.hpp"
+#include "pipeline/engine.hpp"
 
 namespace gpuvis::pipeline {
 namespace {
@@ -35,17 +36,19 @@ bool graphs_wanted() {
   return !(v && std::strcmp(v, "0") == 0);
 }
 
-class CudaDetector final : public DeviceDetector {
+class CudaEngine final : public Engine {
  public:
-  CudaDetector(const threshold::Params& params, const decode::TreeSet& set, const decode::FingerParams& fingers,
-               const decode::BlobParams& blobs)
-      : front_end_(params), decoder_(set, fingers, blobs, kSlots), cap_(set.cap()), use_graph_(graphs_wanted()) {}
+  CudaEngine(const DetectorConfig& config, const decode::TreeSet& set)
+      : front_end_(config.threshold),
+        decoder_(set, config.fingers, config.blobs, kSlots),
+        cap_(set.cap()),
+        object_blobs_(config.blobs.object_blobs),
+        finger_blobs_(config.blobs.finger_blobs),
+        use_graph_(graphs_wanted()) {}
 
-  int in_flight() const override { return in_flight_; }
+  bool overlaps() const override { return true; }
 
   void submit(HostView<const std::uint8_t> grey, bool times) override {
-    require(in_flight_ < kMaxInFlight, "detect: " + std::to_string(kMaxInFlight) + " frames in flight already: receive() first");
-    check_grey_frame(grey);
     // A frame of another size reallocates the device frames: the queued frames must finish first,
     // and every graph holds old addresses.
     if (grey.width != last_width_ || grey.height != last_height_) {
@@ -61,10 +64,9 @@ class CudaDetector final : public DeviceDetector {
     launch(slot);
   }
 
-  void receive(DeviceDetections& out) override {
-    require(in_flight_ > 0, "detect: no frame in flight: submit() first");
+  void receive(Detections& out) override {
     const int slot = oldest_;
-    decoder_.collect(out.fiducials, out.roots, out.stats, &out.blobs, slot);
+    collect(out, slot);
     bool redone = false;
     while (!front_end_.accept(slot, decoder_.segment_totals())) {
       // More regions or runs than the slot's segmenter had room for: nothing was decoded and the
@@ -76,8 +78,13 @@ class CudaDetector final : public DeviceDetector {
       decoder_.restore_band(slot, front_end_.stream(slot));
       previous_ = -1;  // every earlier frame is done
       for (int i = 0; i < in_flight_; ++i) launch((oldest_ + i) % kSlots);
-      decoder_.collect(out.fiducials, out.roots, out.stats, &out.blobs, slot);
+      collect(out, slot);
     }
+    out.width = frames_[slot].width;
+    out.height = frames_[slot].height;
+    out.object_blobs = object_blobs_;
+    out.finger_blobs = finger_blobs_;
+    out.tree = nullptr;
     out.regions = static_cast<int>(decoder_.segment_totals() >> 32);
     out.times = {};
     const cuda::Event& decoded = decoder_.launched_event(slot);
@@ -101,7 +108,7 @@ class CudaDetector final : public DeviceDetector {
 
  private:
   static constexpr int kSlots = CudaFrontEnd::kSlots;
-  static_assert(kSlots >= kMaxInFlight);
+  static_assert(kSlots >= Detector::kMaxInFlight);
   // The largest frame whose device work overlaps the previous frame's. Measured on an H200 (time
   // per frame with two in flight, overlapping / one after the other; results only, and with
   // fingers and blobs): 640x480 78.9 / 125.7 us; 1920x1080 141.7 / 181.5 and 229.1 / 316.1 us;
@@ -124,6 +131,15 @@ class CudaDetector final : public DeviceDetector {
     cuda::Graph whole, symbols, band;
     Shape shape;  // what they were captured for
   };
+
+  // Waits for the slot's results and moves them into `out` (swapping storage: no allocation).
+  void collect(Detections& out, int slot) {
+    decoder_.collect(out.fiducials, out.roots, out.decode_stats, &blobs_, slot);
+    std::swap(out.fingers, blobs_.fingers);
+    std::swap(out.blobs, blobs_.blobs);
+    std::swap(out.fiducial_blobs, blobs_.fiducial_blobs);
+    std::swap(out.root_blobs, blobs_.root_blobs);
+  }
 
   // The slot's shape now: its frame's size, its segmenter's capacities at its last frame and
   // choice for its next, and the decoder's buffers.
@@ -210,7 +226,9 @@ class CudaDetector final : public DeviceDetector {
   CudaFrontEnd front_end_;
   decode::cuda_impl::Decoder decoder_;
   int cap_;
+  bool object_blobs_, finger_blobs_;
   bool use_graph_;
+  decode::BlobResults blobs_;  // collect()'s landing place
   Graphs graphs_[kSlots];
   Shape sized_[kSlots];  // each slot's buffers' shape after its last eager frame (none after an overflow)
   Frame frames_[kSlots];
@@ -221,10 +239,8 @@ class CudaDetector final : public DeviceDetector {
 
 }  // namespace
 
-std::unique_ptr<DeviceDetector> make_cuda_detector(const threshold::Params& params, const decode::TreeSet& set,
-                                                   const decode::FingerParams& fingers, const decode::BlobParams& blobs) {
-  threshold::validate(params);
-  return std::make_unique<CudaDetector>(params, set, fingers, blobs);
+std::unique_ptr<Engine> make_cuda_engine(const DetectorConfig& config, const decode::TreeSet& set) {
+  return std::make_unique<CudaEngine>(config, set);
 }
 
 }  // namespace gpuvis::pipeline

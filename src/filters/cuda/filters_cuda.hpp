@@ -4,7 +4,7 @@
 // (the host-level convolve_cuda() processes larger images in strips).
 #include <cuda_runtime_api.h>
 
-#include "gpuvis/cuda/memory.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 

@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "gpuvis/cuda/check.hpp"
+#include "cuda/check.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 
 namespace gpuvis::cuda {

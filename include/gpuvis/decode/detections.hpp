@@ -1,0 +1,45 @@
+#pragma once
+// What detection finds in one frame: fiducials, root candidates, fingers and blobs, with the
+// frame's size and stage times. The tracker consumes it; the detector (pipeline/) produces it on
+// either backend.
+#include <vector>
+
+#include "gpuvis/decode/blobs.hpp"
+#include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/decode/root_candidates.hpp"
+#include "gpuvis/segment/region_tree.hpp"
+
+namespace gpuvis::decode {
+
+// Where a frame's time went, in microseconds.
+struct StageTimes {
+  // CPU: host time of each stage. CUDA: threshold_us is the upload and the threshold kernels (GPU
+  // time), segment_us the device segmentation, decode_us the device decoding and the results'
+  // download. With CUDA graphs (the default) a frame's device stages run as one graph and only
+  // device_us, the whole frame on the device from upload to results copied back, is measured; the
+  // stages are timed on frames launched eagerly (the first of each size, or GPUVIS_CUDA_GRAPH=0).
+  double threshold_us = 0, segment_us = 0, decode_us = 0, blobs_us = 0;
+  double device_us = 0;
+};
+
+struct Detections {
+  int width = 0, height = 0;
+  std::vector<Fiducial> fiducials;  // valid IDs first, then fuzzy candidates (id -1)
+  std::vector<Finger> fingers;
+  std::vector<Blob> blobs;
+  // Regions that may be the root of a symbol whose inside no longer decodes, in the size band of
+  // the symbols of the last frame that had any (root sizes / 1.2 .. * 1.2, spec §6.2).
+  std::vector<RootCandidate> roots;
+  // With BlobParams::object_blobs: the blob of each fiducial's root region and of each root
+  // candidate, index for index (spec §7.6); empty otherwise.
+  std::vector<Blob> fiducial_blobs, root_blobs;
+  // This frame's regions (valid until the next detect() or receive()) on the CPU backend; null on
+  // the CUDA backend, which keeps them on the device.
+  const segment::RegionTree* tree = nullptr;
+  bool object_blobs = false, finger_blobs = false;  // the tracker attaches blobs to objects / cursors
+  DecodeStats decode_stats;
+  int regions = 0;
+  StageTimes times;
+};
+
+}  // namespace gpuvis::decode

@@ -1,0 +1,32 @@
+#pragma once
+// The stage interface each backend implements for the Detector: frames in, Detections out, with
+// up to Detector::kMaxInFlight frames between submit() and receive(). The Detector checks every
+// frame and the in-flight count before calling an engine, so engines assume valid input.
+#include <cstdint>
+#include <memory>
+
+#include "gpuvis/core/image.hpp"
+#include "gpuvis/decode/detections.hpp"
+#include "gpuvis/decode/tree_set.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+
+namespace gpuvis::pipeline {
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Starts detection on a frame (the CPU engine finishes it here).
+  virtual void submit(HostView<const std::uint8_t> grey, bool device_times) = 0;
+  // Writes the oldest submitted frame's detections into `out`, reusing its vectors' storage.
+  virtual void receive(Detections& out) = 0;
+  // True when submit() returns before the frame is done.
+  virtual bool overlaps() const = 0;
+};
+
+// `config` is validated; its backend is the engine's.
+std::unique_ptr<Engine> make_cpu_engine(const DetectorConfig& config, const decode::TreeSet& set);
+// Throws ErrorCode::unsupported in builds without CUDA, or for tree sets the device decoder does
+// not handle (src/decode/cuda/decoder.hpp).
+std::unique_ptr<Engine> make_cuda_engine(const DetectorConfig& config, const decode::TreeSet& set);
+
+}  // namespace gpuvis::pipeline
