@@ -23,7 +23,7 @@ struct DetectArgs {
   bool json = false, overwrite = false, fuzzy = false;
   decode::FingerParams fingers;
   std::string blob_size;
-  int threads = 0;
+  int threads = 0, max_fid = 0;
 };
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
@@ -86,6 +86,9 @@ void register_detect(CLI::App& app, Command& run) {
       "--backend cuda runs threshold, segmentation, decoding, fingers and blobs on the GPU; only the results come back.");
   cmd->add_option("inputs", a.inputs, "Image files or folders of images");
   cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
+  cmd->add_option("--max-fid", a.max_fid, "Symbols with a higher ID are reported as fuzzy candidates (reacTIVision's max_fid; 0 = no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->default_val(0);
   a.options.add_to(*cmd, "bernsen");
   add_backend_option(*cmd, a.backend);
   {
@@ -105,6 +108,7 @@ void register_detect(CLI::App& app, Command& run) {
       pipeline::DetectorConfig config;
       config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
       config.trees = a.trees;
+      config.max_fid = a.max_fid;
       config.fingers = a.fingers;
       if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
       decode::TreeSet::load(config.trees);  // a bad tree file is reported before any work starts

@@ -24,7 +24,8 @@ std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
 
 struct TrackArgs {
-  int threads = 0;
+  int threads = 0, max_fid = 0;
+  CLI::Option* max_fid_opt = nullptr;
   CLI::Option *sensitivity_opt = nullptr, *contrast_opt = nullptr;
   std::string smooth;
   CLI::Option* smooth_opt = nullptr;
@@ -65,6 +66,7 @@ pipeline::DetectorConfig detector_config(const config::ReacTIVisionConfig& file_
   pipeline::DetectorConfig config = a.config.empty() ? pipeline::DetectorConfig{} : file_cfg.detector;
   config.threshold = a.options.params(config.threshold);
   if (a.config.empty() || a.trees_opt->count()) config.trees = a.trees;
+  if (a.config.empty() || a.max_fid_opt->count()) config.max_fid = a.max_fid;
   if (a.config.empty() || a.finger_opt->count()) config.fingers.size = a.fingers.size;
   if (a.config.empty() || a.sensitivity_opt->count()) config.fingers.sensitivity = a.fingers.sensitivity;
   if (a.config.empty() || a.contrast_opt->count()) config.fingers.contrast = a.fingers.contrast;
@@ -188,7 +190,8 @@ int run_track() {
     file_cfg = config::load_reactivision_xml(a.config);
     for (const auto& w : file_cfg.warnings) notice(w);
   }
-  if (a.threads) set_num_threads(a.threads);
+  // --threads, else reacTIVision.xml's <threshold threads>; results do not depend on it.
+  if (const int threads = a.threads ? a.threads : file_cfg.threads) set_num_threads(threads);
   const auto options = tuio_options(file_cfg);
   const auto targets = tuio_targets(file_cfg);
   auto source = open_source(file_cfg);
@@ -288,6 +291,10 @@ void register_track(CLI::App& app, Command& run) {
                                  "1-euro smoothing for any of: fiducial, finger, blob (comma separated; 'none' for none)");
   cmd->add_option("--invert", a.invert, "Invert x, y and/or the angle in TUIO output: any of the letters x, y, a");
   a.trees_opt = cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");
+  a.max_fid_opt = cmd->add_option("--max-fid", a.max_fid,
+                                  "Symbols with a higher ID are only fuzzy candidates, as reacTIVision's max_fid (0 = no limit)")
+                      ->check(CLI::NonNegativeNumber)
+                      ->default_val(0);
   a.options.add_to(*cmd, "bernsen");
   add_finger_options(*cmd, a.fingers, a.finger_opt, a.sensitivity_opt, a.contrast_opt);
   cmd->add_option("--blob-size", a.blob_size, "Track plain white blobs with MIN:MAX pixels size");

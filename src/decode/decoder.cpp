@@ -149,10 +149,11 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
       continue;
     }
     // §4.6 classification.
-    const int id = rules::classify(sums, set_.min_leafs(), fuzzy_root_[root] != 0, [&] {
-      const auto it = set_.ids.find((t.colour[root] ? "w" : "b") + key);
-      return it != set_.ids.end() ? it->second : -1;
-    });
+    const int id = rules::limit_id(rules::classify(sums, set_.min_leafs(), fuzzy_root_[root] != 0, [&] {
+                                     const auto it = set_.ids.find((t.colour[root] ? "w" : "b") + key);
+                                     return it != set_.ids.end() ? it->second : -1;
+                                   }),
+                                   set_.max_id);
     if (id == rules::kInvalid || !rules::has_orientation(sums)) {
       ++st.invalid;
       leaves_.resize(static_cast<std::size_t>(leaf_begin));

@@ -81,6 +81,9 @@ GPUVIS_HD int classify(const LeafSums& s, int min_leafs, bool damaged, Lookup&& 
   return id >= 0 ? id : (enough ? kFuzzy : kInvalid);
 }
 
+// reacTIVision's max_fid (spec §5.5): an ID above the limit makes the candidate fuzzy; 0 = no limit.
+GPUVIS_HD inline int limit_id(int id, int max_id) { return max_id > 0 && id > max_id ? kFuzzy : id; }
+
 // No black leaf (or no leaf): no orientation, so not a symbol.
 GPUVIS_HD inline bool has_orientation(const LeafSums& s) { return s.w != 0 && s.bw != 0; }
 

@@ -19,7 +19,9 @@ threshold::Params DetectorConfig::default_threshold() {
 Detector::Detector(DetectorConfig config) : config_(std::move(config)) {
   threshold::validate(config_.threshold);
   config_.backend = resolve_backend(config_.backend);
-  const decode::TreeSet set = decode::TreeSet::load(config_.trees);
+  require(config_.max_fid >= 0, "detector: max_fid must be >= 0 (0 = no limit)");
+  decode::TreeSet set = decode::TreeSet::load(config_.trees);
+  set.max_id = config_.max_fid;
   engine_ = config_.backend == Backend::cuda ? make_cuda_engine(config_, set) : make_cpu_engine(config_, set);
 }
 

@@ -203,14 +203,14 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
                          "  <tuio type=\"web\" port=\"8080\" />\n"
                          "  <tuio type=\"flc\" />\n"
                          "  <tuio source=\"table\" />\n"
-                         "  <fiducial amoeba=\"small\" />\n"
+                         "  <fiducial amoeba=\"small\" max_fid=\"200\" />\n"
                          "  <finger size=\"20\" sensitivity=\"80\" contrast=\"12\" />\n"
                          "  <blob min_size=\"10\" max_size=\"60\" obj_blob=\"true\" cur_blob=\"1\" />\n"
                          "  <threshold type=\"tb\" gradient=\"24\" size=\"12\" />\n"
                          "  <calibration invert=\" xa\" />\n"
                          "  <image equalize=\"true\" />\n"
                          "  <camera config=\"cam/camera.xml\" />\n"
-                         "  <fiducial yamaarashi=\"true\" />\n"
+                         "  <fiducial yamaarashi=\"true\" max_fid=\"0\" />\n"
                          "</reactivision>\n";
   const auto c = config::load_reactivision_xml(path);
   ASSERT_EQ(c.tuio.size(), 4u);
@@ -235,8 +235,10 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   EXPECT_EQ(c.detector.threshold.tiled.gradient, 24);
   EXPECT_TRUE(c.equalize);
   EXPECT_EQ(c.camera_config, (std::filesystem::path(path).parent_path() / "cam/camera.xml").string());
-  ASSERT_EQ(c.warnings.size(), 1u);  // yamaarashi is not implemented: said, not ignored
-  EXPECT_NE(c.warnings[0].find(":16:"), std::string::npos) << c.warnings[0];
+  EXPECT_EQ(c.detector.max_fid, 0);  // the last <fiducial> sets it
+  ASSERT_EQ(c.warnings.size(), 2u);  // flc (removed) and yamaarashi (not implemented): said, not ignored
+  EXPECT_NE(c.warnings[0].find(":7: <tuio type>"), std::string::npos) << c.warnings[0];
+  EXPECT_NE(c.warnings[1].find(":16: <fiducial yamaarashi>"), std::string::npos) << c.warnings[1];
 
   auto expect_error = [&](const std::string& xml, const std::string& needle) {
     expect_load_error([&] { config::load_reactivision_xml(path); }, path, xml, needle);
@@ -245,6 +247,103 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   expect_error("<reactivision>\n\n<tuio type=\"udp\" port=\"70000\"/>\n</reactivision>\n", ":3: <tuio port>");
   expect_error("<reactivision>\n<finger size=\"1\"\n</reactivision>\n", "malformed XML");
   expect_error("<other/>\n", "<reactivision>");
+}
+
+// Every element and attribute of the spec's reacTIVision.xml table (§9.1, and §2.1's threshold) is
+// either honoured, with the same meaning, or named in a warning: none is dropped silently.
+TEST(Config, EveryReacTIVisionSettingIsHonouredOrNamed) {
+  if (!config::xml_available()) GTEST_SKIP() << "built without the XML adapter (tinyxml2)";
+  const std::string path = test::temp_path("reacTIVision.xml");
+  std::ofstream(path) << "<reactivision>\n"                                                         // line 1
+                         "  <camera config=\"default\" />\n"                                         // 2
+                         "  <tuio type=\"udp\" host=\"127.0.0.1\" port=\"3334\" />\n"                // 3
+                         "  <tuio source=\"rtv\" />\n"                                               // 4
+                         "  <fiducial amoeba=\"mini\" yamaarashi=\"true\" mirror=\"true\" max_fid=\"99\" />\n"  // 5
+                         "  <finger size=\"16\" sensitivity=\"75\" contrast=\"20\" />\n"            // 6
+                         "  <blob max_size=\"50\" min_size=\"32\" obj_blob=\"1\" cur_blob=\"true\" />\n"  // 7
+                         "  <filter fiducial=\"false\" finger=\"true\" blob=\"true\" />\n"            // 8
+                         "  <image display=\"dest\" equalize=\"true\" fullscreen=\"true\" />\n"      // 9
+                         "  <threshold type=\"br\" gradient=\"max\" size=\"min\" contrast=\"40\" threads=\"3\" />\n"  // 10
+                         "  <calibration invert=\" y\" grid=\"table.grid\" file=\"default.grid\" />\n"  // 11
+                         "  <fiducial amoeba=\"mini\" colour=\"red\" max_fid=\"99\" />\n"             // 12
+                         "  <display />\n"                                                             // 13
+                         "</reactivision>\n";
+  const auto c = config::load_reactivision_xml(path);
+  // Honoured, with reacTIVision's meaning.
+  EXPECT_EQ(c.camera_config, "default");
+  ASSERT_EQ(c.tuio.size(), 1u);
+  EXPECT_EQ(output::to_string(c.tuio[0]), "udp:127.0.0.1:3334");
+  EXPECT_EQ(c.tuio_options.source, "rtv");
+  EXPECT_EQ(c.detector.trees, "mini");
+  EXPECT_EQ(c.detector.max_fid, 99);
+  EXPECT_EQ(c.detector.fingers.size, 16);
+  EXPECT_DOUBLE_EQ(c.detector.fingers.sensitivity, 0.75);
+  EXPECT_EQ(c.detector.fingers.contrast, 20);
+  EXPECT_EQ(c.detector.blobs.min_size, 32);
+  EXPECT_EQ(c.detector.blobs.max_size, 50);
+  EXPECT_TRUE(c.detector.blobs.object_blobs);
+  EXPECT_TRUE(c.detector.blobs.finger_blobs);
+  EXPECT_FALSE(c.tracker.smooth_objects);
+  EXPECT_TRUE(c.tracker.smooth_cursors);
+  EXPECT_TRUE(c.tracker.smooth_blobs);
+  EXPECT_TRUE(c.equalize);
+  EXPECT_EQ(c.detector.threshold.method, threshold::Method::bradley_roth);
+  EXPECT_FLOAT_EQ(c.detector.threshold.bradley_roth.bias, 0.64f);  // gradient "max" = 64 -> 64/100
+  EXPECT_EQ(c.detector.threshold.bradley_roth.size, 2);             // "min" gives 2 (spec §2.1)
+  EXPECT_EQ(c.detector.threshold.bradley_roth.contrast, 40);
+  EXPECT_EQ(c.threads, 3);
+  EXPECT_FALSE(c.tuio_options.invert_x);
+  EXPECT_TRUE(c.tuio_options.invert_y);
+  // Named in a warning, with the line and the attribute.
+  const std::vector<std::string> named = {":5: <fiducial yamaarashi>", ":5: <fiducial mirror>", ":9: <image display>",
+                                          ":9: <image fullscreen>",    ":11: <calibration grid>", ":11: <calibration file>",
+                                          ":12: <fiducial colour>",    ":13: <display>"};
+  std::string all;
+  for (const auto& w : c.warnings) all += w + "\n";
+  for (const auto& n : named) EXPECT_NE(all.find(n), std::string::npos) << n << " not named in:\n" << all;
+  EXPECT_EQ(c.warnings.size(), named.size()) << all;
+
+  // Without max_fid reacTIVision reports every ID as fuzzy (Q19); gpuvis sets no limit and says so.
+  std::ofstream(path) << "<reactivision>\n<fiducial amoeba=\"default\" />\n"
+                         "<threshold gradient=\"20\" tile=\"12\" size=\"8\" />\n</reactivision>\n";
+  const auto d = config::load_reactivision_xml(path);
+  EXPECT_EQ(d.detector.max_fid, 0);
+  EXPECT_EQ(d.detector.threshold.method, threshold::Method::bradley_roth);  // no type: BR, the code's default (Q31)
+  EXPECT_EQ(d.detector.threshold.bradley_roth.size, 8);                      // tile= is ignored, size= counts
+  all.clear();
+  for (const auto& w : d.warnings) all += w + "\n";
+  EXPECT_NE(all.find(":2: <fiducial max_fid>"), std::string::npos) << all;
+  EXPECT_NE(all.find(":3: <threshold type>"), std::string::npos) << all;
+  EXPECT_NE(all.find(":3: <threshold tile>"), std::string::npos) << all;
+}
+
+// max_fid: a symbol whose ID is above it is a fuzzy candidate (spec §5.5) on the CPU backend (the
+// CUDA backend's equality is checked in tests/gpu).
+TEST(Config, MaxFidTurnsHigherIdsIntoFuzzyCandidates) {
+  if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
+  synth::Generator gen(test::source_path("data/amoeba/symbols"));
+  synth::SceneParams q;
+  q.symbols = 6;
+  q.seed = 5;
+  const auto scene = gen.make(q);
+  pipeline::Detector all(pipeline::DetectorConfig{});
+  std::vector<int> ids;
+  for (const auto& f : all.detect(scene.image.view()).fiducials)
+    if (f.id >= 0) ids.push_back(f.id);
+  ASSERT_GE(ids.size(), 3u);
+  std::sort(ids.begin(), ids.end());
+  pipeline::DetectorConfig limited;
+  limited.max_fid = ids[ids.size() / 2];
+  pipeline::Detector det(limited);
+  const auto& d = det.detect(scene.image.view());
+  int valid = 0, fuzzy = 0;
+  for (const auto& f : d.fiducials) {
+    EXPECT_LE(f.id, limited.max_fid);
+    (f.id >= 0 ? valid : fuzzy) += 1;
+  }
+  const int kept = static_cast<int>(std::count_if(ids.begin(), ids.end(), [&](int id) { return id <= limited.max_fid; }));
+  EXPECT_EQ(valid, kept);
+  EXPECT_GE(fuzzy, static_cast<int>(ids.size()) - kept);  // the others are still seen, as fuzzy candidates
 }
 
 TEST(Config, ReadsCameraXmlAndNamesTheLineOfErrors) {

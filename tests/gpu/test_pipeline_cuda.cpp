@@ -347,3 +347,24 @@ TEST(PipelineCuda, NoisyFirstFrameWithFingersAndBlobsThenReplays) {
     if (i == 0) std::printf("noisy 4K frame: %zu blobs, %zu fingers\n", a.blobs.size(), a.fingers.size());
   }
 }
+
+// reacTIVision's max_fid (spec §5.5): IDs above it become fuzzy candidates on both backends, with
+// the root-candidate band of the next frames following only the symbols that stayed valid.
+TEST(PipelineCuda, MaxFidEqualsTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  const auto frames = test::symbols_and_wiped_frames(8, 640, 480, 41);
+  pipeline::DetectorConfig config;
+  config.max_fid = 60;
+  pipeline::Detector cpu(config), gpu(on_gpu(config));
+  int fuzzy = 0, valid = 0;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const pipeline::Detections expected = cpu.detect(frames[i].view());
+    for (const auto& f : expected.fiducials) {
+      EXPECT_LE(f.id, config.max_fid);
+      (f.id >= 0 ? valid : fuzzy) += 1;
+    }
+    EXPECT_TRUE(test::same_detections(expected, gpu.detect(frames[i].view()))) << "frame " << i;
+  }
+  EXPECT_GT(valid, 0);
+  EXPECT_GT(fuzzy, 0) << "no ID above max_fid in the frames: the limit is not exercised";
+}

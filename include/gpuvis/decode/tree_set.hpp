@@ -17,6 +17,9 @@ struct TreeSet {
   int min_nodes = 0, max_nodes = 0;  // node counts including the root
   int min_height = 0, max_height = 0;
   int min_deep = 0;  // fewest nodes at the maximum depth
+  // reacTIVision's <fiducial max_fid> (spec §5.5): a symbol whose ID is above it is reported as a
+  // fuzzy candidate (id -1), which can move an object but never create one. 0: no limit.
+  int max_id = 0;
 
   int tmin() const { return min_nodes - 1; }           // root descendants, exact match
   int tmax() const { return max_nodes - 1; }

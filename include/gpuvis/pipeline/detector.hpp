@@ -21,6 +21,9 @@ struct DetectorConfig {
   // The threshold's method and parameters; its `backend` is not consulted: the detector's is.
   threshold::Params threshold = default_threshold();
   std::string trees = "default";  // default | small | mini | path to a .trees file
+  // reacTIVision's <fiducial max_fid>: symbols with a higher ID are reported as fuzzy candidates
+  // (id -1), which can move an object but never create one. 0: no limit.
+  int max_fid = 0;
   // cpu; cuda: threshold, segmentation, decoding, fingers and blobs on the device, only the results
   // come back; automatic: cuda when a device is usable, else cpu (resolve_backend).
   Backend backend = Backend::cpu;

@@ -1,6 +1,8 @@
 // reacTIVision.xml through tinyxml2. Element and attribute names and their meaning follow the
 // behaviour spec §9.1; values are validated here with the line they came from.
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "gpuvis/config/reactivision.hpp"
 #include "gpuvis/core/error.hpp"
@@ -20,6 +22,153 @@ const tinyxml2::XMLElement* load_xml(tinyxml2::XMLDocument& doc, const std::stri
   return root;
 }
 
+namespace {
+
+// The attributes each element of spec §9.1 has. Anything else is named in a warning, so a typo or
+// a setting of another reacTIVision version is never silently dropped.
+struct ElementSpec {
+  const char* name;
+  std::vector<const char*> attributes;
+};
+const std::vector<ElementSpec>& elements() {
+  static const std::vector<ElementSpec> table = {
+      {"camera", {"config"}},
+      {"tuio", {"type", "host", "port", "source"}},
+      {"fiducial", {"amoeba", "yamaarashi", "mirror", "max_fid"}},
+      {"finger", {"size", "sensitivity", "contrast"}},
+      {"blob", {"min_size", "max_size", "obj_blob", "cur_blob"}},
+      {"filter", {"fiducial", "finger", "blob"}},
+      {"image", {"display", "equalize", "fullscreen"}},
+      {"threshold", {"type", "gradient", "size", "contrast", "threads", "tile"}},
+      {"calibration", {"invert", "grid", "file"}},
+  };
+  return table;
+}
+
+void warn_unknown_attributes(const Reader& r, const tinyxml2::XMLElement* e, const ElementSpec& spec) {
+  for (const auto* a = e->FirstAttribute(); a; a = a->Next()) {
+    bool known = false;
+    for (const char* k : spec.attributes) known = known || std::string(a->Name()) == k;
+    if (!known) r.warnings->push_back(r.where(e, a->Name()) + ": unknown attribute, ignored");
+  }
+}
+
+std::string relative_to(const std::string& config_path, const std::string& file) {
+  if (std::filesystem::path(file).is_absolute()) return file;
+  return (std::filesystem::path(config_path).parent_path() / file).string();
+}
+
+void read_tuio(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
+  const char* type = e->Attribute("type");
+  if (!type) {  // <tuio source="..."/> names the TUIO source
+    if (const char* src = e->Attribute("source")) cfg.tuio_options.source = src;
+    return;
+  }
+  const std::string t = type;
+  if (t == "flc") {  // Flash LocalConnection: removed in reacTIVision 1.6 too
+    r.warnings->push_back(r.where(e, "type") + ": flc (Flash) was removed from reacTIVision 1.6; ignored");
+    return;
+  }
+  if (t != "udp" && t != "tcp" && t != "web") r.bad(e, "type", "'" + t + "' is not udp, tcp, web or flc");
+  const char* host = e->Attribute("host");
+  output::TuioTarget target;
+  if (host && std::string(host) == "server") {  // a TCP server, whatever the type (spec §8.1)
+    target.transport = output::Transport::tcp_server;
+    target.host.clear();
+  } else if (t == "web") {  // a WebSocket server on every interface
+    target.transport = output::Transport::websocket;
+    target.host.clear();
+  } else {
+    target.transport = t == "tcp" ? output::Transport::tcp : output::Transport::udp;
+    if (host) target.host = host;
+  }
+  if (!r.integer(e, "port", 1, 65535, target.port)) target.port = t == "web" ? 8080 : 3333;
+  cfg.tuio.push_back(target);
+}
+
+void read_fiducial(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
+  auto& det = cfg.detector;
+  if (const char* amoeba = e->Attribute("amoeba")) {
+    const std::string trees = amoeba;
+    det.trees = trees.find(".trees") != std::string::npos ? relative_to(r.path, trees) : trees;
+  }
+  bool yamaarashi = false, mirror = false;
+  if (r.boolean(e, "yamaarashi", yamaarashi) && yamaarashi) r.unsupported(e, "yamaarashi");
+  if (r.boolean(e, "mirror", mirror) && mirror)
+    r.warnings->push_back(r.where(e, "mirror") + ": flips yamaarashi symbols, which gpuvis does not decode yet; ignored");
+  if (!r.integer(e, "max_fid", 0, 1 << 30, det.max_fid)) {
+    // reacTIVision 1.6 then reports every ID as fuzzy and creates no object at all (spec Q19).
+    det.max_fid = 0;
+    r.warnings->push_back(r.where(e, "max_fid") +
+                          ": absent; reacTIVision 1.6 would then report every symbol as fuzzy (no objects), gpuvis "
+                          "sets no limit (write max_fid=\"0\" to say so)");
+  }
+}
+
+void read_threshold(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
+  auto& det = cfg.detector;
+  const char* type = e->Attribute("type");
+  // Any type other than exactly "br" selects tiled Bernsen; without one the code's default, BR
+  // (spec §2.1, Q31: the shipped XML's comment calls TB the default).
+  const bool br = type ? std::string(type) == "br" : true;
+  if (!type)
+    r.warnings->push_back(r.where(e, "type") + ": absent; Bradley-Roth (br), reacTIVision 1.6's default "
+                                               "(write type=\"tb\" for tiled Bernsen)");
+  if (e->Attribute("tile"))
+    r.warnings->push_back(r.where(e, "tile") + ": ignored, as reacTIVision 1.6 does; the tile size is size=");
+  int gradient = 16, size = 16, contrast = 32;
+  r.integer(e, "gradient", 0, 64, gradient);
+  if (const char* v = e->Attribute("size"); v && std::string(v) == "min") size = 2;
+  else r.integer(e, "size", 1, 4096, size);  // "max": 4096, a tile or window at least as big as the frame
+  r.integer(e, "contrast", 0, 255, contrast);
+  if (br) {
+    det.threshold.method = threshold::Method::bradley_roth;
+    det.threshold.bradley_roth = {size, static_cast<float>(gradient) / 100.0f, contrast};
+  } else {
+    det.threshold.method = threshold::Method::tiled;
+    det.threshold.tiled = {std::max(2, size), gradient};
+  }
+  // reacTIVision splits the frame into `threads` strips, and tiled Bernsen restarts its tiles at
+  // each strip (spec §2.2, Q3). gpuvis uses the threads for speed only: its output is one strip's.
+  if (const char* v = e->Attribute("threads")) {
+    if (std::string(v) == "max") cfg.threads = 0;
+    else r.integer(e, "threads", 1, 1024, cfg.threads);
+    if (!br && cfg.threads != 1)
+      r.warnings->push_back(r.where(e, "threads") + ": used as CPU threads; the tiled threshold is computed as one "
+                                                     "strip, as reacTIVision does with threads=\"1\"");
+  }
+}
+
+void read_calibration(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
+  if (const char* inv = e->Attribute("invert")) {
+    for (const char* c = inv; *c; ++c) {
+      if (*c == 'x') cfg.tuio_options.invert_x = true;
+      else if (*c == 'y') cfg.tuio_options.invert_y = true;
+      else if (*c == 'a') cfg.tuio_options.invert_angle = true;
+      else if (*c != ' ') r.bad(e, "invert", "takes the letters x, y and a");
+    }
+  }
+  if (e->Attribute("grid")) r.unsupported(e, "grid");
+  if (e->Attribute("file"))  // the shipped XMLs' attribute, which reacTIVision 1.6 ignores (Q28)
+    r.warnings->push_back(r.where(e, "file") + ": ignored, as reacTIVision 1.6 does (its attribute is grid=)");
+}
+
+void read_image(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
+  r.boolean(e, "equalize", cfg.equalize);
+  if (const char* d = e->Attribute("display")) {
+    const std::string display = d;
+    if (display != "none" && display != "src" && display != "dest") r.bad(e, "display", "'" + display + "' is not none, src or dest");
+    if (display != "none")
+      r.warnings->push_back(r.where(e, "display") + ": gpuvis track has no display window yet; runs as display=\"none\" "
+                                                   "(see the frames with gpuvis detect --annotate)");
+  }
+  bool fullscreen = false;
+  if (r.boolean(e, "fullscreen", fullscreen) && fullscreen)
+    r.warnings->push_back(r.where(e, "fullscreen") + ": gpuvis track has no display window yet; ignored");
+}
+
+}  // namespace
+
 ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
   tinyxml2::XMLDocument doc;
   const tinyxml2::XMLElement* root = load_xml(doc, path, "reactivision");
@@ -28,39 +177,17 @@ ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
   auto& det = cfg.detector;
   for (const auto* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) {
     const std::string name = e->Name();
-    if (name == "tuio") {
-      const char* type = e->Attribute("type");
-      if (!type) {  // <tuio source="..."/> names the TUIO source
-        if (const char* src = e->Attribute("source")) cfg.tuio_options.source = src;
-        continue;
-      }
-      const std::string t = type;
-      if (t == "flc") continue;  // removed in reacTIVision too
-      if (t != "udp" && t != "tcp" && t != "web") r.bad(e, "type", "'" + t + "' is not udp, tcp, web or flc");
-      const char* host = e->Attribute("host");
-      output::TuioTarget target;
-      if (host && std::string(host) == "server") {  // a TCP server, whatever the type (spec §8.1)
-        target.transport = output::Transport::tcp_server;
-        target.host.clear();
-      } else if (t == "web") {  // a WebSocket server on every interface
-        target.transport = output::Transport::websocket;
-        target.host.clear();
-      } else {
-        target.transport = t == "tcp" ? output::Transport::tcp : output::Transport::udp;
-        if (host) target.host = host;
-      }
-      if (!r.integer(e, "port", 1, 65535, target.port)) target.port = t == "web" ? 8080 : 3333;
-      cfg.tuio.push_back(target);
-    } else if (name == "fiducial") {
-      if (const char* amoeba = e->Attribute("amoeba")) {
-        std::string trees = amoeba;
-        if (trees.find(".trees") != std::string::npos && !std::filesystem::path(trees).is_absolute())
-          trees = (std::filesystem::path(path).parent_path() / trees).string();
-        det.trees = trees;
-      }
-      bool yama = false;
-      if (r.boolean(e, "yamaarashi", yama) && yama) r.unsupported(e, "yamaarashi");
-    } else if (name == "finger") {
+    const ElementSpec* spec = nullptr;
+    for (const auto& s : elements())
+      if (name == s.name) spec = &s;
+    if (!spec) {
+      cfg.warnings.push_back(r.where(e, nullptr) + ": unknown element, ignored");
+      continue;
+    }
+    warn_unknown_attributes(r, e, *spec);
+    if (name == "tuio") read_tuio(r, e, cfg);
+    else if (name == "fiducial") read_fiducial(r, e, cfg);
+    else if (name == "finger") {
       r.integer(e, "size", 0, 4096, det.fingers.size);
       int s = 75;
       if (r.integer(e, "sensitivity", 0, 200, s)) det.fingers.sensitivity = s / 100.0;
@@ -71,45 +198,15 @@ ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
       if (det.blobs.max_size > 0 && det.blobs.max_size < det.blobs.min_size) r.bad(e, "max_size", "is smaller than min_size");
       r.boolean(e, "obj_blob", det.blobs.object_blobs);
       r.boolean(e, "cur_blob", det.blobs.finger_blobs);
-    } else if (name == "threshold") {
-      const char* type = e->Attribute("type");
-      const std::string t = type ? type : "br";  // reacTIVision's code default (Q31)
-      int gradient = 16, size = 16, contrast = 32;
-      r.integer(e, "gradient", 0, 64, gradient);
-      r.integer(e, "size", 1, 4096, size);
-      r.integer(e, "contrast", 0, 255, contrast);
-      if (t == "br") {
-        det.threshold.method = threshold::Method::bradley_roth;
-        det.threshold.bradley_roth = {size, static_cast<float>(gradient) / 100.0f, contrast};
-      } else {
-        det.threshold.method = threshold::Method::tiled;
-        det.threshold.tiled = {std::max(2, size), gradient};
-      }
-    } else if (name == "calibration") {
-      if (const char* inv = e->Attribute("invert")) {
-        for (const char* c = inv; *c; ++c) {
-          if (*c == 'x') cfg.tuio_options.invert_x = true;
-          else if (*c == 'y') cfg.tuio_options.invert_y = true;
-          else if (*c == 'a') cfg.tuio_options.invert_angle = true;
-          else if (*c != ' ') r.bad(e, "invert", "takes the letters x, y and a");
-        }
-      }
-      if (e->Attribute("grid") || e->Attribute("file")) r.unsupported(e, "grid");
-    } else if (name == "image") {
-      r.boolean(e, "equalize", cfg.equalize);
-    } else if (name == "camera") {
-      if (const char* c = e->Attribute("config")) {
-        std::string cam = c;
-        if (cam != "default" && !std::filesystem::path(cam).is_absolute())
-          cam = (std::filesystem::path(path).parent_path() / cam).string();
-        cfg.camera_config = cam;
-      }
+    } else if (name == "threshold") read_threshold(r, e, cfg);
+    else if (name == "calibration") read_calibration(r, e, cfg);
+    else if (name == "image") read_image(r, e, cfg);
+    else if (name == "camera") {
+      if (const char* c = e->Attribute("config")) cfg.camera_config = std::string(c) == "default" ? "default" : relative_to(path, c);
     } else if (name == "filter") {
       r.boolean(e, "fiducial", cfg.tracker.smooth_objects);
       r.boolean(e, "finger", cfg.tracker.smooth_cursors);
       r.boolean(e, "blob", cfg.tracker.smooth_blobs);
-    } else {
-      cfg.warnings.push_back(r.where(e, nullptr) + ": unknown element, ignored");
     }
   }
   threshold::validate(det.threshold);

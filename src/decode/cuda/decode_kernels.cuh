@@ -18,6 +18,7 @@ using segment::cuda_impl::DeviceTree;
 // Derived parameters of the tree set (TreeSet, spec §4.1).
 struct SetBounds {
   int tmin, tmax, rmin, dmin, dmax, min_leafs, max_nodes;
+  int max_id;  // TreeSet::max_id (0: no limit)
 };
 
 // The tree set in device memory: keys (colour letter + canonical depth string) sorted in byte

@@ -181,7 +181,7 @@ Decoder::Decoder(const TreeSet& set, const FingerParams& fingers, const BlobPara
                                      " regions; the CUDA decoder handles at most " + std::to_string(kMaxSymbolNodes) +
                                      " (use --backend cpu)");
   Impl& m = *impl_;
-  m.bounds = {set.tmin(), set.tmax(), set.rmin(), set.min_height, set.max_height, set.min_leafs(), set.max_nodes};
+  m.bounds = {set.tmin(), set.tmax(), set.rmin(), set.min_height, set.max_height, set.min_leafs(), set.max_nodes, set.max_id};
   std::vector<std::pair<std::string, int>> entries(set.ids.begin(), set.ids.end());
   std::sort(entries.begin(), entries.end());
   std::vector<char> keys(std::max<std::size_t>(entries.size(), 1) * kKeyBytes, 0);

@@ -313,7 +313,7 @@ __device__ bool classify(const DeviceTree& t, const SetBounds& b, const Scratch&
     if (st.child_count[node]) continue;
     sums.add_weighted(st.weight[node], st.wcx[node], st.wcy[node], st.colour[node], st.size[node]);
   }
-  const int id = rules::classify(sums, b.min_leafs, desc < b.tmin, [id_found] { return id_found; });
+  const int id = rules::limit_id(rules::classify(sums, b.min_leafs, desc < b.tmin, [id_found] { return id_found; }), b.max_id);
   if (id == rules::kInvalid || !rules::has_orientation(sums)) return false;
 
   SymbolRecord rec;
