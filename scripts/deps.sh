@@ -14,6 +14,8 @@ packages=(
   libgif-dev                                     # animated GIF output (gpuvis life)
   libopenblas-dev                                # CPU matrix product (gpuvis lab matmul)
   python3 python3-numpy python3-matplotlib python3-pil  # benchmark reports, sample generator
+  python3-dev pybind11-dev python3-pytest       # the Python module and its tests
+  python3-dask python3-distributed               # gpuvis.dask: chunked filters on a cluster
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,37 @@
+"""gpuvis: reacTIVision-compatible fiducial tracking and fast image filters, on CUDA and the CPU.
+
+Every image operation takes NumPy arrays and returns new ones; ``backend`` is ``"auto"`` (CUDA when
+a device is usable, else the CPU), ``"cpu"`` or ``"cuda"``, and both backends give the same results.
+
+    import gpuvis, numpy as np
+    binary = gpuvis.threshold(grey)                        # full Bernsen, h = 12, gate 32
+    smooth = gpuvis.convolve(img, "gaussian:sigma=2")
+    det = gpuvis.Detector(backend="cpu")
+    for f in det.detect(grey).fiducials: print(f.id, f.x, f.y, f.angle)
+
+``gpuvis.dask`` runs the filters over dask arrays in chunks (docs/cluster.md).
+"""
+from ._gpuvis import (  # noqa: F401
+    Blob,
+    Cursor,
+    Detections,
+    Detector,
+    Error,
+    Fiducial,
+    Finger,
+    Frame,
+    Object,
+    TrackedBlob,
+    Tracker,
+    TuioSender,
+    __version__,
+    bilateral,
+    convolve,
+    cuda_available,
+    life,
+    mean_shift,
+    num_threads,
+    resolve_backend,
+    set_num_threads,
+    threshold,
+)

@@ -1,0 +1,138 @@
+"""gpuvis filters over dask arrays, in chunks: images larger than one machine's memory, or many
+images, are processed across a cluster with results identical to one call on the whole array.
+
+Each chunk gets a halo as wide as the filter reaches (``map_overlap``); the array's own edges get no
+padding from dask (``boundary="none"``), so gpuvis applies its border rule there exactly as on the
+whole image (for ``wrap`` dask supplies the opposite edge). Chunks must be at least as large as the
+halo.
+
+    import dask.array as da, gpuvis.dask
+    big = da.from_zarr(...)                      # (H, W) or (H, W, C), uint8/uint16/float32
+    out = gpuvis.dask.convolve(big, "gaussian:sigma=3").compute()
+
+Batch detection over many frame files: ``detect_files(paths, ...)`` returns one record per file.
+"""
+import math
+
+import dask.array as da
+import dask.bag as db
+import numpy as np
+
+from . import _gpuvis
+
+
+def _reach_of_kernel(kernel):
+    """(rows, cols) a kernel reaches from its centre."""
+    shape = _kernel_shape(kernel) if isinstance(kernel, str) else np.asarray(kernel).shape
+    return shape[0] // 2, shape[1] // 2
+
+
+def _kernel_shape(spec):
+    """The (rows, cols) of a kernel string, measured by correlating an impulse."""
+    n = 257  # larger than any kernel gpuvis accepts (2D up to 31, separable up to 127 taps)
+    impulse = np.zeros((n, n), np.float32)
+    impulse[n // 2, n // 2] = 1.0
+    response = _gpuvis.convolve(impulse, spec, border="constant:0", backend="cpu")
+    rows = np.nonzero(np.any(response != 0, axis=1))[0]
+    cols = np.nonzero(np.any(response != 0, axis=0))[0]
+    if rows.size == 0:
+        return (1, 1)
+    half_r = max(n // 2 - rows[0], rows[-1] - n // 2)
+    half_c = max(n // 2 - cols[0], cols[-1] - n // 2)
+    return (2 * half_r + 1, 2 * half_c + 1)
+
+
+def _depth(array, rows, cols):
+    depth = {0: rows, 1: cols}
+    if array.ndim == 3:
+        depth[2] = 0
+    return depth
+
+
+def _boundary(border):
+    """dask's padding of the array's own edges: none, so that gpuvis applies its border rule there as
+    on the whole image, except for wrap, whose outside pixels come from the opposite edge, which a
+    chunk does not hold: dask supplies them (periodic)."""
+    return "periodic" if border == "wrap" else "none"
+
+
+def _whole_channels(array):
+    """Colour chunks must hold every channel of a pixel."""
+    if array.ndim == 3 and len(array.chunks[2]) != 1:
+        array = array.rechunk({2: -1})
+    return array
+
+
+def convolve(array, kernel, border="reflect101", flip=False, backend="auto"):
+    """gpuvis.convolve over a dask array (H, W) or (H, W, C), chunk by chunk with the kernel's halo."""
+    array = _whole_channels(da.asarray(array))
+    rows, cols = _reach_of_kernel(kernel)
+    return array.map_overlap(_gpuvis.convolve, depth=_depth(array, rows, cols), boundary=_boundary(border),
+                             dtype=array.dtype, kernel=kernel, border=border, flip=flip, backend=backend)
+
+
+def bilateral(array, radius=3, sigma_space=3.0, sigma_range=30.0, border="reflect101", backend="auto", **kwargs):
+    """gpuvis.bilateral over a dask array; the halo is the radius (twice it with adaptive=True, whose
+    sigma comes from a window of the same radius around each neighbour)."""
+    array = _whole_channels(da.asarray(array))
+    reach = 2 * radius if kwargs.get("adaptive") else radius
+    return array.map_overlap(_gpuvis.bilateral, depth=_depth(array, reach, reach), boundary=_boundary(border), dtype=array.dtype,
+                             radius=radius, sigma_space=sigma_space, sigma_range=sigma_range, border=border,
+                             backend=backend, **kwargs)
+
+
+def mean_shift(array, spatial=8.0, range=16.0, halo=None, backend="auto", **kwargs):
+    """gpuvis.mean_shift over a dask array. A pixel's climb can wander further than one window, so
+    the result equals the whole-image result only where every climb stays within `halo` pixels
+    (default 4 x spatial); pixels whose mode lies further away are not guaranteed equal."""
+    array = _whole_channels(da.asarray(array))
+    reach = int(math.ceil(4 * spatial)) if halo is None else int(halo)
+    return array.map_overlap(_gpuvis.mean_shift, depth=_depth(array, reach, reach), boundary="none", dtype=array.dtype,
+                             spatial=spatial, range=range, backend=backend, **kwargs)
+
+
+def _detect_partition(paths, options):
+    from PIL import Image  # noqa: F401  (only when frames are PNG/JPEG)
+    detector = _gpuvis.Detector(**options)
+    records = []
+    for path in paths:
+        frame = _read_grey(path)
+        d = detector.detect(frame)
+        records.append({"file": path, "width": d.width, "height": d.height,
+                        "fiducials": [(f.id, f.x, f.y, f.angle) for f in d.fiducials if f.id >= 0],
+                        "fingers": [(f.x, f.y) for f in d.fingers],
+                        "blobs": [(b.x, b.y, b.width, b.height) for b in d.blobs]})
+    return records
+
+
+def _read_grey(path):
+    if path.lower().endswith(".pgm"):
+        with open(path, "rb") as f:
+            data = f.read()
+        parts, pos = [], 0
+        while len(parts) < 4:  # magic, width, height, maxval; '#' comments skipped
+            while data[pos:pos + 1].isspace():
+                pos += 1
+            if data[pos:pos + 1] == b"#":
+                pos = data.index(b"\n", pos)
+                continue
+            end = pos
+            while not data[end:end + 1].isspace():
+                end += 1
+            parts.append(data[pos:end])
+            pos = end
+        if parts[0] != b"P5" or int(parts[3]) > 255:
+            raise ValueError(f"{path}: only 8-bit binary PGM (P5) frames are read here")
+        w, h = int(parts[1]), int(parts[2])
+        return np.frombuffer(data, np.uint8, w * h, pos + 1).reshape(h, w).copy()
+    from PIL import Image
+    return np.asarray(Image.open(path).convert("L"))
+
+
+def detect_files(paths, partition_size=16, **options):
+    """A dask bag with one record per frame file: {"file", "width", "height", "fiducials": [(id, x,
+    y, angle)], "fingers": [(x, y)], "blobs": [(x, y, w, h)]}. Each partition builds one Detector
+    (options as gpuvis.Detector) on its worker; call .compute() on a distributed Client to spread
+    the files over its workers. Frames are independent here: no tracking across partitions."""
+    paths = [str(p) for p in paths]
+    return db.from_sequence(paths, partition_size=partition_size).map_partitions(_detect_partition, options)

@@ -1,0 +1,377 @@
+// The Python module gpuvis._gpuvis: a thin layer over the C++ API (pybind11). NumPy arrays are
+// viewed without copying when each row's pixels are contiguous (any C-contiguous array, and crops
+// of one); the GIL is released while the library works; gpuvis::Error becomes gpuvis.Error.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gpuvis/core/build_info.hpp"
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/core/image.hpp"
+#include "gpuvis/core/parallel.hpp"
+#include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/filters/bilateral.hpp"
+#include "gpuvis/filters/convolve.hpp"
+#include "gpuvis/filters/mean_shift.hpp"
+#include "gpuvis/life/life.hpp"
+#include "gpuvis/output/tuio.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+#include "gpuvis/track/tracker.hpp"
+
+namespace py = pybind11;
+using namespace gpuvis;
+
+namespace {
+
+// ---- arrays <-> image views ----
+
+// A 2D (H x W) or 3D (H x W x C, C = 1, 3 or 4) array of T whose rows hold contiguous pixels.
+template <class T>
+HostView<T> view_of(py::array& a, const char* what) {
+  if (!py::isinstance<py::array_t<T>>(a))
+    throw py::type_error(std::string(what) + ": expected dtype " + py::str(py::dtype::of<T>()).cast<std::string>() + ", got " +
+                         py::str(a.dtype()).cast<std::string>());
+  if (a.ndim() != 2 && a.ndim() != 3)
+    throw py::value_error(std::string(what) + ": expected a 2D (H, W) or 3D (H, W, C) array, got " + std::to_string(a.ndim()) + "D");
+  const int channels = a.ndim() == 3 ? static_cast<int>(a.shape(2)) : 1;
+  const auto item = static_cast<py::ssize_t>(sizeof(T));
+  const bool pixels_contiguous = (a.ndim() == 2 ? a.strides(1) == item : a.strides(2) == item && a.strides(1) == item * channels);
+  if (!pixels_contiguous || a.strides(0) < a.shape(1) * channels * item)
+    throw py::value_error(std::string(what) + ": each row's pixels must be contiguous (pass np.ascontiguousarray(a))");
+  // Inputs may be read-only (np.frombuffer, memory maps): only outputs, made here, are written.
+  return HostView<T>(static_cast<T*>(const_cast<void*>(a.data())), static_cast<int>(a.shape(1)), static_cast<int>(a.shape(0)),
+                     channels, static_cast<std::ptrdiff_t>(a.strides(0)));
+}
+
+template <class T>
+py::array_t<T> like(const HostView<T>& v, bool keep_3d) {
+  if (keep_3d) return py::array_t<T>({v.height, v.width, v.channels});
+  return py::array_t<T>({v.height, v.width});
+}
+
+// Calls f<T>(src view, dst view) for the array's element type (u8, u16, f32) and returns dst.
+template <class F>
+py::array for_each_type(py::array src, const char* what, F&& f) {
+  auto run = [&](auto tag) -> py::array {
+    using T = decltype(tag);
+    HostView<T> in = view_of<T>(src, what);
+    py::array_t<T> out = like(in, src.ndim() == 3);
+    py::array out_any = out;
+    HostView<T> o = view_of<T>(out_any, what);
+    {
+      py::gil_scoped_release release;
+      f(HostView<const T>(in), o);
+    }
+    return out;
+  };
+  if (py::isinstance<py::array_t<std::uint8_t>>(src)) return run(std::uint8_t{});
+  if (py::isinstance<py::array_t<std::uint16_t>>(src)) return run(std::uint16_t{});
+  if (py::isinstance<py::array_t<float>>(src)) return run(float{});
+  throw py::type_error(std::string(what) + ": expected dtype uint8, uint16 or float32, got " + py::str(src.dtype()).cast<std::string>());
+}
+
+Backend backend_of(const std::string& name) { return parse_backend(name); }
+
+// ---- image operations ----
+
+py::array threshold_py(py::array img, const std::string& method, std::optional<int> window, std::optional<int> gate,
+                       std::optional<int> tile, std::optional<float> bias, std::optional<int> contrast,
+                       const std::string& backend) {
+  threshold::Params p;
+  p.method = threshold::parse_method(method);
+  p.backend = backend_of(backend);
+  if (window) p.bernsen.half_window = p.bradley_roth.size = *window;
+  if (gate) p.bernsen.gate = p.tiled.gradient = *gate;
+  if (tile) p.tiled.tile = *tile;
+  if (bias) p.bradley_roth.bias = *bias;
+  if (contrast) p.bradley_roth.contrast = *contrast;
+  threshold::validate(p);
+  HostView<std::uint8_t> in = view_of<std::uint8_t>(img, "threshold");
+  if (in.channels != 1) throw py::value_error("threshold: expected a grey (H, W) uint8 image");
+  py::array_t<std::uint8_t> out({in.height, in.width});
+  py::array out_any = out;
+  HostView<std::uint8_t> o = view_of<std::uint8_t>(out_any, "threshold");
+  py::gil_scoped_release release;
+  threshold::threshold(HostView<const std::uint8_t>(in), o, p);
+  return out;
+}
+
+filters::Kernel kernel_of(const py::object& k) {
+  if (py::isinstance<py::str>(k)) return filters::parse_kernel(k.cast<std::string>());
+  auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(k);
+  if (!a || a.ndim() != 2) throw py::value_error("convolve: kernel must be a 2D array or a kernel string such as 'gaussian:sigma=2'");
+  filters::Kernel out;
+  out.height = static_cast<int>(a.shape(0));
+  out.width = static_cast<int>(a.shape(1));
+  out.weights.assign(a.data(), a.data() + a.size());
+  return out;
+}
+
+py::array convolve_py(py::array img, const py::object& kernel, const std::string& border, bool flip, const std::string& backend) {
+  filters::ConvolveOptions o;
+  o.border = filters::parse_border(border);
+  o.flip = flip;
+  o.backend = backend_of(backend);
+  const filters::Kernel k = kernel_of(kernel);
+  return for_each_type(img, "convolve", [&](auto src, auto dst) {
+    using T = std::remove_const_t<typename decltype(src)::value_type>;
+    filters::convolve<T>(src, dst, k, o);
+  });
+}
+
+py::array bilateral_py(py::array img, int radius, float sigma_space, float sigma_range, bool adaptive, bool per_channel,
+                       const std::string& distance, const std::string& border, const std::string& backend) {
+  filters::BilateralParams p;
+  p.radius = radius;
+  p.sigma_space = sigma_space;
+  p.sigma_range = sigma_range;
+  p.adaptive = adaptive;
+  p.mode = per_channel ? filters::RangeMode::per_channel : filters::RangeMode::colour;
+  if (distance != "l1" && distance != "l2") throw py::value_error("bilateral: distance must be 'l1' or 'l2'");
+  p.distance = distance == "l1" ? filters::ColourDistance::l1 : filters::ColourDistance::l2;
+  p.border = filters::parse_border(border);
+  p.backend = backend_of(backend);
+  filters::validate(p);
+  return for_each_type(img, "bilateral", [&](auto src, auto dst) {
+    using T = std::remove_const_t<typename decltype(src)::value_type>;
+    filters::bilateral<T>(src, dst, p);
+  });
+}
+
+py::array mean_shift_py(py::array img, float spatial, float range, const std::string& kernel, const std::string& colour,
+                        float eps, int max_iter, const std::string& backend) {
+  filters::MeanShiftParams p;
+  p.spatial = spatial;
+  p.range = range;
+  if (kernel != "epanechnikov" && kernel != "gaussian") throw py::value_error("mean_shift: kernel must be 'epanechnikov' or 'gaussian'");
+  p.kernel = kernel == "gaussian" ? filters::MeanShiftKernel::gaussian : filters::MeanShiftKernel::epanechnikov;
+  if (colour != "luv" && colour != "rgb") throw py::value_error("mean_shift: colour must be 'luv' or 'rgb'");
+  p.colour = colour == "rgb" ? filters::MeanShiftColour::rgb : filters::MeanShiftColour::luv;
+  p.eps = eps;
+  p.max_iter = max_iter;
+  p.backend = backend_of(backend);
+  filters::validate(p);
+  HostView<std::uint8_t> in = view_of<std::uint8_t>(img, "mean_shift");
+  py::array_t<std::uint8_t> out = like(in, img.ndim() == 3);
+  py::array out_any = out;
+  HostView<std::uint8_t> o = view_of<std::uint8_t>(out_any, "mean_shift");
+  py::gil_scoped_release release;
+  filters::mean_shift_filter(HostView<const std::uint8_t>(in), o, p);
+  return out;
+}
+
+// ---- Life ----
+
+py::array life_py(py::array board, std::int64_t generations, const std::string& rule, const std::string& border,
+                  const std::string& backend) {
+  if (generations < 0) throw py::value_error("life: generations must be >= 0");
+  HostView<std::uint8_t> in = view_of<std::uint8_t>(board, "life");
+  if (in.channels != 1) throw py::value_error("life: expected a 2D board (H, W) of 0 and non-zero cells");
+  life::Board b(in.width, in.height);
+  for (int y = 0; y < in.height; ++y)
+    for (int x = 0; x < in.width; ++x) b.set(x, y, in(x, y) != 0);
+  life::Options o;
+  o.rule = life::parse_rule(rule);
+  if (border != "torus" && border != "dead") throw py::value_error("life: border must be 'torus' or 'dead'");
+  o.topology = border == "dead" ? life::Topology::dead : life::Topology::torus;
+  o.backend = backend_of(backend);
+  life::Board result;
+  {
+    py::gil_scoped_release release;
+    auto sim = life::make_simulation(b, o);
+    sim->advance(generations);
+    sim->read(result);
+  }
+  py::array_t<std::uint8_t> out({in.height, in.width});
+  auto w = out.mutable_unchecked<2>();
+  for (int y = 0; y < in.height; ++y)
+    for (int x = 0; x < in.width; ++x) w(y, x) = result.get(x, y) ? 1 : 0;
+  return out;
+}
+
+// ---- detection and tracking ----
+
+pipeline::DetectorConfig detector_config(const std::string& trees, const std::string& method, std::optional<int> window,
+                                         std::optional<int> gate, int finger_size, double finger_sensitivity,
+                                         int finger_contrast, int blob_min, int blob_max, bool object_blobs,
+                                         bool finger_blobs, int max_fid, const std::string& backend) {
+  pipeline::DetectorConfig c;
+  c.trees = trees;
+  c.threshold.method = threshold::parse_method(method);
+  if (window) c.threshold.bernsen.half_window = c.threshold.bradley_roth.size = *window;
+  if (gate) c.threshold.bernsen.gate = c.threshold.tiled.gradient = *gate;
+  c.fingers = {finger_size, finger_sensitivity, finger_contrast};
+  c.blobs.min_size = blob_min;
+  c.blobs.max_size = blob_max;
+  c.blobs.object_blobs = object_blobs;
+  c.blobs.finger_blobs = finger_blobs;
+  c.max_fid = max_fid;
+  c.backend = backend_of(backend);
+  return c;
+}
+
+// Detections keep their own copy (the detector's result is valid only until its next frame).
+py::object fiducials_array(const decode::Detections& d) {
+  py::module_ np = py::module_::import("numpy");
+  py::list fields;
+  for (const char* f : {"x", "y", "angle"}) fields.append(py::make_tuple(f, "f8"));
+  fields.insert(0, py::make_tuple("id", "i4"));
+  fields.append(py::make_tuple("root_size", "i4"));
+  py::object out = np.attr("zeros")(d.fiducials.size(), np.attr("dtype")(fields));
+  for (std::size_t i = 0; i < d.fiducials.size(); ++i) {
+    const auto& f = d.fiducials[i];
+    out[py::int_(i)] = py::make_tuple(f.id, f.x, f.y, f.angle, f.root_size);
+  }
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_gpuvis, m) {
+  m.doc() = "gpuvis: reacTIVision-compatible fiducial tracking and fast image filters on CUDA and CPU";
+  m.attr("__version__") = version();
+  static py::exception<Error> error(m, "Error", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::invalid_argument) PyErr_SetString(PyExc_ValueError, e.what());
+      else error(e.what());
+    }
+  });
+
+  m.def("cuda_available", [] { return cuda::device_count() > 0; }, "True when a CUDA device is usable");
+  m.def("resolve_backend", [](const std::string& b) { return std::string(to_string(resolve_backend(parse_backend(b)))); },
+        py::arg("backend") = "auto", "The backend 'auto' (or the given one) runs on: 'cpu' or 'cuda'");
+  m.def("set_num_threads", &set_num_threads, py::arg("n"), "CPU worker threads (0 = one per core); results do not depend on it");
+  m.def("num_threads", &num_threads);
+
+  m.def("threshold", &threshold_py, py::arg("img"), py::arg("method") = "bernsen", py::arg("window") = py::none(),
+        py::arg("gate") = py::none(), py::arg("tile") = py::none(), py::arg("bias") = py::none(), py::arg("contrast") = py::none(),
+        py::arg("backend") = "auto",
+        "Adaptive threshold of a grey uint8 image into 0/255: bernsen (window = h, gate), tiled (tile, gate), "
+        "bradley-roth (window, bias, contrast)");
+  m.def("convolve", &convolve_py, py::arg("img"), py::arg("kernel"), py::arg("border") = "reflect101", py::arg("flip") = false,
+        py::arg("backend") = "auto",
+        "Correlate (flip=True: convolve) a uint8/uint16/float32 image (H, W) or (H, W, C) with a 2D kernel array or a "
+        "kernel string ('gaussian:sigma=2', 'box:5', '1,2,1;2,4,2;1,2,1/16')");
+  m.def("bilateral", &bilateral_py, py::arg("img"), py::arg("radius") = 3, py::arg("sigma_space") = 3.0f,
+        py::arg("sigma_range") = 30.0f, py::arg("adaptive") = false, py::arg("per_channel") = false, py::arg("distance") = "l2",
+        py::arg("border") = "reflect101", py::arg("backend") = "auto", "Bilateral filter (Tomasi & Manduchi)");
+  m.def("mean_shift", &mean_shift_py, py::arg("img"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
+        py::arg("kernel") = "epanechnikov", py::arg("colour") = "luv", py::arg("eps") = 0.01f, py::arg("max_iter") = 100,
+        py::arg("backend") = "auto", "Mean shift filtering of a grey or RGB uint8 image (docs/meanshift.md)");
+  m.def("life", &life_py, py::arg("board"), py::arg("generations"), py::arg("rule") = "B3/S23", py::arg("border") = "torus",
+        py::arg("backend") = "auto", "Advance a Life board (uint8, non-zero = alive) by `generations`; returns 0/1 cells");
+
+  py::class_<decode::Fiducial>(m, "Fiducial")
+      .def_readonly("id", &decode::Fiducial::id)
+      .def_readonly("x", &decode::Fiducial::x)
+      .def_readonly("y", &decode::Fiducial::y)
+      .def_readonly("angle", &decode::Fiducial::angle)
+      .def_readonly("root_size", &decode::Fiducial::root_size)
+      .def_property_readonly("fuzzy", &decode::Fiducial::fuzzy)
+      .def("__repr__", [](const decode::Fiducial& f) {
+        return "Fiducial(id=" + std::to_string(f.id) + ", x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) +
+               ", angle=" + std::to_string(f.angle) + ")";
+      });
+  py::class_<decode::Finger>(m, "Finger")
+      .def_readonly("x", &decode::Finger::x)
+      .def_readonly("y", &decode::Finger::y)
+      .def_readonly("width", &decode::Finger::width)
+      .def_readonly("height", &decode::Finger::height)
+      .def_readonly("angle", &decode::Finger::angle)
+      .def_readonly("area", &decode::Finger::area);
+  py::class_<decode::Blob>(m, "Blob")
+      .def_readonly("x", &decode::Blob::x)
+      .def_readonly("y", &decode::Blob::y)
+      .def_readonly("width", &decode::Blob::width)
+      .def_readonly("height", &decode::Blob::height)
+      .def_readonly("angle", &decode::Blob::angle)
+      .def_readonly("area", &decode::Blob::area);
+  py::class_<decode::Detections>(m, "Detections")
+      .def_readonly("width", &decode::Detections::width)
+      .def_readonly("height", &decode::Detections::height)
+      .def_readonly("fiducials", &decode::Detections::fiducials)
+      .def_readonly("fingers", &decode::Detections::fingers)
+      .def_readonly("blobs", &decode::Detections::blobs)
+      .def("fiducials_array", &fiducials_array, "The fiducials as a structured array (id, x, y, angle, root_size)");
+
+  py::class_<pipeline::Detector>(m, "Detector")
+      .def(py::init([](const std::string& trees, const std::string& method, std::optional<int> window, std::optional<int> gate,
+                       int finger_size, double finger_sensitivity, int finger_contrast, int blob_min, int blob_max,
+                       bool object_blobs, bool finger_blobs, int max_fid, const std::string& backend) {
+             return pipeline::Detector(detector_config(trees, method, window, gate, finger_size, finger_sensitivity,
+                                                       finger_contrast, blob_min, blob_max, object_blobs, finger_blobs,
+                                                       max_fid, backend));
+           }),
+           py::arg("trees") = "default", py::arg("method") = "bernsen", py::arg("window") = py::none(),
+           py::arg("gate") = py::none(), py::arg("finger_size") = 0, py::arg("finger_sensitivity") = 0.75,
+           py::arg("finger_contrast") = 16, py::arg("blob_min") = 0, py::arg("blob_max") = 0, py::arg("object_blobs") = false,
+           py::arg("finger_blobs") = false, py::arg("max_fid") = 0, py::arg("backend") = "auto")
+      .def_property_readonly("backend", [](const pipeline::Detector& d) { return std::string(to_string(d.backend())); })
+      .def(
+          "detect",
+          [](pipeline::Detector& d, py::array frame) {
+            HostView<std::uint8_t> v = view_of<std::uint8_t>(frame, "detect");
+            if (v.channels != 1) throw py::value_error("detect: expected a grey (H, W) uint8 frame");
+            py::gil_scoped_release release;
+            return decode::Detections(d.detect(HostView<const std::uint8_t>(v)));
+          },
+          py::arg("frame"), "Fiducials, fingers and blobs of a grey uint8 frame");
+
+  py::class_<track::Object>(m, "Object")
+      .def_readonly("session_id", &track::Object::session_id)
+      .def_readonly("symbol_id", &track::Object::symbol_id)
+      .def_property_readonly("x", [](const track::Object& o) { return o.m.x; })
+      .def_property_readonly("y", [](const track::Object& o) { return o.m.y; })
+      .def_readonly("angle", &track::Object::angle);
+  py::class_<track::Cursor>(m, "Cursor")
+      .def_readonly("session_id", &track::Cursor::session_id)
+      .def_readonly("cursor_id", &track::Cursor::cursor_id)
+      .def_readonly("visible", &track::Cursor::visible)
+      .def_property_readonly("x", [](const track::Cursor& c) { return c.m.x; })
+      .def_property_readonly("y", [](const track::Cursor& c) { return c.m.y; });
+  py::class_<track::TrackedBlob>(m, "TrackedBlob")
+      .def_readonly("session_id", &track::TrackedBlob::session_id)
+      .def_readonly("blob_id", &track::TrackedBlob::blob_id)
+      .def_readonly("visible", &track::TrackedBlob::visible)
+      .def_property_readonly("x", [](const track::TrackedBlob& b) { return b.m.x; })
+      .def_property_readonly("y", [](const track::TrackedBlob& b) { return b.m.y; });
+  py::class_<track::Frame>(m, "Frame")
+      .def_readonly("fseq", &track::Frame::fseq)
+      .def_readonly("time", &track::Frame::time)
+      .def_readonly("objects", &track::Frame::objects)
+      .def_readonly("cursors", &track::Frame::cursors)
+      .def_readonly("blobs", &track::Frame::blobs);
+  py::class_<track::Tracker>(m, "Tracker")
+      .def(py::init([](bool smooth_objects, bool smooth_cursors, bool smooth_blobs) {
+             track::TrackerParams p;
+             p.smooth_objects = smooth_objects;
+             p.smooth_cursors = smooth_cursors;
+             p.smooth_blobs = smooth_blobs;
+             return track::Tracker(p);
+           }),
+           py::arg("smooth_objects") = false, py::arg("smooth_cursors") = false, py::arg("smooth_blobs") = false)
+      .def(
+          "update", [](track::Tracker& t, const decode::Detections& d, double time) { return track::Frame(t.update(d, time)); },
+          py::arg("detections"), py::arg("time"), "Advance by one frame taken at `time` seconds; returns the tracked state");
+
+  py::class_<output::TuioSender>(m, "TuioSender")
+      .def(py::init([](const std::vector<std::string>& targets, const std::string& source) {
+             std::vector<output::TuioTarget> t;
+             for (const auto& s : targets) t.push_back(output::parse_tuio_target(s));
+             output::TuioOptions o;
+             o.source = source;
+             return output::make_tuio_sender(t, o);
+           }),
+           py::arg("targets") = std::vector<std::string>{"udp:127.0.0.1:3333"}, py::arg("source") = "gpuvis")
+      .def("send", &output::TuioSender::send, py::arg("frame"), "Send one frame's TUIO 1.1 bundles")
+      .def("send_empty", &output::TuioSender::send_empty, py::arg("fseq") = -1, "Empty alive lists (at shutdown)")
+      .def_property_readonly("packets_sent", &output::TuioSender::packets_sent);
+}

@@ -1,0 +1,89 @@
+"""gpuvis.dask: chunked filters equal one call on the whole array, and batch detection on a local
+distributed cluster (worker processes on loopback) loses and repeats no frame, even when a worker
+is killed mid-run."""
+import os
+import signal
+import threading
+
+import numpy as np
+import pytest
+
+import gpuvis
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+import gpuvis.dask as gd  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def image():
+    rng = np.random.default_rng(7)
+    base = rng.random((300, 420)).astype(np.float32) * 255
+    return gpuvis.convolve(base, "gaussian:sigma=3", backend="cpu")  # some structure, not only noise
+
+
+@pytest.mark.parametrize("border", ["reflect101", "replicate", "constant:7", "wrap"])
+def test_chunked_convolution_equals_one_call(image, border):
+    arr = da.from_array(image, chunks=(70, 110))
+    for kernel in ("gaussian:sigma=2.5", np.arange(25, dtype=np.float32).reshape(5, 5) / 300):
+        chunked = gd.convolve(arr, kernel, border=border, backend="cpu").compute(scheduler="threads")
+        whole = gpuvis.convolve(image, kernel, border=border, backend="cpu")
+        assert np.array_equal(chunked, whole), (border, kernel if isinstance(kernel, str) else "array")
+
+
+def test_chunked_bilateral_and_colour_equal_one_call(image):
+    rgb = np.stack([image, 255 - image, image / 2], axis=2).astype(np.uint8)
+    arr = da.from_array(rgb, chunks=(64, 100, 1))  # channels split across chunks: regrouped
+    chunked = gd.bilateral(arr, radius=4, sigma_space=3, sigma_range=25, backend="cpu").compute(scheduler="threads")
+    assert np.array_equal(chunked, gpuvis.bilateral(rgb, radius=4, sigma_space=3, sigma_range=25, backend="cpu"))
+    chunked = gd.convolve(arr, "box:7", backend="cpu").compute(scheduler="threads")
+    assert np.array_equal(chunked, gpuvis.convolve(rgb, "box:7", backend="cpu"))
+
+
+@pytest.fixture(scope="module")
+def frames(cli, root, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("frames")
+    cli("synth", folder, "--count", "24", "--seed", "11", "--symbols", "4", "--overwrite")
+    return sorted(str(p) for p in folder.glob("frame_*.pgm"))
+
+
+def expected_records(frames):
+    det = gpuvis.Detector(backend="cpu")
+    return {p: [(f.id, f.x, f.y, f.angle) for f in det.detect(gd._read_grey(p)).fiducials if f.id >= 0] for p in frames}
+
+
+def test_batch_detection_on_a_local_cluster(frames):
+    expected = expected_records(frames)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        records = gd.detect_files(frames, partition_size=3, backend="cpu").compute()
+        workers = {w for w in client.has_what().keys()}
+    assert len(workers) == 2
+    assert sorted(r["file"] for r in records) == frames  # each frame once
+    for r in records:
+        assert r["fiducials"] == expected[r["file"]]
+
+
+def test_a_killed_worker_loses_and_repeats_no_frame(frames):
+    expected = expected_records(frames)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        pids = list(client.run(os.getpid).values())
+        bag = gd.detect_files(frames * 8, partition_size=2, backend="cpu")
+        future = client.compute(bag)
+        # Kill one worker while partitions are running; the nanny restarts it and the scheduler runs
+        # its lost partitions again.
+        running_at_kill = []
+
+        def kill():
+            running_at_kill.append(not future.done())
+            os.kill(pids[0], signal.SIGKILL)
+        killer = threading.Timer(0.3, kill)
+        killer.start()
+        records = future.result(timeout=120)
+        killer.join()
+    assert running_at_kill == [True], "the run ended before the worker was killed: nothing was tested"
+    files = sorted(r["file"] for r in records)
+    assert files == sorted(frames * 8)
+    for r in records:
+        assert r["fiducials"] == expected[r["file"]]

@@ -1,0 +1,60 @@
+"""Detection and tracking from Python: the same fiducials as `gpuvis detect --json`, a structured
+array form, and TUIO bundles sent to a socket."""
+import json
+import socket
+
+import numpy as np
+
+import gpuvis
+
+BACKENDS = ["cpu"] + (["cuda"] if gpuvis.cuda_available() else [])
+
+
+def test_detector_equals_the_cli(cli, root, table):
+    r = cli("detect", root / "data" / "samples" / "table.pgm", "--json", "--backend", "cpu")
+    expected = json.loads(r.stdout.splitlines()[0])["fiducials"]
+    assert len(expected) > 0
+    for backend in BACKENDS:
+        d = gpuvis.Detector(backend=backend).detect(table)
+        assert (d.width, d.height) == (table.shape[1], table.shape[0])
+        got = [f for f in d.fiducials if f.id >= 0]
+        assert [f.id for f in got] == [e["id"] for e in expected], backend
+        for f, e in zip(got, expected):
+            assert abs(f.x - e["x"]) < 1e-3 and abs(f.y - e["y"]) < 1e-3 and abs(f.angle - e["angle"]) < 1e-4
+        arr = d.fiducials_array()
+        assert arr.dtype.names == ("id", "x", "y", "angle", "root_size")
+        assert list(arr["id"][arr["id"] >= 0]) == [e["id"] for e in expected]
+
+
+def test_max_fid_and_bad_frames(table):
+    d = gpuvis.Detector(backend="cpu").detect(table)
+    ids = sorted(f.id for f in d.fiducials if f.id >= 0)
+    limited = gpuvis.Detector(backend="cpu", max_fid=ids[0]).detect(table)
+    assert all(f.id <= ids[0] for f in limited.fiducials)
+    try:
+        gpuvis.Detector(backend="cpu").detect(np.zeros((10, 10, 3), np.uint8))
+    except ValueError as e:
+        assert "grey" in str(e)
+    else:
+        raise AssertionError("a colour frame was accepted")
+
+
+def test_tracker_keeps_sessions_and_sends_tuio(table):
+    receiver = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    receiver.bind(("127.0.0.1", 0))
+    receiver.settimeout(5)
+    port = receiver.getsockname()[1]
+    det = gpuvis.Detector(backend="cpu")
+    tracker = gpuvis.Tracker()
+    sender = gpuvis.TuioSender([f"udp:127.0.0.1:{port}"], source="pytest")
+    sessions = None
+    for i in range(3):
+        frame = tracker.update(det.detect(table), time=i / 60)
+        ids = {(o.session_id, o.symbol_id) for o in frame.objects}
+        assert sessions is None or ids == sessions  # the same objects keep their sessions
+        sessions = ids
+        sender.send(frame)
+    assert len(sessions) > 0
+    packet = receiver.recv(65536)
+    assert packet.startswith(b"#bundle") and b"/tuio/2Dobj" in packet and b"pytest" in packet
+    assert sender.packets_sent >= 3

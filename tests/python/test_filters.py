@@ -1,0 +1,89 @@
+"""The filters from Python: equal to the CLI on the same input, to a literal reference, on crops
+without copies, and with errors that name the problem."""
+import numpy as np
+import pytest
+
+import gpuvis
+from conftest import read_pgm, write_pgm
+
+BACKENDS = ["cpu"] + (["cuda"] if gpuvis.cuda_available() else [])
+
+
+def test_threshold_equals_the_cli(cli, table, tmp_path):
+    out = tmp_path / "binary.pgm"
+    write_pgm(tmp_path / "in.pgm", table)
+    cli("threshold", tmp_path / "in.pgm", out, "--backend", "cpu")
+    expected = read_pgm(out)
+    for backend in BACKENDS:
+        assert np.array_equal(gpuvis.threshold(table, backend=backend), expected), backend
+    tiled = gpuvis.threshold(table, method="tiled", tile=16, gate=16, backend="cpu")
+    cli("threshold", tmp_path / "in.pgm", tmp_path / "tiled.pgm", "--method", "tiled", "--tile", "16", "--gate", "16",
+        "--backend", "cpu")
+    assert np.array_equal(tiled, read_pgm(tmp_path / "tiled.pgm"))
+
+
+def test_convolve_equals_a_literal_reference_and_the_cli(cli, table, tmp_path):
+    img = table.astype(np.float32)
+    k = np.array([[1, 2, 1], [0, 0, 0], [-1, -2, -1]], np.float32)  # not separable into equal halves
+    ours = gpuvis.convolve(img, k, border="replicate", backend="cpu")
+    padded = np.pad(img, 1, mode="edge")
+    ref = sum(k[dy, dx] * padded[dy:dy + img.shape[0], dx:dx + img.shape[1]] for dy in range(3) for dx in range(3))
+    assert np.allclose(ours, ref, atol=1e-3)
+    write_pgm(tmp_path / "in.pgm", table)
+    cli("filter", "convolve", tmp_path / "in.pgm", tmp_path / "g.pgm", "--kernel", "gaussian:sigma=2", "--backend", "cpu")
+    for backend in BACKENDS:
+        assert np.array_equal(gpuvis.convolve(table, "gaussian:sigma=2", backend=backend), read_pgm(tmp_path / "g.pgm"))
+
+
+def test_colour_and_every_type(table):
+    rgb = np.stack([table, 255 - table, table // 2], axis=2)
+    for arr in (rgb, rgb.astype(np.uint16) * 200, rgb.astype(np.float32) / 255):
+        out = gpuvis.convolve(arr, "box:3", backend="cpu")
+        assert out.shape == arr.shape and out.dtype == arr.dtype
+        per_channel = np.stack([gpuvis.convolve(np.ascontiguousarray(arr[:, :, c]), "box:3", backend="cpu") for c in range(3)], 2)
+        assert np.array_equal(out, per_channel)
+    b = gpuvis.bilateral(rgb, radius=3, sigma_space=3, sigma_range=30, backend="cpu")
+    assert b.shape == rgb.shape and np.abs(b.astype(int) - rgb).mean() < 20
+
+
+def test_crops_are_read_in_place_and_equal_a_copy(table):
+    crop = table[40:300, 25:410]  # rows are strided: viewed, not copied
+    assert not crop.flags.c_contiguous
+    assert np.array_equal(gpuvis.convolve(crop, "gaussian:sigma=1.5", backend="cpu"),
+                          gpuvis.convolve(np.ascontiguousarray(crop), "gaussian:sigma=1.5", backend="cpu"))
+    assert np.array_equal(gpuvis.threshold(crop, backend="cpu"), gpuvis.threshold(np.ascontiguousarray(crop), backend="cpu"))
+
+
+def test_mean_shift_flattens_noise_and_keeps_the_edge():
+    rng = np.random.default_rng(3)
+    img = np.where(np.arange(64)[None, :] < 32, 60, 190).astype(np.float64) * np.ones((48, 1))
+    noisy = np.clip(img + rng.normal(0, 6, img.shape), 0, 255).astype(np.uint8)
+    out = gpuvis.mean_shift(noisy, spatial=6, range=24, backend="cpu")
+    assert out[:, :28].std() < noisy[:, :28].std() / 3
+    assert abs(int(out[:, 36:].mean()) - 190) < 4 and abs(int(out[:, :28].mean()) - 60) < 4
+
+
+def test_life_moves_a_glider():
+    board = np.zeros((16, 16), np.uint8)
+    board[1, 2] = board[2, 3] = board[3, 1] = board[3, 2] = board[3, 3] = 1
+    for backend in BACKENDS:
+        after = gpuvis.life(board, 4, backend=backend)
+        assert np.array_equal(after, np.roll(np.roll(board, 1, 0), 1, 1)), backend
+
+
+def test_errors_say_what_to_fix(table):
+    with pytest.raises(TypeError, match="uint8"):
+        gpuvis.threshold(table.astype(np.float32))
+    with pytest.raises(ValueError, match="2D"):
+        gpuvis.convolve(np.zeros((2, 3, 4, 5), np.float32), "box:3")
+    with pytest.raises(ValueError, match="contiguous"):
+        gpuvis.convolve(table.T, "box:3")
+    with pytest.raises(ValueError, match="window"):
+        gpuvis.threshold(table, window=0)
+    with pytest.raises(ValueError, match="backend"):
+        gpuvis.threshold(table, backend="tpu")
+    with pytest.raises(ValueError, match="kernel"):
+        gpuvis.convolve(table, "no-such-kernel")
+    if not gpuvis.cuda_available():
+        with pytest.raises(gpuvis.Error, match="cuda"):
+            gpuvis.threshold(table, backend="cuda")
