@@ -33,6 +33,16 @@ void add_finger_options(CLI::App& cmd, decode::FingerParams& f, CLI::Option*& si
                  ->default_val(16);
 }
 
+std::string data_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = exe.parent_path().parent_path() / "share" / "gpuvis";
+    if (std::filesystem::is_directory(installed / "amoeba", ec)) return installed.string();
+  }
+  return GPUVIS_DATA_DIR;
+}
+
 Backend choose_backend(const std::string& name) {
   return resolve_backend(parse_backend(name), [](const std::string& why) { notice(why); });
 }

@@ -23,6 +23,9 @@ void add_finger_options(CLI::App& cmd, decode::FingerParams& fingers, CLI::Optio
 
 // Parses and resolves the backend; `auto` without a device prints a one-line notice on stderr.
 Backend choose_backend(const std::string& name);
+// The data folder (printed symbols): share/gpuvis beside an installed program, else the source
+// tree this program was built from.
+std::string data_dir();
 
 // Refuses to replace an existing file unless `overwrite` is set, and refuses to write onto the
 // input file in any case, so nothing the user gave us is lost.

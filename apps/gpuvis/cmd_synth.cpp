@@ -57,7 +57,7 @@ void register_synth(CLI::App& app, Command& run) {
       std::filesystem::create_directories(out, ec);
       if (!std::filesystem::is_directory(out)) fail(ErrorCode::io, "cannot create folder '" + out + "'");
       check_writable("x." + format);
-      synth::Generator gen(symbols_dir.empty() ? std::string(GPUVIS_DATA_DIR) + "/amoeba/symbols" : symbols_dir);
+      synth::Generator gen(symbols_dir.empty() ? data_dir() + "/amoeba/symbols" : symbols_dir);
       std::ofstream truth(truth_path);
       if (!truth) fail(ErrorCode::io, "cannot write '" + truth_path + "'");
       const std::uint32_t seed0 = q.seed;

@@ -123,7 +123,7 @@ std::unique_ptr<source::FrameSource> open_source(const config::ReacTIVisionConfi
     q.fingers = 3;
     q.speed = 1.5;
     q.spin = 0.02;
-    return synth::make_synth_source(std::string(GPUVIS_DATA_DIR) + "/amoeba/symbols", q, a.synth);
+    return synth::make_synth_source(data_dir() + "/amoeba/symbols", q, a.synth);
   }
   if (a.camera >= 0) return source::make_camera_source({a.camera, cam_w, cam_h, a.camera_fps, "", {}});
   const auto cam = config::load_camera_xml(camera_xml);

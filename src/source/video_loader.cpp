@@ -1,7 +1,8 @@
 // Video files and cameras: the video plugin (src/adapters/video) loaded on first use.
 //
-// It is looked for, in order, in $GPUVIS_PLUGIN_DIR, beside the running program and in the build
-// tree the library was built in (GPUVIS_PLUGIN_BUILD_DIR).
+// It is looked for, in order, in $GPUVIS_PLUGIN_DIR, beside the running program, in lib/gpuvis of
+// an installed program's prefix and in the build tree the library was built in
+// (GPUVIS_PLUGIN_BUILD_DIR).
 #include <dlfcn.h>
 
 #include <filesystem>
@@ -26,7 +27,11 @@ std::vector<std::filesystem::path> plugin_dirs() {
   if (const char* env = std::getenv("GPUVIS_PLUGIN_DIR"); env && *env) dirs.emplace_back(env);
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs.push_back(exe.parent_path());
+  if (!ec) {
+    dirs.push_back(exe.parent_path());
+    dirs.push_back(exe.parent_path().parent_path() / "lib" / "gpuvis");  // an installed program (bin/..)
+    dirs.push_back(exe.parent_path().parent_path() / "lib64" / "gpuvis");
+  }
   dirs.emplace_back(GPUVIS_PLUGIN_BUILD_DIR);
   return dirs;
 }
