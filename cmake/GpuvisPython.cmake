@@ -1,12 +1,12 @@
 # The Python module (bindings/python) through pybind11: GPUVIS_PYTHON = AUTO | ON | OFF.
 # Debian's packages (pybind11-dev, python3-numpy, python3-dask) belong to the system interpreter,
 # so /usr/bin/python3 is preferred to whatever python3 comes first on PATH (pyenv, conda) unless
-# Python3_EXECUTABLE is given.
+# Python3_EXECUTABLE is given or pip builds the wheel (scikit-build-core, pyproject.toml).
 set(GPUVIS_PYTHON AUTO CACHE STRING "Python module (pybind11): AUTO, ON or OFF")
 set_property(CACHE GPUVIS_PYTHON PROPERTY STRINGS AUTO ON OFF)
 set(GPUVIS_HAVE_PYTHON OFF)
 if(NOT GPUVIS_PYTHON STREQUAL "OFF")
-  if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+  if(NOT DEFINED Python3_EXECUTABLE AND NOT DEFINED SKBUILD AND EXISTS /usr/bin/python3)
     set(Python3_EXECUTABLE /usr/bin/python3)
   endif()
   find_package(Python3 COMPONENTS Interpreter Development.Module QUIET)

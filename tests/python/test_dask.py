@@ -52,10 +52,12 @@ def expected_records(frames):
     return {p: [(f.id, f.x, f.y, f.angle) for f in det.detect(gd._read_grey(p)).fiducials if f.id >= 0] for p in frames}
 
 
-def test_batch_detection_on_a_local_cluster(frames):
+def test_batch_detection_and_filters_on_a_local_cluster(frames, image):
     expected = expected_records(frames)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
+        chunked = gd.convolve(da.from_array(image, chunks=(100, 140)), "gaussian:sigma=2", backend="cpu").compute()
+        assert np.array_equal(chunked, gpuvis.convolve(image, "gaussian:sigma=2", backend="cpu"))
         records = gd.detect_files(frames, partition_size=3, backend="cpu").compute()
         workers = {w for w in client.has_what().keys()}
     assert len(workers) == 2

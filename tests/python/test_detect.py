@@ -58,3 +58,15 @@ def test_tracker_keeps_sessions_and_sends_tuio(table):
     packet = receiver.recv(65536)
     assert packet.startswith(b"#bundle") and b"/tuio/2Dobj" in packet and b"pytest" in packet
     assert sender.packets_sent >= 3
+
+
+def test_the_example_tracks_a_folder(cli, root, tmp_path):
+    import os
+    import subprocess
+    import sys
+    cli("synth", tmp_path / "seq", "--count", "8", "--sequence", "--speed", "4", "--symbols", "3", "--seed", "4")
+    r = subprocess.run([sys.executable, str(root / "examples" / "track_folder.py"), str(tmp_path / "seq"), "--backend", "cpu"],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    adds = [l for l in r.stdout.splitlines() if " add " in l]
+    assert len(adds) == 3, r.stdout  # three symbols, one session each for the whole sequence

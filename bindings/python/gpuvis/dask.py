@@ -63,11 +63,25 @@ def _whole_channels(array):
     return array
 
 
+# The chunk functions are plain Python functions of this module: a distributed scheduler pickles
+# them by reference, which it cannot do with the extension's builtins.
+def _convolve_chunk(block, **kwargs):
+    return _gpuvis.convolve(block, **kwargs)
+
+
+def _bilateral_chunk(block, **kwargs):
+    return _gpuvis.bilateral(block, **kwargs)
+
+
+def _mean_shift_chunk(block, **kwargs):
+    return _gpuvis.mean_shift(block, **kwargs)
+
+
 def convolve(array, kernel, border="reflect101", flip=False, backend="auto"):
     """gpuvis.convolve over a dask array (H, W) or (H, W, C), chunk by chunk with the kernel's halo."""
     array = _whole_channels(da.asarray(array))
     rows, cols = _reach_of_kernel(kernel)
-    return array.map_overlap(_gpuvis.convolve, depth=_depth(array, rows, cols), boundary=_boundary(border),
+    return array.map_overlap(_convolve_chunk, depth=_depth(array, rows, cols), boundary=_boundary(border),
                              dtype=array.dtype, kernel=kernel, border=border, flip=flip, backend=backend)
 
 
@@ -76,7 +90,7 @@ def bilateral(array, radius=3, sigma_space=3.0, sigma_range=30.0, border="reflec
     sigma comes from a window of the same radius around each neighbour)."""
     array = _whole_channels(da.asarray(array))
     reach = 2 * radius if kwargs.get("adaptive") else radius
-    return array.map_overlap(_gpuvis.bilateral, depth=_depth(array, reach, reach), boundary=_boundary(border), dtype=array.dtype,
+    return array.map_overlap(_bilateral_chunk, depth=_depth(array, reach, reach), boundary=_boundary(border), dtype=array.dtype,
                              radius=radius, sigma_space=sigma_space, sigma_range=sigma_range, border=border,
                              backend=backend, **kwargs)
 
@@ -87,7 +101,7 @@ def mean_shift(array, spatial=8.0, range=16.0, halo=None, backend="auto", **kwar
     (default 4 x spatial); pixels whose mode lies further away are not guaranteed equal."""
     array = _whole_channels(da.asarray(array))
     reach = int(math.ceil(4 * spatial)) if halo is None else int(halo)
-    return array.map_overlap(_gpuvis.mean_shift, depth=_depth(array, reach, reach), boundary="none", dtype=array.dtype,
+    return array.map_overlap(_mean_shift_chunk, depth=_depth(array, reach, reach), boundary="none", dtype=array.dtype,
                              spatial=spatial, range=range, backend=backend, **kwargs)
 
 
@@ -136,3 +150,9 @@ def detect_files(paths, partition_size=16, **options):
     the files over its workers. Frames are independent here: no tracking across partitions."""
     paths = [str(p) for p in paths]
     return db.from_sequence(paths, partition_size=partition_size).map_partitions(_detect_partition, options)
+
+
+def set_threads(n):
+    """gpuvis's CPU threads in this process (for Client.run(set_threads, n) on every worker: with
+    several worker processes on one machine, one thread each keeps them from competing)."""
+    _gpuvis.set_num_threads(n)
