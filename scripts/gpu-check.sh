@@ -38,8 +38,17 @@ status=0
 say "machine: $(nproc) cores; $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
 say "tools: $(cmake --version | head -1); $(nvcc --version | tail -1)"
 gen=""; command -v ninja >/dev/null && gen="-G Ninja"
+# The Python module is built when this machine's python3 has pybind11 (pip's package carries its
+# CMake files); its tests then run on the GPU too.
+pyargs=()
+if pbdir=$(python3 -c "import pybind11; print(pybind11.get_cmake_dir())" 2>/dev/null); then
+  pyargs=(-Dpybind11_DIR="$pbdir" -DPython3_EXECUTABLE="$(command -v python3)")
+  say "python: $(python3 --version 2>&1), pybind11 $(python3 -c 'import pybind11; print(pybind11.__version__)')"
+else
+  say "python: no pybind11 for $(command -v python3): the Python module is not built"
+fi
 run cmake -S . -B build-gpu $gen -DCMAKE_BUILD_TYPE=Release -DGPUVIS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" \
-  -DGPUVIS_BUILD_TESTS=ON -DGPUVIS_BUILD_BENCHMARKS=ON || { say "configure FAILED"; exit 1; }
+  -DGPUVIS_BUILD_TESTS=ON -DGPUVIS_BUILD_BENCHMARKS=ON "${pyargs[@]}" || { say "configure FAILED"; exit 1; }
 run cmake --build build-gpu -j "$(nproc)" || { say "build FAILED"; exit 1; }
 run ./build-gpu/bin/gpuvis info --self-test || status=1
 
