@@ -248,6 +248,7 @@ PYBIND11_MODULE(_gpuvis, m) {
   m.def("cuda_available", [] { return cuda::device_count() > 0; }, "True when a CUDA device is usable");
   m.def("resolve_backend", [](const std::string& b) { return std::string(to_string(resolve_backend(parse_backend(b)))); },
         py::arg("backend") = "auto", "The backend 'auto' (or the given one) runs on: 'cpu' or 'cuda'");
+  m.def("tuio_available", &output::tuio_available, "True when this build can send TUIO (liblo and Boost were found)");
   m.def("set_num_threads", &set_num_threads, py::arg("n"), "CPU worker threads (0 = one per core); results do not depend on it");
   m.def("num_threads", &num_threads);
 

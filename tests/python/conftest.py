@@ -45,3 +45,10 @@ def write_pgm(path, img):
 @pytest.fixture(scope="session")
 def table(root):
     return read_pgm(root / "data" / "samples" / "table.pgm")
+
+
+def symbols_args():
+    """Builds without libpng read PGM copies of the printed symbols ($GPUVIS_SYMBOL_PGM_DIR, made by
+    scripts/gpu-check.sh)."""
+    d = os.environ.get("GPUVIS_SYMBOL_PGM_DIR")
+    return ["--symbols-dir", d] if d else []

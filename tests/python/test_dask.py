@@ -43,7 +43,8 @@ def test_chunked_bilateral_and_colour_equal_one_call(image):
 @pytest.fixture(scope="module")
 def frames(cli, root, tmp_path_factory):
     folder = tmp_path_factory.mktemp("frames")
-    cli("synth", folder, "--count", "24", "--seed", "11", "--symbols", "4", "--overwrite")
+    from conftest import symbols_args
+    cli("synth", folder, "--count", "24", "--seed", "11", "--symbols", "4", "--overwrite", *symbols_args())
     return sorted(str(p) for p in folder.glob("frame_*.pgm"))
 
 

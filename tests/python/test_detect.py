@@ -4,6 +4,7 @@ import json
 import socket
 
 import numpy as np
+import pytest
 
 import gpuvis
 
@@ -40,6 +41,8 @@ def test_max_fid_and_bad_frames(table):
 
 
 def test_tracker_keeps_sessions_and_sends_tuio(table):
+    if not gpuvis.tuio_available():
+        pytest.skip("built without the TUIO adapter (liblo, Boost)")
     receiver = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     receiver.bind(("127.0.0.1", 0))
     receiver.settimeout(5)
@@ -64,7 +67,8 @@ def test_the_example_tracks_a_folder(cli, root, tmp_path):
     import os
     import subprocess
     import sys
-    cli("synth", tmp_path / "seq", "--count", "8", "--sequence", "--speed", "4", "--symbols", "3", "--seed", "4")
+    from conftest import symbols_args
+    cli("synth", tmp_path / "seq", "--count", "8", "--sequence", "--speed", "4", "--symbols", "3", "--seed", "4", *symbols_args())
     r = subprocess.run([sys.executable, str(root / "examples" / "track_folder.py"), str(tmp_path / "seq"), "--backend", "cpu"],
                        capture_output=True, text=True, env=dict(os.environ))
     assert r.returncode == 0, r.stderr

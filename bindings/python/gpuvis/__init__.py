@@ -34,4 +34,5 @@ from ._gpuvis import (  # noqa: F401
     resolve_backend,
     set_num_threads,
     threshold,
+    tuio_available,
 )
