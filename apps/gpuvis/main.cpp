@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   cli::register_detect(app, run);
   cli::register_synth(app, run);
   cli::register_filter(app, run);
+  cli::register_segment(app, run);
   cli::register_track(app, run);
   cli::register_tuio_dump(app, run);
   cli::register_life(app, run);

@@ -17,6 +17,7 @@
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
+#include "gpuvis/filters/mean_shift_segment.hpp"
 #include "gpuvis/life/life.hpp"
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
@@ -165,6 +166,46 @@ py::array mean_shift_py(py::array img, float spatial, float range, const std::st
   return out;
 }
 
+py::tuple mean_shift_segment_py(py::array img, float spatial, float range, float connect, float fuse, int min_size,
+                                const std::string& colour, const std::string& backend) {
+  filters::MeanShiftSegmentParams p;
+  p.filter.spatial = spatial;
+  p.filter.range = range;
+  if (colour != "luv" && colour != "rgb") throw py::value_error("mean_shift_segment: colour must be 'luv' or 'rgb'");
+  p.filter.colour = colour == "rgb" ? filters::MeanShiftColour::rgb : filters::MeanShiftColour::luv;
+  p.filter.backend = backend_of(backend);
+  p.connect = connect;
+  p.fuse = fuse;
+  p.min_size = min_size;
+  filters::validate(p);
+  HostView<std::uint8_t> in = view_of<std::uint8_t>(img, "mean_shift_segment");
+  filters::MeanShiftSegmentation seg;
+  {
+    py::gil_scoped_release release;
+    seg = filters::mean_shift_segment(HostView<const std::uint8_t>(in), p);
+  }
+  py::array_t<std::int32_t> labels({in.height, in.width});
+  auto l = labels.mutable_unchecked<2>();
+  for (int y = 0; y < in.height; ++y)
+    for (int x = 0; x < in.width; ++x) l(y, x) = seg.labels(x, y);
+  py::array_t<std::uint8_t> filtered = like(in, img.ndim() == 3);
+  py::array filtered_any = filtered;
+  copy<std::uint8_t>(seg.filtered.view(), view_of<std::uint8_t>(filtered_any, "mean_shift_segment"));
+  py::list regions;
+  for (const auto& r : seg.regions) {
+    py::list mean;
+    for (int k = 0; k < in.channels; ++k) mean.append(r.mean[k]);
+    py::dict d;
+    d["label"] = r.label;
+    d["size"] = r.size;
+    d["mean"] = mean;
+    d["centroid"] = py::make_tuple(r.centroid_x, r.centroid_y);
+    d["bbox"] = py::make_tuple(r.x0, r.y0, r.x1, r.y1);
+    regions.append(d);
+  }
+  return py::make_tuple(labels, filtered, regions);
+}
+
 // ---- Life ----
 
 py::array life_py(py::array board, std::int64_t generations, const std::string& rule, const std::string& border,
@@ -267,6 +308,11 @@ PYBIND11_MODULE(_gpuvis, m) {
   m.def("mean_shift", &mean_shift_py, py::arg("img"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
         py::arg("kernel") = "epanechnikov", py::arg("colour") = "luv", py::arg("eps") = 0.01f, py::arg("max_iter") = 100,
         py::arg("backend") = "auto", "Mean shift filtering of a grey or RGB uint8 image (docs/meanshift.md)");
+  m.def("mean_shift_segment", &mean_shift_segment_py, py::arg("img"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
+        py::arg("connect") = 0.25f, py::arg("fuse") = 0.5f, py::arg("min_size") = 20, py::arg("colour") = "luv",
+        py::arg("backend") = "auto",
+        "Mean shift segmentation of a grey or RGB uint8 image: (labels int32 (H, W), filtered image, regions: list of "
+        "{label, size, mean, centroid, bbox})");
   m.def("life", &life_py, py::arg("board"), py::arg("generations"), py::arg("rule") = "B3/S23", py::arg("border") = "torus",
         py::arg("backend") = "auto", "Advance a Life board (uint8, non-zero = alive) by `generations`; returns 0/1 cells");
 

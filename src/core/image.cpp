@@ -58,6 +58,7 @@ Image<T> Image<T>::clone() const {
 template class Image<std::uint8_t>;
 template class Image<std::uint16_t>;
 template class Image<float>;
+template class Image<std::int32_t>;
 
 template <class T>
 void copy(HostView<const T> src, HostView<T> dst) {
@@ -85,6 +86,7 @@ std::size_t count_differences(HostView<const T> a, HostView<const T> b) {
 GPUVIS_INSTANTIATE(std::uint8_t)
 GPUVIS_INSTANTIATE(std::uint16_t)
 GPUVIS_INSTANTIATE(float)
+GPUVIS_INSTANTIATE(std::int32_t)
 #undef GPUVIS_INSTANTIATE
 
 Image<std::uint8_t> to_grey(HostView<const std::uint8_t> src) {

@@ -2,11 +2,15 @@
 // known values, flat and two-level images, noise smoothed within regions, thread independence.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
+#include "gpuvis/filters/mean_shift_segment.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "filters/filter_backends.hpp"
 #include "mean_shift_reference.hpp"
@@ -164,4 +168,111 @@ TEST(MeanShiftCli, FiltersAFileAsTheLibraryDoes) {
 }
 
 }  // namespace
+
+namespace {
+
+// Four quadrants of distinct grey levels with Gaussian noise, and an optional small spot.
+Image<std::uint8_t> quadrants(int w, int h, double noise, bool spot, std::uint32_t seed) {
+  Image<std::uint8_t> img(w, h);
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> n(0, noise);
+  const int level[4] = {40, 100, 160, 220};
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      int v = level[(y >= h / 2) * 2 + (x >= w / 2)];
+      if (spot && x >= 10 && x < 13 && y >= 10 && y < 13) v = 250;
+      img(x, y) = static_cast<std::uint8_t>(std::clamp(v + n(rng), 0.0, 255.0));
+    }
+  return img;
+}
+
+filters::MeanShiftSegmentParams segment_params(int min_size) {
+  filters::MeanShiftSegmentParams p;
+  p.filter.spatial = 5;
+  p.filter.range = 24;
+  p.filter.backend = Backend::cpu;
+  p.min_size = min_size;
+  return p;
+}
+
+}  // namespace
+
+// The regions of a noisy piecewise-constant image are its pieces: labels 0..3 in raster order of
+// their first pixel, sizes, means and boxes of the quadrants.
+TEST(MeanShiftSegment, FindsThePiecesOfANoisyPiecewiseConstantImage) {
+  const int w = 64, h = 48;
+  const auto img = quadrants(w, h, 5, false, 1);
+  const auto seg = filters::mean_shift_segment(img.view(), segment_params(20));
+  ASSERT_EQ(seg.regions.size(), 4u);
+  const int level[4] = {40, 100, 160, 220};
+  for (int q = 0; q < 4; ++q) {
+    const auto& r = seg.regions[q];
+    EXPECT_EQ(r.label, q);
+    EXPECT_EQ(r.size, w * h / 4);
+    EXPECT_NEAR(r.mean[0], level[q], 3.0);
+    EXPECT_EQ(r.x0, (q % 2) * w / 2);
+    EXPECT_EQ(r.y0, (q / 2) * h / 2);
+    EXPECT_EQ(r.x1, (q % 2) * w / 2 + w / 2 - 1);
+    EXPECT_EQ(r.y1, (q / 2) * h / 2 + h / 2 - 1);
+    EXPECT_NEAR(r.centroid_x, r.x0 + (w / 2 - 1) / 2.0, 1e-9);
+  }
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) ASSERT_EQ(seg.labels(x, y), (y >= h / 2) * 2 + (x >= w / 2)) << x << "," << y;
+}
+
+// A 3x3 spot far from its surroundings is a region of its own, unless min_size merges it into its
+// most similar neighbour (the quadrant around it).
+TEST(MeanShiftSegment, SmallRegionsMergeIntoTheirMostSimilarNeighbour) {
+  const auto img = quadrants(64, 48, 2, true, 2);
+  auto p = segment_params(0);
+  p.filter.spatial = 2;  // a window small enough for the spot to keep its own mode
+  const auto kept = filters::mean_shift_segment(img.view(), p);
+  EXPECT_EQ(kept.regions.size(), 5u);
+  EXPECT_NE(kept.labels(11, 11), kept.labels(5, 5));
+  p.min_size = 20;
+  const auto merged = filters::mean_shift_segment(img.view(), p);
+  EXPECT_EQ(merged.regions.size(), 4u);
+  EXPECT_EQ(merged.labels(11, 11), merged.labels(5, 5));
+  for (const auto& r : merged.regions) EXPECT_GE(r.size, 20);
+}
+
+TEST(MeanShiftSegment, ColourHalvesAndThreadIndependence) {
+  Image<std::uint8_t> img(40, 30, 3);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> n(0, 4);
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 40; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const int v = x < 20 ? (c == 0 ? 200 : 40) : (c == 2 ? 200 : 60);
+        img(x, y, c) = static_cast<std::uint8_t>(std::clamp(v + n(rng), 0.0, 255.0));
+      }
+  const auto p = segment_params(20);
+  set_num_threads(1);
+  const auto one = filters::mean_shift_segment(img.view(), p);
+  set_num_threads(0);
+  const auto all = filters::mean_shift_segment(img.view(), p);
+  ASSERT_EQ(one.regions.size(), 2u);
+  EXPECT_EQ(count_differences<std::int32_t>(one.labels.view(), all.labels.view()), 0u);
+  EXPECT_NEAR(one.regions[0].mean[0], 200, 4);
+  EXPECT_NEAR(one.regions[1].mean[2], 200, 4);
+}
+
+TEST(MeanShiftSegment, CliWritesLabelsFilteredImageAndRegionTable) {
+  const std::string dir = test::temp_path("segment");
+  const std::string in = test::temp_path("quadrants.pgm");
+  write_image(in, quadrants(64, 48, 5, false, 4).view());
+  auto r = test::run_cli("segment '" + in + "' '" + dir + "' --spatial 5 --range 24 --boundaries --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("4 regions"), std::string::npos) << r.output;
+  std::ifstream table(dir + "/regions.json");
+  const std::string json((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"label\": 3"), std::string::npos) << json.substr(0, 400);
+  r = test::run_cli("segment '" + in + "' '" + dir + "' --spatial 5 --range 24 --backend cpu");
+  EXPECT_NE(r.exit_code, 0);  // outputs exist: --overwrite needed
+  EXPECT_NE(r.output.find("--overwrite"), std::string::npos) << r.output;
+  r = test::run_cli("segment '" + in + "' '" + dir + "' --min-size -1 --overwrite");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("min_size"), std::string::npos) << r.output;
+}
+
 }  // namespace gpuvis::filters

@@ -5,6 +5,8 @@
 #include <random>
 
 #include "gpuvis/filters/mean_shift.hpp"
+#include "gpuvis/filters/mean_shift_segment.hpp"
+#include "gpuvis/io/image_file.hpp"
 #include "filters/filter_backends.hpp"
 #include "test_support.hpp"
 
@@ -47,4 +49,26 @@ TEST(MeanShiftCuda, EqualsTheCpu) {
 }
 
 }  // namespace
+
+// Segmentation links the filter's modes on the host: with modes equal bit for bit, the labels and
+// the region table are the CPU's.
+TEST(MeanShiftCuda, SegmentationEqualsTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  const auto img = read_grey8(test::source_path("data/samples/table.pgm"));
+  filters::MeanShiftSegmentParams p;
+  p.filter.spatial = 6;
+  p.filter.range = 20;
+  p.filter.backend = Backend::cpu;
+  const auto cpu = filters::mean_shift_segment(img.view(), p);
+  p.filter.backend = Backend::cuda;
+  const auto gpu = filters::mean_shift_segment(img.view(), p);
+  ASSERT_EQ(cpu.regions.size(), gpu.regions.size());
+  EXPECT_GT(cpu.regions.size(), 10u);
+  EXPECT_EQ(count_differences<std::int32_t>(cpu.labels.view(), gpu.labels.view()), 0u);
+  for (std::size_t i = 0; i < cpu.regions.size(); ++i) {
+    EXPECT_EQ(cpu.regions[i].size, gpu.regions[i].size) << i;
+    EXPECT_EQ(cpu.regions[i].mean[0], gpu.regions[i].mean[0]) << i;
+  }
+}
+
 }  // namespace gpuvis::filters

@@ -63,6 +63,22 @@ def test_mean_shift_flattens_noise_and_keeps_the_edge():
     assert abs(int(out[:, 36:].mean()) - 190) < 4 and abs(int(out[:, :28].mean()) - 60) < 4
 
 
+def test_mean_shift_segment_equals_the_cli(cli, tmp_path):
+    rng = np.random.default_rng(5)
+    img = np.zeros((48, 64), np.uint8)
+    for q, level in enumerate((40, 100, 160, 220)):
+        img[(q // 2) * 24:(q // 2) * 24 + 24, (q % 2) * 32:(q % 2) * 32 + 32] = level
+    img = np.clip(img + rng.normal(0, 5, img.shape), 0, 255).astype(np.uint8)
+    labels, filtered, regions = gpuvis.mean_shift_segment(img, spatial=5, range=24, backend="cpu")
+    assert labels.dtype == np.int32 and labels.shape == img.shape and filtered.shape == img.shape
+    assert [r["label"] for r in regions] == [0, 1, 2, 3] and sum(r["size"] for r in regions) == img.size
+    write_pgm(tmp_path / "q.pgm", img)
+    cli("segment", tmp_path / "q.pgm", tmp_path / "out", "--spatial", "5", "--range", "24", "--backend", "cpu")
+    import json
+    table = json.loads((tmp_path / "out" / "regions.json").read_text())
+    assert [(r["label"], r["size"]) for r in table] == [(r["label"], r["size"]) for r in regions]
+
+
 def test_life_moves_a_glider():
     board = np.zeros((16, 16), np.uint8)
     board[1, 2] = board[2, 3] = board[3, 1] = board[3, 2] = board[3, 3] = 1

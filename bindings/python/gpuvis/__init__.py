@@ -30,6 +30,7 @@ from ._gpuvis import (  # noqa: F401
     cuda_available,
     life,
     mean_shift,
+    mean_shift_segment,
     num_threads,
     resolve_backend,
     set_num_threads,

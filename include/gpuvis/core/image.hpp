@@ -114,6 +114,7 @@ class Image {
 extern template class Image<std::uint8_t>;
 extern template class Image<std::uint16_t>;
 extern template class Image<float>;
+extern template class Image<std::int32_t>;  // label images
 
 // Copies pixels between views of equal shape (strides may differ).
 template <class T>
