@@ -76,6 +76,7 @@ void register_detect(CLI::App& app, Command& run);
 void register_synth(CLI::App& app, Command& run);
 void register_filter(CLI::App& app, Command& run);
 void register_segment(CLI::App& app, Command& run);
+void register_symbols(CLI::App& app, Command& run);
 void register_track(CLI::App& app, Command& run);
 void register_tuio_dump(CLI::App& app, Command& run);
 void register_life(CLI::App& app, Command& run);

@@ -1,0 +1,150 @@
+// gpuvis symbols: printable sheets of the bundled amoeba symbols at an exact physical size, as SVG
+// pages (millimetre units, so any SVG printer or converter keeps the size).
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli_common.hpp"
+#include "gpuvis/io/read_limited.hpp"
+
+namespace gpuvis::cli {
+namespace {
+
+// "6cm", "60mm", "2.5in" -> millimetres.
+double parse_length_mm(const std::string& text, const char* what) {
+  double value = 0;
+  char unit[8] = {0};
+  if (std::sscanf(text.c_str(), "%lf%7s", &value, unit) != 2 || !(value > 0))
+    fail(ErrorCode::invalid_argument, std::string(what) + " must be a length such as 6cm, 60mm or 2.5in, got '" + text + "'");
+  const std::string u = unit;
+  if (u == "mm") return value;
+  if (u == "cm") return value * 10;
+  if (u == "in") return value * 25.4;
+  fail(ErrorCode::invalid_argument, std::string(what) + ": unknown unit '" + u + "' (use mm, cm or in)");
+}
+
+// "0-35", "1,4,7-9" -> IDs in the order given.
+std::vector<int> parse_ids(const std::string& text, int count) {
+  std::vector<int> ids;
+  std::stringstream parts(text);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    int a = 0, b = 0;
+    char dash = 0;
+    const int n = std::sscanf(part.c_str(), "%d%c%d", &a, &dash, &b);
+    if (n == 1) b = a;
+    else if (n != 3 || dash != '-') fail(ErrorCode::invalid_argument, "--ids takes numbers and ranges such as 0-35,40, got '" + part + "'");
+    if (a < 0 || b < a || b >= count)
+      fail(ErrorCode::invalid_argument, "--ids " + part + ": the set has IDs 0 to " + std::to_string(count - 1));
+    for (int i = a; i <= b; ++i) ids.push_back(i);
+  }
+  require(!ids.empty(), "--ids names no symbol");
+  return ids;
+}
+
+std::string base64(const std::string& bytes) {
+  static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const unsigned v = static_cast<unsigned char>(bytes[i]) << 16 |
+                       (i + 1 < bytes.size() ? static_cast<unsigned char>(bytes[i + 1]) << 8 : 0) |
+                       (i + 2 < bytes.size() ? static_cast<unsigned char>(bytes[i + 2]) : 0);
+    out += table[v >> 18 & 63];
+    out += table[v >> 12 & 63];
+    out += i + 1 < bytes.size() ? table[v >> 6 & 63] : '=';
+    out += i + 2 < bytes.size() ? table[v & 63] : '=';
+  }
+  return out;
+}
+
+struct Paper {
+  const char* name;
+  double width, height;  // mm, portrait
+};
+constexpr Paper kPapers[] = {{"a4", 210, 297}, {"a3", 297, 420}, {"letter", 215.9, 279.4}, {"legal", 215.9, 355.6}};
+
+}  // namespace
+
+void register_symbols(CLI::App& app, Command& run) {
+  static std::string set = "default", ids_text = "0-35", size_text = "6cm", paper_name = "a4", out;
+  static bool overwrite = false, landscape = false;
+  auto* cmd = app.add_subcommand("symbols", "Printable sheets of the amoeba symbols at an exact size (SVG)");
+  cmd->footer(
+      "Lays the bundled prints out on pages, each symbol --size wide (the print's whole square, its white border\n"
+      "included) with its ID under it. Pages are SVG in millimetres: print at 100 % (no 'fit to page'), or convert\n"
+      "with e.g. rsvg-convert -f pdf. More symbols than fit one page give OUT-1.svg, OUT-2.svg, ...");
+  cmd->add_option("--set", set, "Symbol set: default (IDs 0-215) or small (0-23)")->check(CLI::IsMember({"default", "small"}))->default_val("default");
+  cmd->add_option("--ids", ids_text, "IDs and ranges, e.g. 0-35 or 1,4,7-9")->default_val("0-35");
+  cmd->add_option("--size", size_text, "Printed side of each symbol: mm, cm or in (e.g. 6cm)")->default_val("6cm");
+  cmd->add_option("--paper", paper_name, "a4, a3, letter or legal")->check(CLI::IsMember({"a4", "a3", "letter", "legal"}))->default_val("a4");
+  cmd->add_flag("--landscape", landscape, "Landscape pages");
+  cmd->add_option("--out", out, "Output .svg file")->required();
+  cmd->add_flag("--overwrite", overwrite, "Replace existing pages");
+  cmd->callback([&run] {
+    run = [] {
+      namespace fs = std::filesystem;
+      require(fs::path(out).extension() == ".svg", "--out must name an .svg file (pages are SVG), got '" + out + "'");
+      const double side = parse_length_mm(size_text, "--size");
+      const int count = set == "default" ? 216 : 24;
+      const std::vector<int> ids = parse_ids(ids_text, count);
+      Paper paper{};
+      for (const auto& p : kPapers)
+        if (paper_name == p.name) paper = p;
+      double pw = paper.width, ph = paper.height;
+      if (landscape) std::swap(pw, ph);
+      constexpr double kMargin = 10, kGap = 4, kLabel = 6;  // mm
+      const int cols = static_cast<int>(std::floor((pw - 2 * kMargin + kGap) / (side + kGap)));
+      const int rows = static_cast<int>(std::floor((ph - 2 * kMargin + kGap) / (side + kLabel + kGap)));
+      require(cols >= 1 && rows >= 1, "--size " + size_text + " does not fit a " + paper_name + " page with 10 mm margins");
+      const int per_page = cols * rows;
+      const int pages = static_cast<int>((ids.size() + per_page - 1) / per_page);
+      auto page_path = [&](int page) {
+        if (pages == 1) return out;
+        const fs::path p(out);
+        return (p.parent_path() / (p.stem().string() + "-" + std::to_string(page + 1) + ".svg")).string();
+      };
+      for (int page = 0; page < pages; ++page) check_output_path(page_path(page), "", overwrite);
+      const std::string dir = data_dir() + "/amoeba/symbols";
+      for (int page = 0; page < pages; ++page) {
+        std::ostringstream svg;
+        svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << pw << "mm\" height=\"" << ph << "mm\" viewBox=\"0 0 " << pw
+            << " " << ph << "\">\n"
+            << "<title>gpuvis amoeba symbols, set " << set << ", " << size_text << " each</title>\n"
+            << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+        for (int k = 0; k < per_page; ++k) {
+          const std::size_t i = static_cast<std::size_t>(page) * per_page + k;
+          if (i >= ids.size()) break;
+          char stem[64];
+          std::snprintf(stem, sizeof stem, "amoeba_%s_%03d.png", set.c_str(), ids[i]);
+          const std::string png = read_limited(dir + "/" + stem, 16u << 20, "symbol print");
+          const double x = kMargin + (k % cols) * (side + kGap), y = kMargin + (k / cols) * (side + kLabel + kGap);
+          svg << "<image x=\"" << x << "\" y=\"" << y << "\" width=\"" << side << "\" height=\"" << side
+              << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64," << base64(png)
+              << "\"/>\n"
+              << "<text x=\"" << x + side / 2 << "\" y=\"" << y + side + 4 << "\" font-family=\"sans-serif\" font-size=\"3.5\" "
+              << "text-anchor=\"middle\">" << set << " " << ids[i] << "</text>\n";
+        }
+        svg << "</svg>\n";
+        const std::string path = page_path(page);
+        const std::string tmp = path + ".part";
+        {
+          std::ofstream f(tmp, std::ios::binary);
+          f << svg.str();
+          if (!f) fail(ErrorCode::io, "cannot write '" + path + "'");
+        }
+        fs::rename(tmp, path);
+        std::cerr << "gpuvis: wrote " << path << "\n";
+      }
+      std::cerr << "gpuvis: " << ids.size() << " symbols of " << side << " mm on " << pages << " " << paper_name
+                << " page(s), " << cols << " x " << rows << " per page\n";
+      return 0;
+    };
+  });
+}
+
+}  // namespace gpuvis::cli

@@ -1,0 +1,45 @@
+"""gpuvis symbols: SVG pages in millimetres holding the requested prints at the requested size, whose
+embedded images decode as their IDs."""
+import base64
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_sheet_holds_the_symbols_at_their_size(cli, tmp_path):
+    r = cli("symbols", "--ids", "3,7-9", "--size", "5cm", "--paper", "a4", "--out", tmp_path / "sheet.svg")
+    assert "4 symbols of 50 mm on 1 a4 page" in r.stderr
+    root = ET.parse(tmp_path / "sheet.svg").getroot()
+    assert (root.get("width"), root.get("height"), root.get("viewBox")) == ("210mm", "297mm", "0 0 210 297")
+    images = root.findall(f"{SVG}image")
+    labels = [t.text for t in root.findall(f"{SVG}text")]
+    assert labels == ["default 3", "default 7", "default 8", "default 9"]
+    assert len(images) == 4
+    for im, expected in zip(images, (3, 7, 8, 9)):
+        assert float(im.get("width")) == 50 and float(im.get("height")) == 50
+        x, y = float(im.get("x")), float(im.get("y"))
+        assert 10 <= x and x + 50 <= 200 and 10 <= y and y + 50 <= 287  # inside the 10 mm margins
+        png = base64.b64decode(im.get("href").split(",", 1)[1])
+        assert png.startswith(b"\x89PNG")
+        path = tmp_path / f"print_{expected}.png"
+        path.write_bytes(png)
+        det = cli("detect", path, "--json", "--backend", "cpu", check=False)
+        if det.returncode != 0 and "PNG" in det.stderr:
+            pytest.skip("this build reads no PNG")
+        ids = [f["id"] for f in json.loads(det.stdout.splitlines()[0])["fiducials"]]
+        assert ids == [expected]
+
+
+def test_pages_and_errors(cli, tmp_path):
+    r = cli("symbols", "--ids", "0-35", "--size", "6cm", "--out", tmp_path / "s.svg")
+    assert sorted(p.name for p in tmp_path.glob("s-*.svg")) == ["s-1.svg", "s-2.svg", "s-3.svg"]
+    again = cli("symbols", "--ids", "0-35", "--size", "6cm", "--out", tmp_path / "s.svg", check=False)
+    assert again.returncode != 0 and "--overwrite" in again.stderr
+    for args, needle in ((["--ids", "300"], "0 to 215"), (["--size", "6 furlongs"], "unit"),
+                         (["--size", "40cm"], "does not fit"), (["--ids", "x"], "--ids")):
+        bad = cli("symbols", *args, "--out", tmp_path / "bad.svg", check=False)
+        assert bad.returncode != 0 and needle in bad.stderr, (args, bad.stderr)
+        assert bad.stderr.count("\n") == 1, bad.stderr
