@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "annotate.hpp"
+#include "debug_images.hpp"
 #include "cli_common.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/io/image_file.hpp"
@@ -22,7 +23,7 @@ struct DetectArgs {
   ThresholdOptions options;
   bool json = false, overwrite = false, fuzzy = false;
   decode::FingerParams fingers;
-  std::string blob_size;
+  std::string blob_size, debug_dir;
   int threads = 0, max_fid = 0;
 };
 
@@ -100,7 +101,10 @@ void register_detect(CLI::App& app, Command& run) {
   cmd->add_flag("--json", a.json, "One JSON object per frame on stdout");
   cmd->add_flag("--fuzzy", a.fuzzy, "Also report fuzzy candidates (damaged symbols, id -1)");
   cmd->add_option("--annotate", a.annotate_dir, "Write each frame with the detections drawn into this folder (PNG or PPM)");
-  cmd->add_flag("--overwrite", a.overwrite, "Replace existing annotated images");
+  cmd->add_option("--debug", a.debug_dir,
+                  "Write each stage's image into this folder: NAME_1_threshold, _2_regions, _3_candidates "
+                  "(green: decoded roots, orange: fuzzy, blue: root candidates), _4_detections");
+  cmd->add_flag("--overwrite", a.overwrite, "Replace existing annotated or debug images");
   cmd->callback([&run] {
     run = [] {
       require(!a.inputs.empty(), "detect needs at least one image file or folder");
@@ -117,6 +121,17 @@ void register_detect(CLI::App& app, Command& run) {
       auto annotated_path = [&](const std::string& file) {
         return (std::filesystem::path(a.annotate_dir) / std::filesystem::path(file).stem()).string() + ext;
       };
+      auto debug_base = [&](const std::string& file) {
+        return (std::filesystem::path(a.debug_dir) / std::filesystem::path(file).stem()).string();
+      };
+      if (!a.debug_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(a.debug_dir, ec);
+        if (!std::filesystem::is_directory(a.debug_dir)) fail(ErrorCode::io, "cannot create the debug folder '" + a.debug_dir + "'");
+        for (const auto& file : files)
+          for (const char* stage : {"_1_threshold", "_2_regions", "_3_candidates", "_4_detections"})
+            check_output_path(debug_base(file) + stage + ext, file, a.overwrite);
+      }
       if (!a.annotate_dir.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(a.annotate_dir, ec);
@@ -162,6 +177,8 @@ void register_detect(CLI::App& app, Command& run) {
                       << b.y << "  " << b.width << "x" << b.height << "  angle " << b.angle << "  area " << b.area << "\n";
         }
         if (!a.annotate_dir.empty()) write_image(annotated_path(file), annotate(grey.view(), d).view());
+        if (!a.debug_dir.empty())
+          write_debug_images(a.debug_dir, std::filesystem::path(file).stem().string(), ext, grey.view(), config, d);
       }
       return failures ? 1 : 0;
     };

@@ -212,3 +212,24 @@ TEST(Cli, FilterBatchOverAFolder) {
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::filesystem::exists(out + "/f" + std::to_string(i) + ".pgm"));
   expect_one_line_error("filter convolve " + quote(dir) + " " + quote(out) + " --kernel box:5 --backend cpu", "--overwrite");
 }
+
+// detect --debug: one image per stage; the threshold stage is what `gpuvis threshold` writes, the
+// regions image colours every pixel, and existing images are kept without --overwrite.
+TEST(Cli, DetectDebugWritesEveryStage) {
+  const std::string dir = test::temp_path("debug");
+  const std::string frame = test::source_path("data/samples/table.pgm");
+  auto r = test::run_cli("detect '" + frame + "' --backend cpu --debug '" + dir + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string ext = codec::available() ? ".png" : ".ppm";
+  for (const char* stage : {"_1_threshold", "_2_regions", "_3_candidates", "_4_detections"})
+    EXPECT_TRUE(std::filesystem::exists(dir + "/table" + stage + ext)) << stage;
+  if (codec::available()) {
+    const std::string expected = test::temp_path("table-threshold.png");
+    ASSERT_EQ(test::run_cli("threshold '" + frame + "' '" + expected + "' --backend cpu").exit_code, 0);
+    const auto a = read_grey8(dir + "/table_1_threshold.png"), b = read_grey8(expected);
+    EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u);
+  }
+  r = test::run_cli("detect '" + frame + "' --backend cpu --debug '" + dir + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--overwrite"), std::string::npos) << r.output;
+}

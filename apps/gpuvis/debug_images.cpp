@@ -1,0 +1,75 @@
+#include "debug_images.hpp"
+
+#include <algorithm>
+
+#include "annotate.hpp"
+#include "gpuvis/decode/tree_set.hpp"
+#include "gpuvis/io/image_file.hpp"
+#include "gpuvis/segment/region_tree.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+
+namespace gpuvis::cli {
+namespace {
+
+// A colour per region that neighbours rarely share; white regions light, black regions dark, so
+// the nesting of a symbol stays readable.
+void region_colour(int region, std::uint8_t colour, std::uint8_t out[3]) {
+  std::uint32_t h = static_cast<std::uint32_t>(region) * 2654435761u;
+  for (int k = 0; k < 3; ++k, h >>= 8) {
+    const int v = static_cast<int>(h & 0x7f);
+    out[k] = static_cast<std::uint8_t>(colour ? 128 + v : v / 2);
+  }
+}
+
+void box(Image<std::uint8_t>& img, int x0, int y0, int x1, int y1, const std::uint8_t c[3]) {
+  auto put = [&](int x, int y) {
+    if (x < 0 || y < 0 || x >= img.width() || y >= img.height()) return;
+    for (int k = 0; k < 3; ++k) img(x, y, k) = c[k];
+  };
+  for (int x = x0; x <= x1; ++x) put(x, y0), put(x, y1);
+  for (int y = y0; y <= y1; ++y) put(x0, y), put(x1, y);
+}
+
+}  // namespace
+
+void write_debug_images(const std::string& dir, const std::string& stem, const std::string& ext, HostView<const std::uint8_t> grey,
+                        const pipeline::DetectorConfig& config, const pipeline::Detections& d) {
+  const std::string base = dir + "/" + stem;
+  Image<std::uint8_t> binary(grey.width, grey.height);
+  threshold::Params tp = config.threshold;
+  tp.backend = Backend::cpu;
+  threshold::threshold(grey, binary.view(), tp);
+  write_image(base + "_1_threshold" + ext, binary.view());
+
+  segment::RegionTree tree;
+  segment::segment_cpu(binary.view(), decode::TreeSet::load(config.trees).cap(), tree, segment::SegmentOptions{.runs = true});
+  Image<std::uint8_t> regions(grey.width, grey.height, 3);
+  for (int r = 0; r < tree.size(); ++r) {
+    std::uint8_t c[3];
+    region_colour(r, tree.colour[r], c);
+    for (int i = tree.run_begin[r]; i < tree.run_begin[r + 1]; ++i) {
+      const auto& run = tree.runs[i];
+      for (int x = run.x0; x <= run.x1; ++x)
+        for (int k = 0; k < 3; ++k) regions(x, run.y, k) = c[k];
+    }
+  }
+  write_image(base + "_2_regions" + ext, regions.view());
+
+  // Candidates: decoded symbols' roots (green), fuzzy candidates (orange), regions in the size band
+  // of the last symbols that may be a symbol whose inside no longer decodes (blue).
+  Image<std::uint8_t> candidates(grey.width, grey.height, 3);
+  for (int y = 0; y < grey.height; ++y)
+    for (int x = 0; x < grey.width; ++x)
+      for (int k = 0; k < 3; ++k) candidates(x, y, k) = static_cast<std::uint8_t>(grey(x, y) / 2 + 64);
+  const std::uint8_t green[3] = {0, 200, 0}, orange[3] = {255, 140, 0}, blue[3] = {40, 90, 255};
+  auto root_box = [&](int r, const std::uint8_t c[3]) {
+    if (r >= 0 && r < tree.size()) box(candidates, tree.left[r] - 1, tree.top[r] - 1, tree.right[r] + 1, tree.bottom[r] + 1, c);
+  };
+  for (const auto& c : d.roots) root_box(c.region, blue);
+  for (const auto& f : d.fiducials) root_box(f.root, f.fuzzy() ? orange : green);
+  write_image(base + "_3_candidates" + ext, candidates.view());
+
+  write_image(base + "_4_detections" + ext, annotate(grey, d).view());
+}
+
+}  // namespace gpuvis::cli
