@@ -2,7 +2,8 @@
 """The module graph of libgpuvis, generated from the #include lines of include/ and src/.
 
 A module is a folder: include/gpuvis/<module>/ and src/<module>/. Each module has a layer; an
-include may only point to a lower layer (core <- algorithms <- pipeline <- track <- adapters <- cli).
+include may only point to a lower layer (core <- algorithms <- pipeline <- track <- adapters <- cli and
+the Python bindings).
 
   python3 scripts/module_graph.py --check          # exit 1 and name every upward include
   python3 scripts/module_graph.py --update docs/architecture.md
@@ -28,7 +29,7 @@ LAYERS = [
     ("track", ["track"]),
     ("output", ["output"]),
     ("adapters", ["adapters"]),
-    ("cli", ["cli"]),
+    ("front ends", ["cli", "bindings"]),
 ]
 # Inside the algorithms layer a stage may use the stages before it (the segmentation's labelling
 # thresholds its tiles; the decoder reads the region tree).
@@ -55,6 +56,8 @@ def module_of(path):
         m = parts[1] if len(parts) > 2 else "src"
     elif parts[0] == "apps":
         m = "cli"
+    elif parts[0] == "bindings":
+        m = "bindings"
     else:
         return None
     return ALIASES.get(m, m)
@@ -73,7 +76,7 @@ def target_module(inc, including_dir):
 
 def collect():
     edges = collections.defaultdict(list)  # (from, to) -> [file: include]
-    for top in ("include", "src", "apps"):
+    for top in ("include", "src", "apps", "bindings"):
         for d, _, files in os.walk(os.path.join(ROOT, top)):
             for f in sorted(files):
                 if not f.endswith((".hpp", ".cpp", ".cu", ".cuh", ".in")):
