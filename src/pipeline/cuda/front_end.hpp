@@ -29,7 +29,7 @@ class CudaFrontEnd {
   void upload(HostView<const std::uint8_t> grey, int slot, bool timed = true);
   // Whether the segmentation's labelling thresholds the frame itself (segment::cuda_impl::BernsenInput):
   // full Bernsen with a small window on a frame of at most 1920x1080, where two launches less on
-  // the frame's path outweigh the tile threshold's O(h) work per pixel (front_end_cuda.cu).
+  // the frame's path outweigh the tile threshold's O(h) work per pixel (front_end.cu).
   bool thresholds_in_labels(int width, int height) const;
   // Enqueues threshold and segmentation of the slot's frame on its stream without waiting
   // (the segmenter's segment_async): nothing here allocates once a frame of this size and region
