@@ -3,23 +3,13 @@
 
   PYTHONPATH=build/python python3 examples/track_folder.py FRAMES [--backend cpu|cuda|auto] [--tuio udp:127.0.0.1:3333]
 
-FRAMES holds 8-bit grey PGM files, sorted by name (e.g. from `gpuvis synth FRAMES --sequence`).
+FRAMES holds .pgm frames, sorted by name (e.g. from `gpuvis synth FRAMES --sequence`).
 """
 import argparse
 import pathlib
 import sys
 
-import numpy as np
-
 import gpuvis
-
-
-def read_pgm(path):
-    data = path.read_bytes()
-    magic, w, h, maxval, pixels = data.split(maxsplit=4)
-    if magic != b"P5" or int(maxval) > 255:
-        sys.exit(f"{path}: only 8-bit grey PGM (P5) frames are read by this example")
-    return np.frombuffer(pixels[: int(w) * int(h)], np.uint8).reshape(int(h), int(w))
 
 
 def main():
@@ -37,7 +27,7 @@ def main():
     sender = gpuvis.TuioSender([args.tuio]) if args.tuio else None
     alive = {}
     for i, path in enumerate(files):
-        frame = tracker.update(detector.detect(read_pgm(path)), time=i / args.fps)
+        frame = tracker.update(detector.detect(gpuvis.read_grey(str(path))), time=i / args.fps)
         now = {o.session_id: o for o in frame.objects}
         for s, o in now.items():
             verb = "add   " if s not in alive else "update"

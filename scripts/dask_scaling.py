@@ -55,7 +55,7 @@ def main():
                    stdout=subprocess.DEVNULL)
     frames = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".pgm"))
     det = gpuvis.Detector(backend=args.backend)
-    one = median_time(lambda: [det.detect(gd._read_grey(p)) for p in frames], args.runs)
+    one = median_time(lambda: [det.detect(gpuvis.read_grey(p)) for p in frames], args.runs)
     rows.append({**base, "name": "detect files, one process", "workers": 0, "seconds": one, "frames_per_s": len(frames) / one})
     for n in [int(w) for w in args.workers.split(",")]:
         with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \

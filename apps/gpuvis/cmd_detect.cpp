@@ -115,7 +115,8 @@ void register_detect(CLI::App& app, Command& run) {
       config.max_fid = a.max_fid;
       config.fingers = a.fingers;
       if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
-      decode::TreeSet::load(config.trees);  // a bad tree file is reported before any work starts
+      // A bad tree file is reported before any work starts; its cap serves the debug images.
+      const int cap = decode::TreeSet::load(config.trees).cap();
       const std::vector<std::string> files = expand_inputs(a.inputs);
       const std::string ext = codec::available() ? ".png" : ".ppm";
       auto annotated_path = [&](const std::string& file) {
@@ -178,7 +179,7 @@ void register_detect(CLI::App& app, Command& run) {
         }
         if (!a.annotate_dir.empty()) write_image(annotated_path(file), annotate(grey.view(), d).view());
         if (!a.debug_dir.empty())
-          write_debug_images(a.debug_dir, std::filesystem::path(file).stem().string(), ext, grey.view(), config, d);
+          write_debug_images(a.debug_dir, std::filesystem::path(file).stem().string(), ext, grey.view(), config, cap, d);
       }
       return failures ? 1 : 0;
     };

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "annotate.hpp"
-#include "gpuvis/decode/tree_set.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 #include "gpuvis/threshold/threshold.hpp"
@@ -33,7 +32,7 @@ void box(Image<std::uint8_t>& img, int x0, int y0, int x1, int y1, const std::ui
 }  // namespace
 
 void write_debug_images(const std::string& dir, const std::string& stem, const std::string& ext, HostView<const std::uint8_t> grey,
-                        const pipeline::DetectorConfig& config, const pipeline::Detections& d) {
+                        const pipeline::DetectorConfig& config, int cap, const pipeline::Detections& d) {
   const std::string base = dir + "/" + stem;
   Image<std::uint8_t> binary(grey.width, grey.height);
   threshold::Params tp = config.threshold;
@@ -42,7 +41,7 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
   write_image(base + "_1_threshold" + ext, binary.view());
 
   segment::RegionTree tree;
-  segment::segment_cpu(binary.view(), decode::TreeSet::load(config.trees).cap(), tree, segment::SegmentOptions{.runs = true});
+  segment::segment_cpu(binary.view(), cap, tree, segment::SegmentOptions{.runs = true});
   Image<std::uint8_t> regions(grey.width, grey.height, 3);
   for (int r = 0; r < tree.size(); ++r) {
     std::uint8_t c[3];

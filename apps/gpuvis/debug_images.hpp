@@ -11,7 +11,8 @@ namespace gpuvis::cli {
 // Writes DIR/STEM_1_threshold, _2_regions, _3_candidates and _4_detections (extension `ext`). The
 // stages are recomputed on the CPU from `config`'s threshold; their results are those of either
 // backend (the CUDA threshold and region tree equal the CPU's), so region indices match `d`'s.
+// `cap` is the tree set's adjacency cap (decode::TreeSet::cap()), as the detector segments with it.
 void write_debug_images(const std::string& dir, const std::string& stem, const std::string& ext, HostView<const std::uint8_t> grey,
-                        const pipeline::DetectorConfig& config, const pipeline::Detections& d);
+                        const pipeline::DetectorConfig& config, int cap, const pipeline::Detections& d);
 
 }  // namespace gpuvis::cli

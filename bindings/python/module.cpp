@@ -18,6 +18,7 @@
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
 #include "gpuvis/filters/mean_shift_segment.hpp"
+#include "gpuvis/io/image_file.hpp"
 #include "gpuvis/life/life.hpp"
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
@@ -289,6 +290,25 @@ PYBIND11_MODULE(_gpuvis, m) {
   m.def("cuda_available", [] { return cuda::device_count() > 0; }, "True when a CUDA device is usable");
   m.def("resolve_backend", [](const std::string& b) { return std::string(to_string(resolve_backend(parse_backend(b)))); },
         py::arg("backend") = "auto", "The backend 'auto' (or the given one) runs on: 'cpu' or 'cuda'");
+  m.def(
+      "read_grey",
+      [](const std::string& path) {
+        Image<std::uint8_t> img = read_grey8(path);
+        py::array_t<std::uint8_t> out({img.height(), img.width()});
+        py::array out_any = out;
+        copy<std::uint8_t>(img.view(), view_of<std::uint8_t>(out_any, "read_grey"));
+        return out;
+      },
+      py::arg("path"), "An image file (PGM/PPM/PFM, PNG/JPEG when built with them) as 8-bit grey, as the CLI reads frames");
+  m.def(
+      "parse_kernel",
+      [](const std::string& spec) {
+        const filters::Kernel k = filters::parse_kernel(spec);
+        py::array_t<float> out({k.height, k.width});
+        std::copy(k.weights.begin(), k.weights.end(), out.mutable_data());
+        return out;
+      },
+      py::arg("spec"), "A kernel string ('gaussian:sigma=2', 'box:5', '1,2,1;2,4,2;1,2,1/16') as a 2D float32 array");
   m.def("tuio_available", &output::tuio_available, "True when this build can send TUIO (liblo and Boost were found)");
   m.def("set_num_threads", &set_num_threads, py::arg("n"), "CPU worker threads (0 = one per core); results do not depend on it");
   m.def("num_threads", &num_threads);

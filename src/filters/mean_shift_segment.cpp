@@ -52,23 +52,15 @@ float distance(const float* a, const float* b, int c) {
   return std::sqrt(s);
 }
 
-// Each pixel's region (dense 0..n-1 in raster order of first pixel) from a union-find over pixels.
-int number_regions(DisjointSets& sets, std::vector<int>& label) {
-  const int n = static_cast<int>(label.size());
-  std::vector<int> id(static_cast<std::size_t>(n), -1);
-  int count = 0;
-  for (int i = 0; i < n; ++i) {
-    const int r = sets.find(i);
-    if (id[r] < 0) id[r] = count++;
-    label[i] = id[r];
-  }
-  return count;
-}
-
 struct RegionStats {
   std::vector<double> sum;  // per region, c values
   std::vector<int> size;
 };
+
+// The mean mode of region r into out[0..c).
+void mean_of(const RegionStats& s, int r, int c, float out[3]) {
+  for (int k = 0; k < c; ++k) out[k] = static_cast<float>(s.sum[static_cast<std::size_t>(r) * c + k] / s.size[r]);
+}
 
 RegionStats region_stats(const std::vector<int>& label, int regions, const std::vector<float>& feat, int c) {
   RegionStats s{std::vector<double>(static_cast<std::size_t>(regions) * c, 0.0), std::vector<int>(regions, 0)};
@@ -98,7 +90,8 @@ std::set<std::pair<int, int>> adjacency(const std::vector<int>& label, int w, in
   return adj;
 }
 
-// Relabels pixels through a union-find over regions; returns the new region count.
+// Relabels pixels through a union-find over their labels (pixel indices, or regions), numbering the
+// new regions densely in raster order of their first pixel; returns the new region count.
 int merge(std::vector<int>& label, int regions, DisjointSets& sets) {
   std::vector<int> id(static_cast<std::size_t>(regions), -1);
   int count = 0;
@@ -146,7 +139,8 @@ MeanShiftSegmentation mean_shift_segment(HostView<const std::uint8_t> src, const
       }
     }
   std::vector<int> label(static_cast<std::size_t>(n));
-  int regions = number_regions(pixels, label);
+  std::iota(label.begin(), label.end(), 0);
+  int regions = merge(label, n, pixels);
 
   // 2. Fuse adjacent regions whose mean modes are within fuse x h_r, until nothing changes (EDISON
   //    repeats its transitive closure a few times; the means are recomputed each pass).
@@ -157,10 +151,8 @@ MeanShiftSegmentation mean_shift_segment(HostView<const std::uint8_t> src, const
     bool changed = false;
     for (const auto& [a, b] : adjacency(label, w, h)) {
       float ma[3], mb[3];
-      for (int k = 0; k < c; ++k) {
-        ma[k] = static_cast<float>(s.sum[static_cast<std::size_t>(a) * c + k] / s.size[a]);
-        mb[k] = static_cast<float>(s.sum[static_cast<std::size_t>(b) * c + k] / s.size[b]);
-      }
+      mean_of(s, a, c, ma);
+      mean_of(s, b, c, mb);
       if (distance(ma, mb, c) < fuse) {
         sets.join(a, b);
         changed = true;
@@ -180,10 +172,8 @@ MeanShiftSegmentation mean_shift_segment(HostView<const std::uint8_t> src, const
     auto consider = [&](int small, int other) {
       if (s.size[small] >= p.min_size) return;
       float ms[3], mo[3];
-      for (int k = 0; k < c; ++k) {
-        ms[k] = static_cast<float>(s.sum[static_cast<std::size_t>(small) * c + k] / s.size[small]);
-        mo[k] = static_cast<float>(s.sum[static_cast<std::size_t>(other) * c + k] / s.size[other]);
-      }
+      mean_of(s, small, c, ms);
+      mean_of(s, other, c, mo);
       const float d = distance(ms, mo, c);
       if (target[small] < 0 || d < best[small] || (d == best[small] && other < target[small])) {
         target[small] = other;

@@ -50,7 +50,7 @@ def frames(cli, root, tmp_path_factory):
 
 def expected_records(frames):
     det = gpuvis.Detector(backend="cpu")
-    return {p: [(f.id, f.x, f.y, f.angle) for f in det.detect(gd._read_grey(p)).fiducials if f.id >= 0] for p in frames}
+    return {p: [(f.id, f.x, f.y, f.angle) for f in det.detect(gpuvis.read_grey(p)).fiducials if f.id >= 0] for p in frames}
 
 
 def test_batch_detection_and_filters_on_a_local_cluster(frames, image):

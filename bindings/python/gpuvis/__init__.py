@@ -32,6 +32,8 @@ from ._gpuvis import (  # noqa: F401
     mean_shift,
     mean_shift_segment,
     num_threads,
+    parse_kernel,
+    read_grey,
     resolve_backend,
     set_num_threads,
     threshold,

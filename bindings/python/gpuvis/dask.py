@@ -23,23 +23,8 @@ from . import _gpuvis
 
 def _reach_of_kernel(kernel):
     """(rows, cols) a kernel reaches from its centre."""
-    shape = _kernel_shape(kernel) if isinstance(kernel, str) else np.asarray(kernel).shape
+    shape = (_gpuvis.parse_kernel(kernel) if isinstance(kernel, str) else np.asarray(kernel)).shape
     return shape[0] // 2, shape[1] // 2
-
-
-def _kernel_shape(spec):
-    """The (rows, cols) of a kernel string, measured by correlating an impulse."""
-    n = 257  # larger than any kernel gpuvis accepts (2D up to 31, separable up to 127 taps)
-    impulse = np.zeros((n, n), np.float32)
-    impulse[n // 2, n // 2] = 1.0
-    response = _gpuvis.convolve(impulse, spec, border="constant:0", backend="cpu")
-    rows = np.nonzero(np.any(response != 0, axis=1))[0]
-    cols = np.nonzero(np.any(response != 0, axis=0))[0]
-    if rows.size == 0:
-        return (1, 1)
-    half_r = max(n // 2 - rows[0], rows[-1] - n // 2)
-    half_c = max(n // 2 - cols[0], cols[-1] - n // 2)
-    return (2 * half_r + 1, 2 * half_c + 1)
 
 
 def _depth(array, rows, cols):
@@ -106,41 +91,15 @@ def mean_shift(array, spatial=8.0, range=16.0, halo=None, backend="auto", **kwar
 
 
 def _detect_partition(paths, options):
-    from PIL import Image  # noqa: F401  (only when frames are PNG/JPEG)
     detector = _gpuvis.Detector(**options)
     records = []
     for path in paths:
-        frame = _read_grey(path)
-        d = detector.detect(frame)
+        d = detector.detect(_gpuvis.read_grey(path))
         records.append({"file": path, "width": d.width, "height": d.height,
                         "fiducials": [(f.id, f.x, f.y, f.angle) for f in d.fiducials if f.id >= 0],
                         "fingers": [(f.x, f.y) for f in d.fingers],
                         "blobs": [(b.x, b.y, b.width, b.height) for b in d.blobs]})
     return records
-
-
-def _read_grey(path):
-    if path.lower().endswith(".pgm"):
-        with open(path, "rb") as f:
-            data = f.read()
-        parts, pos = [], 0
-        while len(parts) < 4:  # magic, width, height, maxval; '#' comments skipped
-            while data[pos:pos + 1].isspace():
-                pos += 1
-            if data[pos:pos + 1] == b"#":
-                pos = data.index(b"\n", pos)
-                continue
-            end = pos
-            while not data[end:end + 1].isspace():
-                end += 1
-            parts.append(data[pos:end])
-            pos = end
-        if parts[0] != b"P5" or int(parts[3]) > 255:
-            raise ValueError(f"{path}: only 8-bit binary PGM (P5) frames are read here")
-        w, h = int(parts[1]), int(parts[2])
-        return np.frombuffer(data, np.uint8, w * h, pos + 1).reshape(h, w).copy()
-    from PIL import Image
-    return np.asarray(Image.open(path).convert("L"))
 
 
 def detect_files(paths, partition_size=16, **options):
