@@ -33,6 +33,11 @@ void add_finger_options(CLI::App& cmd, decode::FingerParams& f, CLI::Option*& si
                  ->default_val(16);
 }
 
+void add_yamaarashi_options(CLI::App& cmd, bool& yamaarashi, bool& mirror) {
+  cmd.add_flag("--yamaarashi", yamaarashi, "Also decode yamaarashi symbols (IDs 0-65535; gpuvis synth --set yamaarashi)");
+  cmd.add_flag("--mirror", mirror, "Read yamaarashi rings mirrored (a camera that sees the prints mirrored)");
+}
+
 std::string data_dir() {
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);

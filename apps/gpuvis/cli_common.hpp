@@ -20,6 +20,8 @@ CLI::Option* add_threads_option(CLI::App& cmd, int& n);
 // and its contrast); the options are returned so that a config file's values can yield to them.
 void add_finger_options(CLI::App& cmd, decode::FingerParams& fingers, CLI::Option*& size, CLI::Option*& sensitivity,
                         CLI::Option*& contrast);
+// --yamaarashi and --mirror (reacTIVision's <fiducial yamaarashi mirror>), into a detector's config.
+void add_yamaarashi_options(CLI::App& cmd, bool& yamaarashi, bool& mirror);
 
 // Parses and resolves the backend; `auto` without a device prints a one-line notice on stderr.
 Backend choose_backend(const std::string& name);

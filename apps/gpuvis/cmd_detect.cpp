@@ -25,6 +25,7 @@ struct DetectArgs {
   decode::FingerParams fingers;
   std::string blob_size, debug_dir;
   int threads = 0, max_fid = 0;
+  bool yamaarashi = false, mirror = false;
 };
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
@@ -78,7 +79,7 @@ nlohmann::json to_json(const std::string& file, const pipeline::Detections& d, b
 
 void register_detect(CLI::App& app, Command& run) {
   static DetectArgs a;
-  auto* cmd = app.add_subcommand("detect", "Find amoeba fiducials in image files (one result per frame)");
+  auto* cmd = app.add_subcommand("detect", "Find amoeba (and yamaarashi) fiducials in image files (one result per frame)");
   cmd->footer(
       "Output: a table per frame, or with --json one JSON object per line:\n"
       "  {\"file\", \"width\", \"height\", \"fiducials\": [{\"id\", \"x\", \"y\", \"angle\", ...}], \"fingers\", \"blobs\"}\n"
@@ -90,6 +91,7 @@ void register_detect(CLI::App& app, Command& run) {
   cmd->add_option("--max-fid", a.max_fid, "Symbols with a higher ID are reported as fuzzy candidates (reacTIVision's max_fid; 0 = no limit)")
       ->check(CLI::NonNegativeNumber)
       ->default_val(0);
+  add_yamaarashi_options(*cmd, a.yamaarashi, a.mirror);
   a.options.add_to(*cmd, "bernsen");
   add_backend_option(*cmd, a.backend);
   {
@@ -113,6 +115,8 @@ void register_detect(CLI::App& app, Command& run) {
       config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
       config.trees = a.trees;
       config.max_fid = a.max_fid;
+      config.yamaarashi = a.yamaarashi;
+      config.mirror = a.mirror;
       config.fingers = a.fingers;
       if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
       // A bad tree file is reported before any work starts; its cap serves the debug images.

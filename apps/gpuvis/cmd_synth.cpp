@@ -24,7 +24,7 @@ void register_synth(CLI::App& app, Command& run) {
   cmd->add_option("--count", count, "Number of frames")->check(CLI::Range(1, 1000000))->default_val(10);
   cmd->add_option("--size", size, "Frame size WxH")->default_val("640x480");
   cmd->add_option("--symbols", q.symbols, "Symbols per frame")->check(CLI::Range(0, 10000))->default_val(6);
-  cmd->add_option("--set", q.set, "Printed symbol set: default or small")->check(CLI::IsMember({"default", "small"}))->default_val("default");
+  cmd->add_option("--set", q.set, "Printed symbol set: default, small or yamaarashi (drawn, IDs 0-65535)")->check(CLI::IsMember({"default", "small", "yamaarashi"}))->default_val("default");
   cmd->add_option("--min-size", q.min_size, "Smallest printed symbol side in pixels")->default_val(70);
   cmd->add_option("--max-size", q.max_size, "Largest printed symbol side in pixels")->default_val(130);
   cmd->add_option("--fingers", q.fingers, "Finger blobs per frame")->check(CLI::Range(0, 10000))->default_val(0);

@@ -25,6 +25,7 @@ void on_signal(int) { g_stop = true; }
 
 struct TrackArgs {
   int threads = 0, max_fid = 0;
+  bool yamaarashi = false, mirror = false;
   CLI::Option* max_fid_opt = nullptr;
   CLI::Option *sensitivity_opt = nullptr, *contrast_opt = nullptr;
   std::string smooth;
@@ -67,6 +68,8 @@ pipeline::DetectorConfig detector_config(const config::ReacTIVisionConfig& file_
   config.threshold = a.options.params(config.threshold);
   if (a.config.empty() || a.trees_opt->count()) config.trees = a.trees;
   if (a.config.empty() || a.max_fid_opt->count()) config.max_fid = a.max_fid;
+  config.yamaarashi = config.yamaarashi || a.yamaarashi;
+  config.mirror = config.mirror || a.mirror;
   if (a.config.empty() || a.finger_opt->count()) config.fingers.size = a.fingers.size;
   if (a.config.empty() || a.sensitivity_opt->count()) config.fingers.sensitivity = a.fingers.sensitivity;
   if (a.config.empty() || a.contrast_opt->count()) config.fingers.contrast = a.fingers.contrast;
@@ -297,6 +300,7 @@ void register_track(CLI::App& app, Command& run) {
                       ->default_val(0);
   a.options.add_to(*cmd, "bernsen");
   add_finger_options(*cmd, a.fingers, a.finger_opt, a.sensitivity_opt, a.contrast_opt);
+  add_yamaarashi_options(*cmd, a.yamaarashi, a.mirror);
   cmd->add_option("--blob-size", a.blob_size, "Track plain white blobs with MIN:MAX pixels size");
   cmd->add_flag("--object-blobs", a.object_blobs,
                 "Also send each symbol's root region as a /tuio/2Dblb blob with its object's session ID (obj_blob)");

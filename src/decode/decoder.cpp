@@ -5,12 +5,21 @@
 #include <algorithm>
 #include <string>
 
+#include "gpuvis/core/error.hpp"
 #include "gpuvis/decode/fiducial.hpp"
 #include "rules.hpp"
+#include "yamaarashi.hpp"
+#include "yamaarashi_rules.hpp"
 
 namespace gpuvis::decode {
 
 void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, DecodeStats* stats) {
+  decode(t, {}, out, stats);
+}
+
+void Decoder::decode(const segment::RegionTree& t, HostView<const std::uint8_t> binary, std::vector<Fiducial>& out,
+                     DecodeStats* stats) {
+  require(!set_.yamaarashi || !binary.empty(), "decode: yamaarashi symbols need the frame's binary image");
   using segment::kBorder;
   using segment::kFragmented;
   using segment::kSaturated;
@@ -70,9 +79,13 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
     int nnext = 0;
     for (int r : frontier_) {
       const int desc = desc_[r], height = height_[r], parent = parent_[r];
-      if (height >= dmin && height <= dmax && desc >= rmin && desc <= tmax) {
+      // §4.2's special test for the yamaarashi core (only when yamaarashi symbols are on: off,
+      // the region is never a symbol, and its ancestors are too high to be candidates anyway).
+      const bool core = set_.yamaarashi && yamaarashi::special_candidate(desc, t.colour[r] != 0, t.degree(r),
+                                                                           !(t.flags[r] & (kBorder | kFragmented)));
+      if (height >= dmin && height <= dmax && ((desc >= rmin && desc <= tmax) || core)) {
         candidates_.push_back(r);
-        fuzzy_root_[r] = desc < tmin;  // fewer descendants than any symbol: a damaged one
+        fuzzy_root_[r] = desc < tmin && !core;  // fewer descendants than any symbol: a damaged one
       } else if (parent >= 0 && !(t.flags[r] & (kSaturated | kBorder))) {
         blocked_[parent] |= !(desc < tmax && height < dmax && !(t.flags[parent] & kSaturated));
         next_[nnext] = parent;
@@ -149,22 +162,26 @@ void Decoder::decode(const segment::RegionTree& t, std::vector<Fiducial>& out, D
       continue;
     }
     // §4.6 classification.
-    const int id = rules::limit_id(rules::classify(sums, set_.min_leafs(), fuzzy_root_[root] != 0, [&] {
-                                     const auto it = set_.ids.find((t.colour[root] ? "w" : "b") + key);
-                                     return it != set_.ids.end() ? it->second : -1;
-                                   }),
-                                   set_.max_id);
+    int id = rules::classify(sums, set_.min_leafs(), fuzzy_root_[root] != 0, [&] {
+      const std::string full = (t.colour[root] ? "w" : "b") + key;
+      if (set_.yamaarashi && full == yamaarashi::kKey) return yamaarashi::kCode;
+      const auto it = set_.ids.find(full);
+      return it != set_.ids.end() ? it->second : -1;
+    });
     if (id == rules::kInvalid || !rules::has_orientation(sums)) {
       ++st.invalid;
       leaves_.resize(static_cast<std::size_t>(leaf_begin));
       continue;
     }
     Fiducial f;
-    f.id = id >= 0 ? id : -1;
     const rules::Pose pose = rules::symbol_pose(sums);
     f.x = pose.x;
     f.y = pose.y;
     f.angle = pose.angle;
+    if (id == yamaarashi::kCode)  // the ring gives the ID, and the pose is refined (§6.10)
+      id = decode_yamaarashi(t, binary, root, visit_round_.data(), desc_.data(), set_.mirror, f);
+    id = rules::limit_id(id, set_.max_id);
+    f.id = id >= 0 ? id : -1;
     f.root = root;
     f.root_size = std::max(t.bbox_width(root), t.bbox_height(root));
     f.root_x = t.centroid_x(root);

@@ -57,8 +57,11 @@ struct LeafSums {
 };
 
 inline constexpr int kFuzzy = -2, kInvalid = -1;
+// The lookup's code for the yamaarashi core (spec §4.5, yamaarashi_rules.hpp): its ID comes from
+// the ring of samples around it.
+inline constexpr int kYamaarashi = -5;
 
-// §4.6: kFuzzy, kInvalid or the ID found in the tree set. `damaged`: the root has fewer
+// §4.6: kFuzzy, kInvalid, kYamaarashi or the ID found in the tree set. `damaged`: the root has fewer
 // descendants than any symbol of the set. `lookup()` gives the key's ID or -1; it is called only
 // when the gates pass. A result other than kInvalid is a symbol only when it has an orientation
 // (has_orientation).
@@ -78,7 +81,7 @@ GPUVIS_HD int classify(const LeafSums& s, int min_leafs, bool damaged, Lookup&& 
   if (damaged || specks) return enough ? kFuzzy : kInvalid;
   if (extreme) return (s.gated[0] > min_leafs || s.gated[1] > min_leafs) ? kFuzzy : kInvalid;
   const int id = lookup();
-  return id >= 0 ? id : (enough ? kFuzzy : kInvalid);
+  return id >= 0 || id == kYamaarashi ? id : (enough ? kFuzzy : kInvalid);
 }
 
 // reacTIVision's max_fid (spec §5.5): an ID above the limit makes the candidate fuzzy; 0 = no limit.

@@ -22,6 +22,8 @@ Detector::Detector(DetectorConfig config) : config_(std::move(config)) {
   require(config_.max_fid >= 0, "detector: max_fid must be >= 0 (0 = no limit)");
   decode::TreeSet set = decode::TreeSet::load(config_.trees);
   set.max_id = config_.max_fid;
+  set.yamaarashi = config_.yamaarashi;
+  set.mirror = config_.mirror;
   engine_ = config_.backend == Backend::cuda ? make_cuda_engine(config_, set) : make_cpu_engine(config_, set);
 }
 

@@ -9,9 +9,11 @@
 #include <numbers>
 #include <sstream>
 
+#include "decode/yamaarashi_rules.hpp"
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/segment/region_tree.hpp"
+#include "gpuvis/synth/yamaarashi_print.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 
 namespace gpuvis::synth {
@@ -109,10 +111,19 @@ Homography Homography::inverse() const {
   return r;
 }
 
-SymbolPrint load_symbol(const std::string& dir, const std::string& set, int id) {
+namespace {
+
+// The print of a yamaarashi, drawn (the core disc 61 pixels in radius, like a bundled print's root).
+constexpr int kYamaarashiPrintPixels = 256;
+
+Image<std::uint8_t> read_print(const std::string& dir, const std::string& set, int id, std::string& path) {
+  if (set == "yamaarashi") {
+    path = "yamaarashi " + std::to_string(id);
+    return render_yamaarashi(id, kYamaarashiPrintPixels);
+  }
   char stem[64];
   std::snprintf(stem, sizeof stem, "amoeba_%s_%03d", set.c_str(), id);
-  std::string path = dir + "/" + stem + ".png";
+  path = dir + "/" + stem + ".png";
   std::error_code ec;
   if (!std::filesystem::exists(path, ec) || !codec::available()) {
     path = dir + "/" + stem + ".pgm";
@@ -121,10 +132,18 @@ SymbolPrint load_symbol(const std::string& dir, const std::string& set, int id) 
                                        (codec::available() ? "" : " (the bundled prints are PNG files and this build has no PNG support: "
                                                                   "install libpng-dev and libjpeg-dev, or pass --symbols-dir with PGM copies)"));
   }
+  return read_grey8(path);
+}
+
+}  // namespace
+
+SymbolPrint load_symbol(const std::string& dir, const std::string& set, int id) {
   SymbolPrint p;
   p.set = set;
   p.id = id;
-  p.pixels = read_grey8(path);
+  p.yamaarashi = set == "yamaarashi";
+  std::string path;
+  p.pixels = read_print(dir, set, id, path);
   // Reference geometry from the clean print itself, decoded with the detector's stages (default
   // threshold, segmentation, decoder). Centroids are taken in pixel-centre coordinates + 0.5 so
   // they live in the same continuous frame as the homography.
@@ -132,11 +151,13 @@ SymbolPrint load_symbol(const std::string& dir, const std::string& set, int id) 
   threshold::Params bernsen;  // full Bernsen h = 12, gate 32: the detector's default
   bernsen.backend = Backend::cpu;
   threshold::threshold(p.pixels.view(), binary.view(), bernsen);
-  decode::Decoder decoder(decode::TreeSet::load(set));
+  decode::TreeSet trees = decode::TreeSet::load(p.yamaarashi ? "default" : set);
+  trees.yamaarashi = p.yamaarashi;
+  decode::Decoder decoder(std::move(trees));
   segment::RegionTree tree;
   segment::segment_cpu(binary.view(), decoder.tree_set().cap(), tree);
   std::vector<decode::Fiducial> found;
-  decoder.decode(tree, found);
+  decoder.decode(tree, binary.view(), found);
   for (const auto& f : found)
     if (f.id == id) {
       const auto& leaves = decoder.leaves();
@@ -145,6 +166,8 @@ SymbolPrint load_symbol(const std::string& dir, const std::string& set, int id) 
         p.leaves.push_back({tree.centroid_x(r) + 0.5, tree.centroid_y(r) + 0.5, leaves[i].weight, tree.colour[r] == 0});
       }
       p.root_size = f.root_size;
+      p.root_x = f.root_x + 0.5;
+      p.root_y = f.root_y + 0.5;
       break;
     }
   if (p.leaves.empty()) fail(ErrorCode::format, path + ": the print does not decode as " + set + " ID " + std::to_string(id));
@@ -170,6 +193,24 @@ void true_pose(const SymbolPrint& print, const Homography& h, double& x, double&
   x = sx / sw;
   y = sy / sw;
   angle = wrap(std::atan2(y - by / bw, x - bx / bw) - std::numbers::pi / 2);
+  if (!print.yamaarashi) return;
+  // The core's dots in leaf order (b0, b1 black; w0, w1 white) and the root's centroid.
+  namespace yama = decode::yamaarashi;
+  yama::Point b[2]{}, w[2]{};
+  int nb = 0, nw = 0;
+  for (const auto& l : print.leaves) {
+    yama::Point q{};
+    h.apply(l.x, l.y, q.x, q.y);
+    q = {q.x - 0.5, q.y - 0.5};
+    if (l.black && nb < 2) b[nb++] = q;
+    else if (!l.black && nw < 2) w[nw++] = q;
+  }
+  double rx, ry;
+  h.apply(print.root_x, print.root_y, rx, ry);
+  const yama::Point c = yama::centre(x, y, rx - 0.5, ry - 0.5);
+  angle = yama::refined_angle(b[0], b[1], w[0], w[1], angle);
+  x = c.x;
+  y = c.y;
 }
 
 const SymbolPrint& Generator::print(const std::string& set, int id) {
@@ -213,7 +254,7 @@ void Generator::draw_print(Image<float>& reflect, const SymbolPrint& p, const Ho
 Scene Generator::make(const SceneParams& q) {
   require(q.width >= 16 && q.height >= 16, "synth: frames must be at least 16x16");
   require(q.min_size >= 8 && q.max_size >= q.min_size, "synth: symbol sizes must satisfy 8 <= min <= max");
-  require(q.set == "default" || q.set == "small", "synth: symbol set must be default or small");
+  require(q.set == "default" || q.set == "small" || q.set == "yamaarashi", "synth: symbol set must be default, small or yamaarashi");
   std::mt19937 rng(q.seed);
   std::uniform_real_distribution<double> U(0, 1);
   Scene scene;
@@ -224,7 +265,7 @@ Scene Generator::make(const SceneParams& q) {
   };
   std::vector<Disk> used;
   const int count = q.ids.empty() ? q.symbols : static_cast<int>(q.ids.size());
-  const int set_size = q.set == "default" ? 216 : 24;
+  const int set_size = q.set == "default" ? 216 : q.set == "small" ? 24 : kYamaarashiIds;
   for (int k = 0; k < count; ++k) {
     const int id = q.ids.empty() ? static_cast<int>(U(rng) * set_size) % set_size : q.ids[k];
     const SymbolPrint& p = print(q.set, id);

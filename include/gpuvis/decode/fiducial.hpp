@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpuvis/core/image.hpp"
 #include "gpuvis/decode/tree_set.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 
@@ -41,6 +42,10 @@ class Decoder {
   explicit Decoder(TreeSet set) : set_(std::move(set)) {}
   const TreeSet& tree_set() const { return set_; }
   void decode(const segment::RegionTree& tree, std::vector<Fiducial>& out, DecodeStats* stats = nullptr);
+  // The same with the frame's binary image, which yamaarashi symbols need (their ring of bits is
+  // read there; TreeSet::yamaarashi). The tree must then hold its regions' runs.
+  void decode(const segment::RegionTree& tree, HostView<const std::uint8_t> binary, std::vector<Fiducial>& out,
+              DecodeStats* stats = nullptr);
   // The leaves of the last decode() call's fiducials (see Fiducial::leaf_begin).
   const std::vector<LeafRef>& leaves() const { return leaves_; }
 

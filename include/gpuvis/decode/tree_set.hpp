@@ -20,6 +20,10 @@ struct TreeSet {
   // reacTIVision's <fiducial max_fid> (spec §5.5): a symbol whose ID is above it is reported as a
   // fuzzy candidate (id -1), which can move an object but never create one. 0: no limit.
   int max_id = 0;
+  // reacTIVision's <fiducial yamaarashi> and <fiducial mirror> (spec §6.10): decode yamaarashi
+  // symbols (IDs 0-65535 from a ring of bits around the core w012211), reading the ring
+  // counter-clockwise when `mirror` (a camera that sees the prints mirrored).
+  bool yamaarashi = false, mirror = false;
 
   int tmin() const { return min_nodes - 1; }           // root descendants, exact match
   int tmax() const { return max_nodes - 1; }

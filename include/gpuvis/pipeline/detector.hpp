@@ -24,6 +24,9 @@ struct DetectorConfig {
   // reacTIVision's <fiducial max_fid>: symbols with a higher ID are reported as fuzzy candidates
   // (id -1), which can move an object but never create one. 0: no limit.
   int max_fid = 0;
+  // reacTIVision's <fiducial yamaarashi> and <fiducial mirror>: also decode yamaarashi symbols
+  // (IDs 0-65535, spec §6.10), reading their ring mirrored when the camera sees the prints so.
+  bool yamaarashi = false, mirror = false;
   // cpu; cuda: threshold, segmentation, decoding, fingers and blobs on the device, only the results
   // come back; automatic: cuda when a device is usable, else cpu (resolve_backend).
   Backend backend = Backend::cpu;

@@ -15,7 +15,7 @@ namespace gpuvis::synth {
 // A printed symbol and its reference geometry, measured once on the clean full-resolution print:
 // the leaf centroids and weights that define its centre and angle (spec §5).
 struct SymbolPrint {
-  std::string set;  // "default" or "small"
+  std::string set;  // "default", "small" or "yamaarashi"
   int id = 0;
   Image<std::uint8_t> pixels;
   struct Leaf {
@@ -24,9 +24,14 @@ struct SymbolPrint {
   };
   std::vector<Leaf> leaves;
   int root_size = 0;  // side of the symbol's root region in the print, pixels
+  // Yamaarashi symbols: their centre and angle also use the root's centroid and the core's
+  // dots (spec §6.10); the leaves are then b0, b1 (black) and w0, w1 (white).
+  bool yamaarashi = false;
+  double root_x = 0, root_y = 0;
 };
 
-// Loads data/amoeba/symbols/amoeba_<set>_<id>.png (or .pgm) and measures its reference leaves.
+// Loads data/amoeba/symbols/amoeba_<set>_<id>.png (or .pgm), or draws yamaarashi <id>
+// (yamaarashi_print.hpp), and measures its reference leaves.
 SymbolPrint load_symbol(const std::string& symbols_dir, const std::string& set, int id);
 
 // A 3x3 homography mapping symbol-print pixel coordinates to frame coordinates.
@@ -43,7 +48,7 @@ void true_pose(const SymbolPrint& print, const Homography& h, double& x, double&
 struct SceneParams {
   int width = 640, height = 480;
   int symbols = 6;
-  std::string set = "default";  // which prints: default (216) or small (24)
+  std::string set = "default";  // which prints: default (216), small (24) or yamaarashi (65536)
   std::vector<int> ids;         // fixed IDs to place; empty = random
   double min_size = 70, max_size = 130;  // printed square side in pixels
   double perspective = 0.03;     // relative foreshortening of the print

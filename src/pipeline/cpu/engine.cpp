@@ -57,17 +57,18 @@ class CpuEngine final : public Engine {
     times.threshold_us = since_us(t0);
   }
 
-  // The region tree keeps each region's runs only when fingers or blobs are asked for.
+  // The region tree keeps each region's runs only when fingers or blobs are asked for, or
+  // yamaarashi symbols (their root's oriented box).
   void segment_stage(segment::RegionTree& tree, StageTimes& times) {
     const auto t0 = std::chrono::steady_clock::now();
-    const bool runs = decode::measures_blobs(config_.fingers, config_.blobs);
+    const bool runs = decode::measures_blobs(config_.fingers, config_.blobs) || config_.yamaarashi;
     segment::segment_cpu(binary_.view(), decoder_.tree_set().cap(), tree, segment::SegmentOptions{.runs = runs});
     times.segment_us = since_us(t0);
   }
 
   void decode_stage(const segment::RegionTree& tree, Detections& out) {
     const auto t0 = std::chrono::steady_clock::now();
-    decoder_.decode(tree, out.fiducials, &out.decode_stats);
+    decoder_.decode(tree, binary_.view(), out.fiducials, &out.decode_stats);
     decode::find_root_candidates(tree, out.fiducials, root_min_, root_max_, out.roots);
     out.times.decode_us = since_us(t0);
   }
