@@ -236,9 +236,10 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   EXPECT_TRUE(c.equalize);
   EXPECT_EQ(c.camera_config, (std::filesystem::path(path).parent_path() / "cam/camera.xml").string());
   EXPECT_EQ(c.detector.max_fid, 0);  // the last <fiducial> sets it
-  ASSERT_EQ(c.warnings.size(), 2u);  // flc (removed) and yamaarashi (not implemented): said, not ignored
+  EXPECT_TRUE(c.detector.yamaarashi);
+  EXPECT_FALSE(c.detector.mirror);
+  ASSERT_EQ(c.warnings.size(), 1u);  // flc (removed): said, not ignored
   EXPECT_NE(c.warnings[0].find(":7: <tuio type>"), std::string::npos) << c.warnings[0];
-  EXPECT_NE(c.warnings[1].find(":16: <fiducial yamaarashi>"), std::string::npos) << c.warnings[1];
 
   auto expect_error = [&](const std::string& xml, const std::string& needle) {
     expect_load_error([&] { config::load_reactivision_xml(path); }, path, xml, needle);
@@ -276,6 +277,8 @@ TEST(Config, EveryReacTIVisionSettingIsHonouredOrNamed) {
   EXPECT_EQ(c.tuio_options.source, "rtv");
   EXPECT_EQ(c.detector.trees, "mini");
   EXPECT_EQ(c.detector.max_fid, 99);
+  EXPECT_TRUE(c.detector.yamaarashi);
+  EXPECT_TRUE(c.detector.mirror);
   EXPECT_EQ(c.detector.fingers.size, 16);
   EXPECT_DOUBLE_EQ(c.detector.fingers.sensitivity, 0.75);
   EXPECT_EQ(c.detector.fingers.contrast, 20);
@@ -295,9 +298,8 @@ TEST(Config, EveryReacTIVisionSettingIsHonouredOrNamed) {
   EXPECT_FALSE(c.tuio_options.invert_x);
   EXPECT_TRUE(c.tuio_options.invert_y);
   // Named in a warning, with the line and the attribute.
-  const std::vector<std::string> named = {":5: <fiducial yamaarashi>", ":5: <fiducial mirror>", ":9: <image display>",
-                                          ":9: <image fullscreen>",    ":11: <calibration grid>", ":11: <calibration file>",
-                                          ":12: <fiducial colour>",    ":13: <display>"};
+  const std::vector<std::string> named = {":9: <image display>",     ":9: <image fullscreen>", ":11: <calibration grid>",
+                                          ":11: <calibration file>", ":12: <fiducial colour>", ":13: <display>"};
   std::string all;
   for (const auto& w : c.warnings) all += w + "\n";
   for (const auto& n : named) EXPECT_NE(all.find(n), std::string::npos) << n << " not named in:\n" << all;

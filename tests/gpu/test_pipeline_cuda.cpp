@@ -378,3 +378,58 @@ TEST(PipelineCuda, MaxFidEqualsTheCpu) {
   EXPECT_GT(valid, 0);
   EXPECT_GT(fuzzy, 0) << "no ID above max_fid in the frames: the limit is not exercised";
 }
+
+// Yamaarashi symbols (spec §6.10) on both backends: the same IDs, centres and angles, fuzzy
+// candidates and root candidates, in scenes of drawn yamaarashi with noise and blur, mirrored
+// (with `mirror`), large frames, noise frames, and frames submitted two at a time.
+TEST(PipelineCuda, YamaarashiEqualsTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  synth::Generator gen("");
+  std::vector<Image<std::uint8_t>> frames;
+  synth::SceneParams q;
+  q.set = "yamaarashi";
+  q.symbols = 8;
+  q.fingers = 3;
+  for (int i = 0; i < 10; ++i) {
+    q.seed = 500 + static_cast<std::uint32_t>(i);
+    q.width = i < 8 ? 640 : 1920;
+    q.height = i < 8 ? 480 : 1080;
+    q.symbols = i < 8 ? 8 : 40;
+    frames.push_back(gen.make(q).image.clone());
+  }
+  frames.push_back(test::random_image(640, 480, 77));
+  int valid = 0;
+  for (bool mirror : {false, true}) {
+    pipeline::DetectorConfig config = with_fingers_and_blobs(18, 20, 400);
+    config.yamaarashi = true;
+    config.mirror = mirror;
+    config.max_fid = mirror ? 0 : 40000;  // some IDs above it: fuzzy on both
+    pipeline::Detector cpu(config), gpu(on_gpu(config)), gpu_two(on_gpu(config));
+    std::vector<pipeline::Detections> expected;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      Image<std::uint8_t> f = frames[i].clone();
+      if (mirror)
+        for (int y = 0; y < f.height(); ++y) std::reverse(f.row(y), f.row(y) + f.width());
+      expected.push_back(cpu.detect(f.view()));
+      for (const auto& s : expected.back().fiducials) valid += s.id >= 0;
+      EXPECT_TRUE(test::same_detections(expected.back(), gpu.detect(f.view()))) << "frame " << i << " mirror " << mirror;
+    }
+    // Two frames in flight on the GPU give the same, frame by frame.
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      Image<std::uint8_t> f = frames[i].clone();
+      if (mirror)
+        for (int y = 0; y < f.height(); ++y) std::reverse(f.row(y), f.row(y) + f.width());
+      gpu_two.submit(f.view());
+      if (gpu_two.in_flight() == pipeline::Detector::kMaxInFlight) {
+        EXPECT_TRUE(test::same_detections(expected[next], gpu_two.receive())) << "in flight, frame " << next;
+        ++next;
+      }
+    }
+    while (gpu_two.in_flight() > 0) {
+      EXPECT_TRUE(test::same_detections(expected[next], gpu_two.receive())) << "in flight, frame " << next;
+      ++next;
+    }
+  }
+  EXPECT_GT(valid, 100) << "too few yamaarashi decoded: the test exercises nothing";
+}

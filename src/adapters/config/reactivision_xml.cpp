@@ -92,10 +92,8 @@ void read_fiducial(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionC
     const std::string trees = amoeba;
     det.trees = trees.find(".trees") != std::string::npos ? relative_to(r.path, trees) : trees;
   }
-  bool yamaarashi = false, mirror = false;
-  if (r.boolean(e, "yamaarashi", yamaarashi) && yamaarashi) r.unsupported(e, "yamaarashi");
-  if (r.boolean(e, "mirror", mirror) && mirror)
-    r.warnings->push_back(r.where(e, "mirror") + ": flips yamaarashi symbols, which gpuvis does not decode yet; ignored");
+  r.boolean(e, "yamaarashi", det.yamaarashi);
+  r.boolean(e, "mirror", det.mirror);
   if (!r.integer(e, "max_fid", 0, 1 << 30, det.max_fid)) {
     // reacTIVision 1.6 then reports every ID as fuzzy and creates no object at all (spec Q19).
     det.max_fid = 0;

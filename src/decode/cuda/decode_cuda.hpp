@@ -9,6 +9,8 @@
 //      memory (lanes walk the neighbour lists), then the canonical key, the lookup in the tree set
 //      held in device memory (binary search, lanes comparing 32 bytes at once), the gates, and the
 //      centre and angle;
+//   2b. yamaarashi rings, when asked for (yamaarashi_rules.hpp, as the CPU Decoder): one warp per
+//      yamaarashi core: the root's oriented box from its runs, the 24 samples in the binary frame;
 //   3. root candidates: CUB's order-keeping select over the regions, after the decoded roots and
 //      their neighbours have been marked;
 //   4. fingers and blobs, when asked for (blob_rules.hpp, as decode::find_fingers_and_blobs): the
@@ -61,14 +63,17 @@ class Decoder {
   // results into the slot's pinned memory, on `stream`. Nothing waits here. `grey` is the frame the
   // tree was thresholded from (the fingers' contrast is measured in it); it may be empty when
   // fingers are off. = reserve() + set_band() + enqueue() + launched().
+  // `binary` is the binary frame the tree was segmented from: yamaarashi rings are read there
+  // (TreeSet::yamaarashi); it may be empty otherwise.
   void decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band, DeviceView<const std::uint8_t> grey,
-              cudaStream_t stream, int slot = 0);
+              cudaStream_t stream, int slot = 0, DeviceView<const std::uint8_t> binary = {});
 
   // decode() in steps, for a caller that captures the per-frame work into a CUDA graph and keeps
   // frames in flight. reserve() (host only) sizes the scratch for a tree's capacities of regions
-  // and runs and for `root_limit` root candidates; generation() changes whenever it reallocated:
-  // work captured before holds stale addresses and must be captured again.
-  void reserve(int capacity, int run_capacity, int root_limit = RootBand{}.limit);
+  // and runs, for `root_limit` root candidates and for frames of `rows` rows (yamaarashi rings);
+  // generation() changes whenever it reallocated: work captured before holds stale addresses and
+  // must be captured again.
+  void reserve(int capacity, int run_capacity, int root_limit = RootBand{}.limit, int rows = 0);
   int generation() const;
   // The root-candidate band lives on the device. Each frame's decoding selects with it and then
   // moves it to that frame's valid symbols (root sizes / 1.2 .. * 1.2, as pipeline::Detector does
@@ -79,15 +84,16 @@ class Decoder {
   void restore_band(int slot, cudaStream_t stream);
   // No allocation, no host wait, no event: can be captured into a CUDA graph.
   // = enqueue_symbols() + enqueue_band_stage().
-  void enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey, cudaStream_t stream,
-               int slot = 0);
+  void enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
+               DeviceView<const std::uint8_t> binary, cudaStream_t stream, int slot = 0);
   // enqueue() in two parts, for frames that compute at the same time in different slots: stages 1
   // and 2 (symbols), which read nothing of other frames, and then stage 3 (root candidates, which
   // reads the band the previous frame left and leaves this frame's), stage 4 and the copy of the
   // results. The caller orders the second parts of consecutive frames (an event between streams).
   // `follows_symbols`: nothing (no event wait) comes between the two parts on the stream, so stage
   // 3's first kernel is chained to stage 2's last (cuda/chain.cuh).
-  void enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream, int slot = 0);
+  void enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> binary,
+                       cudaStream_t stream, int slot = 0);
   void enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
                           cudaStream_t stream, int slot = 0, bool follows_symbols = false);
   // Marks the end of the slot's frame on `stream`, after enqueue() or after launching a graph that

@@ -19,6 +19,7 @@ using segment::cuda_impl::DeviceTree;
 struct SetBounds {
   int tmin, tmax, rmin, dmin, dmax, min_leafs, max_nodes;
   int max_id;  // TreeSet::max_id (0: no limit)
+  int yamaarashi, mirror;  // TreeSet::yamaarashi and mirror
 };
 
 // The tree set in device memory: keys (colour letter + canonical depth string) sorted in byte
@@ -132,6 +133,18 @@ void propagate(const DeviceTree& tree, const SetBounds& bounds, const Scratch& s
 // symbol_root).
 void decode_symbols(const DeviceTree& tree, const SetBounds& bounds, const DeviceTreeTable& table,
                     const Scratch& s, cudaStream_t stream);
+// Stage 2b, when yamaarashi symbols are on: the ring of every record whose core looked up as
+// yamaarashi (id rules::kYamaarashi), read in the frame's binary image; the record gets its ID
+// (or becomes fuzzy) and its refined centre and angle. `rows` as YamaarashiScratch.
+struct YamaarashiScratch {
+  blob_rules::RowSpan* spans;  // kYamaarashiWarps * rows
+  blob_rules::Point* hull;     // kYamaarashiWarps * hull_room(rows)
+  int rows;                    // the tallest frame the scratch is sized for
+};
+constexpr int kYamaarashiWarps = 4;
+void decode_yamaarashi(const DeviceTree& tree, const SetBounds& bounds, DeviceView<const std::uint8_t> binary,
+                       const Scratch& s, const YamaarashiScratch& y, cudaStream_t stream);
+
 // Where the results block goes when the frame's last stage is done: the slot's pinned host copy as
 // the GPU addresses it, written across the bus (a copy operation of the same 6-10 KB costs several
 // microseconds more per frame: H100 probe, run of 2026-11-22 (a462652)); `words` 8-byte words (the blob

@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "../yamaarashi_rules.hpp"
 #include "decode_kernels.cuh"
 #include "cuda/chain.cuh"
 #include "cuda/check.hpp"
@@ -43,6 +44,7 @@ struct Decoder::Impl {
   struct Slot {
     gpuvis::cuda::DeviceBuffer zeroed, per_region, lists;
     gpuvis::cuda::DeviceBuffer blob_block, blob_temp;  // stage 4 only
+    gpuvis::cuda::DeviceBuffer rings;  // stage 2b only (YamaarashiScratch)
     BlobScratch blob_scratch{};
     Scratch scratch{};  // the arrays above; results, overflow and bands are filled in by scratch_for()
     gpuvis::cuda::DeviceBuffer results, overflow;
@@ -80,6 +82,7 @@ struct Decoder::Impl {
   int run_capacity = -1;  // runs stage 4's scratch is sized for
   int generation = 0; // counts reallocations (a captured graph holds the old addresses)
   int root_limit = 0;      // root records the scratch is sized for
+  int rows = 0;            // frame rows stage 2b's scratch is sized for
   int band_limit = RootBand{}.limit;  // the limit of the band on the device
   unsigned long long totals = 0;  // the last collected frame's segmentation counts
   std::vector<SymbolRecord> symbol_records;  // collect()'s host copies, kept between frames
@@ -92,9 +95,13 @@ struct Decoder::Impl {
   // The `zeroed` block (Scratch): five arrays of n ints, then the select's ticket.
   static std::size_t zeroed_ints(std::size_t n) { return 5 * n + 1; }
 
-  // Every slot's scratch for `regions` regions, `limit` root records and `runs` runs.
-  void ensure(int regions, int limit, int runs) {
-    if (regions <= capacity && limit <= root_limit && (!stage.enabled() || runs <= run_capacity)) return;
+  // Every slot's scratch for `regions` regions, `limit` root records, `runs` runs and frames of
+  // `frame_rows` rows.
+  void ensure(int regions, int limit, int runs, int frame_rows) {
+    if (regions <= capacity && limit <= root_limit && (!stage.enabled() || runs <= run_capacity) &&
+        (!bounds.yamaarashi || frame_rows <= rows))
+      return;
+    const int row_room = std::max({frame_rows, rows, 1});
     const std::size_t n = static_cast<std::size_t>(std::max({regions, capacity, 1}));
     const std::size_t roots = static_cast<std::size_t>(std::max({limit, root_limit, 1}));
     const std::size_t run_room = static_cast<std::size_t>(std::max({runs, run_capacity, 1}));
@@ -127,7 +134,13 @@ struct Decoder::Impl {
       s.select_before = l + 4 * n;
       s.select_blocks = l + 5 * n;
       if (stage.enabled()) ensure_blob_scratch(slot, n, run_room);
+      if (bounds.yamaarashi) {
+        const std::size_t spans = kYamaarashiWarps * static_cast<std::size_t>(row_room) * sizeof(blob_rules::RowSpan);
+        const std::size_t hull = kYamaarashiWarps * static_cast<std::size_t>(blob_rules::hull_room(row_room)) * sizeof(blob_rules::Point);
+        slot.rings.reserve(spans + hull);
+      }
     }
+    if (bounds.yamaarashi) rows = row_room;
     capacity = static_cast<int>(n);
     root_limit = static_cast<int>(roots);
     if (stage.enabled()) run_capacity = static_cast<int>(run_room);
@@ -151,6 +164,13 @@ struct Decoder::Impl {
     s.band = bands.as<RootBand>();
     s.band_used = bands.as<RootBand>() + 1 + k;
     return s;
+  }
+
+  // Slot `k`'s scratch of stage 2b.
+  YamaarashiScratch rings_for(int k) const {
+    const Slot& slot = slots[static_cast<std::size_t>(k)];
+    auto* spans = slot.rings.as<blob_rules::RowSpan>();
+    return {spans, reinterpret_cast<blob_rules::Point*>(spans + static_cast<std::size_t>(kYamaarashiWarps) * rows), rows};
   }
 
   static void ensure_blob_scratch(Slot& slot, std::size_t n, std::size_t runs) {
@@ -181,8 +201,11 @@ Decoder::Decoder(const TreeSet& set, const FingerParams& fingers, const BlobPara
                                      " regions; the CUDA decoder handles at most " + std::to_string(kMaxSymbolNodes) +
                                      " (use --backend cpu)");
   Impl& m = *impl_;
-  m.bounds = {set.tmin(), set.tmax(), set.rmin(), set.min_height, set.max_height, set.min_leafs(), set.max_nodes, set.max_id};
+  m.bounds = {set.tmin(), set.tmax(),    set.rmin(), set.min_height,     set.max_height,
+              set.min_leafs(), set.max_nodes, set.max_id, set.yamaarashi ? 1 : 0, set.mirror ? 1 : 0};
   std::vector<std::pair<std::string, int>> entries(set.ids.begin(), set.ids.end());
+  // The yamaarashi core looks up as its code (the CPU Decoder's lookup does the same).
+  if (set.yamaarashi) entries.emplace_back(yamaarashi::kKey, yamaarashi::kCode);
   std::sort(entries.begin(), entries.end());
   std::vector<char> keys(std::max<std::size_t>(entries.size(), 1) * kKeyBytes, 0);
   std::vector<std::int32_t> ids(std::max<std::size_t>(entries.size(), 1), -1);
@@ -223,10 +246,11 @@ Decoder::Decoder(Decoder&&) noexcept = default;
 Decoder& Decoder::operator=(Decoder&&) noexcept = default;
 
 void Decoder::decode(const segment::cuda_impl::DeviceTree& tree, const RootBand& band,
-                     DeviceView<const std::uint8_t> grey, cudaStream_t stream, int slot) {
-  reserve(tree.capacity, tree.run_capacity, band.limit);
+                     DeviceView<const std::uint8_t> grey, cudaStream_t stream, int slot,
+                     DeviceView<const std::uint8_t> binary) {
+  reserve(tree.capacity, tree.run_capacity, band.limit, tree.height);
   set_band(band, stream);
-  enqueue(tree, grey, stream, slot);
+  enqueue(tree, grey, binary, stream, slot);
   launched(slot, stream);
 }
 
@@ -238,8 +262,8 @@ void Decoder::launched(int slot, cudaStream_t stream) {
 
 const gpuvis::cuda::Event& Decoder::launched_event(int slot) const { return impl_->slot(slot).copied; }
 
-void Decoder::reserve(int capacity, int run_capacity, int root_limit) {
-  impl_->ensure(capacity, root_limit, run_capacity);
+void Decoder::reserve(int capacity, int run_capacity, int root_limit, int rows) {
+  impl_->ensure(capacity, root_limit, run_capacity, rows);
 }
 
 namespace {
@@ -271,16 +295,20 @@ void Decoder::restore_band(int slot, cudaStream_t stream) {
 }
 
 void Decoder::enqueue(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,
-                      cudaStream_t stream, int slot) {
-  enqueue_symbols(tree, stream, slot);
+                      DeviceView<const std::uint8_t> binary, cudaStream_t stream, int slot) {
+  enqueue_symbols(tree, binary, stream, slot);
   enqueue_band_stage(tree, grey, stream, slot, true);
 }
 
-void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaStream_t stream, int slot) {
+void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> binary,
+                              cudaStream_t stream, int slot) {
   Impl& m = *impl_;
   m.slot(slot);  // checks the slot
-  require(tree.capacity <= m.capacity && (!m.stage.enabled() || tree.run_capacity <= m.run_capacity),
+  require(tree.capacity <= m.capacity && (!m.stage.enabled() || tree.run_capacity <= m.run_capacity) &&
+              (!m.bounds.yamaarashi || tree.height <= m.rows),
           "cuda Decoder: call reserve() with the tree's capacities first");
+  require(!m.bounds.yamaarashi || (binary.width == tree.width && binary.height == tree.height),
+          "cuda Decoder: yamaarashi symbols need the binary frame of the tree");
   const std::size_t n = static_cast<std::size_t>(m.capacity);
   const Scratch s = m.scratch_for(slot);
   // The region count is on the device: every stage reads it there and strides over the capacity.
@@ -290,6 +318,7 @@ void Decoder::enqueue_symbols(const segment::cuda_impl::DeviceTree& tree, cudaSt
                          kCountInts};
   propagate(tree, m.bounds, s, clear, stream);
   decode_symbols(tree, m.bounds, m.table, s, stream);
+  if (m.bounds.yamaarashi) decode_yamaarashi(tree, m.bounds, binary, s, m.rings_for(slot), stream);
 }
 
 void Decoder::enqueue_band_stage(const segment::cuda_impl::DeviceTree& tree, DeviceView<const std::uint8_t> grey,

@@ -5,6 +5,7 @@
 // threads within a round does not matter.
 #include <algorithm>
 
+#include "../yamaarashi_rules.hpp"
 #include "decode_kernels.cuh"
 #include "cuda/chain.cuh"
 #include "cuda/check.hpp"
@@ -119,7 +120,11 @@ __global__ void __launch_bounds__(kRoundThreads) run_rounds(DeviceTree t, SetBou
       const bool first = i == static_cast<int>(threadIdx.x);
       const int desc = first ? first_desc : s.desc[r], height = first ? first_height : s.height[r];
       const int p = first ? first_parent : s.parent[r], flags = first ? first_flags : t.flags[r];
-      if (height >= b.dmin && height <= b.dmax && desc >= b.rmin && desc <= b.tmax) {
+      // §4.2's special test for the yamaarashi core (yamaarashi_rules.hpp), as the CPU Decoder.
+      const bool core = b.yamaarashi && desc == yamaarashi::kDescendants &&
+                        yamaarashi::special_candidate(desc, t.colour[r] != 0, t.adj_begin[r + 1] - t.adj_begin[r],
+                                                      !(flags & (kBorder | kFragmented)));
+      if (height >= b.dmin && height <= b.dmax && ((desc >= b.rmin && desc <= b.tmax) || core)) {
         s.candidates[atomicAdd(&s.results->candidates, 1)] = r;
       } else if (p >= 0 && !(flags & (kSaturated | kBorder))) {
         // The parent's flags and degree go out with the push (the atomic's answer is awaited last).

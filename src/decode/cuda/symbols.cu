@@ -29,6 +29,7 @@
 #include <cstdint>
 
 #include "../rules.hpp"
+#include "../yamaarashi_rules.hpp"
 #include "decode_kernels.cuh"
 #include "cuda/chain.cuh"
 #include "cuda/check.hpp"
@@ -313,11 +314,17 @@ __device__ bool classify(const DeviceTree& t, const SetBounds& b, const Scratch&
     if (st.child_count[node]) continue;
     sums.add_weighted(st.weight[node], st.wcx[node], st.wcy[node], st.colour[node], st.size[node]);
   }
-  const int id = rules::limit_id(rules::classify(sums, b.min_leafs, desc < b.tmin, [id_found] { return id_found; }), b.max_id);
+  // A region that passed the yamaarashi core's special test is not damaged (its 5 descendants are
+  // below any amoeba's), as on the CPU; a core keeps its code for stage 2b, which reads its ring
+  // and then applies max_fid.
+  const bool core = b.yamaarashi && yamaarashi::special_candidate(desc, colour != 0, degree_of(t, root),
+                                                                  !(t.flags[root] & (segment::kBorder | segment::kFragmented)));
+  int id = rules::classify(sums, b.min_leafs, desc < b.tmin && !core, [id_found] { return id_found; });
+  if (id != rules::kYamaarashi) id = rules::limit_id(id, b.max_id);
   if (id == rules::kInvalid || !rules::has_orientation(sums)) return false;
 
   SymbolRecord rec;
-  rec.id = id >= 0 ? id : -1;
+  rec.id = id >= 0 || id == rules::kYamaarashi ? id : -1;
   const rules::Pose pose = rules::symbol_pose(sums);
   rec.x = pose.x;
   rec.y = pose.y;

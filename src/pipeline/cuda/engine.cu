@@ -193,8 +193,8 @@ class CudaEngine final : public Engine {
       f.eager = false;
     } else {
       const auto& tree = front_end_.enqueue_device_stages(cap_, slot);
-      decoder_.reserve(tree.capacity, tree.run_capacity);
-      decoder_.enqueue_symbols(tree, stream, slot);
+      decoder_.reserve(tree.capacity, tree.run_capacity, decode::cuda_impl::RootBand{}.limit, tree.height);
+      decoder_.enqueue_symbols(tree, front_end_.binary(slot), stream, slot);
       wait_for_band();
       decoder_.enqueue_band_stage(tree, front_end_.grey(slot), stream, slot, before == nullptr);
       f.eager = true;
@@ -208,7 +208,9 @@ class CudaEngine final : public Engine {
   bool capture(int slot) {
     const cudaStream_t stream = front_end_.stream(slot);
     Graphs& g = graphs_[slot];
-    const auto symbols = [&] { decoder_.enqueue_symbols(front_end_.enqueue_device_stages(cap_, slot), stream, slot); };
+    const auto symbols = [&] {
+      decoder_.enqueue_symbols(front_end_.enqueue_device_stages(cap_, slot), front_end_.binary(slot), stream, slot);
+    };
     // The band stage follows the symbols directly in the whole frame's graph, and an event wait in
     // the band graph's case.
     const auto band = [&](bool follows_symbols) {

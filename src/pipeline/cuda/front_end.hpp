@@ -47,6 +47,8 @@ class CudaFrontEnd {
   void synchronize() const;
   // The slot's frame on the device (the fingers' contrast is measured in it).
   DeviceView<const std::uint8_t> grey(int slot) const { return slots_[slot].grey.view(); }
+  // The slot's binary frame on the device (yamaarashi rings are read in it).
+  DeviceView<const std::uint8_t> binary(int slot) const { return slots_[slot].binary.view(); }
   // GPU times of the slot's last eagerly launched frame: upload + threshold, and segmentation.
   double threshold_us(int slot) const { return 1000.0 * cuda::Event::elapsed_ms(slots_[slot].start, slots_[slot].thresholded); }
   double segment_us(int slot) const { return 1000.0 * cuda::Event::elapsed_ms(slots_[slot].thresholded, slots_[slot].segmented); }
