@@ -16,6 +16,7 @@ packages=(
   python3 python3-numpy python3-matplotlib python3-pil  # benchmark reports, sample generator
   python3-dev pybind11-dev python3-pytest       # the Python module and its tests
   python3-dask python3-distributed               # gpuvis.dask: chunked filters on a cluster
+  librsvg2-bin                                   # rsvg-convert: the tests print symbol sheets and detect them
 )
 missing=()
 for p in "${packages[@]}"; do

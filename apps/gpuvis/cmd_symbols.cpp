@@ -1,5 +1,6 @@
-// gpuvis symbols: printable sheets of the bundled amoeba symbols at an exact physical size, as SVG
-// pages (millimetre units, so any SVG printer or converter keeps the size).
+// gpuvis symbols: printable sheets of the bundled amoeba symbols, or of drawn yamaarashi symbols,
+// at an exact physical size, as SVG pages (millimetre units, so any SVG printer or converter keeps
+// the size).
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "cli_common.hpp"
 #include "gpuvis/io/read_limited.hpp"
+#include "gpuvis/synth/yamaarashi_print.hpp"
 
 namespace gpuvis::cli {
 namespace {
@@ -72,12 +74,14 @@ constexpr Paper kPapers[] = {{"a4", 210, 297}, {"a3", 297, 420}, {"letter", 215.
 void register_symbols(CLI::App& app, Command& run) {
   static std::string set = "default", ids_text = "0-35", size_text = "6cm", paper_name = "a4", out;
   static bool overwrite = false, landscape = false;
-  auto* cmd = app.add_subcommand("symbols", "Printable sheets of the amoeba symbols at an exact size (SVG)");
+  auto* cmd = app.add_subcommand("symbols", "Printable sheets of the amoeba or yamaarashi symbols at an exact size (SVG)");
   cmd->footer(
-      "Lays the bundled prints out on pages, each symbol --size wide (the print's whole square, its white border\n"
-      "included) with its ID under it. Pages are SVG in millimetres: print at 100 % (no 'fit to page'), or convert\n"
+      "Lays the bundled prints (or, with --set yamaarashi, drawn yamaarashi symbols: track them with --yamaarashi)\n"
+      "out on pages, each symbol --size wide (the print's whole square, its white border included) with its ID under it. Pages are SVG in millimetres: print at 100 % (no 'fit to page'), or convert\n"
       "with e.g. rsvg-convert -f pdf. More symbols than fit one page give OUT-1.svg, OUT-2.svg, ...");
-  cmd->add_option("--set", set, "Symbol set: default (IDs 0-215) or small (0-23)")->check(CLI::IsMember({"default", "small"}))->default_val("default");
+  cmd->add_option("--set", set, "Symbol set: default (IDs 0-215), small (0-23) or yamaarashi (0-65535)")
+      ->check(CLI::IsMember({"default", "small", "yamaarashi"}))
+      ->default_val("default");
   cmd->add_option("--ids", ids_text, "IDs and ranges, e.g. 0-35 or 1,4,7-9")->default_val("0-35");
   cmd->add_option("--size", size_text, "Printed side of each symbol: mm, cm or in (e.g. 6cm)")->default_val("6cm");
   cmd->add_option("--paper", paper_name, "a4, a3, letter or legal")->check(CLI::IsMember({"a4", "a3", "letter", "legal"}))->default_val("a4");
@@ -89,7 +93,8 @@ void register_symbols(CLI::App& app, Command& run) {
       namespace fs = std::filesystem;
       require(fs::path(out).extension() == ".svg", "--out must name an .svg file (pages are SVG), got '" + out + "'");
       const double side = parse_length_mm(size_text, "--size");
-      const int count = set == "default" ? 216 : 24;
+      const bool yamaarashi = set == "yamaarashi";
+      const int count = set == "default" ? 216 : set == "small" ? 24 : synth::kYamaarashiIds;
       const std::vector<int> ids = parse_ids(ids_text, count);
       Paper paper{};
       for (const auto& p : kPapers)
@@ -114,19 +119,24 @@ void register_symbols(CLI::App& app, Command& run) {
         svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << pw << "mm\" height=\"" << ph << "mm\" viewBox=\"0 0 " << pw
             << " " << ph << "\">\n"
-            << "<title>gpuvis amoeba symbols, set " << set << ", " << size_text << " each</title>\n"
+            << "<title>gpuvis " << (yamaarashi ? "yamaarashi symbols" : "amoeba symbols, set " + set) << ", " << size_text
+            << " each</title>\n"
             << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
         for (int k = 0; k < per_page; ++k) {
           const std::size_t i = static_cast<std::size_t>(page) * per_page + k;
           if (i >= ids.size()) break;
-          char stem[64];
-          std::snprintf(stem, sizeof stem, "amoeba_%s_%03d.png", set.c_str(), ids[i]);
-          const std::string png = read_limited(dir + "/" + stem, 16u << 20, "symbol print");
           const double x = kMargin + (k % cols) * (side + kGap), y = kMargin + (k / cols) * (side + kLabel + kGap);
-          svg << "<image x=\"" << x << "\" y=\"" << y << "\" width=\"" << side << "\" height=\"" << side
-              << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64," << base64(png)
-              << "\"/>\n"
-              << "<text x=\"" << x + side / 2 << "\" y=\"" << y + side + 4 << "\" font-family=\"sans-serif\" font-size=\"3.5\" "
+          if (yamaarashi) {
+            svg << synth::YamaarashiDesign(ids[i]).svg(x, y, side) << "\n";
+          } else {
+            char stem[64];
+            std::snprintf(stem, sizeof stem, "amoeba_%s_%03d.png", set.c_str(), ids[i]);
+            const std::string png = read_limited(dir + "/" + stem, 16u << 20, "symbol print");
+            svg << "<image x=\"" << x << "\" y=\"" << y << "\" width=\"" << side << "\" height=\"" << side
+                << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64,"
+                << base64(png) << "\"/>\n";
+          }
+          svg << "<text x=\"" << x + side / 2 << "\" y=\"" << y + side + 4 << "\" font-family=\"sans-serif\" font-size=\"3.5\" "
               << "text-anchor=\"middle\">" << set << " " << ids[i] << "</text>\n";
         }
         svg << "</svg>\n";

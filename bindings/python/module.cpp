@@ -241,7 +241,8 @@ py::array life_py(py::array board, std::int64_t generations, const std::string& 
 pipeline::DetectorConfig detector_config(const std::string& trees, const std::string& method, std::optional<int> window,
                                          std::optional<int> gate, int finger_size, double finger_sensitivity,
                                          int finger_contrast, int blob_min, int blob_max, bool object_blobs,
-                                         bool finger_blobs, int max_fid, const std::string& backend) {
+                                         bool finger_blobs, int max_fid, bool yamaarashi, bool mirror,
+                                         const std::string& backend) {
   pipeline::DetectorConfig c;
   c.trees = trees;
   c.threshold.method = threshold::parse_method(method);
@@ -253,6 +254,8 @@ pipeline::DetectorConfig detector_config(const std::string& trees, const std::st
   c.blobs.object_blobs = object_blobs;
   c.blobs.finger_blobs = finger_blobs;
   c.max_fid = max_fid;
+  c.yamaarashi = yamaarashi;
+  c.mirror = mirror;
   c.backend = backend_of(backend);
   return c;
 }
@@ -372,15 +375,17 @@ PYBIND11_MODULE(_gpuvis, m) {
   py::class_<pipeline::Detector>(m, "Detector")
       .def(py::init([](const std::string& trees, const std::string& method, std::optional<int> window, std::optional<int> gate,
                        int finger_size, double finger_sensitivity, int finger_contrast, int blob_min, int blob_max,
-                       bool object_blobs, bool finger_blobs, int max_fid, const std::string& backend) {
+                       bool object_blobs, bool finger_blobs, int max_fid, bool yamaarashi, bool mirror,
+                       const std::string& backend) {
              return pipeline::Detector(detector_config(trees, method, window, gate, finger_size, finger_sensitivity,
                                                        finger_contrast, blob_min, blob_max, object_blobs, finger_blobs,
-                                                       max_fid, backend));
+                                                       max_fid, yamaarashi, mirror, backend));
            }),
            py::arg("trees") = "default", py::arg("method") = "bernsen", py::arg("window") = py::none(),
            py::arg("gate") = py::none(), py::arg("finger_size") = 0, py::arg("finger_sensitivity") = 0.75,
            py::arg("finger_contrast") = 16, py::arg("blob_min") = 0, py::arg("blob_max") = 0, py::arg("object_blobs") = false,
-           py::arg("finger_blobs") = false, py::arg("max_fid") = 0, py::arg("backend") = "auto")
+           py::arg("finger_blobs") = false, py::arg("max_fid") = 0, py::arg("yamaarashi") = false, py::arg("mirror") = false,
+           py::arg("backend") = "auto")
       .def_property_readonly("backend", [](const pipeline::Detector& d) { return std::string(to_string(d.backend())); })
       .def(
           "detect",

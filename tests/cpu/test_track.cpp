@@ -52,10 +52,13 @@ Truth read_truth(const std::string& path) {
 }
 
 // Tracks a generated sequence with TUIO going to liblo's oscdump, listening at `listen` (a UDP port
-// or a liblo URL), through `transport` ("udp" or "tcp"), and checks what arrived.
-void check_tuio_at_oscdump(const std::string& transport, int port, const std::string& listen) {
+// or a liblo URL), through `transport` ("udp" or "tcp"), and checks what arrived. `synth_args` and
+// `track_args` are added to the two commands (another symbol set, and its detector flags).
+void check_tuio_at_oscdump(const std::string& transport, int port, const std::string& listen,
+                           const std::string& synth_args = "", const std::string& track_args = "") {
   const std::string seq = test::temp_path("seq");
-  auto r = test::run_cli("synth " + quote(seq) + " --count 24 --sequence --speed 12 --spin 2 --symbols 4 --seed 4");
+  auto r = test::run_cli("synth " + quote(seq) + " --count 24 --sequence --speed 12 --spin 2 --symbols 4 --seed 4 --overwrite " +
+                         synth_args);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Truth truth = read_truth(seq + "/truth.jsonl");
   ASSERT_EQ(truth.frames.size(), 24u);
@@ -65,7 +68,8 @@ void check_tuio_at_oscdump(const std::string& transport, int port, const std::st
   const std::string pidfile = test::temp_path("oscdump.pid");
   ASSERT_EQ(std::system(("(oscdump -L " + listen + " > " + quote(dump) + " 2>&1 & echo $! > " + quote(pidfile) + ")").c_str()), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  r = test::run_cli("track --folder " + quote(seq) + " --tuio " + transport + ":127.0.0.1:" + std::to_string(port) + " --fps 60 --backend cpu");
+  r = test::run_cli("track --folder " + quote(seq) + " --tuio " + transport + ":127.0.0.1:" + std::to_string(port) +
+                    " --fps 60 --backend cpu " + track_args);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   int pid = 0;
   std::ifstream(pidfile) >> pid;
@@ -148,6 +152,14 @@ TEST(Track, TuioOverTcpArrivesAtAnExternalOscReceiver) {
   if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
   const int port = 44000 + getpid() % 2000;
   check_tuio_at_oscdump("tcp", port, "osc.tcp://:" + std::to_string(port));
+}
+
+// Yamaarashi symbols (IDs up to 65535) drawn by synth, decoded and sent as TUIO objects.
+TEST(Track, YamaarashiTuioArrivesAtAnExternalOscReceiver) {
+  if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo)";
+  if (!have_oscdump()) GTEST_SKIP() << "oscdump (Debian liblo-tools) is not installed";
+  const int port = 46000 + getpid() % 2000;
+  check_tuio_at_oscdump("udp", port, std::to_string(port), "--set yamaarashi", "--yamaarashi");
 }
 
 TEST(Track, AbsentReceiversNeverBlock) {

@@ -43,3 +43,25 @@ def test_pages_and_errors(cli, tmp_path):
         bad = cli("symbols", *args, "--out", tmp_path / "bad.svg", check=False)
         assert bad.returncode != 0 and needle in bad.stderr, (args, bad.stderr)
         assert bad.stderr.count("\n") == 1, bad.stderr
+
+
+def test_yamaarashi_sheet_prints_and_decodes(cli, tmp_path):
+    """Yamaarashi sheets are vector drawings: printed (rasterised by librsvg) they decode as their IDs."""
+    import shutil
+    import subprocess
+    ids = [0, 1, 299, 4242, 65535]
+    r = cli("symbols", "--set", "yamaarashi", "--ids", ",".join(map(str, ids)), "--size", "4cm", "--out", tmp_path / "y.svg")
+    assert "5 symbols of 40 mm on 1 a4 page" in r.stderr
+    root = ET.parse(tmp_path / "y.svg").getroot()
+    assert [t.text for t in root.findall(f"{SVG}text")] == [f"yamaarashi {i}" for i in ids]
+    assert not root.findall(f"{SVG}image")  # drawn, not embedded
+    bad = cli("symbols", "--set", "yamaarashi", "--ids", "65536", "--out", tmp_path / "bad.svg", check=False)
+    assert bad.returncode != 0 and "0 to 65535" in bad.stderr
+    if not shutil.which("rsvg-convert"):
+        pytest.skip("rsvg-convert (Debian librsvg2-bin) is not installed")
+    subprocess.run(["rsvg-convert", "-d", "120", "-p", "120", "-b", "white", tmp_path / "y.svg", "-o", tmp_path / "y.png"], check=True)
+    det = cli("detect", tmp_path / "y.png", "--yamaarashi", "--json", "--backend", "cpu", check=False)
+    if det.returncode != 0 and "PNG" in det.stderr:
+        pytest.skip("this build reads no PNG")
+    found = [f["id"] for f in json.loads(det.stdout.splitlines()[0])["fiducials"]]
+    assert sorted(found) == sorted(ids)
