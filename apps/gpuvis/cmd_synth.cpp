@@ -16,7 +16,7 @@ void register_synth(CLI::App& app, Command& run) {
   static std::string out, size = "640x480", symbols_dir, format = "pgm";
   static int count = 10, threads = 0;
   static bool overwrite = false;
-  auto* cmd = app.add_subcommand("synth", "Generate test frames from the printed amoeba symbols, with ground truth");
+  auto* cmd = app.add_subcommand("synth", "Generate test frames from the printed amoeba symbols (or drawn yamaarashi), with ground truth");
   cmd->footer(
       "Writes OUT/frame_NNNN.<format> and OUT/truth.jsonl (one line per frame: the true centre in pixels\n"
       "and angle in radians of every symbol, as gpuvis detect reports them, and the finger positions).");
