@@ -17,6 +17,14 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   endif()
 endif()
 
+if(GPUVIS_FUZZ)
+  # libFuzzer's coverage instrumentation on every gpuvis target (tests/fuzz, scripts/fuzz.sh).
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "GPUVIS_FUZZ needs clang: configure with CXX=clang++ (scripts/fuzz.sh does)")
+  endif()
+  target_compile_options(gpuvis_build_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>)
+endif()
+
 if(GPUVIS_SANITIZE)
   # ASan + UBSan on host code. CUDA device code is checked with compute-sanitizer instead
   # (scripts/gpu-check.sh --sanitize).
