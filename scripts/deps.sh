@@ -17,6 +17,7 @@ packages=(
   python3-dev pybind11-dev python3-pytest       # the Python module and its tests
   python3-dask python3-distributed               # gpuvis.dask: chunked filters on a cluster
   librsvg2-bin                                   # rsvg-convert: the tests print symbol sheets and detect them
+  clang libclang-rt-14-dev                       # scripts/fuzz.sh: libFuzzer with ASan and UBSan
 )
 missing=()
 for p in "${packages[@]}"; do
