@@ -268,8 +268,9 @@ void register_track(CLI::App& app, Command& run) {
       "(default udp:127.0.0.1:3333):\n"
       "  udp:HOST:PORT     datagrams to a receiver\n"
       "  tcp:HOST:PORT     a TCP connection to a receiver (4-byte length before each packet; retried while absent)\n"
-      "  tcp:server:PORT   a TCP server on every interface; each connected client gets every packet\n"
+      "  tcp:server:PORT   a TCP server; each connected client gets every packet\n"
       "  web:PORT          a WebSocket server (binary frames), for TUIO clients in a browser\n"
+      "Servers listen on 127.0.0.1 only; name an address to open them to the network (tcp:server:0.0.0.0:PORT, web:0.0.0.0:PORT).\n"
       "--json prints the tracked state per frame; --stats prints per-stage times once a second.\n"
       "Ctrl-C stops cleanly (empty alive lists are sent).");
   cmd->add_option("--config", a.config, "reacTIVision.xml: tree set, threshold, finger, blob, TUIO targets, inversion "

@@ -24,7 +24,9 @@ TuioTarget parse_tuio_target(const std::string& text) {
     t.transport = Transport::websocket;
   }
   const bool server = t.transport == Transport::tcp_server || t.transport == Transport::websocket;
-  if (server) t.host.clear();  // every interface
+  // Servers listen on the loopback interface unless the target names an address (0.0.0.0: every
+  // interface), so that nothing is reachable from the network without being asked for.
+  if (server) t.host = kLoopback;
   const auto colon = rest.rfind(':');
   std::string port = rest;
   if (colon != std::string::npos) {
@@ -50,7 +52,7 @@ std::string to_string(const TuioTarget& t) {
   switch (t.transport) {
     case Transport::udp: return "udp:" + t.host + ":" + port;
     case Transport::tcp: return "tcp:" + t.host + ":" + port;
-    case Transport::tcp_server: return "tcp:server:" + port;
+    case Transport::tcp_server: return "tcp:server:" + host + port;
     case Transport::websocket: return "web:" + host + port;
   }
   return port;

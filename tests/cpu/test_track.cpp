@@ -229,8 +229,9 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   EXPECT_EQ(c.tuio[0].host, "10.0.0.2");
   EXPECT_EQ(c.tuio[0].port, 4444);
   EXPECT_EQ(c.tuio[1].transport, output::Transport::tcp);
-  EXPECT_EQ(output::to_string(c.tuio[2]), "tcp:server:3333");  // host="server": a TCP server, whatever the type
-  EXPECT_EQ(output::to_string(c.tuio[3]), "web:8080");
+  // host="server": a TCP server, whatever the type; servers listen on the loopback interface only
+  EXPECT_EQ(output::to_string(c.tuio[2]), "tcp:server:127.0.0.1:3333");
+  EXPECT_EQ(output::to_string(c.tuio[3]), "web:127.0.0.1:8080");
   EXPECT_EQ(c.tuio_options.source, "table");
   EXPECT_TRUE(c.tuio_options.invert_x);
   EXPECT_FALSE(c.tuio_options.invert_y);
@@ -250,8 +251,9 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   EXPECT_EQ(c.detector.max_fid, 0);  // the last <fiducial> sets it
   EXPECT_TRUE(c.detector.yamaarashi);
   EXPECT_FALSE(c.detector.mirror);
-  ASSERT_EQ(c.warnings.size(), 1u);  // flc (removed): said, not ignored
-  EXPECT_NE(c.warnings[0].find(":7: <tuio type>"), std::string::npos) << c.warnings[0];
+  ASSERT_EQ(c.warnings.size(), 2u);  // the TCP server's interface, and flc (removed): said, not ignored
+  EXPECT_NE(c.warnings[0].find(":5: <tuio host>"), std::string::npos) << c.warnings[0];
+  EXPECT_NE(c.warnings[1].find(":7: <tuio type>"), std::string::npos) << c.warnings[1];
 
   auto expect_error = [&](const std::string& xml, const std::string& needle) {
     expect_load_error([&] { config::load_reactivision_xml(path); }, path, xml, needle);

@@ -224,12 +224,16 @@ TEST(TuioStreams, ABusyServerPortIsAClearError) {
 TEST(TuioStreams, TargetsParseLikeReacTIVisionsTransports) {
   using output::Transport;
   EXPECT_EQ(output::parse_tuio_target("tcp:server:3333").transport, Transport::tcp_server);
-  EXPECT_EQ(output::parse_tuio_target("tcp:server:3333").host, "");
+  // Servers listen on the loopback interface unless an address is named (0.0.0.0: all of them).
+  EXPECT_EQ(output::parse_tuio_target("tcp:server:3333").host, "127.0.0.1");
+  EXPECT_EQ(output::parse_tuio_target("tcp:server:0.0.0.0:3333").host, "0.0.0.0");
   EXPECT_EQ(output::parse_tuio_target("web:8080").transport, Transport::websocket);
   EXPECT_EQ(output::parse_tuio_target("web:8080").port, 8080);
-  EXPECT_EQ(output::parse_tuio_target("web:127.0.0.1:8080").host, "127.0.0.1");
+  EXPECT_EQ(output::parse_tuio_target("web:8080").host, "127.0.0.1");
+  EXPECT_EQ(output::parse_tuio_target("web:0.0.0.0:8080").host, "0.0.0.0");
   EXPECT_EQ(output::parse_tuio_target("tcp:10.0.0.2:3334").host, "10.0.0.2");
-  EXPECT_EQ(output::to_string(output::parse_tuio_target("tcp:server:3333")), "tcp:server:3333");
+  EXPECT_EQ(output::to_string(output::parse_tuio_target("tcp:server:3333")), "tcp:server:127.0.0.1:3333");
+  EXPECT_EQ(output::to_string(output::parse_tuio_target("tcp:server:0.0.0.0:3333")), "tcp:server:0.0.0.0:3333");
   EXPECT_EQ(output::to_string(output::parse_tuio_target("3333")), "udp:127.0.0.1:3333");
   EXPECT_THROW(output::parse_tuio_target("tcp::3333"), Error);
   EXPECT_THROW(output::parse_tuio_target("web:0"), Error);

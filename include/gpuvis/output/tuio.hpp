@@ -23,15 +23,18 @@ enum class Transport {
   websocket,   // a WebSocket server on port (reacTIVision's "web"), for browser clients
 };
 
+inline constexpr const char* kLoopback = "127.0.0.1";
+
 struct TuioTarget {
   Transport transport = Transport::udp;
-  std::string host = "127.0.0.1";  // the receiver (udp, tcp) or the interface listened on (servers)
+  std::string host = kLoopback;  // the receiver (udp, tcp) or the interface listened on (servers)
   int port = 3333;
 };
 
-// "udp:HOST:PORT", "tcp:HOST:PORT", "tcp:server:PORT" (a TCP server, as reacTIVision's
-// host="server"), "web:PORT" or "web:HOST:PORT" (a WebSocket server), "HOST:PORT" (udp) or "PORT"
-// (udp to 127.0.0.1). Servers listen on every interface unless a HOST is given.
+// "udp:HOST:PORT", "tcp:HOST:PORT", "tcp:server:PORT" or "tcp:server:HOST:PORT" (a TCP server, as
+// reacTIVision's host="server"), "web:PORT" or "web:HOST:PORT" (a WebSocket server), "HOST:PORT"
+// (udp) or "PORT" (udp to 127.0.0.1). Servers listen on 127.0.0.1 only unless a HOST is given
+// (0.0.0.0: every interface).
 TuioTarget parse_tuio_target(const std::string& text);
 std::string to_string(const TuioTarget& target);  // in the syntax parse_tuio_target reads
 

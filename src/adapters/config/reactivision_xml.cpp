@@ -72,12 +72,17 @@ void read_tuio(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfi
   if (t != "udp" && t != "tcp" && t != "web") r.bad(e, "type", "'" + t + "' is not udp, tcp, web or flc");
   const char* host = e->Attribute("host");
   output::TuioTarget target;
+  // Servers listen on 127.0.0.1 only, where reacTIVision listens on every interface: nothing is
+  // reachable from the network unless asked for (a web server's host names its interface; a TCP
+  // server's host is "server", so --tuio tcp:server:0.0.0.0:PORT opens one to the network).
   if (host && std::string(host) == "server") {  // a TCP server, whatever the type (spec §8.1)
     target.transport = output::Transport::tcp_server;
-    target.host.clear();
-  } else if (t == "web") {  // a WebSocket server on every interface
+    target.host = output::kLoopback;
+    r.warnings->push_back(r.where(e, "host") + ": the TCP server listens on 127.0.0.1 only (reacTIVision: every "
+                                               "interface); --tuio tcp:server:0.0.0.0:PORT opens it to the network");
+  } else if (t == "web") {  // a WebSocket server
     target.transport = output::Transport::websocket;
-    target.host.clear();
+    target.host = host ? host : output::kLoopback;
   } else {
     target.transport = t == "tcp" ? output::Transport::tcp : output::Transport::udp;
     if (host) target.host = host;
