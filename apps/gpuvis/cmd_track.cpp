@@ -39,6 +39,7 @@ struct TrackArgs {
   ThresholdOptions options;
   decode::FingerParams fingers;
   double fps = 0;
+  long long frames = 0;  // stop after this many tracked frames (0: when the source ends)
   bool loop = false, json = false, stats = false, headless = false, no_tuio = false, equalize = false;
   bool object_blobs = false, finger_blobs = false;
   std::string background;
@@ -224,7 +225,8 @@ int run_track() {
     arrivals.push_back(arrival);
   };
   StageStats stats;
-  while (!g_stop) {
+  long long tracked = 0;
+  while (!g_stop && (a.frames == 0 || tracked < a.frames)) {
     if (detector.in_flight() == 0) {
       if (!capture.take(frame, arrival)) break;
       submit();
@@ -232,13 +234,15 @@ int run_track() {
     // CUDA: while the GPU works on this frame, the next one, if it has arrived already, goes up and
     // computes beside it, so a fast source keeps the GPU busy. A frame is never waited for here:
     // with a camera slower than the GPU, each frame is tracked as soon as it is done.
-    if (detector.overlaps() && detector.in_flight() < pipeline::Detector::kMaxInFlight && capture.try_take(frame, arrival))
+    if (detector.overlaps() && detector.in_flight() < pipeline::Detector::kMaxInFlight &&
+        (a.frames == 0 || tracked + detector.in_flight() < a.frames) && capture.try_take(frame, arrival))
       submit();
     const auto& d = detector.receive();
     const double frame_arrival = arrivals.front();
     arrivals.pop_front();
     const double t0 = source::now_seconds();
     const auto& f = tracker.update(d, frame_arrival);
+    ++tracked;
     const double t1 = source::now_seconds();
     if (tuio) tuio->send(f);
     const double sent = source::now_seconds();
@@ -251,8 +255,11 @@ int run_track() {
   }
   const std::string err = capture.error();
   if (tuio) tuio->send_empty(-1);  // shutdown: empty alive lists for every profile (spec §8.5)
+  // Frames still in flight (a signal arrived) are finished without being tracked.
+  while (detector.in_flight() > 0) detector.receive();
   if (a.stats && stats.frames())
-    std::cerr << "gpuvis: " << capture.captured() << " frames captured, " << capture.dropped() << " dropped\n";
+    std::cerr << "gpuvis: " << capture.captured() << " frames captured, " << capture.dropped() << " dropped, " << tracked
+              << " tracked\n";
   if (!err.empty()) fail(ErrorCode::io, "frame source stopped: " + err);
   return 0;
 }
@@ -286,6 +293,7 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_option("--camera-size", a.camera_size, "Camera capture size WxH (default: the camera's)");
   cmd->add_option("--camera-fps", a.camera_fps, "Camera capture rate (default: the camera's)")->check(CLI::Range(0.0, 1000.0));
   cmd->add_flag("--loop", a.loop, "Start the folder or video again at its end");
+  cmd->add_option("--frames", a.frames, "Stop after this many frames (0 = when the source ends)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--fps", a.fps, "Deliver frames at this rate, dropping what processing cannot keep up with (0 = every frame)")
       ->default_val(0);
   cmd->add_option("--tuio", a.tuio, "TUIO target udp:HOST:PORT, tcp:HOST:PORT, tcp:server:PORT or web:PORT (repeatable)");

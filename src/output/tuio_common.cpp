@@ -41,7 +41,8 @@ TuioTarget parse_tuio_target(const std::string& text) {
     fail(ErrorCode::invalid_argument,
          "TUIO target '" + text + "': expected udp:HOST:PORT, tcp:HOST:PORT, tcp:server:PORT or web:PORT");
   }
-  if (t.port < 1 || t.port > 65535 || (!server && t.host.empty()))
+  // An empty host ("web::8080") would mean every interface for a server: it must be said (0.0.0.0).
+  if (t.port < 1 || t.port > 65535 || t.host.empty())
     fail(ErrorCode::invalid_argument, "TUIO target '" + text + "': port must be 1..65535 and the host not empty");
   return t;
 }

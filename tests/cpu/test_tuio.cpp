@@ -237,4 +237,5 @@ TEST(TuioStreams, TargetsParseLikeReacTIVisionsTransports) {
   EXPECT_EQ(output::to_string(output::parse_tuio_target("3333")), "udp:127.0.0.1:3333");
   EXPECT_THROW(output::parse_tuio_target("tcp::3333"), Error);
   EXPECT_THROW(output::parse_tuio_target("web:0"), Error);
+  EXPECT_THROW(output::parse_tuio_target("ws::09"), Error);  // an empty interface (found by fuzzing)
 }
