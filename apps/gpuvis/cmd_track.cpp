@@ -119,7 +119,7 @@ std::unique_ptr<source::FrameSource> open_source(const config::ReacTIVisionConfi
     camera_xml = file_cfg.camera_config == "default" ? config::find_camera_xml() : file_cfg.camera_config;
   require(sources == 1 || !camera_xml.empty(),
           "track needs a frame source: --folder DIR, --video FILE, --camera N, --camera-config camera.xml or --synth N");
-  if (!a.folder.empty()) return source::make_folder_source(a.folder, a.loop);
+  if (!a.folder.empty()) return source::make_folder_source(a.folder, a.loop, [](const std::string& w) { notice(w); });
   if (!a.video.empty()) return source::make_video_source(a.video, a.loop);
   if (a.synth >= 0) {
     synth::SceneParams q;  // a table with symbols and fingertips that move and turn

@@ -16,7 +16,8 @@ namespace {
 
 class FolderSource final : public FrameSource {
  public:
-  FolderSource(const std::string& folder, bool loop) : folder_(folder), loop_(loop) {
+  FolderSource(const std::string& folder, bool loop, std::function<void(const std::string&)> warn)
+      : folder_(folder), loop_(loop), warn_(std::move(warn)) {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (!fs::is_directory(folder, ec)) fail(ErrorCode::io, "frame folder '" + folder + "' does not exist");
@@ -25,21 +26,41 @@ class FolderSource final : public FrameSource {
     }
     std::sort(files_.begin(), files_.end());
     if (files_.empty()) fail(ErrorCode::io, "frame folder '" + folder + "' holds no images (.pgm .ppm .png .jpg)");
+    unreadable_.assign(files_.size(), 0);
   }
   bool next(Image<std::uint8_t>& frame) override {
-    if (pos_ == files_.size()) {
-      if (!loop_) return false;
-      pos_ = 0;
+    // At most one pass over the files: unreadable ones are skipped (and said once).
+    for (std::size_t tried = 0; tried <= files_.size(); ++tried) {
+      if (pos_ == files_.size()) {
+        if (!loop_) return false;
+        pos_ = 0;
+      }
+      const std::size_t i = pos_++;
+      if (unreadable_[i]) continue;
+      std::string why;
+      try {
+        frame = read_grey8(files_[i]);
+        return true;
+      } catch (const Error& e) {
+        why = e.what();
+      } catch (const std::bad_alloc&) {
+        why = files_[i] + ": not enough memory for this frame";
+      }
+      unreadable_[i] = 1;
+      if (++unreadable_count_ == files_.size()) fail(ErrorCode::io, "frame folder '" + folder_ + "' holds no readable image");
+      if (warn_) warn_("skipping an unreadable frame: " + why);
     }
-    frame = read_grey8(files_[pos_++]);
-    return true;
+    return false;
   }
   std::string describe() const override { return "folder " + folder_ + " (" + std::to_string(files_.size()) + " frames)"; }
 
  private:
   std::string folder_;
   bool loop_;
+  std::function<void(const std::string&)> warn_;
   std::vector<std::string> files_;
+  std::vector<std::uint8_t> unreadable_;
+  std::size_t unreadable_count_ = 0;
   std::size_t pos_ = 0;
 };
 
@@ -77,8 +98,9 @@ std::unique_ptr<FrameSource> make_cropped_source(std::unique_ptr<FrameSource> so
   return std::make_unique<CroppedSource>(std::move(source), crop);
 }
 
-std::unique_ptr<FrameSource> make_folder_source(const std::string& folder, bool loop) {
-  return std::make_unique<FolderSource>(folder, loop);
+std::unique_ptr<FrameSource> make_folder_source(const std::string& folder, bool loop,
+                                                std::function<void(const std::string&)> warn) {
+  return std::make_unique<FolderSource>(folder, loop, std::move(warn));
 }
 
 CaptureThread::CaptureThread(std::unique_ptr<FrameSource> source, double fps)

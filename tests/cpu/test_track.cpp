@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -186,6 +187,32 @@ TEST(Track, BadSourcesAndTargetsAreOneLineErrors) {
   r = test::run_cli("track");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("--folder"), std::string::npos) << r.output;
+}
+
+// A folder with unreadable frames among good ones (a header claiming 100000 x 100000 pixels, a
+// truncated file, text named .pgm): they are skipped with one warning each, also when looping; a
+// folder of nothing but such files is a one-line error.
+TEST(Track, UnreadableFramesInAFolderAreSkippedWithAWarning) {
+  const std::string dir = test::temp_path("bad_frames");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  Image<std::uint8_t> good(64, 48);
+  good.fill(128);
+  for (const char* name : {"a.pgm", "c.pgm", "e.pgm"}) write_image(dir + "/" + name, good.view());
+  std::ofstream(dir + "/b.pgm") << "P5\n100000 100000\n255\n";
+  std::ofstream(dir + "/d.pgm") << "P5\n4 4\n255\nab";
+  std::ofstream(dir + "/f.pgm") << "not an image";
+  auto r = test::run_cli("track --folder " + quote(dir) + " --no-tuio --json --backend cpu --loop --frames 9 --stats");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("9 tracked"), std::string::npos) << r.output;
+  std::size_t warnings = 0;
+  for (std::size_t pos = 0; (pos = r.output.find("skipping an unreadable frame", pos)) != std::string::npos; ++pos) ++warnings;
+  EXPECT_EQ(warnings, 3u) << r.output;  // once per file, not once per loop
+  EXPECT_NE(r.output.find("over the limit"), std::string::npos) << r.output;
+  for (const char* name : {"a.pgm", "c.pgm", "e.pgm"}) std::filesystem::remove(dir + "/" + name);
+  r = test::run_cli("track --folder " + quote(dir) + " --no-tuio --backend cpu");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("holds no readable image"), std::string::npos) << r.output;
 }
 
 #include "gpuvis/config/camera.hpp"

@@ -4,6 +4,7 @@
 // latency never builds up behind a slow consumer).
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,8 +23,11 @@ class FrameSource {
   virtual std::string describe() const = 0;
 };
 
-// Image files of a folder (sorted by name), optionally looping.
-std::unique_ptr<FrameSource> make_folder_source(const std::string& folder, bool loop);
+// Image files of a folder (sorted by name), optionally looping. A file that cannot be read (not an
+// image, truncated, larger than the image size limit) is skipped, and `warn` (when given) is told
+// once per file; a folder with no readable file at all is an error.
+std::unique_ptr<FrameSource> make_folder_source(const std::string& folder, bool loop,
+                                                std::function<void(const std::string&)> warn = {});
 
 // A camera setting of camera.xml's <settings> (spec §9.2): brightness, contrast, sharpness, gain,
 // exposure, shutter, focus, white, powerline, backlight or gamma.
