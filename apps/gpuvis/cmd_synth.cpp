@@ -73,7 +73,7 @@ void register_synth(CLI::App& app, Command& run) {
         char name[32];
         std::snprintf(name, sizeof name, "frame_%04d.%s", i, format.c_str());
         write_image((std::filesystem::path(out) / name).string(), scene.image.view());
-        truth << synth::truth_json(scene, name) << "\n";
+        truth << synth::truth_json(scene, name) << "\n" << std::flush;  // whole lines only, if interrupted
         if (count >= 20 && (i + 1) % std::max(1, count / 10) == 0)
           std::cerr << "gpuvis: synth " << (i + 1) << "/" << count << " frames\n";
       }

@@ -1,12 +1,31 @@
 // gpuvis: command-line front end. Each subcommand lives in its own cmd_*.cpp.
+#include <unistd.h>
+
+#include <csignal>
 #include <iostream>
 
 #include "cli_common.hpp"
 #include "gpuvis/core/build_info.hpp"
 #include "gpuvis/core/error.hpp"
+#include "gpuvis/io/image_file.hpp"
+
+namespace {
+
+// Ctrl-C or a kill while an image is being written: the output stays absent (it is renamed into
+// place only when complete), and its temporary is removed here. `gpuvis track` and `tuio-dump`
+// install their own handlers, which stop them cleanly.
+void remove_partial_output_and_die(int sig) {
+  if (const char* partial = gpuvis::partial_output()) unlink(partial);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace gpuvis;
+  std::signal(SIGINT, remove_partial_output_and_die);
+  std::signal(SIGTERM, remove_partial_output_and_die);
   CLI::App app{"gpuvis " + version() +
                ": GPU vision toolkit - reacTIVision-compatible fiducial tracking and fast image filters, "
                "on CUDA and CPU.\nRun 'gpuvis COMMAND --help' for a command's options."};

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -111,7 +112,53 @@ void check_writable(const std::string& path) { writable_format(path); }
 
 bool is_image_path(const std::string& path) { return format_from_extension(path) != Format::unknown; }
 
-void write_image(const std::string& path, HostView<const std::uint8_t> image) {
+namespace {
+
+// The temporary file an image is written to before it is renamed into place, for signal handlers
+// (partial_output()): a fixed buffer, so that reading it needs no allocation.
+char partial_path[4096] = {0};
+std::atomic<bool> partial_set{false};
+
+// Writes through a temporary file beside `path` (same extension, so the same format) that is
+// renamed over `path` only once complete: a failed write (a full disk) or an interrupted one
+// leaves `path` as it was, and no temporary behind.
+template <class Write>
+void write_atomically(const std::string& path, Write&& write) {
+  const std::filesystem::path p(path);
+  const std::string tmp = (p.parent_path() / ("." + p.stem().string() + ".partial" + p.extension().string())).string();
+  const bool tracked = tmp.size() < sizeof partial_path;
+  if (tracked) {
+    std::copy(tmp.begin(), tmp.end(), partial_path);
+    partial_path[tmp.size()] = 0;
+    partial_set.store(true);
+  }
+  auto forget = [&] {
+    if (tracked) partial_set.store(false);
+  };
+  try {
+    write(tmp);
+  } catch (const Error& e) {
+    forget();
+    std::remove(tmp.c_str());
+    // The user named `path`: say that, not the temporary's name.
+    std::string message = e.what();
+    for (std::size_t at; (at = message.find(tmp)) != std::string::npos;) message.replace(at, tmp.size(), path);
+    fail(e.code(), message);
+  } catch (...) {
+    forget();
+    std::remove(tmp.c_str());
+    throw;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  forget();
+  if (ec) {
+    std::remove(tmp.c_str());
+    fail(ErrorCode::io, "cannot write '" + path + "': " + ec.message());
+  }
+}
+
+void write_u8(const std::string& path, HostView<const std::uint8_t> image) {
   switch (writable_format(path)) {
     case Format::png: return codec::write_png(path, image);
     case Format::jpeg: return codec::write_jpeg(path, image);
@@ -121,7 +168,7 @@ void write_image(const std::string& path, HostView<const std::uint8_t> image) {
   }
 }
 
-void write_image(const std::string& path, HostView<const std::uint16_t> image) {
+void write_u16(const std::string& path, HostView<const std::uint16_t> image) {
   switch (writable_format(path)) {
     case Format::png: return codec::write_png(path, image);
     case Format::jpeg: fail(ErrorCode::unsupported, path + ": JPEG cannot hold 16-bit images; use .png or .pgm");
@@ -131,10 +178,24 @@ void write_image(const std::string& path, HostView<const std::uint16_t> image) {
   }
 }
 
+}  // namespace
+
+const char* partial_output() { return partial_set.load() ? partial_path : nullptr; }
+
+void write_image(const std::string& path, HostView<const std::uint8_t> image) {
+  writable_format(path);  // an unknown extension is refused before anything is written
+  write_atomically(path, [&](const std::string& tmp) { write_u8(tmp, image); });
+}
+
+void write_image(const std::string& path, HostView<const std::uint16_t> image) {
+  writable_format(path);
+  write_atomically(path, [&](const std::string& tmp) { write_u16(tmp, image); });
+}
+
 void write_image(const std::string& path, HostView<const float> image) {
   if (extension(path) != ".pfm")
     fail(ErrorCode::unsupported, path + ": float images are written as .pfm (Portable Float Map)");
-  pnm::write(path, image);
+  write_atomically(path, [&](const std::string& tmp) { pnm::write(tmp, image); });
 }
 
 void write_image(const std::string& path, const AnyImage& image) {

@@ -233,3 +233,79 @@ TEST(Cli, DetectDebugWritesEveryStage) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("--overwrite"), std::string::npos) << r.output;
 }
+
+namespace {
+// Runs a shell command line, stdout and stderr together.
+test::CommandResult run_shell(const std::string& cmd) {
+  test::CommandResult r;
+  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+}  // namespace
+
+// A full disk (here a file size limit with SIGXFSZ ignored, so that writes fail as on a full disk)
+// is a one-line error, and neither the output nor a temporary is left behind; an existing output
+// stays as it was.
+TEST(Cli, AFullDiskLeavesNoPartialOutput) {
+  const std::string dir = test::temp_path("full_disk");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string table = test::source_path("data/samples/table.pgm");
+  const std::string cli = GPUVIS_CLI_PATH;
+  auto r = run_shell("bash -c \"trap '' XFSZ; ulimit -f 64; '" + cli + "' filter convolve '" + table + "' '" + dir +
+                     "/out.pgm' --kernel box:3 --backend cpu\"");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("disk full"), std::string::npos) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_TRUE(names_in(dir).empty()) << "left behind: " << names_in(dir).front();
+  std::ofstream(dir + "/out.pgm") << "keep me";
+  r = run_shell("bash -c \"trap '' XFSZ; ulimit -f 64; '" + cli + "' filter convolve '" + table + "' '" + dir +
+                "/out.pgm' --kernel box:3 --backend cpu --overwrite\"");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_EQ(names_in(dir), std::vector<std::string>{"out.pgm"});
+  std::ifstream kept(dir + "/out.pgm");
+  std::string text;
+  std::getline(kept, text);
+  EXPECT_EQ(text, "keep me") << "a failed write replaced the existing file";
+}
+
+// SIGTERM and SIGINT while a command writes its outputs: every output is complete or absent, no
+// temporary is left, and the truth file holds whole lines only.
+TEST(Cli, InterruptedCommandsLeaveCompleteOutputsOnly) {
+  if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
+  for (const char* signal : {"TERM", "INT"}) {
+    const std::string dir = test::temp_path(std::string("interrupted_") + signal);
+    std::filesystem::remove_all(dir);
+    const auto r = run_shell("timeout -s " + std::string(signal) + " 2 '" + std::string(GPUVIS_CLI_PATH) + "' synth '" + dir +
+                             "' --count 400 --size 1600x1200 --symbols 12 --format png");
+    EXPECT_EQ(r.exit_code, 124) << signal << ": " << r.output;  // killed by timeout, not finished
+    int frames = 0;
+    for (const std::string& name : names_in(dir)) {
+      EXPECT_EQ(name.find(".partial"), std::string::npos) << signal << ": temporary left behind: " << name;
+      if (name.rfind("frame_", 0) != 0) continue;
+      const auto img = read_grey8(dir + "/" + name);  // complete: it reads
+      EXPECT_EQ(img.width(), 1600);
+      ++frames;
+    }
+    std::ifstream truth(dir + "/truth.jsonl");
+    std::string line;
+    int lines = 0;
+    while (std::getline(truth, line)) {
+      ++lines;
+      EXPECT_EQ(line.back(), '}') << signal << ": a partial truth line: " << line;
+    }
+    EXPECT_LE(lines, frames) << signal;
+    EXPECT_LE(frames, lines + 1) << signal;  // the last frame may lack its truth line
+  }
+}

@@ -27,10 +27,15 @@ void set_max_image_pixels(std::size_t pixels);  // 0 restores the default
 // colour converted with reacTIVision's weights).
 Image<std::uint8_t> read_grey8(const std::string& path);
 
+// Writes in the format of `path`'s extension, through a temporary file beside it that is renamed
+// into place once complete: a failed write (a full disk) leaves `path` as it was and no temporary.
 void write_image(const std::string& path, HostView<const std::uint8_t> image);
 void write_image(const std::string& path, HostView<const std::uint16_t> image);
 void write_image(const std::string& path, HostView<const float> image);
 void write_image(const std::string& path, const AnyImage& image);
+// The temporary file an image is being written to right now, or null: a signal handler removes it
+// (async-signal-safe to call) so that an interrupted program leaves no partial file behind.
+const char* partial_output();
 
 // True when `path` has the extension of an image format read_image() understands (.pgm .ppm .pnm
 // .pfm .png .jpg .jpeg, any case). Used to pick images out of folders.
