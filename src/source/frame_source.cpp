@@ -113,6 +113,7 @@ CaptureThread::~CaptureThread() {
 
 void CaptureThread::stop() {
   stop_ = true;
+  source_->cancel();
   cv_.notify_all();
 }
 

@@ -3,6 +3,7 @@
 // It is looked for, in order, in $GPUVIS_PLUGIN_DIR, beside the running program, in lib/gpuvis of
 // an installed program's prefix and in the build tree the library was built in
 // (GPUVIS_PLUGIN_BUILD_DIR).
+#include <iostream>
 #include <dlfcn.h>
 
 #include <filesystem>
@@ -102,7 +103,9 @@ std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loo
 }
 
 std::unique_ptr<FrameSource> make_camera_source(const CameraOptions& options) {
-  return std::make_unique<PluginSource>(api().open_camera(options));
+  return make_reconnecting_source([options] { return std::make_unique<PluginSource>(api().open_camera(options)); },
+                                  "camera " + std::to_string(options.index),
+                                  [](const std::string& message) { std::cerr << "gpuvis: " << message << "\n"; });
 }
 
 }  // namespace gpuvis::source

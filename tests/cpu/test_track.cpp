@@ -773,3 +773,75 @@ TEST(Track, ObjectBlobsFromTheCommandLine) {
       EXPECT_EQ(blobs, 1) << kind << " " << item.dump();
     }
 }
+
+namespace {
+// A camera that delivers `frames` frames (grey level = a running number), then fails: returns
+// false, or throws when `throws`.
+class FakeCamera final : public source::FrameSource {
+ public:
+  FakeCamera(int frames, bool throws, int& counter) : left_(frames), throws_(throws), counter_(counter) {}
+  bool next(Image<std::uint8_t>& frame) override {
+    if (left_-- <= 0) {
+      if (throws_) fail(ErrorCode::io, "read error");
+      return false;
+    }
+    frame = Image<std::uint8_t>(4, 4);
+    frame.fill(static_cast<std::uint8_t>(++counter_));
+    return true;
+  }
+  std::string describe() const override { return "fake camera"; }
+
+ private:
+  int left_;
+  bool throws_;
+  int& counter_;
+};
+}  // namespace
+
+// A camera that is unplugged and plugged in again: frames continue after it is back, with one
+// message when it is lost and one when it is back; while it is missing, stopping does not hang.
+TEST(Source, ALostCameraIsReopenedAndFramesContinue) {
+  int counter = 0, opens = 0;
+  std::vector<std::string> messages;
+  auto open = [&]() -> std::unique_ptr<source::FrameSource> {
+    ++opens;
+    if (opens == 2 || opens == 3) fail(ErrorCode::io, "no such device");  // unplugged for a while
+    return std::make_unique<FakeCamera>(3, opens == 4, counter);
+  };
+  auto cam = source::make_reconnecting_source(open, "camera 7", [&](const std::string& m) { messages.push_back(m); }, 0.01);
+  Image<std::uint8_t> frame;
+  std::vector<int> seen;
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(cam->next(frame));
+    seen.push_back(frame(0, 0));
+  }
+  EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(opens, 5);  // lost after 3 frames (false), two failed reopenings, lost after 3 more (error)
+  ASSERT_EQ(messages.size(), 4u);
+  EXPECT_NE(messages[0].find("camera 7 stopped delivering frames"), std::string::npos) << messages[0];
+  EXPECT_EQ(messages[1], "camera 7 is back");
+  EXPECT_NE(messages[2].find("read error"), std::string::npos) << messages[2];
+  EXPECT_EQ(messages[3], "camera 7 is back");
+
+  // A camera missing at start-up is an error; one that never comes back does not hang a stop.
+  EXPECT_THROW(source::make_reconnecting_source([]() -> std::unique_ptr<source::FrameSource> { fail(ErrorCode::io, "none"); },
+                                                "camera 9", {}),
+               Error);
+  int gone = 0;
+  auto once = source::make_reconnecting_source(
+      [&, first = true]() mutable -> std::unique_ptr<source::FrameSource> {
+        if (!first) fail(ErrorCode::io, "gone");
+        first = false;
+        return std::make_unique<FakeCamera>(1, false, gone);
+      },
+      "camera 8", {}, 0.05);
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    source::CaptureThread capture(std::move(once), 0);
+    double arrival = 0;
+    ASSERT_TRUE(capture.take(frame, arrival));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the camera is gone, being retried
+    capture.stop();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0) << "stopping hung";
+}

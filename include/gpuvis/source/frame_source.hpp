@@ -21,7 +21,19 @@ class FrameSource {
   // The next frame, or false at the end of the stream. Throws gpuvis::Error for unreadable input.
   virtual bool next(Image<std::uint8_t>& frame) = 0;
   virtual std::string describe() const = 0;
+  // Asks a next() that is waiting (a camera being reconnected) to give up and return false soon.
+  // Called from another thread (CaptureThread::stop).
+  virtual void cancel() {}
 };
+
+// A live source that survives losing its device: when the source `open` made stops delivering
+// (next() false or an error), `warn` is told once, `open` is tried again every `retry_seconds`
+// until it succeeds, and frames continue; `warn` is told again when it is back. Only cancel()
+// ends it. `what` names the device in the messages ("camera 0"). `open` is called first here, and
+// its error, if any, is this function's: a device missing at start-up is an error.
+std::unique_ptr<FrameSource> make_reconnecting_source(std::function<std::unique_ptr<FrameSource>()> open, std::string what,
+                                                      std::function<void(const std::string&)> warn,
+                                                      double retry_seconds = 0.5);
 
 // Image files of a folder (sorted by name), optionally looping. A file that cannot be read (not an
 // image, truncated, larger than the image size limit) is skipped, and `warn` (when given) is told
@@ -51,8 +63,8 @@ inline constexpr double kHighestCaptureRate = 1000;
 
 // Video adapter (OpenCV videoio): a video file, optionally looping, or a camera (/dev/videoN).
 // Colour frames become grey with reacTIVision's weights. A camera that stops delivering is
-// reopened, not treated as the end. Settings the camera or OpenCV cannot apply are reported once
-// on stderr, not silently dropped.
+// reopened (make_reconnecting_source; the messages go to stderr), not treated as the end.
+// Settings the camera or OpenCV cannot apply are reported once on stderr, not silently dropped.
 bool video_available();
 std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loop);
 std::unique_ptr<FrameSource> make_camera_source(const CameraOptions& options);

@@ -86,14 +86,13 @@ class CameraSource final : public video_plugin::Reader {
     if (!open()) fail(ErrorCode::io, "cannot open camera " + std::to_string(o_.index) + " (/dev/video" + std::to_string(o_.index) +
                                          "): missing, busy or not a capture device");
   }
+  // False when the camera stops delivering (unplugged, driver reset): the library reopens it
+  // (source::make_reconnecting_source), so that this is not the end of the stream.
   bool next(const Allocate& allocate) override {
     cv::Mat m;
-    for (int attempt = 0; !cap_.read(m) || m.empty(); ++attempt) {
-      // A camera that disappears (unplugged, driver reset) is retried, not the end of the stream.
-      if (attempt == 0) std::cerr << "gpuvis: camera " << o_.index << " stopped delivering frames, retrying\n";
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    if (!cap_.read(m) || m.empty()) {
       cap_.release();
-      open();
+      return false;
     }
     to_grey(m, allocate);
     return true;
