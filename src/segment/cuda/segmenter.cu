@@ -729,7 +729,20 @@ void Segmenter::download(RegionTree& out, cudaStream_t stream) const {
   const std::size_t adj_bytes = n * static_cast<std::size_t>(t.cap) * sizeof(std::int32_t);
   m.staging.reserve(adj_at + adj_bytes);
   std::uint8_t* host = m.staging.as<std::uint8_t>();
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host, m.tree_block.get(), l.bytes, cudaMemcpyDeviceToHost, stream));
+  // Each array's first n (or n + 1) entries only: the rest of the block was never written for
+  // this frame (compute-sanitizer's initcheck reports copies of unwritten memory).
+  const auto* block = static_cast<const std::uint8_t*>(m.tree_block.get());
+  auto copy_used = [&](std::size_t at, std::size_t bytes) {
+    if (bytes) GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host + at, block + at, bytes, cudaMemcpyDeviceToHost, stream));
+  };
+  copy_used(l.colour, n);
+  copy_used(l.flags, n);
+  for (std::size_t at : {l.area, l.left, l.top, l.right, l.bottom, l.first_x, l.first_y, l.parent, l.child_count,
+                         l.descendant_count, l.depth})
+    copy_used(at, n * sizeof(std::int32_t));
+  copy_used(l.adj_begin, (n + 1) * sizeof(std::int32_t));
+  copy_used(l.sum_2x, n * sizeof(unsigned long long));
+  copy_used(l.sum_y, n * sizeof(unsigned long long));
   GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host + runs_at, t.raster_runs, runs_bytes, cudaMemcpyDeviceToHost, stream));
   GPUVIS_CUDA_CHECK(cudaMemcpyAsync(host + region_at, t.run_region, region_bytes, cudaMemcpyDeviceToHost, stream));
   GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
