@@ -845,3 +845,26 @@ TEST(Source, ALostCameraIsReopenedAndFramesContinue) {
   }
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0) << "stopping hung";
 }
+
+// An XML entity bomb ("billion laughs") is not expanded: tinyxml2 knows only the five predefined
+// entities, so the file is refused quickly with a one-line error instead of eating memory.
+TEST(Config, AnEntityBombIsRefusedNotExpanded) {
+  if (!config::xml_available()) GTEST_SKIP() << "built without the XML adapter (tinyxml2)";
+  const std::string path = test::temp_path("bomb.xml");
+  std::string xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n <!ENTITY lol \"lol\">\n";
+  for (int i = 1; i <= 9; ++i) {
+    xml += " <!ENTITY lol" + std::to_string(i) + " \"";
+    for (int k = 0; k < 10; ++k) xml += "&lol" + (i > 1 ? std::to_string(i - 1) : std::string()) + ";";
+    xml += "\">\n";
+  }
+  xml += "]>\n<reactivision><tuio source=\"&lol9;\" /></reactivision>\n";
+  std::ofstream(path) << xml;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    const auto c = config::load_reactivision_xml(path);
+    EXPECT_LT(c.tuio_options.source.size(), 100u) << "the entity was expanded";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+}
