@@ -24,6 +24,22 @@ import threading
 import time
 
 
+def hardware():
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    gpu = None
+    try:
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True,
+                             timeout=10).stdout.strip().splitlines()[0] or None
+    except (OSError, IndexError, subprocess.SubprocessError):
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "gpu": gpu}
+
+
 def rss_mb(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -142,7 +158,7 @@ def main():
             failures.append(f"the last fseq received is {last}, expected {args.frames}")
     step = max(1, len(curve) // 200)  # at most ~200 points of the curve are kept
     result = {
-        "benchmark": "soak", "date": time.strftime("%Y-%m-%d"), "host": platform.node(), "backend": args.backend,
+        "benchmark": "soak", "date": time.strftime("%Y-%m-%d"), **hardware(), "backend": args.backend,
         "frame_size": args.size, "frames": args.frames, "seconds": round(seconds, 1),
         "frames_per_second": round(args.frames / seconds, 1),
         "captured_dropped_tracked": counts,

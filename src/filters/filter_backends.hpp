@@ -22,9 +22,12 @@ void bilateral_cpu(HostView<const T> src, HostView<T> dst, const BilateralParams
 template <class T>
 void bilateral_cuda(HostView<const T> src, HostView<T> dst, const BilateralParams& params);
 
-void mean_shift_filter_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params);
+// `depth` > 1: a volume of stacked slices (mean_shift_filter_volume).
+void mean_shift_filter_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params,
+                           int depth = 1);
 // One thread per pixel on the device; the colour conversions stay on the host (shared with the
 // CPU), so the Epanechnikov kernel gives the CPU's results bit for bit (docs/meanshift.md).
-void mean_shift_filter_cuda(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params);
+void mean_shift_filter_cuda(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params,
+                            int depth = 1);
 
 }  // namespace gpuvis::filters

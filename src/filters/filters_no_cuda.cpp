@@ -20,7 +20,7 @@ void bilateral_cuda(HostView<const T>, HostView<T>, const BilateralParams&) {
 template void bilateral_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const BilateralParams&);
 template void bilateral_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const BilateralParams&);
 template void bilateral_cuda<float>(HostView<const float>, HostView<float>, const BilateralParams&);
-void mean_shift_filter_cuda(HostView<const std::uint8_t>, HostView<std::uint8_t>, const MeanShiftParams&) {
+void mean_shift_filter_cuda(HostView<const std::uint8_t>, HostView<std::uint8_t>, const MeanShiftParams&, int) {
   fail(ErrorCode::unsupported, "CUDA mean shift requested but " + cuda::unavailable_reason());
 }
 }  // namespace gpuvis::filters

@@ -23,6 +23,7 @@ std::uint8_t to_u8(float v) { return static_cast<std::uint8_t>(std::clamp(std::l
 void validate(const MeanShiftParams& p) {
   require(std::isfinite(p.spatial) && p.spatial > 0 && p.spatial <= 256, "mean shift --spatial must lie in (0, 256] pixels");
   require(std::isfinite(p.range) && p.range > 0, "mean shift --range must be > 0");
+  require(std::isfinite(p.axial) && p.axial >= 0 && p.axial <= 256, "mean shift --axial must lie in [0, 256] slices (0: --spatial)");
   require(std::isfinite(p.eps) && p.eps > 0 && p.eps < 1, "mean shift --eps must lie in (0, 1)");
   require(p.max_iter >= 1 && p.max_iter <= 100000, "mean shift --max-iter must lie in 1..100000");
 }
@@ -60,12 +61,23 @@ void mean_shift_filter(HostView<const std::uint8_t> src, HostView<std::uint8_t> 
   else mean_shift_filter_cpu(src, dst, params);
 }
 
+void mean_shift_filter_volume(HostView<const std::uint8_t> slices, HostView<std::uint8_t> dst, int depth,
+                              const MeanShiftParams& params) {
+  if (resolve_backend(params.backend) == Backend::cuda) mean_shift_filter_cuda(slices, dst, params, depth);
+  else mean_shift_filter_cpu(slices, dst, params, depth);
+}
+
 namespace mean_shift_detail {
 
-void check(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& p) {
+void check(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& p, int depth) {
   validate(p);
   require(!src.empty() && same_shape(src, dst), "mean shift needs a non-empty input and an output of the same shape");
   require(src.channels == 1 || src.channels == 3, "mean shift takes grey or RGB images (1 or 3 channels)");
+  require(depth >= 1 && src.height % depth == 0, "mean shift: a volume's stacked slices must all have the same height");
+}
+
+mean_shift_rules::Grid grid(HostView<const std::uint8_t> src, const MeanShiftParams& p, int depth) {
+  return {src.width, src.height / depth, depth, p.spatial, p.axial > 0 ? p.axial : p.spatial};
 }
 
 std::vector<float> features(HostView<const std::uint8_t> src, const MeanShiftParams& p) {

@@ -48,6 +48,26 @@ TEST(MeanShiftCuda, EqualsTheCpu) {
         }
 }
 
+TEST(MeanShiftCuda, VolumeEqualsTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  for (int channels : {1, 3})
+    for (auto kernel : {MeanShiftKernel::epanechnikov, MeanShiftKernel::gaussian})
+      for (float axial : {0.0f, 1.5f}) {
+        const int w = 40, h = 30, depth = 9;
+        const auto vol = scene(w, h * depth, channels, static_cast<std::uint32_t>(depth + channels));
+        MeanShiftParams p;
+        p.spatial = 4;
+        p.axial = axial;
+        p.range = channels == 3 ? 8.0f : 16.0f;
+        p.kernel = kernel;
+        Image<std::uint8_t> cpu(w, h * depth, channels), gpu(w, h * depth, channels);
+        mean_shift_filter_cpu(vol.view(), cpu.view(), p, depth);
+        mean_shift_filter_cuda(vol.view(), gpu.view(), p, depth);
+        EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), gpu.view()), 0u)
+            << channels << " channels, kernel " << int(kernel) << ", axial " << axial;
+      }
+}
+
 }  // namespace
 
 // Segmentation links the filter's modes on the host: with modes equal bit for bit, the labels and

@@ -6,14 +6,16 @@
 
 namespace gpuvis::test {
 
-Image<std::uint8_t> mean_shift_reference(HostView<const std::uint8_t> src, const filters::MeanShiftParams& p) {
+Image<std::uint8_t> mean_shift_reference(HostView<const std::uint8_t> src, const filters::MeanShiftParams& p, int depth) {
   const int w = src.width, h = src.height, C = src.channels;
+  const int slice = h / depth;
+  const double hz = p.axial > 0 ? p.axial : p.spatial;
   const bool luv = C == 3 && p.colour == filters::MeanShiftColour::luv;
-  // Every pixel as a point of the joint space (x / h_s, y / h_s, value / h_r).
+  // Every voxel as a point of the joint space (x / h_s, y / h_s, z / h_z, value / h_r).
   std::vector<std::vector<double>> points;
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      std::vector<double> f{x / static_cast<double>(p.spatial), y / static_cast<double>(p.spatial)};
+      std::vector<double> f{x / static_cast<double>(p.spatial), (y % slice) / static_cast<double>(p.spatial), (y / slice) / hz};
       float v[3];
       if (luv) filters::rgb_to_luv(src.row(y) + 3 * x, v);
       else
@@ -45,7 +47,7 @@ Image<std::uint8_t> mean_shift_reference(HostView<const std::uint8_t> src, const
       if (shift2 < static_cast<double>(p.eps) * p.eps) break;
     }
     float mode[3];
-    for (int c = 0; c < C; ++c) mode[c] = static_cast<float>(y[2 + c] * p.range);
+    for (int c = 0; c < C; ++c) mode[c] = static_cast<float>(y[3 + c] * p.range);
     std::uint8_t* d = out.row(i / w) + (i % w) * C;
     if (luv) filters::luv_to_rgb(mode, d);
     else

@@ -8,6 +8,7 @@
 
 namespace gpuvis::test {
 
-Image<std::uint8_t> mean_shift_reference(HostView<const std::uint8_t> src, const filters::MeanShiftParams& p);
+// `depth` > 1: a volume of that many slices stacked in src (filters::mean_shift_filter_volume).
+Image<std::uint8_t> mean_shift_reference(HostView<const std::uint8_t> src, const filters::MeanShiftParams& p, int depth = 1);
 
 }  // namespace gpuvis::test

@@ -21,6 +21,7 @@ enum class MeanShiftColour {
 struct MeanShiftParams {
   float spatial = 8;   // h_s in pixels (> 0)
   float range = 16;    // h_r in value units (grey levels, or L*u*v* units for colour in luv) (> 0)
+  float axial = 0;     // volumes: h_z across slices, in slices (0: the spatial bandwidth h_s)
   MeanShiftKernel kernel = MeanShiftKernel::epanechnikov;
   MeanShiftColour colour = MeanShiftColour::luv;
   float eps = 0.01f;   // convergence: a step shorter than this (normalised units) ends the climb
@@ -33,6 +34,13 @@ void validate(const MeanShiftParams& p);  // throws ErrorCode::invalid_argument 
 // 8-bit grey or RGB images (1 or 3 channels); dst has src's shape. Results do not depend on the
 // thread count.
 void mean_shift_filter(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params);
+
+// Volumes (3D): `depth` slices of one size stacked in one image, slice z being rows z*h .. z*h+h-1
+// (h = height / depth). Every voxel climbs in (x / h_s, y / h_s, z / h_z, value / h_r) with h_z =
+// params.axial (h_s when 0); the window is clipped at the volume's faces. A volume of one slice is
+// the image filter. dst has src's shape.
+void mean_shift_filter_volume(HostView<const std::uint8_t> slices, HostView<std::uint8_t> dst, int depth,
+                              const MeanShiftParams& params);
 
 // The colour conversions used (EDISON's: linear RGB in [0, 255] to XYZ with D65 white, no gamma).
 void rgb_to_luv(const std::uint8_t rgb[3], float luv[3]);

@@ -14,27 +14,35 @@
 namespace gpuvis::filters {
 namespace {
 
+// Every voxel's climb; the features are the stacked slices' pixels in row order, so voxel
+// (x, y, z) is pixel (x, z * height + y).
 template <int C>
-void climb_all(const std::vector<float>& feature, std::vector<float>& modes, int w, int h, const MeanShiftParams& p) {
-  const auto value = [&](int x, int y, int c) { return feature[(static_cast<std::size_t>(y) * w + x) * C + c]; };
+void climb_all(const std::vector<float>& feature, std::vector<float>& modes, const mean_shift_rules::Grid& g,
+               const MeanShiftParams& p) {
+  const std::size_t w = static_cast<std::size_t>(g.width), h = static_cast<std::size_t>(g.height);
+  const auto value = [&](int x, int y, int z, int c) { return feature[((z * h + y) * w + x) * C + c]; };
   const bool gaussian = p.kernel == MeanShiftKernel::gaussian;
-  parallel_for(0, h, 1, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
-    for (int y = static_cast<int>(y0); y < y1; ++y)
-      for (int x = 0; x < w; ++x) {
-        const std::size_t at = (static_cast<std::size_t>(y) * w + x) * C;
-        mean_shift_rules::climb<C>(x, y, &feature[at], w, h, p.spatial, gaussian, p.eps, p.max_iter, value, &modes[at]);
+  parallel_for(0, static_cast<std::ptrdiff_t>(h) * g.depth, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
+    for (std::ptrdiff_t row = r0; row < r1; ++row) {
+      const int y = static_cast<int>(row % static_cast<std::ptrdiff_t>(h)), z = static_cast<int>(row / static_cast<std::ptrdiff_t>(h));
+      for (int x = 0; x < g.width; ++x) {
+        const std::size_t at = (static_cast<std::size_t>(row) * w + x) * C;
+        mean_shift_rules::climb<C>(x, y, z, &feature[at], g, gaussian, p.eps, p.max_iter, value, &modes[at]);
       }
+    }
   });
 }
 
 }  // namespace
 
-void mean_shift_filter_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params) {
-  mean_shift_detail::check(src, dst, params);
+void mean_shift_filter_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params,
+                           int depth) {
+  mean_shift_detail::check(src, dst, params, depth);
   const std::vector<float> feature = mean_shift_detail::features(src, params);
   std::vector<float> modes(feature.size());
-  if (src.channels == 1) climb_all<1>(feature, modes, src.width, src.height, params);
-  else climb_all<3>(feature, modes, src.width, src.height, params);
+  const mean_shift_rules::Grid g = mean_shift_detail::grid(src, params, depth);
+  if (src.channels == 1) climb_all<1>(feature, modes, g, params);
+  else climb_all<3>(feature, modes, g, params);
   mean_shift_detail::write_modes(modes, dst, params);
 }
 

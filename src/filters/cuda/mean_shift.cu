@@ -15,20 +15,24 @@
 namespace gpuvis::filters {
 namespace {
 
+// One thread per voxel; the grid's y covers the stacked slices' rows (voxel (x, y, z) is pixel
+// (x, z * height + y)).
 template <int C>
-__global__ void climb_kernel(const float* __restrict__ feature, float* __restrict__ modes, int w, int h, float hs, bool gaussian,
+__global__ void climb_kernel(const float* __restrict__ feature, float* __restrict__ modes, mean_shift_rules::Grid g, bool gaussian,
                              float eps, int max_iter) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= w || y >= h) return;
-  const auto value = [&](int qx, int qy, int c) { return __ldg(&feature[(static_cast<long long>(qy) * w + qx) * C + c]); };
-  const long long at = (static_cast<long long>(y) * w + x) * C;
-  mean_shift_rules::climb<C>(x, y, feature + at, w, h, hs, gaussian, eps, max_iter, value, modes + at);
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= g.width || row >= g.height * g.depth) return;
+  const long long w = g.width, h = g.height;
+  const auto value = [&](int qx, int qy, int qz, int c) { return __ldg(&feature[((qz * h + qy) * w + qx) * C + c]); };
+  const long long at = (static_cast<long long>(row) * w + x) * C;
+  mean_shift_rules::climb<C>(x, row % g.height, row / g.height, feature + at, g, gaussian, eps, max_iter, value, modes + at);
 }
 
 }  // namespace
 
-void mean_shift_filter_cuda(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& p) {
-  mean_shift_detail::check(src, dst, p);
+void mean_shift_filter_cuda(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& p, int depth) {
+  mean_shift_detail::check(src, dst, p, depth);
+  const mean_shift_rules::Grid g = mean_shift_detail::grid(src, p, depth);
   const std::vector<float> feature = mean_shift_detail::features(src, p);
   const std::size_t bytes = feature.size() * sizeof(float);
   cuda::DeviceBuffer d_feature(bytes), d_modes(bytes);
@@ -37,11 +41,9 @@ void mean_shift_filter_cuda(HostView<const std::uint8_t> src, HostView<std::uint
   const dim3 block(16, 8), grid((src.width + 15) / 16, (src.height + 7) / 8);
   const bool gaussian = p.kernel == MeanShiftKernel::gaussian;
   if (src.channels == 1)
-    climb_kernel<1><<<grid, block, 0, stream>>>(d_feature.as<float>(), d_modes.as<float>(), src.width, src.height, p.spatial, gaussian, p.eps,
-                                                 p.max_iter);
+    climb_kernel<1><<<grid, block, 0, stream>>>(d_feature.as<float>(), d_modes.as<float>(), g, gaussian, p.eps, p.max_iter);
   else
-    climb_kernel<3><<<grid, block, 0, stream>>>(d_feature.as<float>(), d_modes.as<float>(), src.width, src.height, p.spatial, gaussian, p.eps,
-                                                 p.max_iter);
+    climb_kernel<3><<<grid, block, 0, stream>>>(d_feature.as<float>(), d_modes.as<float>(), g, gaussian, p.eps, p.max_iter);
   GPUVIS_CUDA_CHECK_LAUNCH();
   std::vector<float> modes(feature.size());
   GPUVIS_CUDA_CHECK(cudaMemcpyAsync(modes.data(), d_modes.get(), bytes, cudaMemcpyDeviceToHost, stream));
