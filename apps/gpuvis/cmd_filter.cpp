@@ -65,6 +65,39 @@ void run_jobs(const std::vector<std::pair<std::string, std::string>>& jobs, cons
   }
 }
 
+// A volume as a folder of slices (the jobs, in name order): read, checked to be 8-bit and of one
+// size and channel count, stacked into one image (slice z = rows z*h .. z*h+h-1).
+Image<std::uint8_t> read_volume(const std::vector<std::pair<std::string, std::string>>& slices) {
+  const AnyImage first = read_image(slices.front().first);
+  const int channels = std::visit([](const auto& img) { return img.channels(); }, first);
+  const int w = std::visit([](const auto& img) { return img.width(); }, first);
+  const int h = std::visit([](const auto& img) { return img.height(); }, first);
+  require(channels == 1 || channels == 3, slices.front().first + ": volume slices must be grey or RGB");
+  const auto depth = static_cast<long long>(slices.size());
+  require(depth * h <= (1LL << 30) / std::max(1, w * channels), "the volume is too large for memory in one piece");
+  Image<std::uint8_t> stack(w, h * static_cast<int>(depth), channels);
+  for (std::size_t z = 0; z < slices.size(); ++z) {
+    const AnyImage slice = read_image(slices[z].first);
+    std::visit(
+        [&](const auto& img) {
+          using T = std::decay_t<decltype(img(0, 0))>;
+          if constexpr (!std::is_same_v<T, std::uint8_t>) {
+            fail(ErrorCode::unsupported, slices[z].first + ": volume slices must be 8-bit");
+          } else {
+            if (img.width() != w || img.height() != h || img.channels() != channels)
+              fail(ErrorCode::invalid_argument, slices[z].first + " is " + std::to_string(img.width()) + "x" +
+                                                    std::to_string(img.height()) + "x" + std::to_string(img.channels()) +
+                                                    ", the volume's first slice " + std::to_string(w) + "x" +
+                                                    std::to_string(h) + "x" + std::to_string(channels) +
+                                                    ": every slice must have the same size");
+            copy<std::uint8_t>(img.view(), stack.view().crop(0, static_cast<int>(z) * h, w, h));
+          }
+        },
+        slice);
+  }
+  return stack;
+}
+
 }  // namespace
 
 void register_filter(CLI::App& app, Command& run) {
@@ -158,12 +191,14 @@ void register_filter(CLI::App& app, Command& run) {
 
   static std::string m_in, m_out, m_kernel = "epanechnikov", m_colour = "luv", m_backend = "auto";
   static filters::MeanShiftParams mp;
-  static bool m_overwrite = false;
+  static bool m_overwrite = false, m_volume = false;
   static int m_threads = 0;
   auto* ms = filter->add_subcommand("meanshift", "Mean shift filtering in the joint space-range domain (edge-preserving smoothing)");
   ms->footer(
       "Every pixel climbs to the mode of (x/hs, y/hs, value/hr) around it and takes its value; see docs/meanshift.md.\n"
-      "8-bit grey or RGB images (colour in CIE L*u*v* by default, --color rgb for the raw values). IN and OUT may be folders.");
+      "8-bit grey or RGB images (colour in CIE L*u*v* by default, --color rgb for the raw values). IN and OUT may be folders.\n"
+      "--volume: IN is a folder of slices (sorted by name, all of one size) filtered as one 3D volume in\n"
+      "(x/hs, y/hs, z/hz, value/hr), hz = --axial (slices; default hs); OUT gets the slices under the same names.");
   ms->add_option("input", m_in, "Input image or folder");
   ms->add_option("output", m_out, "Output image or folder");
   ms->add_option("--spatial", mp.spatial, "Spatial bandwidth h_s in pixels")->default_val(8);
@@ -172,6 +207,8 @@ void register_filter(CLI::App& app, Command& run) {
       ->check(CLI::IsMember({"epanechnikov", "gaussian"}))
       ->default_val("epanechnikov");
   ms->add_option("--color", m_colour, "luv or rgb: the space colour images are filtered in")->check(CLI::IsMember({"luv", "rgb"}))->default_val("luv");
+  ms->add_flag("--volume", m_volume, "IN is a folder of slices: filter them as one volume");
+  ms->add_option("--axial", mp.axial, "Volumes: bandwidth h_z across slices, in slices (0 = --spatial)")->default_val(0);
   ms->add_option("--eps", mp.eps, "Convergence threshold (normalised units)")->default_val(0.01);
   ms->add_option("--max-iter", mp.max_iter, "Most steps per pixel")->default_val(100);
   add_backend_option(*ms, m_backend);
@@ -184,9 +221,24 @@ void register_filter(CLI::App& app, Command& run) {
       mp.colour = m_colour == "rgb" ? filters::MeanShiftColour::rgb : filters::MeanShiftColour::luv;
       filters::validate(mp);
       if (m_threads) set_num_threads(m_threads);
+      std::error_code ec;
+      require(!m_volume || std::filesystem::is_directory(m_in, ec), "--volume needs a folder of slices as input, got '" + m_in + "'");
       const auto jobs = jobs_for(m_in, m_out);
       check_jobs(jobs, m_overwrite);
       mp.backend = choose_backend(m_backend);
+      if (m_volume) {
+        const Image<std::uint8_t> stack = read_volume(jobs);
+        const int depth = static_cast<int>(jobs.size()), h = stack.height() / depth;
+        Image<std::uint8_t> result(stack.width(), stack.height(), stack.channels());
+        const auto t0 = std::chrono::steady_clock::now();
+        notice("mean shift of a " + std::to_string(stack.width()) + "x" + std::to_string(h) + "x" + std::to_string(depth) +
+               " volume on " + std::string(to_string(mp.backend)));
+        filters::mean_shift_filter_volume(stack.view(), result.view(), depth, mp);
+        for (int z = 0; z < depth; ++z) write_image(jobs[z].second, HostView<const std::uint8_t>(result.view().crop(0, z * h, stack.width(), h)));
+        notice("wrote " + std::to_string(depth) + " slices to " + m_out + " in " +
+               std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()).substr(0, 5) + " s");
+        return 0;
+      }
       run_jobs(jobs, "meanshift", [&](auto src, auto dst, const std::function<void(double)>&) {
         using T = std::remove_const_t<typename decltype(src)::value_type>;
         if constexpr (std::is_same_v<T, std::uint8_t>) filters::mean_shift_filter(src, dst, mp);

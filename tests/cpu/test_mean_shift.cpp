@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -267,6 +268,45 @@ TEST(MeanShiftCli, FiltersAFileAsTheLibraryDoes) {
   const auto bad = test::run_cli("filter meanshift " + in + " " + test::temp_path("never.ppm") + " --spatial 0");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("--spatial"), std::string::npos) << bad.output;
+}
+
+TEST(MeanShiftCli, FiltersAFolderOfSlicesAsOneVolume) {
+  namespace fs = std::filesystem;
+  const std::string in = test::temp_path("ms_slices"), out = test::temp_path("ms_slices_out");
+  fs::remove_all(in);
+  fs::remove_all(out);
+  fs::create_directories(in);
+  const auto vol = phantom(20, 16, 4, 1, 10.0f, 6);
+  for (int z = 0; z < 4; ++z) write_image(in + "/slice_" + std::to_string(z) + ".pgm", HostView<const std::uint8_t>(vol.view().crop(0, z * 16, 20, 16)));
+  auto r = test::run_cli("filter meanshift " + in + " " + out + " --volume --spatial 3 --axial 2 --range 30 --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  MeanShiftParams p;
+  p.spatial = 3;
+  p.axial = 2;
+  p.range = 30;
+  p.backend = Backend::cpu;
+  Image<std::uint8_t> expect(20, 64);
+  mean_shift_filter_volume(vol.view(), expect.view(), 4, p);
+  for (int z = 0; z < 4; ++z) {
+    const auto got = read_grey8(out + "/slice_" + std::to_string(z) + ".pgm");
+    Image<std::uint8_t> want(20, 16);
+    copy<std::uint8_t>(HostView<const std::uint8_t>(expect.view().crop(0, z * 16, 20, 16)), want.view());
+    EXPECT_EQ(max_difference(got, want), 0) << "slice " << z;
+  }
+  // A slice of another size: one error line naming it, nothing written.
+  Image<std::uint8_t> odd(21, 16);
+  odd.fill(9);
+  write_image(in + "/slice_9.pgm", odd.view());
+  const std::string out2 = test::temp_path("ms_slices_out2");
+  fs::remove_all(out2);
+  r = test::run_cli("filter meanshift " + in + " " + out2 + " --volume --backend cpu");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("slice_9.pgm is 21x16x1"), std::string::npos) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_TRUE(!fs::exists(out2) || fs::is_empty(out2));
+  r = test::run_cli("filter meanshift " + in + "/slice_0.pgm " + out2 + "/x.pgm --volume --backend cpu");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("folder of slices"), std::string::npos) << r.output;
 }
 
 }  // namespace
