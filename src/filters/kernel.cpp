@@ -103,9 +103,11 @@ Kernel parse_kernel(const std::string& spec) {
   if (name == "gaussian") {
     const double sigma = named_param(args, "sigma", -1, spec);
     if (!(sigma > 0)) bad(spec, "gaussian needs sigma > 0 (gaussian:sigma=1.5)");
-    int size = static_cast<int>(named_param(args, "size", 2 * std::ceil(3 * sigma) + 1, spec));
-    if (size < 1 || size % 2 == 0) bad(spec, "gaussian size must be odd and positive");
-    if (size > kMaxKernel1D) bad(spec, "gaussian size " + std::to_string(size) + " exceeds " + std::to_string(kMaxKernel1D));
+    // Checked as a number before it becomes an int: a huge sigma or size is an error, not overflow.
+    const double wanted = named_param(args, "size", 2 * std::ceil(3 * sigma) + 1, spec);
+    if (!(wanted >= 1) || wanted != std::floor(wanted) || std::fmod(wanted, 2) == 0) bad(spec, "gaussian size must be odd and positive");
+    if (wanted > kMaxKernel1D) bad(spec, "gaussian size " + std::to_string(static_cast<long long>(std::min(wanted, 1e18))) + " exceeds " + std::to_string(kMaxKernel1D));
+    const int size = static_cast<int>(wanted);
     std::vector<double> g(static_cast<std::size_t>(size));
     double sum = 0;
     for (int i = 0; i < size; ++i) sum += g[i] = std::exp(-0.5 * std::pow((i - size / 2) / sigma, 2));

@@ -71,6 +71,9 @@ void parse_header(const std::string& line, const std::string& origin, int line_n
   if (!has_x || !has_y) bad(origin, line_no, "the header needs both x and y");
   if (w < 0 || h < 0 || w > max_side || h > max_side)
     bad(origin, line_no, "pattern size " + std::to_string(w) + "x" + std::to_string(h) + " is outside 0.." + std::to_string(max_side));
+  if (w * h > max_pattern_cells)
+    bad(origin, line_no, "pattern size " + std::to_string(w) + "x" + std::to_string(h) + " has more than the " +
+                             std::to_string(max_pattern_cells) + " cells a pattern file may describe (give a larger --size instead)");
 }
 
 }  // namespace
@@ -167,8 +170,10 @@ Pattern parse_cells(const std::string& text, const std::string& origin) {
   if (rows.empty()) fail(ErrorCode::format, origin + ": no cells found");
   std::size_t width = 1;
   for (const auto& r : rows) width = std::max(width, r.size());
-  if (width > static_cast<std::size_t>(max_side) || rows.size() > static_cast<std::size_t>(max_side))
-    fail(ErrorCode::format, origin + ": pattern larger than " + std::to_string(max_side) + " cells per side");
+  if (width > static_cast<std::size_t>(max_side) || rows.size() > static_cast<std::size_t>(max_side) ||
+      width * rows.size() > static_cast<std::size_t>(max_pattern_cells))
+    fail(ErrorCode::format, origin + ": pattern larger than " + std::to_string(max_side) + " cells per side or " +
+                                std::to_string(max_pattern_cells) + " cells");
   p.cells = Board(static_cast<int>(width), static_cast<int>(rows.size()));
   for (std::size_t y = 0; y < rows.size(); ++y)
     for (std::size_t x = 0; x < rows[y].size(); ++x)

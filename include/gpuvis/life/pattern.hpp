@@ -16,8 +16,12 @@ struct Pattern {
   std::string name;          // "#N" line, when present
 };
 
+// The most cells (width x height) a pattern file may describe: 128 MiB as a board. A header that
+// claims more is refused before anything is allocated (a larger board comes from --size).
+inline constexpr long long max_pattern_cells = 1LL << 30;
+
 // Malformed files raise ErrorCode::format naming the file, the line and the problem; patterns
-// larger than max_side are refused before allocation.
+// larger than max_side a side or max_pattern_cells cells are refused before allocation.
 Pattern parse_rle(const std::string& text, const std::string& origin = "RLE");
 Pattern parse_cells(const std::string& text, const std::string& origin = "cells");
 // Chooses by extension: .rle, .cells (or .txt), otherwise an image file.
