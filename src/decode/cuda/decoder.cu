@@ -109,17 +109,7 @@ struct Decoder::Impl {
     const std::size_t blob_room = stage.enabled() ? 2 * n + roots : 0;
     for (Slot& slot : slots) {
       slot.zeroed.reserve(zeroed_ints(n) * sizeof(std::int32_t));
-      const std::size_t per_region_bytes = 3 * n * sizeof(std::int32_t) + n * sizeof(unsigned long long);
-      const bool grows = per_region_bytes > slot.per_region.size();
-      slot.per_region.reserve(per_region_bytes);
-      // The propagation loads a neighbour's desc and height before it knows whether the neighbour
-      // was visited (the loads go out together; unvisited values are never used). A new buffer is
-      // zeroed once (no frame uses it yet), so they are never reads of uninitialised memory
-      // (compute-sanitizer's initcheck).
-      if (grows) {
-        GPUVIS_CUDA_CHECK(cudaMemset(slot.per_region.get(), 0, per_region_bytes));
-        GPUVIS_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // done before any stream's frame uses it
-      }
+      slot.per_region.reserve(3 * n * sizeof(std::int32_t) + n * sizeof(unsigned long long));
       const auto select_blocks = static_cast<std::size_t>(grid_for(static_cast<long long>(n), kSelectThreads));
       slot.lists.reserve((5 * n + select_blocks) * sizeof(std::int32_t));
       slot.overflow.reserve(n * sizeof(SymbolRecord) + roots * sizeof(RootRecord) + blob_room * sizeof(BlobRecord));
