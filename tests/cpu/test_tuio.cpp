@@ -2,6 +2,8 @@
 // WebSocket server (Boost.Beast's client does the handshake), a TCP client that reconnects, and
 // clients that fall behind. Every packet is decoded by liblo, not by code of ours.
 #include <gtest/gtest.h>
+
+#include <cstring>
 #include <lo/lo.h>
 
 #include <boost/asio/connect.hpp>
@@ -61,13 +63,21 @@ class OscDecoder {
   std::vector<std::string> messages;
 
  private:
+  template <class T>
+  static T load(const lo_arg* arg) {
+    T v;
+    std::memcpy(&v, static_cast<const void*>(arg), sizeof v);
+    return v;
+  }
   static int collect(const char* path, const char* types, lo_arg** argv, int argc, lo_message, void* self) {
     std::ostringstream line;
     line << path;
     for (int i = 0; i < argc; ++i) {
       line << ' ';
-      if (types[i] == 'i') line << argv[i]->i;
-      else if (types[i] == 'f') line << argv[i]->f;
+      // liblo's arguments point into the packet, 4-byte aligned only: copied out, not read through
+      // the 8-byte-aligned lo_arg union (UBSan).
+      if (types[i] == 'i') line << load<std::int32_t>(argv[i]);
+      else if (types[i] == 'f') line << load<float>(argv[i]);
       else if (types[i] == 's') line << &argv[i]->s;
       else line << '?';
     }
