@@ -68,7 +68,7 @@ void run_jobs(const std::vector<std::pair<std::string, std::string>>& jobs, cons
 // A volume as a folder of slices (the jobs, in name order): read, checked to be 8-bit and of one
 // size and channel count, stacked into one image (slice z = rows z*h .. z*h+h-1).
 Image<std::uint8_t> read_volume(const std::vector<std::pair<std::string, std::string>>& slices) {
-  const AnyImage first = read_image(slices.front().first);
+  AnyImage first = read_image(slices.front().first);
   const int channels = std::visit([](const auto& img) { return img.channels(); }, first);
   const int w = std::visit([](const auto& img) { return img.width(); }, first);
   const int h = std::visit([](const auto& img) { return img.height(); }, first);
@@ -77,7 +77,7 @@ Image<std::uint8_t> read_volume(const std::vector<std::pair<std::string, std::st
   require(depth * h <= (1LL << 30) / std::max(1, w * channels), "the volume is too large for memory in one piece");
   Image<std::uint8_t> stack(w, h * static_cast<int>(depth), channels);
   for (std::size_t z = 0; z < slices.size(); ++z) {
-    const AnyImage slice = read_image(slices[z].first);
+    const AnyImage slice = z == 0 ? std::move(first) : read_image(slices[z].first);  // slice 0 is read once
     std::visit(
         [&](const auto& img) {
           using T = std::decay_t<decltype(img(0, 0))>;

@@ -175,24 +175,13 @@ Accuracy evaluate(const synth::SceneParams& base, int frames) {
     auto q = base;
     q.seed = base.seed + static_cast<std::uint32_t>(i) * 7919u;
     const auto scene = gen.make(q);
-    const auto& d = det.detect(scene.image.view());
-    std::vector<bool> matched(scene.symbols.size(), false);
-    for (const auto& f : d.fiducials) {
-      if (f.fuzzy()) continue;
-      bool ok = false;
-      for (std::size_t k = 0; k < scene.symbols.size(); ++k) {
-        const auto& s = scene.symbols[k];
-        if (!matched[k] && s.id == f.id && std::hypot(s.x - f.x, s.y - f.y) < s.size / 4) {
-          matched[k] = ok = true;
-          acc.centre.push_back(std::hypot(s.x - f.x, s.y - f.y));
-          acc.angle.push_back(angle_diff(s.angle, f.angle));
-          break;
-        }
-      }
-      acc.false_ids += !ok;
-    }
-    acc.symbols += static_cast<int>(scene.symbols.size());
-    acc.found += static_cast<int>(std::count(matched.begin(), matched.end(), true));
+    test::TruthMatch m;
+    test::match_to_truth(scene, det.detect(scene.image.view()).fiducials, m);
+    acc.symbols += m.symbols;
+    acc.found += m.found;
+    acc.false_ids += m.false_ids;
+    acc.centre.insert(acc.centre.end(), m.centre_errors.begin(), m.centre_errors.end());
+    acc.angle.insert(acc.angle.end(), m.angle_errors.begin(), m.angle_errors.end());
   }
   return acc;
 }

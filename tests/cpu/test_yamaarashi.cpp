@@ -153,28 +153,14 @@ TEST(Yamaarashi, GeneratedScenesWithNoiseBlurAndPerspective) {
   q.blur = 1.0;
   q.noise = 4.0;
   q.fingers = 3;
-  int symbols = 0, found = 0, false_ids = 0;
-  double worst_centre = 0;
+  test::TruthMatch m;
   for (int i = 0; i < 24; ++i) {
     q.seed = 31 + static_cast<std::uint32_t>(i) * 7919u;
     const auto scene = gen.make(q);
-    const auto& d = det.detect(scene.image.view());
-    std::vector<bool> matched(scene.symbols.size(), false);
-    for (const auto& f : d.fiducials) {
-      if (f.fuzzy()) continue;
-      bool ok = false;
-      for (std::size_t k = 0; k < scene.symbols.size(); ++k) {
-        const auto& s = scene.symbols[k];
-        if (!matched[k] && s.id == f.id && std::hypot(s.x - f.x, s.y - f.y) < s.size / 4) {
-          matched[k] = ok = true;
-          worst_centre = std::max(worst_centre, std::hypot(s.x - f.x, s.y - f.y));
-        }
-      }
-      false_ids += !ok;
-    }
-    symbols += static_cast<int>(scene.symbols.size());
-    found += static_cast<int>(std::count(matched.begin(), matched.end(), true));
+    test::match_to_truth(scene, det.detect(scene.image.view()).fiducials, m);
   }
+  const int symbols = m.symbols, found = m.found, false_ids = m.false_ids;
+  const double worst_centre = m.centre_errors.empty() ? 0 : *std::max_element(m.centre_errors.begin(), m.centre_errors.end());
   std::cout << "yamaarashi scenes: " << found << "/" << symbols << " found, " << false_ids << " false IDs, worst centre error "
             << worst_centre << " px\n";
   EXPECT_GE(static_cast<double>(found) / symbols, 0.99);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <numbers>
 #include <random>
 #include <sys/wait.h>
 
@@ -98,6 +99,25 @@ std::vector<Image<std::uint8_t>> symbols_and_wiped_frames(int count, int width, 
     frames.push_back(std::move(scene.image));
   }
   return frames;
+}
+
+void match_to_truth(const synth::Scene& scene, const std::vector<decode::Fiducial>& fiducials, TruthMatch& acc) {
+  std::vector<bool> matched(scene.symbols.size(), false);
+  for (const auto& f : fiducials) {
+    if (f.fuzzy()) continue;
+    bool ok = false;
+    for (std::size_t k = 0; k < scene.symbols.size() && !ok; ++k) {
+      const auto& s = scene.symbols[k];
+      if (matched[k] || s.id != f.id || std::hypot(s.x - f.x, s.y - f.y) >= s.size / 4) continue;
+      matched[k] = ok = true;
+      const double turn = std::fmod(std::abs(s.angle - f.angle), 2 * std::numbers::pi);
+      acc.centre_errors.push_back(std::hypot(s.x - f.x, s.y - f.y));
+      acc.angle_errors.push_back(std::min(turn, 2 * std::numbers::pi - turn));
+    }
+    acc.false_ids += !ok;
+  }
+  acc.symbols += static_cast<int>(scene.symbols.size());
+  acc.found += static_cast<int>(std::count(matched.begin(), matched.end(), true));
 }
 
 }  // namespace gpuvis::test

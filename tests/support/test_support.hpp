@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "gpuvis/core/image.hpp"
+#include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/synth/scene.hpp"
 
 namespace gpuvis::test {
 
@@ -42,6 +44,15 @@ std::string symbols_dir();
 // every third frame the same table with each symbol's inside wiped to paper white, so that its
 // root is left as a root candidate in the band the previous frame's symbols set.
 std::vector<Image<std::uint8_t>> symbols_and_wiped_frames(int count, int width, int height, std::uint32_t seed);
+
+// Detections against a generated scene's truth, added up over frames: a valid fiducial is found
+// when a true symbol of its ID lies within a quarter of the symbol's size (each true symbol is
+// matched once); any other valid fiducial is a false ID.
+struct TruthMatch {
+  int symbols = 0, found = 0, false_ids = 0;
+  std::vector<double> centre_errors, angle_errors;  // of the found ones, pixels and radians
+};
+void match_to_truth(const synth::Scene& scene, const std::vector<decode::Fiducial>& fiducials, TruthMatch& acc);
 
 // True when a CUDA device is usable; otherwise the calling test should GTEST_SKIP() with
 // gpu_skip_reason().
