@@ -45,6 +45,13 @@ namespace detail {
 void* DeviceAllocator::allocate(std::size_t bytes) {
   void* p = nullptr;
   GPUVIS_CUDA_CHECK(cudaMalloc(&p, bytes));
+  // Zeroed once, when allocated (buffers grow rarely): several kernels load ahead of their
+  // bounds checks (entries past the frame's count, neighbours not yet visited) and mask the values
+  // afterwards, and results blocks are copied whole. With zeroed memory none of those loads reads
+  // uninitialised memory (compute-sanitizer's initcheck stays clean). Finished before any stream
+  // (all are non-blocking) can use the buffer.
+  GPUVIS_CUDA_CHECK(cudaMemset(p, 0, bytes));
+  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return p;
 }
 void DeviceAllocator::release(void* p) noexcept { cudaFree(p); }
