@@ -331,15 +331,19 @@ void register_tuio_dump(CLI::App& app, Command& run) {
   static int port = 3333;
   static double seconds = 0;
   static bool tcp = false;
+  static std::string address = "127.0.0.1";
   auto* cmd = app.add_subcommand("tuio-dump", "Print the TUIO/OSC messages arriving on a UDP (or TCP) port");
   cmd->add_option("--port", port, "Port to listen on")->check(CLI::Range(1, 65535))->default_val(3333);
+  cmd->add_option("--address", address,
+                  "Address to listen on: 127.0.0.1 (this machine only) unless another is named, e.g. 0.0.0.0 for every interface")
+      ->default_val("127.0.0.1");
   cmd->add_flag("--tcp", tcp, "Listen for TCP connections (length-prefixed packets, as `track --tuio tcp:HOST:PORT` sends)");
   cmd->add_option("--seconds", seconds, "Stop after this long (0 = until Ctrl-C)")->default_val(0);
   cmd->callback([&run] {
     run = [] {
       std::signal(SIGINT, on_signal);
       std::signal(SIGTERM, on_signal);
-      output::dump_osc(port, tcp, g_stop, std::cout, seconds);
+      output::dump_osc(address, port, tcp, g_stop, std::cout, seconds);
       return 0;
     };
   });

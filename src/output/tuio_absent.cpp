@@ -7,7 +7,7 @@ bool tuio_available() { return false; }
 std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>&, const TuioOptions&) {
   fail(ErrorCode::unsupported, "TUIO output is not built in (install liblo-dev and libboost-dev and rebuild, or track with --no-tuio)");
 }
-void dump_osc(int, bool, const std::atomic<bool>&, std::ostream&, double) {
+void dump_osc(const std::string&, int, bool, const std::atomic<bool>&, std::ostream&, double) {
   fail(ErrorCode::unsupported, "OSC input is not built in (install liblo-dev and rebuild)");
 }
 }  // namespace gpuvis::output

@@ -163,6 +163,69 @@ TEST(Track, YamaarashiTuioArrivesAtAnExternalOscReceiver) {
   check_tuio_at_oscdump("udp", port, std::to_string(port), "--set yamaarashi", "--yamaarashi");
 }
 
+// Whether a UDP or TCP socket listens on 127.0.0.1:port, per /proc/net (the kernel's own table).
+bool listens_on_loopback_only(const std::string& table, int port) {
+  std::ifstream in("/proc/net/" + table);
+  std::string line, local;
+  char want[16];
+  std::snprintf(want, sizeof want, ":%04X", port);
+  bool loopback = false, other = false;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string slot;
+    ss >> slot >> local;
+    if (local.size() < 5 || local.substr(local.size() - 5) != want) continue;
+    (local.rfind("0100007F:", 0) == 0 ? loopback : other) = true;
+  }
+  return loopback && !other;
+}
+
+// gpuvis tuio-dump receives what track sends, over UDP and TCP, and listens on 127.0.0.1 only
+// unless another address is named.
+TEST(Track, TuioDumpPrintsWhatTrackSendsAndListensOnLoopback) {
+  if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter";
+  const std::string seq = test::temp_path("dump-seq");
+  ASSERT_EQ(test::run_cli("synth " + quote(seq) + " --count 6 --sequence --speed 4 --symbols 3 --seed 5 --overwrite").exit_code, 0);
+  const Truth truth = read_truth(seq + "/truth.jsonl");
+  for (const std::string transport : {"udp", "tcp"}) {
+    SCOPED_TRACE(transport);
+    const int port = 44000 + getpid() % 2000 + (transport == "tcp" ? 1 : 0);
+    const std::string dump = test::temp_path("tuio-dump.txt"), pidfile = test::temp_path("tuio-dump.pid");
+    const std::string cmd = quote(GPUVIS_CLI_PATH) + " tuio-dump --port " + std::to_string(port) + (transport == "tcp" ? " --tcp" : "");
+    ASSERT_EQ(std::system(("(" + cmd + " > " + quote(dump) + " 2>&1 & echo $! > " + quote(pidfile) + ")").c_str()), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_TRUE(listens_on_loopback_only(transport, port)) << "tuio-dump must listen on 127.0.0.1 only by default";
+    const auto r = test::run_cli("track --folder " + quote(seq) + " --backend cpu --tuio " + transport + ":127.0.0.1:" + std::to_string(port));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    int pid = 0;
+    std::ifstream(pidfile) >> pid;
+    if (pid > 0) kill(pid, SIGTERM);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    // Lines: /tuio/2Dobj set s_id id x y a X Y A m r, then ... fseq N for the bundle.
+    std::ifstream in(dump);
+    std::string line;
+    int sets = 0, known = 0, fseqs = 0;
+    while (std::getline(in, line)) {
+      std::istringstream ss(line);
+      std::string path, cmd2;
+      ss >> path >> cmd2;
+      if (path == "/tuio/2Dobj" && cmd2 == "fseq") ++fseqs;
+      if (path != "/tuio/2Dobj" || cmd2 != "set") continue;
+      int sid = 0, id = -1;
+      ss >> sid >> id;
+      ++sets;
+      for (const auto& f : truth.frames) known += f.count(id) ? 1 : 0;
+    }
+    EXPECT_GE(sets, 12) << "3 symbols over 6 frames";
+    EXPECT_GE(fseqs, 6);
+    EXPECT_GT(known, 0) << "IDs that are in the scene";
+  }
+  const auto bad = test::run_cli("tuio-dump --address not-an-ip --seconds 1");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("not an IP address"), std::string::npos) << bad.output;
+}
+
 TEST(Track, AbsentReceiversNeverBlock) {
   if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo)";
   if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";

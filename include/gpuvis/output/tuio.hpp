@@ -59,9 +59,11 @@ class TuioSender {
 
 bool tuio_available();  // built with the TUIO adapter (liblo and Boost)
 
-// Listens for OSC on a UDP (or TCP) port and prints every message ("path args...") to `out` until `stop`
-// becomes true or `max_seconds` pass (0 = no limit). For `gpuvis tuio-dump`.
-void dump_osc(int port, bool tcp, const std::atomic<bool>& stop, std::ostream& out, double max_seconds);
+// Listens for OSC on a UDP (or TCP) port of `address` (an IP address; empty = 127.0.0.1) and prints
+// every message ("path args...") to `out` until `stop` becomes true or `max_seconds` pass (0 = no
+// limit). For `gpuvis tuio-dump`.
+void dump_osc(const std::string& address, int port, bool tcp, const std::atomic<bool>& stop, std::ostream& out,
+              double max_seconds);
 // Opens every target; a server port that cannot be listened on is an error (ErrorCode::io).
 std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioOptions& options);
 

@@ -193,34 +193,6 @@ class LibloSender final : public TuioSender {
 
 bool tuio_available() { return true; }
 
-namespace {
-int print_message(const char* path, const char* types, lo_arg** argv, int argc, lo_message, void* user) {
-  std::ostream& out = *static_cast<std::ostream*>(user);
-  out << path;
-  for (int i = 0; i < argc; ++i) {
-    out << ' ';
-    switch (types[i]) {
-      case 'i': out << argv[i]->i; break;
-      case 'f': out << argv[i]->f; break;
-      case 's': out << &argv[i]->s; break;
-      default: out << '?';
-    }
-  }
-  out << '\n' << std::flush;
-  return 0;
-}
-}  // namespace
-
-void dump_osc(int port, bool tcp, const std::atomic<bool>& stop, std::ostream& out, double max_seconds) {
-  lo_server s = lo_server_new_with_proto(std::to_string(port).c_str(), tcp ? LO_TCP : LO_UDP, nullptr);
-  if (!s) fail(ErrorCode::io, std::string("cannot listen on ") + (tcp ? "TCP" : "UDP") + " port " + std::to_string(port) + " (in use?)");
-  lo_server_add_method(s, nullptr, nullptr, print_message, &out);
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  while (!stop && (max_seconds <= 0 || elapsed() < max_seconds)) lo_server_recv_noblock(s, 100);
-  lo_server_free(s);
-}
-
 std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioOptions& options) {
   return std::make_unique<LibloSender>(targets, options);
 }
