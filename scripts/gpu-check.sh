@@ -103,6 +103,8 @@ if [ "$sanitize" = 1 ]; then
 fi
 
 wants() { case ",$benches," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+# One results file per benchmark, gpuvis's rows then the peers' (docs/benchmarks/NAME.jsonl).
+combine() { cat "$outdir/bench_$1.jsonl" $(ls "$outdir"/peer*_"$1".jsonl 2>/dev/null) > "$outdir/$1.jsonl" 2>/dev/null; }
 have_cupy=0; python3 -c "import cupy" 2>/dev/null && have_cupy=1
 if [ "$bench" = 1 ] && wants threshold; then
   say "benchmarks: threshold"
@@ -115,6 +117,7 @@ if [ "$bench" = 1 ] && wants threshold; then
   run python3 scripts/bench_report.py "$outdir"/bench_threshold.jsonl $(ls "$outdir"/peer_cupy_threshold.jsonl 2>/dev/null) \
     --suite threshold --md "$outdir/threshold.md" --png "$outdir/threshold.png" \
     --title "Threshold stage: CPU, CUDA and CuPy" --command "scripts/gpu-check.sh $quick" || status=1
+  combine threshold
 fi
 if [ "$bench" = 1 ] && wants filters; then
   say "benchmarks: filters"
@@ -122,6 +125,7 @@ if [ "$bench" = 1 ] && wants filters; then
   run python3 scripts/peers/filters_peers.py $quick --out "$outdir/peer_filters.jsonl" || status=1
   run python3 scripts/bench_report.py "$outdir"/bench_filters.jsonl $(ls "$outdir"/peer_filters.jsonl 2>/dev/null) \
     --suite filters --md "$outdir/filters.md" --title "Filters: CPU, CUDA and peers" --command "scripts/gpu-check.sh $quick" || status=1
+  combine filters
 fi
 if [ "$bench" = 1 ] && wants pipeline; then
   say "benchmarks: detection pipeline"
@@ -131,6 +135,7 @@ if [ "$bench" = 1 ] && wants pipeline; then
   fi
   run python3 scripts/bench_report.py "$outdir"/bench_pipeline.jsonl $(ls "$outdir"/peer_cupy_pipeline.jsonl 2>/dev/null) \
     --suite pipeline --md "$outdir/pipeline.md" --title "Detection pipeline: CUDA, CPU and CuPy" --command "scripts/gpu-check.sh $quick --benches pipeline" || status=1
+  combine pipeline
 fi
 if [ "$bench" = 1 ] && wants life; then
   say "benchmarks: Game of Life"
@@ -138,6 +143,7 @@ if [ "$bench" = 1 ] && wants life; then
   run python3 scripts/peers/life_peers.py --out "$outdir/peer_life.jsonl" || status=1
   run python3 scripts/life_report.py "$outdir"/bench_life.jsonl $(ls "$outdir"/peer_life.jsonl 2>/dev/null) \
     --md "$outdir/life.md" --command "scripts/gpu-check.sh --no-tests --benches life" || status=1
+  combine life
 fi
 if [ "$bench" = 1 ] && wants lab; then
   say "benchmarks: gpuvis lab"

@@ -2,7 +2,7 @@
 """Summary table of the full-Bernsen results (bench_threshold + the CuPy peer) for
 docs/benchmarks/threshold.md: CPU, CUDA kernel, CUDA end to end, CuPy, and the ratios.
 
-  python3 scripts/threshold_summary.py bench_threshold.jsonl peer_cupy_threshold.jsonl
+  python3 scripts/threshold_summary.py threshold.jsonl   # gpuvis and CuPy rows (gpu-check writes it)
 """
 import json
 import sys
