@@ -26,6 +26,7 @@ struct DetectArgs {
   std::string blob_size, debug_dir;
   int threads = 0, max_fid = 0;
   bool yamaarashi = false, mirror = false;
+  std::string grid;
 };
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
@@ -100,6 +101,9 @@ void register_detect(CLI::App& app, Command& run) {
   }
   add_threads_option(*cmd, a.threads);
   cmd->add_option("--blob-size", a.blob_size, "Report plain white blobs with MIN:MAX pixels size");
+  cmd->add_option("--grid", a.grid,
+                  "reacTIVision calibration.grid: report positions in table (undistorted) pixels, as track does")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--json", a.json, "One JSON object per frame on stdout");
   cmd->add_flag("--fuzzy", a.fuzzy, "Also report fuzzy candidates (damaged symbols, id -1)");
   cmd->add_option("--annotate", a.annotate_dir, "Write each frame with the detections drawn into this folder (PNG or PPM)");
@@ -119,6 +123,7 @@ void register_detect(CLI::App& app, Command& run) {
       config.mirror = a.mirror;
       config.fingers = a.fingers;
       if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
+      if (!a.grid.empty()) config.calibration = pipeline::CalibrationGrid::read(a.grid);
       // A bad tree file is reported before any work starts; its cap serves the debug images.
       const int cap = decode::TreeSet::load(config.trees).cap();
       const std::vector<std::string> files = expand_inputs(a.inputs);

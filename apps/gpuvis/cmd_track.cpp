@@ -1,6 +1,7 @@
 // gpuvis track: frames from a source -> detection -> tracking -> TUIO 1.1, with JSON and stats.
 #include <csignal>
 #include <deque>
+#include <filesystem>
 #include <sstream>
 #include <iomanip>
 #include <iostream>
@@ -26,6 +27,7 @@ void on_signal(int) { g_stop = true; }
 struct TrackArgs {
   int threads = 0, max_fid = 0;
   bool yamaarashi = false, mirror = false;
+  std::string grid;
   CLI::Option* max_fid_opt = nullptr;
   CLI::Option *sensitivity_opt = nullptr, *contrast_opt = nullptr;
   std::string smooth;
@@ -81,6 +83,13 @@ pipeline::DetectorConfig detector_config(const config::ReacTIVisionConfig& file_
   }
   config.blobs.object_blobs = config.blobs.object_blobs || a.object_blobs;
   config.blobs.finger_blobs = config.blobs.finger_blobs || a.finger_blobs;
+  if (!a.grid.empty()) {
+    config.calibration = pipeline::CalibrationGrid::read(a.grid);
+  } else if (!a.config.empty() && !config.calibration && std::filesystem::exists("calibration.grid")) {
+    // reacTIVision reads ./calibration.grid when its XML names none.
+    notice("using ./calibration.grid (reacTIVision's default grid file)");
+    config.calibration = pipeline::CalibrationGrid::read("calibration.grid");
+  }
   decode::TreeSet::load(config.trees);  // report a bad tree file before starting
   config.backend = choose_backend(a.backend);
   config.device_times = a.stats;  // only --stats reports them (they add latency)
@@ -320,6 +329,10 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_flag("--equalize", a.equalize,
                 "Subtract the background (reacTIVision's equaliser): the first frame is taken as the empty table");
   cmd->add_option("--background", a.background, "Subtract this image of the empty table instead of the first frame")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--grid", a.grid,
+                  "reacTIVision calibration.grid: positions and angles in table (undistorted) pixels "
+                  "(default: reacTIVision.xml's <calibration grid>)")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", a.json, "Print the tracked state of every frame as a JSON line");
   cmd->add_flag("--stats", a.stats, "Print per-stage times once a second");

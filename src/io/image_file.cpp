@@ -2,11 +2,14 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/io/text_file.hpp"
 
 namespace gpuvis {
 namespace {
@@ -181,6 +184,16 @@ void write_u16(const std::string& path, HostView<const std::uint16_t> image) {
 }  // namespace
 
 const char* partial_output() { return partial_set.load() ? partial_path : nullptr; }
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_atomically(path, [&](const std::string& tmp) {
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) fail(ErrorCode::io, "cannot write '" + tmp + "': " + std::strerror(errno));
+    const bool written = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
+    const bool closed = std::fclose(f) == 0;
+    if (!written || !closed) fail(ErrorCode::io, "cannot write '" + tmp + "': " + std::strerror(errno));
+  });
+}
 
 void write_image(const std::string& path, HostView<const std::uint8_t> image) {
   writable_format(path);  // an unknown extension is refused before anything is written

@@ -359,6 +359,10 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
 TEST(Config, EveryReacTIVisionSettingIsHonouredOrNamed) {
   if (!config::xml_available()) GTEST_SKIP() << "built without the XML adapter (tinyxml2)";
   const std::string path = test::temp_path("reacTIVision.xml");
+  // The grid sits beside the XML (a relative grid= is read from the XML's folder).
+  pipeline::CalibrationGrid grid = pipeline::CalibrationGrid::zero(640, 480);
+  grid.points[3] = {0.125, -0.25};
+  grid.write((std::filesystem::path(path).parent_path() / "table.grid").string());
   std::ofstream(path) << "<reactivision>\n"                                                         // line 1
                          "  <camera config=\"default\" />\n"                                         // 2
                          "  <tuio type=\"udp\" host=\"127.0.0.1\" port=\"3334\" />\n"                // 3
@@ -401,9 +405,12 @@ TEST(Config, EveryReacTIVisionSettingIsHonouredOrNamed) {
   EXPECT_EQ(c.threads, 3);
   EXPECT_FALSE(c.tuio_options.invert_x);
   EXPECT_TRUE(c.tuio_options.invert_y);
+  ASSERT_TRUE(c.detector.calibration.has_value());
+  ASSERT_EQ(c.detector.calibration->points.size(), 80u);
+  EXPECT_EQ(c.detector.calibration->points[3], (pipeline::Displacement{0.125, -0.25}));
   // Named in a warning, with the line and the attribute.
-  const std::vector<std::string> named = {":9: <image display>",     ":9: <image fullscreen>", ":11: <calibration grid>",
-                                          ":11: <calibration file>", ":12: <fiducial colour>", ":13: <display>"};
+  const std::vector<std::string> named = {":9: <image display>", ":9: <image fullscreen>", ":11: <calibration file>",
+                                          ":12: <fiducial colour>", ":13: <display>"};
   std::string all;
   for (const auto& w : c.warnings) all += w + "\n";
   for (const auto& n : named) EXPECT_NE(all.find(n), std::string::npos) << n << " not named in:\n" << all;
@@ -930,4 +937,40 @@ TEST(Config, AnEntityBombIsRefusedNotExpanded) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
   }
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+}
+
+// `track --grid`: TUIO positions come out in table coordinates. A grid shifted by (0.125,
+// -0.0625) cells is (-10, +5) px at 640x480 for every object; a grid for another camera size is a
+// one-line error.
+TEST(Track, GridMovesEveryObjectIntoTableCoordinates) {
+  if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
+  const std::string seq = test::temp_path("grid-seq"), grid_path = test::temp_path("shift.grid");
+  ASSERT_EQ(test::run_cli("synth " + quote(seq) + " --count 1 --symbols 5 --seed 8 --overwrite").exit_code, 0);
+  pipeline::CalibrationGrid grid = pipeline::CalibrationGrid::zero(640, 480);
+  for (auto& p : grid.points) p = {0.125, -0.0625};
+  grid.write(grid_path);
+  auto first_frame = [&](const std::string& flags) {
+    const auto r = test::run_cli("track --folder " + quote(seq) + " --no-tuio --json --backend cpu " + flags);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::map<int, std::pair<double, double>> at;
+    std::istringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("{", 0) == 0) {
+        const auto frame = nlohmann::json::parse(line);
+        for (const auto& o : frame["objects"]) at[o["id"].get<int>()] = {o["x"].get<double>(), o["y"].get<double>()};
+        break;
+      }
+    return at;
+  };
+  const auto plain = first_frame(""), moved = first_frame("--grid " + quote(grid_path));
+  ASSERT_GE(plain.size(), 4u);
+  ASSERT_EQ(moved.size(), plain.size());
+  for (const auto& [id, p] : plain) {
+    EXPECT_NEAR(moved.at(id).first, p.first - 10.0 / 640, 1e-5) << id;
+    EXPECT_NEAR(moved.at(id).second, p.second + 5.0 / 480, 1e-5) << id;
+  }
+  pipeline::CalibrationGrid::zero(1280, 720).write(grid_path);
+  const auto bad = test::run_cli("track --folder " + quote(seq) + " --no-tuio --backend cpu --grid " + quote(grid_path));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("another camera size"), std::string::npos) << bad.output;
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -433,3 +434,25 @@ TEST(PipelineCuda, YamaarashiEqualsTheCpu) {
   }
   EXPECT_GT(valid, 100) << "too few yamaarashi decoded: the test exercises nothing";
 }
+
+// A calibration grid (spec §9.5) moves the results the same way on both backends: it is applied
+// to the results on the host once they arrive, never to the frame.
+TEST(PipelineCuda, CalibrationGridEqualsTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  const auto frames = test::symbols_and_wiped_frames(6, 640, 480, 43);
+  pipeline::DetectorConfig config = with_fingers_and_blobs(16, 60, 20000);
+  pipeline::Detector plain(config);
+  config.calibration = test::bent_grid(640, 480);
+  pipeline::Detector cpu(config), gpu(on_gpu(config));
+  int moved = 0;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const pipeline::Detections uncalibrated = plain.detect(frames[i].view());
+    const pipeline::Detections expected = cpu.detect(frames[i].view());
+    ASSERT_EQ(expected.fiducials.size(), uncalibrated.fiducials.size());
+    for (std::size_t k = 0; k < expected.fiducials.size(); ++k)
+      moved += std::hypot(expected.fiducials[k].x - uncalibrated.fiducials[k].x, expected.fiducials[k].y - uncalibrated.fiducials[k].y) > 0.5;
+    EXPECT_TRUE(test::same_detections(expected, gpu.detect(frames[i].view()))) << "frame " << i;
+  }
+  EXPECT_GT(moved, 5) << "the grid should move the symbols";
+}
+

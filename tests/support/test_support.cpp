@@ -120,4 +120,16 @@ void match_to_truth(const synth::Scene& scene, const std::vector<decode::Fiducia
   acc.found += static_cast<int>(std::count(matched.begin(), matched.end(), true));
 }
 
+pipeline::CalibrationGrid bent_grid(int width, int height) {
+  const auto l = pipeline::grid_layout(width, height);
+  pipeline::CalibrationGrid g = pipeline::CalibrationGrid::zero(width, height);
+  for (int r = 0; r < l.gy; ++r)
+    for (int c = 0; c < l.gx; ++c) {
+      const double u = (c - (l.gx - 1) / 2.0) / ((l.gx - 1) / 2.0), v = (r - (l.gy - 1) / 2.0) / ((l.gy - 1) / 2.0);
+      const double k = 0.25 * (u * u + v * v) / 2;
+      g.points[static_cast<std::size_t>(r * l.gx + c)] = {-k * u + 0.05 * v, -k * v - 0.05 * u};
+    }
+  return g;
+}
+
 }  // namespace gpuvis::test

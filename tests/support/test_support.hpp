@@ -11,6 +11,7 @@
 
 #include "gpuvis/core/image.hpp"
 #include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/pipeline/calibration.hpp"
 #include "gpuvis/synth/scene.hpp"
 
 namespace gpuvis::test {
@@ -53,6 +54,10 @@ struct TruthMatch {
   std::vector<double> centre_errors, angle_errors;  // of the found ones, pixels and radians
 };
 void match_to_truth(const synth::Scene& scene, const std::vector<decode::Fiducial>& fiducials, TruthMatch& acc);
+
+// A calibration grid (spec §9.5) for a frame size that bends like a wide-angle lens: points pulled
+// toward the centre by up to a quarter cell, plus a slight twist.
+pipeline::CalibrationGrid bent_grid(int width, int height);
 
 // True when a CUDA device is usable; otherwise the calling test should GTEST_SKIP() with
 // gpu_skip_reason().

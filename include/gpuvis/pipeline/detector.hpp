@@ -5,11 +5,13 @@
 // one size allocates nothing after the first.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "gpuvis/core/backend.hpp"
 #include "gpuvis/core/image.hpp"
 #include "gpuvis/decode/detections.hpp"
+#include "gpuvis/pipeline/calibration.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 
 namespace gpuvis::pipeline {
@@ -35,6 +37,10 @@ struct DetectorConfig {
   // CUDA: measure each frame's GPU time (Detections::times). Costs a few microseconds of latency
   // per frame (receive() then also waits for the frame's last event), so it is off unless asked.
   bool device_times = false;
+  // reacTIVision's calibration grid (<calibration grid>, spec §9.5): every frame's detections are
+  // moved from camera to table pixels (CalibrationMap::apply) on the host after the backend's
+  // results arrive, the same on both backends. Its point count must suit the frame size.
+  std::optional<CalibrationGrid> calibration;
 
   // The threshold chosen for detection from measurements on generated scenes (docs/decoding.md).
   static threshold::Params default_threshold();
@@ -82,6 +88,7 @@ class Detector {
   DetectorConfig config_;
   std::unique_ptr<Engine> engine_;
   Detections result_;  // the last received frame's
+  std::optional<CalibrationMap> calibration_;  // config_.calibration bound to the last frame size
   int in_flight_ = 0;
 };
 

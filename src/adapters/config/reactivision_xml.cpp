@@ -151,7 +151,16 @@ void read_calibration(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisi
       else if (*c != ' ') r.bad(e, "invert", "takes the letters x, y and a");
     }
   }
-  if (e->Attribute("grid")) r.unsupported(e, "grid");
+  if (const char* grid = e->Attribute("grid")) {
+    // Relative to the XML's folder, so a table's settings and its grid travel together.
+    std::filesystem::path p(grid);
+    if (p.is_relative()) p = std::filesystem::path(r.path).parent_path() / p;
+    try {
+      cfg.detector.calibration = pipeline::CalibrationGrid::read(p.string());
+    } catch (const Error& err) {
+      r.bad(e, "grid", std::string("cannot be read: ") + err.what());
+    }
+  }
   if (e->Attribute("file"))  // the shipped XMLs' attribute, which reacTIVision 1.6 ignores (Q28)
     r.warnings->push_back(r.where(e, "file") + ": ignored, as reacTIVision 1.6 does (its attribute is grid=)");
 }
