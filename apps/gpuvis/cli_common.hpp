@@ -35,6 +35,9 @@ void check_output_path(const std::string& output, const std::string& input, bool
 
 void notice(const std::string& message);
 
+// "6cm", "60mm", "2.5in" -> millimetres; errors name `what` (the option).
+double parse_length_mm(const std::string& text, const char* what);
+
 // Prints "gpuvis: convolve 42%" on stderr, but only once a job has run for more than a second.
 class Progress {
  public:
@@ -79,6 +82,7 @@ void register_synth(CLI::App& app, Command& run);
 void register_filter(CLI::App& app, Command& run);
 void register_segment(CLI::App& app, Command& run);
 void register_symbols(CLI::App& app, Command& run);
+void register_calibrate(CLI::App& app, Command& run);
 void register_track(CLI::App& app, Command& run);
 void register_tuio_dump(CLI::App& app, Command& run);
 void register_life(CLI::App& app, Command& run);

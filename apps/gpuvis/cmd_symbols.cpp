@@ -15,19 +15,6 @@
 namespace gpuvis::cli {
 namespace {
 
-// "6cm", "60mm", "2.5in" -> millimetres.
-double parse_length_mm(const std::string& text, const char* what) {
-  double value = 0;
-  char unit[8] = {0};
-  if (std::sscanf(text.c_str(), "%lf%7s", &value, unit) != 2 || !(value > 0))
-    fail(ErrorCode::invalid_argument, std::string(what) + " must be a length such as 6cm, 60mm or 2.5in, got '" + text + "'");
-  const std::string u = unit;
-  if (u == "mm") return value;
-  if (u == "cm") return value * 10;
-  if (u == "in") return value * 25.4;
-  fail(ErrorCode::invalid_argument, std::string(what) + ": unknown unit '" + u + "' (use mm, cm or in)");
-}
-
 // "0-35", "1,4,7-9" -> IDs in the order given.
 std::vector<int> parse_ids(const std::string& text, int count) {
   std::vector<int> ids;

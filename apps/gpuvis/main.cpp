@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   cli::register_detect(app, run);
   cli::register_synth(app, run);
   cli::register_symbols(app, run);
+  cli::register_calibrate(app, run);
   cli::register_filter(app, run);
   cli::register_segment(app, run);
   cli::register_track(app, run);

@@ -65,3 +65,34 @@ def test_yamaarashi_sheet_prints_and_decodes(cli, tmp_path):
         pytest.skip("this build reads no PNG")
     found = [f["id"] for f in json.loads(det.stdout.splitlines()[0])["fiducials"]]
     assert sorted(found) == sorted(ids)
+
+
+def test_calibration_sheet_prints_and_fits_to_an_empty_grid(cli, tmp_path):
+    """The calibration sheet, rasterised at the camera's size as if the camera looked straight down
+    at it, fits to a grid of (nearly) zero displacements; the grid is reacTIVision's layout."""
+    import shutil
+    import subprocess
+    r = cli("calibrate", "sheet", tmp_path / "sheet.svg", "--camera", "640x480", "--table-width", "80cm")
+    assert "63 dots for a 640x480 camera, 800 x 600 mm" in r.stderr
+    root = ET.parse(tmp_path / "sheet.svg").getroot()
+    assert root.get("width") == "800mm" and root.get("height") == "600mm"
+    assert len(root.findall(f"{SVG}circle")) == 63
+    again = cli("calibrate", "sheet", tmp_path / "sheet.svg", check=False)
+    assert again.returncode != 0 and "--overwrite" in again.stderr  # nothing replaced without asking
+    if not shutil.which("rsvg-convert"):
+        pytest.skip("rsvg-convert (Debian librsvg2-bin) is not installed")
+    subprocess.run(["rsvg-convert", "-w", "640", "-h", "480", "-b", "white", tmp_path / "sheet.svg", "-o", tmp_path / "view.png"],
+                   check=True)
+    fit = cli("calibrate", "fit", tmp_path / "view.png", "--out", tmp_path / "table.grid", check=False)
+    if fit.returncode != 0 and "PNG" in fit.stderr:
+        pytest.skip("this build reads no PNG")
+    assert fit.returncode == 0, fit.stderr
+    assert "found 35 of the sheet's 63 dots" in fit.stdout  # the 7 x 5 inside; the edge dots are cut
+    pairs = [tuple(map(float, line.split())) for line in (tmp_path / "table.grid").read_text().splitlines()]
+    assert len(pairs) == 80  # (9 + 1) x (7 + 1) entries, one pair per line
+    assert max(abs(v) for p in pairs for v in p) < 0.002  # under 0.16 px everywhere
+    blank = tmp_path / "blank.pgm"
+    blank.write_bytes(b"P5 640 480 255\n" + bytes([200]) * (640 * 480))
+    bad = cli("calibrate", "fit", blank, "--out", tmp_path / "none.grid", check=False)
+    assert bad.returncode != 0 and "is the whole sheet in view" in bad.stderr
+    assert not (tmp_path / "none.grid").exists()
