@@ -80,5 +80,9 @@ if(NOT GPUVIS_GIF STREQUAL "OFF")
   endif()
 endif()
 
+# PDF pages (gpuvis symbols, gpuvis calibrate sheet): librsvg draws the SVG pages onto cairo's PDF
+# surface.
+gpuvis_pkg_adapter(GPUVIS_PDF GPUVIS_HAVE_PDF RSVG "librsvg-2.0;cairo-pdf" "PDF output (librsvg, cairo)" librsvg2-dev)
+
 # The CPU matrix product of gpuvis lab matmul through OpenBLAS.
 gpuvis_pkg_adapter(GPUVIS_BLAS GPUVIS_HAVE_BLAS OPENBLAS openblas "CPU matrix product (OpenBLAS)" libopenblas-dev)

@@ -17,6 +17,7 @@ packages=(
   python3-dev pybind11-dev python3-pytest       # the Python module and its tests
   python3-dask python3-distributed               # gpuvis.dask: chunked filters on a cluster
   librsvg2-bin                                   # rsvg-convert: the tests print symbol sheets and detect them
+  librsvg2-dev poppler-utils                     # PDF sheets (librsvg draws the SVG pages into cairo's PDF); pdftoppm for their test
   clang libclang-rt-14-dev                       # scripts/fuzz.sh: libFuzzer with ASan and UBSan
 )
 missing=()

@@ -6,6 +6,7 @@
 
 #include "cli_common.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/io/pdf.hpp"
 #include "gpuvis/io/text_file.hpp"
 #include "gpuvis/pipeline/calibration_fit.hpp"
 
@@ -25,7 +26,7 @@ std::pair<int, int> parse_size(const std::string& text) {
   return {w, h};
 }
 
-// The sheet as SVG in millimetres: its user units are the camera frame's table pixels, so the
+// The sheet as SVG in millimetres (or that SVG as a PDF page): its user units are the camera frame's table pixels, so the
 // dots sit exactly where the grid points are; dots on the edges are cut by the sheet's edge, as the
 // table's edge cuts them. Table pixel x covers [x - 0.5, x + 0.5) (pixel centres at integers, as
 // the detector measures), so the dot of grid point x is at x + 0.5 from the sheet's edge.
@@ -45,7 +46,10 @@ int write_sheet() {
   for (const auto& d : pipeline::sheet_dots(w, h))
     svg << "<circle cx=\"" << d.x + 0.5 << "\" cy=\"" << d.y + 0.5 << "\" r=\"" << r << "\" fill=\"#000\"/>\n";
   svg << "</svg>\n";
-  write_file_atomically(a.out, svg.str());
+  const bool as_pdf = a.out.size() > 4 && a.out.substr(a.out.size() - 4) == ".pdf";
+  require(as_pdf || (a.out.size() > 4 && a.out.substr(a.out.size() - 4) == ".svg"), "the sheet is written as .pdf or .svg, got '" + a.out + "'");
+  if (as_pdf) pdf::write_svg_pages(a.out, {svg.str()});
+  else write_file_atomically(a.out, svg.str());
   std::cerr << "gpuvis: wrote " << a.out << ": " << pipeline::sheet_dots(w, h).size() << " dots for a " << w << "x" << h
             << " camera, " << width_mm << " x " << height_mm << " mm (print at 100 %)\n";
   return 0;
@@ -68,8 +72,8 @@ int fit_sheet() {
 void register_calibrate(CLI::App& app, Command& run) {
   auto* cmd = app.add_subcommand("calibrate", "Calibration grid from a camera frame of a printed sheet (reacTIVision's calibration.grid)");
   cmd->require_subcommand(1);
-  auto* sheet = cmd->add_subcommand("sheet", "Write the calibration sheet (SVG at the table's physical size) to print and lay on the table");
-  sheet->add_option("out", a.out, "Output .svg file")->required();
+  auto* sheet = cmd->add_subcommand("sheet", "Write the calibration sheet (PDF or SVG at the table's physical size) to print and lay on the table");
+  sheet->add_option("out", a.out, "Output .pdf or .svg file")->required();
   sheet->add_option("--camera", a.camera, "The camera's frame size WxH (the grid's layout follows it)")->default_val("640x480");
   sheet->add_option("--table-width", a.table_width,
                     "Width of the table area the camera sees, e.g. 60cm, 600mm or 24in (the height follows the camera's aspect)")

@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "cli_common.hpp"
+#include "gpuvis/io/pdf.hpp"
 #include "gpuvis/io/read_limited.hpp"
+#include "gpuvis/io/text_file.hpp"
 #include "gpuvis/synth/yamaarashi_print.hpp"
 
 namespace gpuvis::cli {
@@ -61,11 +63,12 @@ constexpr Paper kPapers[] = {{"a4", 210, 297}, {"a3", 297, 420}, {"letter", 215.
 void register_symbols(CLI::App& app, Command& run) {
   static std::string set = "default", ids_text = "0-35", size_text = "6cm", paper_name = "a4", out;
   static bool overwrite = false, landscape = false;
-  auto* cmd = app.add_subcommand("symbols", "Printable sheets of the amoeba or yamaarashi symbols at an exact size (SVG)");
+  auto* cmd = app.add_subcommand("symbols", "Printable sheets of the amoeba or yamaarashi symbols at an exact size (PDF or SVG)");
   cmd->footer(
       "Lays the bundled prints (or, with --set yamaarashi, drawn yamaarashi symbols: track them with --yamaarashi)\n"
-      "out on pages, each symbol --size wide (the print's whole square, its white border included) with its ID under it. Pages are SVG in millimetres: print at 100 % (no 'fit to page'), or convert\n"
-      "with e.g. rsvg-convert -f pdf. More symbols than fit one page give OUT-1.svg, OUT-2.svg, ...");
+      "out on pages, each symbol --size wide (the print's whole square, its white border included) with its ID under it.\n"
+      "Print at 100 % (no 'fit to page'). A .pdf holds every page; with .svg (millimetre units), more symbols than\n"
+      "fit one page give OUT-1.svg, OUT-2.svg, ...");
   cmd->add_option("--set", set, "Symbol set: default (IDs 0-215), small (0-23) or yamaarashi (0-65535)")
       ->check(CLI::IsMember({"default", "small", "yamaarashi"}))
       ->default_val("default");
@@ -73,12 +76,14 @@ void register_symbols(CLI::App& app, Command& run) {
   cmd->add_option("--size", size_text, "Printed side of each symbol: mm, cm or in (e.g. 6cm)")->default_val("6cm");
   cmd->add_option("--paper", paper_name, "a4, a3, letter or legal")->check(CLI::IsMember({"a4", "a3", "letter", "legal"}))->default_val("a4");
   cmd->add_flag("--landscape", landscape, "Landscape pages");
-  cmd->add_option("--out", out, "Output .svg file")->required();
+  cmd->add_option("--out", out, "Output .pdf or .svg file")->required();
   cmd->add_flag("--overwrite", overwrite, "Replace existing pages");
   cmd->callback([&run] {
     run = [] {
       namespace fs = std::filesystem;
-      require(fs::path(out).extension() == ".svg", "--out must name an .svg file (pages are SVG), got '" + out + "'");
+      const bool as_pdf = fs::path(out).extension() == ".pdf";
+      require(as_pdf || fs::path(out).extension() == ".svg", "--out must name a .pdf or .svg file, got '" + out + "'");
+      if (as_pdf && !pdf::available()) pdf::write_svg_pages(out, {});  // says how to get PDF output
       const double side = parse_length_mm(size_text, "--size");
       const bool yamaarashi = set == "yamaarashi";
       const int count = set == "default" ? 216 : set == "small" ? 24 : synth::kYamaarashiIds;
@@ -95,11 +100,12 @@ void register_symbols(CLI::App& app, Command& run) {
       const int per_page = cols * rows;
       const int pages = static_cast<int>((ids.size() + per_page - 1) / per_page);
       auto page_path = [&](int page) {
-        if (pages == 1) return out;
+        if (pages == 1 || as_pdf) return out;
         const fs::path p(out);
         return (p.parent_path() / (p.stem().string() + "-" + std::to_string(page + 1) + ".svg")).string();
       };
       for (int page = 0; page < pages; ++page) check_output_path(page_path(page), "", overwrite);
+      std::vector<std::string> pdf_pages;
       const std::string dir = data_dir() + "/amoeba/symbols";
       for (int page = 0; page < pages; ++page) {
         std::ostringstream svg;
@@ -127,15 +133,16 @@ void register_symbols(CLI::App& app, Command& run) {
               << "text-anchor=\"middle\">" << set << " " << ids[i] << "</text>\n";
         }
         svg << "</svg>\n";
-        const std::string path = page_path(page);
-        const std::string tmp = path + ".part";
-        {
-          std::ofstream f(tmp, std::ios::binary);
-          f << svg.str();
-          if (!f) fail(ErrorCode::io, "cannot write '" + path + "'");
+        if (as_pdf) {
+          pdf_pages.push_back(svg.str());
+          continue;
         }
-        fs::rename(tmp, path);
-        std::cerr << "gpuvis: wrote " << path << "\n";
+        write_file_atomically(page_path(page), svg.str());
+        std::cerr << "gpuvis: wrote " << page_path(page) << "\n";
+      }
+      if (as_pdf) {
+        pdf::write_svg_pages(out, pdf_pages);
+        std::cerr << "gpuvis: wrote " << out << "\n";
       }
       std::cerr << "gpuvis: " << ids.size() << " symbols of " << side << " mm on " << pages << " " << paper_name
                 << " page(s), " << cols << " x " << rows << " per page\n";

@@ -45,7 +45,10 @@ GridLayout grid_layout(int width, int height) {
 }
 
 CalibrationGrid CalibrationGrid::read(const std::string& path) {
-  const std::string text = read_limited(path, kMaxGridBytes, "calibration grid");
+  return parse(read_limited(path, kMaxGridBytes, "calibration grid"), path);
+}
+
+CalibrationGrid CalibrationGrid::parse(const std::string& text, const std::string& path) {
   CalibrationGrid grid;
   std::istringstream lines(text);
   std::string line;
@@ -59,6 +62,10 @@ CalibrationGrid CalibrationGrid::read(const std::string& path) {
       if (end == word.c_str() || *end != 0 || !std::isfinite(v))
         fail(ErrorCode::format, path + ":" + std::to_string(number) + ": '" + word +
                                     "' is not a number (a calibration grid holds 'dx dy' pairs of numbers)");
+      if (std::abs(v) > kMaxDisplacement)
+        fail(ErrorCode::format, path + ":" + std::to_string(number) + ": " + word + " cells is not a displacement a calibration has (at most " +
+                                    std::to_string(static_cast<int>(kMaxDisplacement)) + ")");
+      if (values.size() >= 2 * 4096) fail(ErrorCode::format, path + ": more than 4096 pairs: not a calibration grid");
       values.push_back(v);
     }
   }

@@ -96,3 +96,34 @@ def test_calibration_sheet_prints_and_fits_to_an_empty_grid(cli, tmp_path):
     bad = cli("calibrate", "fit", blank, "--out", tmp_path / "none.grid", check=False)
     assert bad.returncode != 0 and "is the whole sheet in view" in bad.stderr
     assert not (tmp_path / "none.grid").exists()
+
+
+def test_pdf_sheets_print_at_their_size_and_decode(cli, tmp_path):
+    """`--out sheet.pdf`: every page in one PDF of the paper's size (librsvg and cairo); rasterised
+    (poppler's pdftoppm), the first page's symbols decode as their IDs at the stated size."""
+    import re
+    import shutil
+    import subprocess
+    r = cli("symbols", "--ids", "0-35", "--size", "6cm", "--paper", "a4", "--out", tmp_path / "sheet.pdf", check=False)
+    if r.returncode != 0 and "without PDF output" in r.stderr:
+        pytest.skip("this build has no PDF output (librsvg2-dev)")
+    assert r.returncode == 0, r.stderr
+    data = (tmp_path / "sheet.pdf").read_bytes()
+    assert data.startswith(b"%PDF")
+    boxes = re.findall(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", data)
+    assert len(boxes) == 3  # 36 symbols, 12 per A4 page
+    for w, h in boxes:
+        assert abs(float(w) - 210 / 25.4 * 72) < 0.1 and abs(float(h) - 297 / 25.4 * 72) < 0.1  # A4 in points
+    sheet = cli("calibrate", "sheet", tmp_path / "cal.pdf", "--table-width", "80cm")
+    cal = (tmp_path / "cal.pdf").read_bytes()
+    (w, h), = re.findall(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", cal)
+    assert abs(float(w) - 800 / 25.4 * 72) < 0.1 and abs(float(h) - 600 / 25.4 * 72) < 0.1
+    if not shutil.which("pdftoppm"):
+        pytest.skip("pdftoppm (Debian poppler-utils) is not installed")
+    subprocess.run(["pdftoppm", "-r", "150", "-f", "1", "-l", "1", "-gray", tmp_path / "sheet.pdf", tmp_path / "page"], check=True)
+    page = next(tmp_path.glob("page*.pgm"))
+    det = cli("detect", page, "--json", "--backend", "cpu")
+    found = json.loads(det.stdout.splitlines()[0])["fiducials"]
+    assert sorted(f["id"] for f in found) == list(range(12))
+    header = page.read_bytes()[:20].split()
+    assert abs(int(header[1]) - 1240) <= 1 and abs(int(header[2]) - 1754) <= 1  # A4 at 150 dpi (pdftoppm rounds up)

@@ -34,6 +34,10 @@ struct CalibrationGrid {
   // Reads a calibration.grid: whitespace-separated "dx dy" pairs. Errors name the file and what to
   // fix; a missing file is an error (reacTIVision takes it as an empty grid: pass no grid instead).
   static CalibrationGrid read(const std::string& path);
+  // The same from the file's text; `name` is used in errors. A displacement beyond
+  // kMaxDisplacement cells is refused (no camera is that far off; it would be a corrupt file).
+  static CalibrationGrid parse(const std::string& text, const std::string& name);
+  static constexpr double kMaxDisplacement = 16;
   // Writes one pair per line, as reacTIVision does, through a temporary renamed into place.
   void write(const std::string& path) const;
   // An all-zero grid for a frame size (reacTIVision's reset).
