@@ -28,6 +28,7 @@ struct TrackArgs {
   int threads = 0, max_fid = 0;
   bool yamaarashi = false, mirror = false;
   std::string grid;
+  std::string tuio_version = "1.1";
   CLI::Option* max_fid_opt = nullptr;
   CLI::Option *sensitivity_opt = nullptr, *contrast_opt = nullptr;
   std::string smooth;
@@ -98,6 +99,8 @@ pipeline::DetectorConfig detector_config(const config::ReacTIVisionConfig& file_
 
 output::TuioOptions tuio_options(const config::ReacTIVisionConfig& file_cfg) {
   output::TuioOptions options = file_cfg.tuio_options;
+  const std::string trees = a.config.empty() || a.trees_opt->count() ? a.trees : file_cfg.detector.trees;
+  if (trees == "small") options.symbol_type = "fidtrk/12";
   if (a.config.empty() || a.source_opt->count()) options.source = a.source_name;
   for (char c : a.invert) {
     if (c == 'x') options.invert_x = true;
@@ -110,9 +113,13 @@ output::TuioOptions tuio_options(const config::ReacTIVisionConfig& file_cfg) {
 
 std::vector<output::TuioTarget> tuio_targets(const config::ReacTIVisionConfig& file_cfg) {
   std::vector<output::TuioTarget> targets;
-  for (const auto& t : a.tuio) targets.push_back(output::parse_tuio_target(t));
+  const int version = a.tuio_version == "2" || a.tuio_version == "2.0" ? 2 : 1;
+  for (const auto& t : a.tuio) targets.push_back(output::parse_tuio_target(t, version));
   if (targets.empty()) targets = file_cfg.tuio;
-  if (targets.empty()) targets.push_back({});
+  if (targets.empty()) {
+    targets.push_back({});
+    targets.back().version = version;
+  }
   return targets;
 }
 
@@ -305,7 +312,12 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_option("--frames", a.frames, "Stop after this many frames (0 = when the source ends)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--fps", a.fps, "Deliver frames at this rate, dropping what processing cannot keep up with (0 = every frame)")
       ->default_val(0);
-  cmd->add_option("--tuio", a.tuio, "TUIO target udp:HOST:PORT, tcp:HOST:PORT, tcp:server:PORT or web:PORT (repeatable)");
+  cmd->add_option("--tuio", a.tuio,
+                  "TUIO target udp:HOST:PORT, tcp:HOST:PORT, tcp:server:PORT or web:PORT (repeatable); add @2 for TUIO 2.0, "
+                  "e.g. web:8080@2");
+  cmd->add_option("--tuio-version", a.tuio_version, "TUIO version of the targets without @: 1.1 or 2")
+      ->check(CLI::IsMember({"1", "1.1", "2", "2.0"}))
+      ->default_val("1.1");
   cmd->add_flag("--no-tuio", a.no_tuio, "Do not send TUIO");
   a.source_opt = cmd->add_option("--source-name", a.source_name, "TUIO source name")->default_val("gpuvis");
   a.smooth_opt = cmd->add_option("--smooth", a.smooth,

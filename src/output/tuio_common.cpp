@@ -6,9 +6,17 @@
 
 namespace gpuvis::output {
 
-TuioTarget parse_tuio_target(const std::string& text) {
+TuioTarget parse_tuio_target(const std::string& text, int default_version) {
   TuioTarget t;
+  t.version = default_version;
   std::string rest = text;
+  if (const auto at = rest.rfind('@'); at != std::string::npos) {
+    const std::string v = rest.substr(at + 1);
+    if (v == "2" || v == "2.0") t.version = 2;
+    else if (v == "1" || v == "1.1") t.version = 1;
+    else fail(ErrorCode::invalid_argument, "TUIO target '" + text + "': the version after @ is 2 (TUIO 2.0) or 1.1");
+    rest = rest.substr(0, at);
+  }
   auto take_prefix = [&](const char* prefix) {
     const std::string p = prefix;
     if (rest.rfind(p, 0) != 0) return false;
@@ -48,7 +56,7 @@ TuioTarget parse_tuio_target(const std::string& text) {
 }
 
 std::string to_string(const TuioTarget& t) {
-  const std::string port = std::to_string(t.port);
+  const std::string port = std::to_string(t.port) + (t.version == 2 ? "@2" : "");
   const std::string host = t.host.empty() ? "" : t.host + ":";
   switch (t.transport) {
     case Transport::udp: return "udp:" + t.host + ":" + port;

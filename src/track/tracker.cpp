@@ -166,6 +166,8 @@ const Frame& Tracker::update(const decode::Detections& d, double time) {
   const float dt = first_ ? 0.0f : static_cast<float>(time - frame_.time);
   first_ = false;
   frame_.time = time;
+  frame_.width = d.width;
+  frame_.height = d.height;
   ++frame_.fseq;
   const Step step{d, static_cast<float>(d.width), static_cast<float>(d.height), dt};
   track_objects(step);

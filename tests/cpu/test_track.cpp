@@ -302,7 +302,7 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
                          "  <tuio type=\"udp\" host=\"10.0.0.2\" port=\"4444\" />\n"
                          "  <tuio type=\"tcp\" host=\"localhost\" port=\"3334\" />\n"
                          "  <tuio type=\"udp\" host=\"server\" port=\"3333\" />\n"
-                         "  <tuio type=\"web\" port=\"8080\" />\n"
+                         "  <tuio type=\"web\" port=\"8080\" version=\"2\" />\n"
                          "  <tuio type=\"flc\" />\n"
                          "  <tuio source=\"table\" />\n"
                          "  <fiducial amoeba=\"small\" max_fid=\"200\" />\n"
@@ -321,7 +321,7 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   EXPECT_EQ(c.tuio[1].transport, output::Transport::tcp);
   // host="server": a TCP server, whatever the type; servers listen on the loopback interface only
   EXPECT_EQ(output::to_string(c.tuio[2]), "tcp:server:127.0.0.1:3333");
-  EXPECT_EQ(output::to_string(c.tuio[3]), "web:127.0.0.1:8080");
+  EXPECT_EQ(output::to_string(c.tuio[3]), "web:127.0.0.1:8080@2");  // version="2": TUIO 2.0 to this target
   EXPECT_EQ(c.tuio_options.source, "table");
   EXPECT_TRUE(c.tuio_options.invert_x);
   EXPECT_FALSE(c.tuio_options.invert_y);

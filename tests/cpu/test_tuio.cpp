@@ -248,4 +248,12 @@ TEST(TuioStreams, TargetsParseLikeReacTIVisionsTransports) {
   EXPECT_THROW(output::parse_tuio_target("tcp::3333"), Error);
   EXPECT_THROW(output::parse_tuio_target("web:0"), Error);
   EXPECT_THROW(output::parse_tuio_target("ws::09"), Error);  // an empty interface (found by fuzzing)
+  // TUIO 2.0 per target: @2 (or the default version given), @1.1 to keep 1.1.
+  EXPECT_EQ(output::parse_tuio_target("web:8080@2").version, 2);
+  EXPECT_EQ(output::parse_tuio_target("web:8080@2").port, 8080);
+  EXPECT_EQ(output::parse_tuio_target("udp:10.0.0.2:3333").version, 1);
+  EXPECT_EQ(output::parse_tuio_target("udp:10.0.0.2:3333", 2).version, 2);
+  EXPECT_EQ(output::parse_tuio_target("udp:10.0.0.2:3333@1.1", 2).version, 1);
+  EXPECT_EQ(output::to_string(output::parse_tuio_target("tcp:server:3334@2")), "tcp:server:127.0.0.1:3334@2");
+  EXPECT_THROW(output::parse_tuio_target("web:8080@3"), Error);
 }

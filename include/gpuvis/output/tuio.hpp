@@ -1,5 +1,6 @@
 #pragma once
-// Stage 5: TUIO 1.1 output (/tuio/2Dobj, /tuio/2Dcur, /tuio/2Dblb) over OSC, in the TUIO adapter
+// Stage 5: TUIO 1.1 output (/tuio/2Dobj, /tuio/2Dcur, /tuio/2Dblb), and TUIO 2.0 (/tuio2/frm, tok,
+// ptr, bnd, sym, alv) to the targets that ask for it, over OSC, in the TUIO adapter
 // (src/adapters/tuio: OSC encoding by liblo, transports by Boost.Asio/Beast). Message layout as
 // reacTIVision (spec §8): one bundle per changed profile and frame with source, alive, set...,
 // fseq; bundles split to fit the smallest packet capacity among the targets (UDP 4096 bytes to
@@ -29,18 +30,23 @@ struct TuioTarget {
   Transport transport = Transport::udp;
   std::string host = kLoopback;  // the receiver (udp, tcp) or the interface listened on (servers)
   int port = 3333;
+  int version = 1;  // TUIO 1.1 (1) or TUIO 2.0 (2)
 };
 
 // "udp:HOST:PORT", "tcp:HOST:PORT", "tcp:server:PORT" or "tcp:server:HOST:PORT" (a TCP server, as
 // reacTIVision's host="server"), "web:PORT" or "web:HOST:PORT" (a WebSocket server), "HOST:PORT"
 // (udp) or "PORT" (udp to 127.0.0.1). Servers listen on 127.0.0.1 only unless a HOST is given
-// (0.0.0.0: every interface).
-TuioTarget parse_tuio_target(const std::string& text);
+// (0.0.0.0: every interface). A suffix @2 asks for TUIO 2.0 (@1.1: TUIO 1.1, the default unless
+// `default_version` says otherwise), e.g. web:8080@2.
+TuioTarget parse_tuio_target(const std::string& text, int default_version = 1);
 std::string to_string(const TuioTarget& target);  // in the syntax parse_tuio_target reads
 
 struct TuioOptions {
   std::string source = "gpuvis";  // TUIO source name; sent as name@address
   bool invert_x = false, invert_y = false, invert_angle = false;
+  // TUIO 2.0's /tuio2/sym type descriptor for the symbols (fidtrk/18: reacTIVision's default
+  // amoeba set, fidtrk/12: the small set); the data is the symbol's ID.
+  std::string symbol_type = "fidtrk/18";
 };
 
 class TuioSender {

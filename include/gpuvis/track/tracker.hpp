@@ -93,6 +93,7 @@ struct TrackedBlob {
 struct Frame {
   std::int32_t fseq = 0;
   double time = 0;  // seconds
+  int width = 0, height = 0;  // the tracked frames' size in pixels (TUIO 2.0's sensor dimension)
   std::vector<Object> objects;
   std::vector<Cursor> cursors;
   std::vector<TrackedBlob> blobs;

@@ -33,7 +33,7 @@ struct ElementSpec {
 const std::vector<ElementSpec>& elements() {
   static const std::vector<ElementSpec> table = {
       {"camera", {"config"}},
-      {"tuio", {"type", "host", "port", "source"}},
+      {"tuio", {"type", "host", "port", "source", "version"}},
       {"fiducial", {"amoeba", "yamaarashi", "mirror", "max_fid"}},
       {"finger", {"size", "sensitivity", "contrast"}},
       {"blob", {"min_size", "max_size", "obj_blob", "cur_blob"}},
@@ -88,6 +88,12 @@ void read_tuio(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfi
     if (host) target.host = host;
   }
   if (!r.integer(e, "port", 1, 65535, target.port)) target.port = t == "web" ? 8080 : 3333;
+  // gpuvis's addition: version="2" sends TUIO 2.0 to this target (reacTIVision 1.6 sends 1.1 only).
+  if (const char* v = e->Attribute("version")) {
+    const std::string version = v;
+    if (version == "2" || version == "2.0") target.version = 2;
+    else if (version != "1" && version != "1.1") r.bad(e, "version", "is 1.1 or 2");
+  }
   cfg.tuio.push_back(target);
 }
 

@@ -2,6 +2,7 @@
 // bundles, and the packet sinks (packet_sink.hpp) carry the bytes to every target.
 #include <lo/lo.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -22,13 +23,15 @@ class LibloSender final : public TuioSender {
   LibloSender(const std::vector<TuioTarget>& targets, const TuioOptions& options) : options_(options) {
     std::size_t capacity = 65536;
     for (const auto& t : targets) {
+      auto& sinks = t.version == 2 ? sinks2_ : sinks_;
       switch (t.transport) {
-        case Transport::udp: sinks_.push_back(detail::make_udp_sink(io_, t)); break;
-        case Transport::tcp: sinks_.push_back(detail::make_tcp_client_sink(io_, t)); break;
-        case Transport::tcp_server: sinks_.push_back(detail::make_tcp_server_sink(io_, t)); break;
-        case Transport::websocket: sinks_.push_back(detail::make_websocket_sink(io_, t)); break;
+        case Transport::udp: sinks.push_back(detail::make_udp_sink(io_, t)); break;
+        case Transport::tcp: sinks.push_back(detail::make_tcp_client_sink(io_, t)); break;
+        case Transport::tcp_server: sinks.push_back(detail::make_tcp_server_sink(io_, t)); break;
+        case Transport::websocket: sinks.push_back(detail::make_websocket_sink(io_, t)); break;
       }
-      capacity = std::min(capacity, sinks_.back()->capacity());  // every packet goes to every target
+      // TUIO 1.1 bundles are split to fit every 1.1 target; a TUIO 2.0 frame is one bundle.
+      if (t.version != 2) capacity = std::min(capacity, sinks.back()->capacity());
     }
     capacity_ = static_cast<int>(capacity);
     source_ = options.source + "@127.0.0.1";
@@ -38,15 +41,25 @@ class LibloSender final : public TuioSender {
   ~LibloSender() override { io_.stop(); }
 
   void send(const track::Frame& f) override {
-    if (f.objects_changed) send_objects(f);
-    if (f.cursors_changed) send_cursors(f);
-    if (f.blobs_changed) send_blobs(f);
+    if (!sinks_.empty()) {
+      if (f.objects_changed) send_objects(f);
+      if (f.cursors_changed) send_cursors(f);
+      if (f.blobs_changed) send_blobs(f);
+    }
+    if (!sinks2_.empty() && (f.objects_changed || f.cursors_changed || f.blobs_changed)) send_tuio2(f);
   }
 
   void send_empty(std::int32_t fseq) override {
-    for (const char* profile : {"/tuio/2Dcur", "/tuio/2Dobj", "/tuio/2Dblb"}) {
-      Bundle b(this, profile, {});
-      b.finish(fseq);
+    if (!sinks_.empty())
+      for (const char* profile : {"/tuio/2Dcur", "/tuio/2Dobj", "/tuio/2Dblb"}) {
+        Bundle b(this, profile, {});
+        b.finish(fseq);
+      }
+    if (!sinks2_.empty()) {
+      track::Frame empty;
+      empty.width = width_;
+      empty.height = height_;
+      send_tuio2(empty);
     }
   }
 
@@ -181,9 +194,108 @@ class LibloSender final : public TuioSender {
     b.finish(f.fseq);
   }
 
+  // TUIO 2.0: one bundle per frame, /tuio2/frm (frame ID, time, sensor size, source), a token
+  // (/tuio2/tok) and symbol (/tuio2/sym) per updated object, a pointer (/tuio2/ptr) per updated
+  // cursor, bounds (/tuio2/bnd) per updated blob (an object's or cursor's blob has its session ID,
+  // so it describes the same TUIO 2.0 object), and /tuio2/alv with every session alive.
+  void send_tuio2(const track::Frame& f) {
+    if (f.width > 0) width_ = f.width, height_ = f.height;
+    lo_bundle b = lo_bundle_new(LO_TT_IMMEDIATE);
+    lo_timetag now;
+    lo_timetag_now(&now);
+    lo_message frm = lo_message_new();
+    lo_message_add_int32(frm, ++frame_id_);
+    lo_message_add_timetag(frm, now);
+    lo_message_add_int32(frm, static_cast<std::int32_t>((static_cast<std::uint32_t>(width_) << 16) | static_cast<std::uint32_t>(height_ & 0xffff)));
+    lo_message_add_string(frm, source_.c_str());
+    lo_bundle_add_message(b, "/tuio2/frm", frm);
+    std::vector<std::int32_t> alive;
+    auto live = [&](std::int32_t id) {
+      if (std::find(alive.begin(), alive.end(), id) == alive.end()) alive.push_back(id);
+    };
+    for (const auto& o : f.objects) {
+      live(o.session_id);
+      if (!o.updated) continue;
+      lo_message tok = lo_message_new();
+      lo_message_add_int32(tok, o.session_id);
+      lo_message_add_int32(tok, 0);  // type/user: none
+      lo_message_add_int32(tok, o.symbol_id);
+      lo_message_add_float(tok, X(o.m.x));
+      lo_message_add_float(tok, Y(o.m.y));
+      lo_message_add_float(tok, A(o.angle));
+      lo_message_add_float(tok, VX(o.m.vx));
+      lo_message_add_float(tok, VY(o.m.vy));
+      lo_message_add_float(tok, VA(o.rotation_speed));
+      lo_message_add_float(tok, o.m.accel);
+      lo_message_add_float(tok, o.rotation_accel);
+      lo_bundle_add_message(b, "/tuio2/tok", tok);
+      lo_message sym = lo_message_new();
+      lo_message_add_int32(sym, o.session_id);
+      lo_message_add_int32(sym, 0);
+      lo_message_add_int32(sym, o.symbol_id);
+      lo_message_add_string(sym, options_.symbol_type.c_str());
+      lo_message_add_string(sym, std::to_string(o.symbol_id).c_str());
+      lo_bundle_add_message(b, "/tuio2/sym", sym);
+    }
+    for (const auto& c : f.cursors) {
+      if (!c.visible) continue;
+      live(c.session_id);
+      if (!c.updated) continue;
+      lo_message ptr = lo_message_new();
+      lo_message_add_int32(ptr, c.session_id);
+      lo_message_add_int32(ptr, 0);  // type/user: a finger of no known hand
+      lo_message_add_int32(ptr, c.cursor_id);
+      lo_message_add_float(ptr, X(c.m.x));
+      lo_message_add_float(ptr, Y(c.m.y));
+      lo_message_add_float(ptr, 0);  // angle
+      lo_message_add_float(ptr, 0);  // shear
+      lo_message_add_float(ptr, width_ > 0 ? c.size / 2 / static_cast<float>(width_) : 0);  // radius
+      lo_message_add_float(ptr, 1);  // pressure: touching
+      lo_message_add_float(ptr, VX(c.m.vx));
+      lo_message_add_float(ptr, VY(c.m.vy));
+      lo_message_add_float(ptr, 0);  // pressure speed
+      lo_message_add_float(ptr, c.m.accel);
+      lo_message_add_float(ptr, 0);  // pressure acceleration
+      lo_bundle_add_message(b, "/tuio2/ptr", ptr);
+    }
+    for (const auto& t : f.blobs) {
+      if (!t.visible) continue;
+      live(t.session_id);
+      if (!t.updated) continue;
+      lo_message bnd = lo_message_new();
+      lo_message_add_int32(bnd, t.session_id);
+      lo_message_add_float(bnd, X(t.m.x));
+      lo_message_add_float(bnd, Y(t.m.y));
+      lo_message_add_float(bnd, A(t.angle));
+      lo_message_add_float(bnd, t.width);
+      lo_message_add_float(bnd, t.height);
+      lo_message_add_float(bnd, t.area);
+      lo_message_add_float(bnd, VX(t.m.vx));
+      lo_message_add_float(bnd, VY(t.m.vy));
+      lo_message_add_float(bnd, VA(t.rotation_speed));
+      lo_message_add_float(bnd, t.m.accel);
+      lo_message_add_float(bnd, t.rotation_accel);
+      lo_bundle_add_message(b, "/tuio2/bnd", bnd);
+    }
+    lo_message alv = lo_message_new();
+    for (std::int32_t id : alive) lo_message_add_int32(alv, id);
+    lo_bundle_add_message(b, "/tuio2/alv", alv);
+    auto packet = std::make_shared<std::vector<std::uint8_t>>(lo_bundle_length(b));
+    std::size_t size = packet->size();
+    lo_bundle_serialise(b, packet->data(), &size);
+    packet->resize(size);
+    lo_bundle_free_recursive(b);
+    const detail::Packet shared = std::move(packet);
+    for (const auto& sink : sinks2_) sink->send(shared);
+    ++packets_;
+  }
+
   TuioOptions options_;
   detail::IoThread io_;  // declared before the sinks: destroyed after them
-  std::vector<std::unique_ptr<detail::PacketSink>> sinks_;
+  std::vector<std::unique_ptr<detail::PacketSink>> sinks_;   // TUIO 1.1 targets
+  std::vector<std::unique_ptr<detail::PacketSink>> sinks2_;  // TUIO 2.0 targets
+  std::int32_t frame_id_ = 0;  // TUIO 2.0 frame IDs: 1, 2, ... (clients take only increasing ones)
+  int width_ = 0, height_ = 0;
   std::string source_;
   int capacity_ = 4096;
   long packets_ = 0;
