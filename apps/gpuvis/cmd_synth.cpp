@@ -37,7 +37,9 @@ void register_synth(CLI::App& app, Command& run) {
   cmd->add_option("--seed", q.seed, "Random seed (same seed, same frames)")->default_val(1);
   static bool sequence = false;
   static double spin_deg = 0;
-  cmd->add_flag("--sequence", sequence, "Frames form a moving sequence of the same scene (for tracking)");
+  cmd->add_flag("--sequence", sequence,
+                "Frames form a moving sequence of the same scene (for tracking): prints slide, bounce off each other and off "
+                "fingers, and leave the frame");
   cmd->add_option("--speed", q.speed, "With --sequence: symbol speed in pixels per frame")->default_val(0);
   cmd->add_option("--spin", spin_deg, "With --sequence: rotation in degrees per frame")->default_val(0);
   cmd->add_option("--format", format, "Frame file format")->check(CLI::IsMember({"pgm", "png"}))->default_val("pgm");

@@ -264,11 +264,18 @@ Scene Generator::make(const SceneParams& q) {
     double x, y, r;
   };
   std::vector<Disk> used;
+  // Every symbol is placed first (where it is at frame 0, its size, turn, tilt and direction of
+  // travel), the fingers next; then the sequence is played to frame `q.frame` and the symbols drawn.
+  struct Placement {
+    int id;  // its print is looked up again when drawn: the cache of prints may move as it grows
+    double side, rot, px, py;
+    double x, y, vx, vy, r;  // centre, velocity (pixels per frame), collision radius
+  };
+  std::vector<Placement> placed_symbols;
   const int count = q.ids.empty() ? q.symbols : static_cast<int>(q.ids.size());
   const int set_size = q.set == "default" ? 216 : q.set == "small" ? 24 : kYamaarashiIds;
   for (int k = 0; k < count; ++k) {
     const int id = q.ids.empty() ? static_cast<int>(U(rng) * set_size) % set_size : q.ids[k];
-    const SymbolPrint& p = print(q.set, id);
     const double side = q.min_size + U(rng) * (q.max_size - q.min_size);
     const double rot = U(rng) * 2 * std::numbers::pi;
     const double radius = side * 0.75;  // the rotated square's half diagonal, with a little margin
@@ -284,16 +291,9 @@ Scene Generator::make(const SceneParams& q) {
     used.push_back({cx, cy, radius});
     const double px = (U(rng) * 2 - 1) * q.perspective, py = (U(rng) * 2 - 1) * q.perspective;
     const double dir = U(rng) * 2 * std::numbers::pi;  // drawn for every symbol, so the sequence is stable
-    const double mx = cx + q.frame * q.speed * std::cos(dir), my = cy + q.frame * q.speed * std::sin(dir);
-    const Homography h = placement(p.pixels.width(), side, rot + q.frame * q.spin, mx, my, px, py);
-    draw_print(reflect, p, h);
-    // In the truth only while the symbol itself (not the paper around it) is inside the frame.
-    const double inner = 0.5 * side * p.root_size / p.pixels.width();
-    if (mx < inner || my < inner || mx > q.width - inner || my > q.height - inner) continue;
-    PlacedSymbol s{q.set, id, 0, 0, 0, side};
-    true_pose(p, h, s.x, s.y, s.angle);
-    scene.symbols.push_back(s);
+    placed_symbols.push_back({id, side, rot, px, py, cx, cy, q.speed * std::cos(dir), q.speed * std::sin(dir), radius});
   }
+  const std::size_t symbol_disks = used.size();
   for (int k = 0; k < q.fingers; ++k) {
     const double r = q.finger_size / 2 * (0.85 + 0.3 * U(rng));
     for (int attempt = 0; attempt < 200; ++attempt) {
@@ -314,6 +314,54 @@ Scene Generator::make(const SceneParams& q) {
       scene.fingers.push_back({cx - 0.5, cy - 0.5, 2 * r});  // pixel-centre coordinates, as detect reports
       break;
     }
+  }
+  // The sequence: prints slide across the table as objects do, so they never overlap. Each frame
+  // (in four sub-steps) they move, and two that touch bounce (equal masses: they exchange the
+  // velocity along the line between their centres); a print that touches a finger bounces off it.
+  // The frame's edges do not stop them: prints leave the table. Without contacts a print moves in
+  // a straight line, as it did before collisions were modelled.
+  std::vector<Disk> fingers(used.begin() + static_cast<std::ptrdiff_t>(symbol_disks), used.end());
+  constexpr int kSubSteps = 4;
+  for (int step = 0; step < q.frame * kSubSteps && q.speed != 0; ++step) {
+    for (auto& a : placed_symbols) {
+      a.x += a.vx / kSubSteps;
+      a.y += a.vy / kSubSteps;
+    }
+    for (std::size_t i = 0; i < placed_symbols.size(); ++i) {
+      auto& a = placed_symbols[i];
+      for (std::size_t j = i + 1; j < placed_symbols.size(); ++j) {
+        auto& b = placed_symbols[j];
+        const double dx = b.x - a.x, dy = b.y - a.y, d = std::hypot(dx, dy);
+        if (d >= a.r + b.r || d == 0) continue;
+        const double nx = dx / d, ny = dy / d;
+        const double approach = (a.vx - b.vx) * nx + (a.vy - b.vy) * ny;
+        if (approach > 0) {
+          a.vx -= approach * nx, a.vy -= approach * ny;
+          b.vx += approach * nx, b.vy += approach * ny;
+        }
+        const double push = (a.r + b.r - d) / 2;  // and apart, so they never stay inside each other
+        a.x -= push * nx, a.y -= push * ny;
+        b.x += push * nx, b.y += push * ny;
+      }
+      for (const Disk& f : fingers) {
+        const double dx = a.x - f.x, dy = a.y - f.y, d = std::hypot(dx, dy);
+        if (d >= a.r + f.r || d == 0) continue;
+        const double nx = dx / d, ny = dy / d, toward = a.vx * nx + a.vy * ny;
+        if (toward < 0) a.vx -= 2 * toward * nx, a.vy -= 2 * toward * ny;
+        a.x += (a.r + f.r - d) * nx, a.y += (a.r + f.r - d) * ny;
+      }
+    }
+  }
+  for (const auto& a : placed_symbols) {
+    const SymbolPrint& p = print(q.set, a.id);
+    const Homography h = placement(p.pixels.width(), a.side, a.rot + q.frame * q.spin, a.x, a.y, a.px, a.py);
+    draw_print(reflect, p, h);
+    // In the truth only while the symbol itself (not the paper around it) is inside the frame.
+    const double inner = 0.5 * a.side * p.root_size / p.pixels.width();
+    if (a.x < inner || a.y < inner || a.x > q.width - inner || a.y > q.height - inner) continue;
+    PlacedSymbol sym{q.set, a.id, 0, 0, 0, a.side};
+    true_pose(p, h, sym.x, sym.y, sym.angle);
+    scene.symbols.push_back(sym);
   }
   // Illumination: a bright spot somewhere, falling off by `illumination` towards the far corners.
   const double hx = U(rng) * q.width, hy = U(rng) * q.height;

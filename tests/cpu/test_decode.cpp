@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <fstream>
 #include <mutex>
 #include <numbers>
@@ -265,4 +266,47 @@ TEST(Detector, TwoFramesInFlightGiveWhatOneAtATimeGives) {
   two.submit(frames[0].view());
   two.submit(frames[1].view());
   EXPECT_THROW(two.submit(frames[2].view()), Error);  // two in flight already
+}
+
+// `gpuvis synth --sequence` moves prints as objects on a table move: they bounce off each other and
+// off fingers and never overlap (two prints sliding over each other would fuse into one region),
+// and still travel and leave the frame.
+TEST(Synth, SequencePrintsNeverOverlap) {
+  synth::Generator gen(test::symbols_dir());
+  synth::SceneParams q;
+  q.symbols = 12;
+  q.fingers = 3;
+  q.min_size = 50;
+  q.max_size = 80;
+  q.speed = 8;
+  q.spin = 0.05;
+  q.blur = 0;
+  q.noise = 0;
+  int contacts_needed = 0, frames = 0;
+  std::map<int, std::pair<double, double>> first;
+  double travelled = 0;
+  for (std::uint32_t seed : {3u, 11u}) {
+    q.seed = seed;
+    first.clear();
+    for (q.frame = 0; q.frame <= 90; q.frame += 3, ++frames) {
+      const auto scene = gen.make(q);
+      for (std::size_t i = 0; i < scene.symbols.size(); ++i) {
+        const auto& a = scene.symbols[i];
+        if (!first.count(a.id)) first[a.id] = {a.x, a.y};
+        travelled = std::max(travelled, std::hypot(a.x - first[a.id].first, a.y - first[a.id].second));
+        for (std::size_t j = i + 1; j < scene.symbols.size(); ++j) {
+          const auto& b = scene.symbols[j];
+          const double d = std::hypot(a.x - b.x, a.y - b.y);
+          // Prints are squares up to size/sqrt(2) from their centre; disks of 0.75 size never meet.
+          // The truth's centre is the leaves' weighted centre, a few pixels off the print's.
+          EXPECT_GE(d, 0.75 * (a.size + b.size) - 3.0) << "seed " << seed << " frame " << q.frame << ": " << a.id << " and " << b.id;
+          contacts_needed += d < 0.75 * (a.size + b.size) + 8;
+        }
+        for (const auto& f : scene.fingers)
+          EXPECT_GE(std::hypot(a.x - f.x, a.y - f.y), 0.75 * a.size + f.size / 2 - 3.0) << "a print over a finger";
+      }
+    }
+  }
+  EXPECT_GT(contacts_needed, 0) << "no two prints ever came close: the test does not exercise collisions";
+  EXPECT_GT(travelled, 150) << "prints must still travel";
 }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -194,10 +195,21 @@ TEST(Track, TuioDumpPrintsWhatTrackSendsAndListensOnLoopback) {
     const std::string dump = test::temp_path("tuio-dump.txt"), pidfile = test::temp_path("tuio-dump.pid");
     const std::string cmd = quote(GPUVIS_CLI_PATH) + " tuio-dump --port " + std::to_string(port) + (transport == "tcp" ? " --tcp" : "");
     ASSERT_EQ(std::system(("(" + cmd + " > " + quote(dump) + " 2>&1 & echo $! > " + quote(pidfile) + ")").c_str()), 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Waits (up to 10 s: sanitized builds start slowly) until `done` holds.
+    auto wait_for = [](auto done) {
+      for (int i = 0; i < 200 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    };
+    wait_for([&] { return listens_on_loopback_only(transport, port); });
     EXPECT_TRUE(listens_on_loopback_only(transport, port)) << "tuio-dump must listen on 127.0.0.1 only by default";
     const auto r = test::run_cli("track --folder " + quote(seq) + " --backend cpu --tuio " + transport + ":127.0.0.1:" + std::to_string(port));
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Everything has arrived once the shutdown's empty bundle (the second "fseq -1") is printed.
+    wait_for([&] {
+      std::ifstream in(dump);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string marker = "/tuio/2Dobj fseq -1";
+      const auto first = text.find(marker);
+      return first != std::string::npos && text.find(marker, first + 1) != std::string::npos;
+    });
     int pid = 0;
     std::ifstream(pidfile) >> pid;
     if (pid > 0) kill(pid, SIGTERM);

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <list>
 #include <memory>
@@ -37,10 +38,23 @@ void print_message(std::ostream& out, unsigned char* data, std::size_t size) {
   lo_arg** argv = lo_message_get_argv(m);
   for (int i = 0, n = lo_message_get_argc(m); i < n; ++i) {
     out << ' ';
+    // liblo's arguments are 4-byte aligned, its lo_arg union 8: copy the bytes out instead of
+    // reading through the union (a misaligned access).
+    const auto* bytes = reinterpret_cast<const char*>(argv[i]);
     switch (types[i]) {
-      case 'i': out << argv[i]->i; break;
-      case 'f': out << argv[i]->f; break;
-      case 's': out << &argv[i]->s; break;
+      case 'i': {
+        std::int32_t v;
+        std::memcpy(&v, bytes, sizeof v);
+        out << v;
+        break;
+      }
+      case 'f': {
+        float v;
+        std::memcpy(&v, bytes, sizeof v);
+        out << v;
+        break;
+      }
+      case 's': out << bytes; break;
       default: out << '?';
     }
   }
