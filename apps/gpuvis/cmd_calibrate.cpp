@@ -36,6 +36,7 @@ int write_sheet() {
   const double height_mm = width_mm * h / w;
   check_output_path(a.out, "", a.overwrite);
   const double r = pipeline::sheet_dot_radius(w, h);
+  const auto dots = pipeline::sheet_dots(w, h);
   std::ostringstream svg;
   svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width_mm << "mm\" height=\"" << height_mm << "mm\" viewBox=\"0 0 " << w
@@ -43,14 +44,14 @@ int write_sheet() {
       << "<title>gpuvis calibration sheet for a " << w << "x" << h << " camera, " << width_mm << " x " << height_mm
       << " mm: lay it on the table so that it covers the camera's view of it, then run gpuvis calibrate fit</title>\n"
       << "<rect width=\"" << w << "\" height=\"" << h << "\" fill=\"#fff\"/>\n";
-  for (const auto& d : pipeline::sheet_dots(w, h))
+  for (const auto& d : dots)
     svg << "<circle cx=\"" << d.x + 0.5 << "\" cy=\"" << d.y + 0.5 << "\" r=\"" << r << "\" fill=\"#000\"/>\n";
   svg << "</svg>\n";
   const bool as_pdf = a.out.size() > 4 && a.out.substr(a.out.size() - 4) == ".pdf";
   require(as_pdf || (a.out.size() > 4 && a.out.substr(a.out.size() - 4) == ".svg"), "the sheet is written as .pdf or .svg, got '" + a.out + "'");
   if (as_pdf) pdf::write_svg_pages(a.out, {svg.str()});
   else write_file_atomically(a.out, svg.str());
-  std::cerr << "gpuvis: wrote " << a.out << ": " << pipeline::sheet_dots(w, h).size() << " dots for a " << w << "x" << h
+  std::cerr << "gpuvis: wrote " << a.out << ": " << dots.size() << " dots for a " << w << "x" << h
             << " camera, " << width_mm << " x " << height_mm << " mm (print at 100 %)\n";
   return 0;
 }

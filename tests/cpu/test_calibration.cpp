@@ -266,7 +266,6 @@ struct SheetView {
     return {(std::cos(th) * qx + std::sin(th) * qy) * 1.04 + cx + 6, (-std::sin(th) * qx + std::cos(th) * qy) * 1.04 + cy - 4};
   }
   Image<std::uint8_t> render(std::uint32_t seed) const {
-    const auto dots = pipeline::sheet_dots(width, height);
     const double radius = pipeline::sheet_dot_radius(width, height);
     const auto l = pipeline::grid_layout(width, height);
     Image<std::uint8_t> img(width, height);
@@ -285,7 +284,6 @@ struct SheetView {
         const double light = 0.8 + 0.2 * x / width;
         img(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(sum / 16 * light + noise(rng)), 0L, 255L));
       }
-    (void)dots;
     return img;
   }
 };

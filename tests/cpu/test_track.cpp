@@ -31,6 +31,22 @@ namespace {
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 bool have_oscdump() { return std::system("command -v oscdump > /dev/null 2>&1") == 0; }
 
+// A receiver (oscdump, tuio-dump) run in the background with its output in `out`; stop() ends it
+// with SIGTERM.
+struct Background {
+  int pid = 0;
+  Background(const std::string& command, const std::string& out, const std::string& name) {
+    const std::string pidfile = test::temp_path(name + ".pid");
+    if (std::system(("(" + command + " > " + quote(out) + " 2>&1 & echo $! > " + quote(pidfile) + ")").c_str()) == 0)
+      std::ifstream(pidfile) >> pid;
+  }
+  void stop() {
+    if (pid > 0) kill(pid, SIGTERM);
+    pid = 0;
+  }
+  ~Background() { stop(); }
+};
+
 struct Truth {
   std::vector<std::map<int, std::pair<double, double>>> frames;  // per frame: id -> (x, y) pixels
 };
@@ -66,16 +82,13 @@ void check_tuio_at_oscdump(const std::string& transport, int port, const std::st
   ASSERT_EQ(truth.frames.size(), 24u);
 
   const std::string dump = test::temp_path("oscdump.txt");
-  // oscdump runs in the background; its pid is written so it can be stopped afterwards.
-  const std::string pidfile = test::temp_path("oscdump.pid");
-  ASSERT_EQ(std::system(("(oscdump -L " + listen + " > " + quote(dump) + " 2>&1 & echo $! > " + quote(pidfile) + ")").c_str()), 0);
+  Background oscdump("oscdump -L " + listen, dump, "oscdump");
+  ASSERT_GT(oscdump.pid, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   r = test::run_cli("track --folder " + quote(seq) + " --tuio " + transport + ":127.0.0.1:" + std::to_string(port) +
                     " --backend cpu " + track_args);  // every frame: fseq N is frame N - 1, however slow the build
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  int pid = 0;
-  std::ifstream(pidfile) >> pid;
-  if (pid > 0) kill(pid, SIGTERM);
+  oscdump.stop();
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
   // oscdump lines: "<timetag> /tuio/2Dobj <types> "set" s_id id x y a X Y A m r"
@@ -192,9 +205,10 @@ TEST(Track, TuioDumpPrintsWhatTrackSendsAndListensOnLoopback) {
   for (const std::string transport : {"udp", "tcp"}) {
     SCOPED_TRACE(transport);
     const int port = 44000 + getpid() % 2000 + (transport == "tcp" ? 1 : 0);
-    const std::string dump = test::temp_path("tuio-dump.txt"), pidfile = test::temp_path("tuio-dump.pid");
-    const std::string cmd = quote(GPUVIS_CLI_PATH) + " tuio-dump --port " + std::to_string(port) + (transport == "tcp" ? " --tcp" : "");
-    ASSERT_EQ(std::system(("(" + cmd + " > " + quote(dump) + " 2>&1 & echo $! > " + quote(pidfile) + ")").c_str()), 0);
+    const std::string dump = test::temp_path("tuio-dump.txt");
+    Background receiver(quote(GPUVIS_CLI_PATH) + " tuio-dump --port " + std::to_string(port) + (transport == "tcp" ? " --tcp" : ""),
+                        dump, "tuio-dump");
+    ASSERT_GT(receiver.pid, 0);
     // Waits (up to 10 s: sanitized builds start slowly) until `done` holds.
     auto wait_for = [](auto done) {
       for (int i = 0; i < 200 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -210,9 +224,7 @@ TEST(Track, TuioDumpPrintsWhatTrackSendsAndListensOnLoopback) {
       const auto first = text.find(marker);
       return first != std::string::npos && text.find(marker, first + 1) != std::string::npos;
     });
-    int pid = 0;
-    std::ifstream(pidfile) >> pid;
-    if (pid > 0) kill(pid, SIGTERM);
+    receiver.stop();
     ASSERT_EQ(r.exit_code, 0) << r.output;
     // Lines: /tuio/2Dobj set s_id id x y a X Y A m r, then ... fseq N for the bundle.
     std::ifstream in(dump);

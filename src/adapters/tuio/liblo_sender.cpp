@@ -113,13 +113,7 @@ class LibloSender final : public TuioSender {
       lo_message_add_string(fs, "fseq");
       lo_message_add_int32(fs, fseq);
       lo_bundle_add_message(b, profile, fs);
-      auto packet = std::make_shared<std::vector<std::uint8_t>>(lo_bundle_length(b));
-      std::size_t size = packet->size();
-      lo_bundle_serialise(b, packet->data(), &size);
-      packet->resize(size);
-      const detail::Packet shared = std::move(packet);
-      for (const auto& sink : s->sinks_) sink->send(shared);
-      ++s->packets_;
+      s->send_bundle(b, s->sinks_);
       lo_bundle_free_recursive(b);
       b = nullptr;
     }
@@ -135,14 +129,7 @@ class LibloSender final : public TuioSender {
       lo_message_add_string(m, "set");
       lo_message_add_int32(m, o.session_id);
       lo_message_add_int32(m, o.symbol_id);
-      lo_message_add_float(m, X(o.m.x));
-      lo_message_add_float(m, Y(o.m.y));
-      lo_message_add_float(m, A(o.angle));
-      lo_message_add_float(m, VX(o.m.vx));
-      lo_message_add_float(m, VY(o.m.vy));
-      lo_message_add_float(m, VA(o.rotation_speed));
-      lo_message_add_float(m, o.m.accel);
-      lo_message_add_float(m, o.rotation_accel);
+      add_object_state(m, o);
       b.add(m, f.fseq);
     }
     b.finish(f.fseq);
@@ -178,17 +165,7 @@ class LibloSender final : public TuioSender {
       lo_message m = lo_message_new();
       lo_message_add_string(m, "set");
       lo_message_add_int32(m, t.session_id);
-      lo_message_add_float(m, X(t.m.x));
-      lo_message_add_float(m, Y(t.m.y));
-      lo_message_add_float(m, A(t.angle));
-      lo_message_add_float(m, t.width);
-      lo_message_add_float(m, t.height);
-      lo_message_add_float(m, t.area);
-      lo_message_add_float(m, VX(t.m.vx));
-      lo_message_add_float(m, VY(t.m.vy));
-      lo_message_add_float(m, VA(t.rotation_speed));
-      lo_message_add_float(m, t.m.accel);
-      lo_message_add_float(m, t.rotation_accel);
+      add_blob_state(m, t);
       b.add(m, f.fseq);
     }
     b.finish(f.fseq);
@@ -220,14 +197,7 @@ class LibloSender final : public TuioSender {
       lo_message_add_int32(tok, o.session_id);
       lo_message_add_int32(tok, 0);  // type/user: none
       lo_message_add_int32(tok, o.symbol_id);
-      lo_message_add_float(tok, X(o.m.x));
-      lo_message_add_float(tok, Y(o.m.y));
-      lo_message_add_float(tok, A(o.angle));
-      lo_message_add_float(tok, VX(o.m.vx));
-      lo_message_add_float(tok, VY(o.m.vy));
-      lo_message_add_float(tok, VA(o.rotation_speed));
-      lo_message_add_float(tok, o.m.accel);
-      lo_message_add_float(tok, o.rotation_accel);
+      add_object_state(tok, o);
       lo_bundle_add_message(b, "/tuio2/tok", tok);
       lo_message sym = lo_message_new();
       lo_message_add_int32(sym, o.session_id);
@@ -264,30 +234,38 @@ class LibloSender final : public TuioSender {
       if (!t.updated) continue;
       lo_message bnd = lo_message_new();
       lo_message_add_int32(bnd, t.session_id);
-      lo_message_add_float(bnd, X(t.m.x));
-      lo_message_add_float(bnd, Y(t.m.y));
-      lo_message_add_float(bnd, A(t.angle));
-      lo_message_add_float(bnd, t.width);
-      lo_message_add_float(bnd, t.height);
-      lo_message_add_float(bnd, t.area);
-      lo_message_add_float(bnd, VX(t.m.vx));
-      lo_message_add_float(bnd, VY(t.m.vy));
-      lo_message_add_float(bnd, VA(t.rotation_speed));
-      lo_message_add_float(bnd, t.m.accel);
-      lo_message_add_float(bnd, t.rotation_accel);
+      add_blob_state(bnd, t);
       lo_bundle_add_message(b, "/tuio2/bnd", bnd);
     }
     lo_message alv = lo_message_new();
     for (std::int32_t id : alive) lo_message_add_int32(alv, id);
     lo_bundle_add_message(b, "/tuio2/alv", alv);
+    send_bundle(b, sinks2_);
+    lo_bundle_free_recursive(b);
+  }
+
+  // Serialises a bundle once and hands the same packet to every sink of a version.
+  void send_bundle(lo_bundle b, const std::vector<std::unique_ptr<detail::PacketSink>>& sinks) {
     auto packet = std::make_shared<std::vector<std::uint8_t>>(lo_bundle_length(b));
     std::size_t size = packet->size();
     lo_bundle_serialise(b, packet->data(), &size);
     packet->resize(size);
-    lo_bundle_free_recursive(b);
     const detail::Packet shared = std::move(packet);
-    for (const auto& sink : sinks2_) sink->send(shared);
+    for (const auto& sink : sinks) sink->send(shared);
     ++packets_;
+  }
+
+  // The arguments TUIO 1.1's 2Dobj set and TUIO 2.0's tok share after the IDs: position, angle,
+  // speeds, accelerations (inverted as asked).
+  void add_object_state(lo_message m, const track::Object& o) const {
+    for (float v : {X(o.m.x), Y(o.m.y), A(o.angle), VX(o.m.vx), VY(o.m.vy), VA(o.rotation_speed), o.m.accel, o.rotation_accel})
+      lo_message_add_float(m, v);
+  }
+  // The same for 2Dblb set and bnd after the session: position, angle, size, area, speeds, accelerations.
+  void add_blob_state(lo_message m, const track::TrackedBlob& t) const {
+    for (float v : {X(t.m.x), Y(t.m.y), A(t.angle), t.width, t.height, t.area, VX(t.m.vx), VY(t.m.vy), VA(t.rotation_speed),
+                    t.m.accel, t.rotation_accel})
+      lo_message_add_float(m, v);
   }
 
   TuioOptions options_;
