@@ -20,21 +20,22 @@ packages=(
   librsvg2-dev poppler-utils                     # PDF sheets (librsvg draws the SVG pages into cairo's PDF); pdftoppm for their test
   clang libclang-rt-14-dev                       # scripts/fuzz.sh: libFuzzer with ASan and UBSan
   nodejs                                         # a third-party TUIO 1.1/2.0 client for the tests (tests/node; npm below)
+  chromium                                       # the live view's browser test (headless, driven by puppeteer-core)
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# npm's packages for the TUIO client test (tests/node/package-lock.json), when npm is there.
+# npm's packages for the TUIO client and live view tests (tests/node/package-lock.json), when npm is there.
 node_packages() {
   local dir
   dir="$(cd "$(dirname "$0")/.." && pwd)/tests/node"
-  [ -d "$dir/node_modules/tuio-client" ] && return 0
+  [ -d "$dir/node_modules/tuio-client" ] && [ -d "$dir/node_modules/puppeteer-core" ] && return 0
   # Debian's nodejs comes without npm (a separate package); other node builds bring their own.
   command -v npm > /dev/null || { [ "$(id -u)" -eq 0 ] && apt-get install -y -qq --no-install-recommends npm > /dev/null 2>&1; } || true
   command -v npm > /dev/null || { echo "deps: no npm: the TUIO client test will be skipped"; return 0; }
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) \
-    || echo "deps: npm packages for tests/node not installed: the TUIO client test will be skipped"
+    || echo "deps: npm packages for tests/node not installed: the TUIO client and browser tests will be skipped"
 }
 if [ ${#missing[@]} -eq 0 ]; then
   node_packages

@@ -8,6 +8,9 @@ bool xml_available() { return false; }
 ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
   fail(ErrorCode::unsupported, path + ": reading reacTIVision.xml is not built in (install libtinyxml2-dev and rebuild)");
 }
+void save_reactivision_xml(const std::string& path, const ReacTIVisionConfig&, const std::string&) {
+  fail(ErrorCode::unsupported, path + ": writing reacTIVision.xml is not built in (install libtinyxml2-dev and rebuild)");
+}
 CameraXml load_camera_xml(const std::string& path) {
   fail(ErrorCode::unsupported, path + ": reading camera.xml is not built in (install libtinyxml2-dev and rebuild)");
 }

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "stage_stats.hpp"
+#include "track_view.hpp"
 #include "gpuvis/config/camera.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/config/reactivision.hpp"
@@ -46,6 +48,7 @@ struct TrackArgs {
   bool loop = false, json = false, stats = false, headless = false, no_tuio = false, equalize = false;
   bool object_blobs = false, finger_blobs = false;
   std::string background;
+  std::string view;  // --view [ADDR:]PORT
 };
 TrackArgs a;
 
@@ -166,42 +169,6 @@ track::TrackerParams tracker_params(const config::ReacTIVisionConfig& file_cfg) 
   return params;
 }
 
-// --stats: per-stage times, averaged over about a second of frames.
-class StageStats {
- public:
-  void add(const pipeline::Detections& d, double track_us, double send_us, double latency_us) {
-    threshold_ += d.times.threshold_us;
-    segment_ += d.times.segment_us;
-    decode_ += d.times.decode_us;
-    device_ += d.times.device_us;
-    blobs_ += d.times.blobs_us;
-    track_ += track_us;
-    send_ += send_us;
-    latency_ += latency_us;
-    latency_max_ = std::max(latency_max_, latency_us);
-    ++frames_;
-  }
-  int frames() const { return frames_; }
-  void print(double seconds, long dropped) {
-    const double n = frames_;
-    std::cerr << std::fixed << std::setprecision(0) << "gpuvis: " << frames_ << " frames/" << std::setprecision(1) << seconds
-              << " s | per frame (us): ";
-    if (device_ > 0)  // CUDA: the device stages run as one graph, timed as a whole
-      std::cerr << "GPU (upload, threshold, segment, decode, fingers, blobs) " << device_ / n;
-    else
-      std::cerr << "threshold " << threshold_ / n << ", segment " << segment_ / n << ", decode " << decode_ / n
-                << ", fingers+blobs " << blobs_ / n;
-    std::cerr << ", track " << track_ / n << ", send " << send_ / n << " | latency arrival->sent " << latency_ / n << " (max "
-              << latency_max_ << ") | dropped " << dropped << "\n";
-    *this = {};
-  }
-
- private:
-  double threshold_ = 0, segment_ = 0, decode_ = 0, device_ = 0, blobs_ = 0, track_ = 0, send_ = 0, latency_ = 0,
-         latency_max_ = 0;
-  int frames_ = 0;
-};
-
 // The loop: capture -> (equalise) -> detect -> track -> TUIO / JSON, until the source ends or a
 // signal arrives.
 int run_track() {
@@ -215,11 +182,27 @@ int run_track() {
   const auto options = tuio_options(file_cfg);
   const auto targets = tuio_targets(file_cfg);
   auto source = open_source(file_cfg);
-  const pipeline::DetectorConfig config = detector_config(file_cfg);
-  pipeline::Detector detector(config);
+  pipeline::DetectorConfig config = detector_config(file_cfg);
+  std::unique_ptr<TrackView> view;
+  if (!a.view.empty()) {
+    config.device_times = true;  // the page shows the per-stage times
+    TrackViewFiles files;
+    if (!a.config.empty()) {
+      files.settings = a.config;
+      files.base = file_cfg;
+    }
+    if (!a.grid.empty()) files.grid = a.grid;
+    view = std::make_unique<TrackView>(output::parse_live_view_address(a.view),
+                                       TrackSettings{config, a.equalize || !a.background.empty() || file_cfg.equalize,
+                                                     options.invert_x, options.invert_y, options.invert_angle},
+                                       std::move(files));
+    std::cerr << "gpuvis: live view on http://" << output::parse_live_view_address(a.view).address << ":" << view->port()
+              << "/\n" << std::flush;
+  }
+  auto detector = std::make_unique<pipeline::Detector>(config);
   track::Tracker tracker(tracker_params(file_cfg));
   threshold::Equalizer equalizer;
-  const bool equalize = a.equalize || !a.background.empty() || file_cfg.equalize;
+  bool equalize = a.equalize || !a.background.empty() || file_cfg.equalize;
   if (!a.background.empty()) equalizer.capture(read_grey8(a.background).view());
   std::unique_ptr<output::TuioSender> tuio;
   if (!a.no_tuio) {
@@ -237,23 +220,41 @@ int run_track() {
       if (!equalizer.has_background()) equalizer.capture(frame.view());  // spec §2.3: this frame becomes flat
       equalizer.apply(frame.view());  // a background of another size is an error, not a silent skip
     }
-    detector.submit(frame.view());
+    detector->submit(frame.view());
     arrivals.push_back(arrival);
   };
   StageStats stats;
   long long tracked = 0;
+  bool rebuild_detector = false;
   while (!g_stop && (a.frames == 0 || tracked < a.frames)) {
-    if (detector.in_flight() == 0) {
+    // The live view's changes, applied from this frame on; a new detector waits until no frame is
+    // in flight (the overlap below is held back meanwhile).
+    if (view) {
+      const auto changes = view->poll();
+      rebuild_detector |= changes.detector;
+      if (changes.calibration) detector->set_calibration(view->settings().detector.calibration);
+      if (changes.inversion && tuio) {
+        const auto& s = view->settings();
+        tuio->set_inversion(s.invert_x, s.invert_y, s.invert_angle);
+      }
+      if (changes.recapture) equalizer = threshold::Equalizer{};  // the next frame becomes the background
+      equalize = view->settings().equalize;
+    }
+    if (rebuild_detector && detector->in_flight() == 0) {
+      detector = std::make_unique<pipeline::Detector>(view->settings().detector);
+      rebuild_detector = false;
+    }
+    if (detector->in_flight() == 0) {
       if (!capture.take(frame, arrival)) break;
       submit();
     }
     // CUDA: while the GPU works on this frame, the next one, if it has arrived already, goes up and
     // computes beside it, so a fast source keeps the GPU busy. A frame is never waited for here:
     // with a camera slower than the GPU, each frame is tracked as soon as it is done.
-    if (detector.overlaps() && detector.in_flight() < pipeline::Detector::kMaxInFlight &&
-        (a.frames == 0 || tracked + detector.in_flight() < a.frames) && capture.try_take(frame, arrival))
+    if (!rebuild_detector && detector->overlaps() && detector->in_flight() < pipeline::Detector::kMaxInFlight &&
+        (a.frames == 0 || tracked + detector->in_flight() < a.frames) && capture.try_take(frame, arrival))
       submit();
-    const auto& d = detector.receive();
+    const auto& d = detector->receive();
     const double frame_arrival = arrivals.front();
     arrivals.pop_front();
     const double t0 = source::now_seconds();
@@ -264,6 +265,7 @@ int run_track() {
     const double sent = source::now_seconds();
     if (a.json) std::cout << frame_json(f).dump() << "\n" << std::flush;
     stats.add(d, (t1 - t0) * 1e6, (sent - t1) * 1e6, (sent - frame_arrival) * 1e6);
+    if (view) view->show(frame.view(), f, d, (t1 - t0) * 1e6, (sent - t1) * 1e6, (sent - frame_arrival) * 1e6, capture.dropped(), sent);
     if (a.stats && sent - last_report >= 1.0) {
       stats.print(sent - last_report, capture.dropped());
       last_report = sent;
@@ -272,7 +274,7 @@ int run_track() {
   const std::string err = capture.error();
   if (tuio) tuio->send_empty(-1);  // shutdown: empty alive lists for every profile (spec §8.5)
   // Frames still in flight (a signal arrived) are finished without being tracked.
-  while (detector.in_flight() > 0) detector.receive();
+  while (detector->in_flight() > 0) detector->receive();
   if (a.stats && stats.frames())
     std::cerr << "gpuvis: " << capture.captured() << " frames captured, " << capture.dropped() << " dropped, " << tracked
               << " tracked\n";
@@ -348,7 +350,10 @@ void register_track(CLI::App& app, Command& run) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", a.json, "Print the tracked state of every frame as a JSON line");
   cmd->add_flag("--stats", a.stats, "Print per-stage times once a second");
-  cmd->add_flag("--headless", a.headless, "No display (the only mode for now; accepted for reacTIVision users)");
+  cmd->add_option("--view", a.view,
+                  "Live view in the browser at http://127.0.0.1:PORT/ ([ADDR:]PORT; name an address, e.g. 0.0.0.0:8080, to open it "
+                  "to the network): the frames, what was found, per-stage times, reacTIVision's settings and the calibration grid");
+  cmd->add_flag("--headless", a.headless, "No display window (gpuvis has none; see --view): accepted for reacTIVision users");
   cmd->callback([&run] { run = run_track; });
 }
 

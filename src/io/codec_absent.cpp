@@ -14,4 +14,5 @@ AnyImage read_jpeg(const std::string& path) { absent(path); }
 void write_png(const std::string& path, HostView<const std::uint8_t>) { absent(path); }
 void write_png(const std::string& path, HostView<const std::uint16_t>) { absent(path); }
 void write_jpeg(const std::string& path, HostView<const std::uint8_t>, int) { absent(path); }
+std::vector<std::uint8_t> encode_jpeg(HostView<const std::uint8_t>, int) { absent("JPEG"); }
 }  // namespace gpuvis::codec

@@ -454,6 +454,83 @@ TEST(Config, EveryReacTIVisionSettingIsHonouredOrNamed) {
   EXPECT_NE(all.find(":3: <threshold tile>"), std::string::npos) << all;
 }
 
+// The live view's "save settings": what it writes is read back as it was, for each threshold
+// method, and the rest of an existing file (TUIO targets, comments, other attributes) is kept.
+TEST(Config, SavedSettingsReadBackAndKeepTheRestOfTheFile) {
+  if (!config::xml_available()) GTEST_SKIP() << "built without the XML adapter (tinyxml2)";
+  const std::string path = test::temp_path("saved-reacTIVision.xml");
+  std::ofstream(path) << "<?xml version=\"1.0\"?>\n<reactivision>\n"
+                         "  <!-- the table in room 2 -->\n"
+                         "  <tuio type=\"udp\" host=\"10.0.0.2\" port=\"4444\" />\n"
+                         "  <fiducial amoeba=\"small\" max_fid=\"200\" />\n"
+                         "  <finger size=\"20\" sensitivity=\"80\" contrast=\"12\" />\n"
+                         "  <threshold type=\"br\" gradient=\"24\" size=\"12\" contrast=\"30\" threads=\"2\" />\n"
+                         "</reactivision>\n";
+  auto cfg = config::load_reactivision_xml(path);
+  threshold::Params methods[3];
+  methods[0].method = threshold::Method::bernsen;
+  methods[0].bernsen = {7, 40};
+  methods[1].method = threshold::Method::tiled;
+  methods[1].tiled = {20, 12};
+  methods[2].method = threshold::Method::bradley_roth;
+  methods[2].bradley_roth = {9, 0.21f, 25};
+  for (const auto& t : methods) {
+    cfg.detector.threshold = t;
+    cfg.detector.fingers = {14, 0.6, 20};
+    cfg.detector.blobs = {5, 90, true, false};
+    cfg.equalize = true;
+    cfg.tuio_options.invert_y = true;
+    config::save_reactivision_xml(path, cfg, "table.grid");
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("<!-- the table in room 2 -->"), std::string::npos) << text;
+    EXPECT_NE(text.find("threads=\"2\""), std::string::npos) << text;
+    EXPECT_NE(text.find("grid=\"table.grid\""), std::string::npos) << text;
+    pipeline::CalibrationGrid::zero(640, 480).write(test::temp_path("table.grid"));
+    const auto back = config::load_reactivision_xml(path);
+    ASSERT_EQ(back.tuio.size(), 1u);
+    EXPECT_EQ(back.tuio[0].host, "10.0.0.2");
+    EXPECT_EQ(back.detector.trees, "small");
+    EXPECT_EQ(back.detector.max_fid, 200);
+    EXPECT_EQ(back.detector.threshold.method, t.method);
+    if (t.method == threshold::Method::bernsen) {
+      EXPECT_EQ(back.detector.threshold.bernsen.half_window, 7);
+      EXPECT_EQ(back.detector.threshold.bernsen.gate, 40);
+    }
+    if (t.method == threshold::Method::tiled) {
+      EXPECT_EQ(back.detector.threshold.tiled.tile, 20);
+      EXPECT_EQ(back.detector.threshold.tiled.gradient, 12);
+    }
+    if (t.method == threshold::Method::bradley_roth) {
+      EXPECT_EQ(back.detector.threshold.bradley_roth.size, 9);
+      EXPECT_FLOAT_EQ(back.detector.threshold.bradley_roth.bias, 0.21f);
+      EXPECT_EQ(back.detector.threshold.bradley_roth.contrast, 25);
+    }
+    EXPECT_EQ(back.detector.fingers.size, 14);
+    EXPECT_DOUBLE_EQ(back.detector.fingers.sensitivity, 0.6);
+    EXPECT_EQ(back.detector.fingers.contrast, 20);
+    EXPECT_EQ(back.detector.blobs.min_size, 5);
+    EXPECT_EQ(back.detector.blobs.max_size, 90);
+    EXPECT_TRUE(back.detector.blobs.object_blobs);
+    EXPECT_FALSE(back.detector.blobs.finger_blobs);
+    EXPECT_TRUE(back.equalize);
+    EXPECT_FALSE(back.tuio_options.invert_x);
+    EXPECT_TRUE(back.tuio_options.invert_y);
+    EXPECT_TRUE(back.detector.calibration.has_value());
+  }
+  // A new file holds the settings alone; a file that is not reacTIVision.xml is refused untouched.
+  const std::string fresh = test::temp_path("new-reacTIVision.xml");
+  std::filesystem::remove(fresh);
+  config::save_reactivision_xml(fresh, cfg);
+  EXPECT_EQ(config::load_reactivision_xml(fresh).detector.fingers.size, 14);
+  const std::string other = test::temp_path("not-reactivision.xml");
+  std::ofstream(other) << "<camera><image width=\"640\"/></camera>\n";
+  EXPECT_THROW(config::save_reactivision_xml(other, cfg), Error);
+  std::ifstream in(other);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()),
+            "<camera><image width=\"640\"/></camera>\n");
+}
+
 // max_fid: a symbol whose ID is above it is a fuzzy candidate (spec §5.5) on the CPU backend (the
 // CUDA backend's equality is checked in tests/gpu).
 TEST(Config, MaxFidTurnsHigherIdsIntoFuzzyCandidates) {

@@ -25,4 +25,13 @@ struct ReacTIVisionConfig {
 bool xml_available();  // built with the XML adapter
 ReacTIVisionConfig load_reactivision_xml(const std::string& path);
 
+// Writes the settings reacTIVision's keys change (spec §9.1's write-back list: threshold, finger,
+// blob, fiducial yamaarashi/mirror, image equalize, calibration invert and grid) into `path`,
+// through a temporary file renamed into place. An existing file keeps everything else (TUIO
+// targets, comments, other attributes); a missing file is created with these elements only.
+// `grid` is written as <calibration grid> when not empty. The threshold of gpuvis's own Bernsen
+// method is written as type="bernsen" (size = half window, contrast = gate), which
+// load_reactivision_xml reads back; reacTIVision 1.6 would take it for tiled Bernsen.
+void save_reactivision_xml(const std::string& path, const ReacTIVisionConfig& config, const std::string& grid = {});
+
 }  // namespace gpuvis::config

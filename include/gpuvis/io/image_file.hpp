@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "gpuvis/core/image.hpp"
 
@@ -59,6 +60,8 @@ AnyImage read_jpeg(const std::string& path);
 void write_png(const std::string& path, HostView<const std::uint8_t> image);
 void write_png(const std::string& path, HostView<const std::uint16_t> image);
 void write_jpeg(const std::string& path, HostView<const std::uint8_t> image, int quality = 95);
+// The JPEG file's bytes in memory (1 or 3 channels), for sending rather than saving.
+std::vector<std::uint8_t> encode_jpeg(HostView<const std::uint8_t> image, int quality = 90);
 }  // namespace codec
 
 }  // namespace gpuvis

@@ -58,6 +58,8 @@ class TuioSender {
   virtual void send(const track::Frame& frame) = 0;
   // Empty alive lists for every profile (start-up and shutdown, spec §8.5).
   virtual void send_empty(std::int32_t fseq) = 0;
+  // Changes TUIO's inversion (reacTIVision's I key) from the next frame on.
+  virtual void set_inversion(bool x, bool y, bool angle) = 0;
   virtual long packets_sent() const = 0;
   // Packets not delivered to some stream client because it fell too far behind (counted per client).
   virtual long packets_dropped() const = 0;

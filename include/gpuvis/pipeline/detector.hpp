@@ -61,6 +61,12 @@ class Detector {
   // The backend the frames run on (`automatic` resolved).
   Backend backend() const { return config_.backend; }
   void set_device_times(bool on) { config_.device_times = on; }
+  // Replaces the calibration grid (none: no calibration) from the next received frame on; cheap
+  // (the map is rebuilt on the host), so a grid being edited can be applied every frame.
+  void set_calibration(std::optional<CalibrationGrid> grid) {
+    config_.calibration = std::move(grid);
+    calibration_.reset();
+  }
 
   // Runs the stages on an 8-bit grey frame. The result stays valid until the next call.
   const Detections& detect(HostView<const std::uint8_t> grey) {

@@ -3,6 +3,7 @@
 // setjmp and the library calls) and turn the message into a gpuvis::Error.
 #include <csetjmp>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -66,8 +67,9 @@ bool decode(std::FILE* f, ErrorManager& err, Image<std::uint8_t>* out, jpeg_deco
   return true;
 }
 
-bool encode(std::FILE* f, ErrorManager& err, HostView<const std::uint8_t> image, int quality,
-            jpeg_compress_struct& cinfo) {
+// Into a file (f), or into memory (*memory, *memory_size: libjpeg's buffer, freed by the caller).
+bool encode(std::FILE* f, unsigned char** memory, unsigned long* memory_size, ErrorManager& err,
+            HostView<const std::uint8_t> image, int quality, jpeg_compress_struct& cinfo) {
   cinfo.err = jpeg_std_error(&err.pub);
   err.pub.error_exit = on_error;
   if (setjmp(err.jump)) {
@@ -75,7 +77,8 @@ bool encode(std::FILE* f, ErrorManager& err, HostView<const std::uint8_t> image,
     return false;
   }
   jpeg_create_compress(&cinfo);
-  jpeg_stdio_dest(&cinfo, f);
+  if (f) jpeg_stdio_dest(&cinfo, f);
+  else jpeg_mem_dest(&cinfo, memory, memory_size);
   cinfo.image_width = static_cast<JDIMENSION>(image.width);
   cinfo.image_height = static_cast<JDIMENSION>(image.height);
   cinfo.input_components = image.channels;
@@ -112,8 +115,21 @@ void write_jpeg(const std::string& path, HostView<const std::uint8_t> image, int
   if (!f) fail(ErrorCode::io, "cannot open '" + path + "' for writing");
   ErrorManager err{};
   jpeg_compress_struct cinfo{};
-  if (!encode(f.get(), err, image, quality, cinfo)) fail(ErrorCode::io, "cannot write JPEG '" + path + "': " + err.message);
+  if (!encode(f.get(), nullptr, nullptr, err, image, quality, cinfo)) fail(ErrorCode::io, "cannot write JPEG '" + path + "': " + err.message);
   if (std::fflush(f.get()) != 0) fail(ErrorCode::io, "error writing '" + path + "' (disk full?)");
+}
+
+std::vector<std::uint8_t> encode_jpeg(HostView<const std::uint8_t> image, int quality) {
+  check_image_shape(image.width, image.height, image.channels);
+  if (image.channels != 1 && image.channels != 3) fail(ErrorCode::unsupported, "JPEG holds grey or RGB images only");
+  ErrorManager err{};
+  jpeg_compress_struct cinfo{};
+  unsigned char* memory = nullptr;
+  unsigned long size = 0;
+  const bool ok = encode(nullptr, &memory, &size, err, image, quality, cinfo);
+  std::unique_ptr<unsigned char, decltype(&std::free)> owned(memory, &std::free);
+  if (!ok) fail(ErrorCode::io, std::string("cannot encode JPEG: ") + err.message);
+  return {memory, memory + size};
 }
 
 }  // namespace gpuvis::codec

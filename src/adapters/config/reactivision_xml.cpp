@@ -1,10 +1,12 @@
 // reacTIVision.xml through tinyxml2. Element and attribute names and their meaning follow the
 // behaviour spec §9.1; values are validated here with the line they came from.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <vector>
 
 #include "gpuvis/config/reactivision.hpp"
+#include "gpuvis/io/text_file.hpp"
 #include "gpuvis/core/error.hpp"
 #include "xml_reader.hpp"
 
@@ -120,6 +122,12 @@ void read_threshold(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVision
   // Any type other than exactly "br" selects tiled Bernsen; without one the code's default, BR
   // (spec §2.1, Q31: the shipped XML's comment calls TB the default).
   const bool br = type ? std::string(type) == "br" : true;
+  if (type && std::string(type) == "bernsen") {  // gpuvis's own Bernsen (save_reactivision_xml writes it)
+    det.threshold.method = threshold::Method::bernsen;
+    r.integer(e, "size", 1, 4096, det.threshold.bernsen.half_window);
+    r.integer(e, "contrast", 0, 255, det.threshold.bernsen.gate);
+    return;
+  }
   if (!type)
     r.warnings->push_back(r.where(e, "type") + ": absent; Bradley-Roth (br), reacTIVision 1.6's default "
                                                "(write type=\"tb\" for tiled Bernsen)");
@@ -229,6 +237,78 @@ ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
   }
   threshold::validate(det.threshold);
   return cfg;
+}
+
+namespace {
+
+tinyxml2::XMLElement* child(tinyxml2::XMLDocument& doc, tinyxml2::XMLElement* root, const char* name) {
+  if (auto* e = root->FirstChildElement(name)) return e;
+  auto* e = doc.NewElement(name);
+  root->InsertEndChild(e);
+  return e;
+}
+
+void write_threshold(tinyxml2::XMLElement* e, const threshold::Params& t) {
+  switch (t.method) {
+    case threshold::Method::bradley_roth:
+      e->SetAttribute("type", "br");
+      e->SetAttribute("gradient", static_cast<int>(std::lround(100.0 * t.bradley_roth.bias)));
+      e->SetAttribute("size", t.bradley_roth.size);
+      e->SetAttribute("contrast", t.bradley_roth.contrast);
+      break;
+    case threshold::Method::tiled:
+      e->SetAttribute("type", "tb");
+      e->SetAttribute("size", t.tiled.tile);
+      e->SetAttribute("gradient", t.tiled.gradient);
+      break;
+    case threshold::Method::bernsen:
+      e->SetAttribute("type", "bernsen");
+      e->SetAttribute("size", t.bernsen.half_window);
+      e->SetAttribute("contrast", t.bernsen.gate);
+      e->DeleteAttribute("gradient");
+      break;
+  }
+}
+
+}  // namespace
+
+void save_reactivision_xml(const std::string& path, const ReacTIVisionConfig& cfg, const std::string& grid) {
+  tinyxml2::XMLDocument doc;
+  tinyxml2::XMLElement* root = nullptr;
+  if (std::filesystem::exists(path)) {
+    load_xml(doc, path, "reactivision");  // errors name the file and line
+    root = doc.RootElement();
+  } else {
+    doc.InsertEndChild(doc.NewDeclaration());
+    root = doc.NewElement("reactivision");
+    doc.InsertEndChild(root);
+  }
+  const auto& det = cfg.detector;
+  write_threshold(child(doc, root, "threshold"), det.threshold);
+  auto* finger = child(doc, root, "finger");
+  finger->SetAttribute("size", det.fingers.size);
+  finger->SetAttribute("sensitivity", static_cast<int>(std::lround(100.0 * det.fingers.sensitivity)));
+  finger->SetAttribute("contrast", det.fingers.contrast);
+  auto* blob = child(doc, root, "blob");
+  blob->SetAttribute("min_size", det.blobs.min_size);
+  blob->SetAttribute("max_size", det.blobs.max_size);
+  blob->SetAttribute("obj_blob", det.blobs.object_blobs ? "true" : "false");
+  blob->SetAttribute("cur_blob", det.blobs.finger_blobs ? "true" : "false");
+  auto* fiducial = child(doc, root, "fiducial");
+  fiducial->SetAttribute("yamaarashi", det.yamaarashi ? "true" : "false");
+  fiducial->SetAttribute("mirror", det.mirror ? "true" : "false");
+  if (!fiducial->Attribute("max_fid")) fiducial->SetAttribute("max_fid", det.max_fid);
+  child(doc, root, "image")->SetAttribute("equalize", cfg.equalize ? "true" : "false");
+  auto* calibration = child(doc, root, "calibration");
+  std::string invert = " ";  // reacTIVision writes a space before the letters (spec §9.1)
+  if (cfg.tuio_options.invert_x) invert += 'x';
+  if (cfg.tuio_options.invert_y) invert += 'y';
+  if (cfg.tuio_options.invert_angle) invert += 'a';
+  calibration->SetAttribute("invert", invert.c_str());
+  if (!grid.empty()) calibration->SetAttribute("grid", grid.c_str());
+  tinyxml2::XMLPrinter printer;
+  doc.Print(&printer);
+  write_file_atomically(path, std::string(printer.CStr(), static_cast<std::size_t>(printer.CStrSize() - 1)));
 }
 
 }  // namespace gpuvis::config

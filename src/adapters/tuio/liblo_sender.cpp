@@ -63,6 +63,11 @@ class LibloSender final : public TuioSender {
     }
   }
 
+  void set_inversion(bool x, bool y, bool angle) override {
+    options_.invert_x = x;
+    options_.invert_y = y;
+    options_.invert_angle = angle;
+  }
   long packets_sent() const override { return packets_; }
   long packets_dropped() const override { return io_.dropped_packets(); }
 

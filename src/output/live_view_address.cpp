@@ -1,0 +1,27 @@
+// `track --view [ADDR:]PORT`: the live view's address, shared by the server and its absent stub.
+#include <cstdlib>
+
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/output/live_view.hpp"
+
+namespace gpuvis::output {
+
+LiveViewOptions parse_live_view_address(const std::string& text) {
+  LiveViewOptions options;
+  std::string port = text;
+  if (const auto colon = text.rfind(':'); colon != std::string::npos) {
+    options.address = text.substr(0, colon);
+    port = text.substr(colon + 1);
+    if (options.address.empty())
+      fail(ErrorCode::invalid_argument, "--view '" + text + "': name an address before the ':' (e.g. 0.0.0.0:" + port +
+                                            ") or give the port alone for 127.0.0.1");
+  }
+  char* end = nullptr;
+  const long value = std::strtol(port.c_str(), &end, 10);
+  if (port.empty() || *end != '\0' || value < 0 || value > 65535)
+    fail(ErrorCode::invalid_argument, "--view '" + text + "': the port must be a number 0..65535 (0: any free port)");
+  options.port = static_cast<int>(value);
+  return options;
+}
+
+}  // namespace gpuvis::output
