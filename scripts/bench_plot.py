@@ -6,7 +6,8 @@
 Timed rows (those with median_us: threshold, filters, pipeline, detect, life, meanshift, lab) become
 horizontal bars of the median time per case, one colour per backend and scope, on a log axis
 (shorter is faster). The soak's rows become resident memory against time, the cluster's
-throughput against workers, start-up's figures as bars per build. Needs matplotlib.
+throughput against workers, start-up's figures as bars per build, the live view's tracking rate per
+condition. Needs matplotlib.
 """
 import argparse
 import collections
@@ -96,6 +97,19 @@ def startup(rows, ax):
     return len(groups)
 
 
+def live_view(rows, ax):
+    names = [r["name"] for r in rows]
+    ax.barh(range(len(rows)), [r["fps_median"] for r in rows], color="#4a8")
+    for i, r in enumerate(rows):
+        ax.text(r["fps_median"], i, f"  {r['fps_median']:.0f} fps, latency {r['latency_us_median'] / 1000:.1f} ms "
+                f"(max {r['latency_us_max'] / 1000:.1f})", va="center", fontsize=8)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"frames tracked per second ({rows[0].get('backend')} backend, {rows[0].get('cpu', '')})")
+    return len(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results")
@@ -106,7 +120,7 @@ def main():
     if not rows:
         raise SystemExit(f"bench_plot: {path} has no rows")
     kind = rows[0].get("suite") or rows[0].get("benchmark") or ""
-    plot = {"soak": soak, "cluster": cluster, "startup": startup}.get(kind, timed)
+    plot = {"soak": soak, "cluster": cluster, "startup": startup, "live_view": live_view}.get(kind, timed)
     if plot is timed:
         rows = [r for r in rows if "median_us" in r]
     # A first pass sizes the figure by its number of cases.

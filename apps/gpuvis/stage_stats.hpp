@@ -42,11 +42,19 @@ class StageStats {
   // The same as JSON (microseconds; fps over `seconds`), then starts a new period.
   nlohmann::json take_json(double seconds, long dropped) {
     const double n = std::max(1, frames_);
-    nlohmann::json stages = nlohmann::json::object();
-    if (device_ > 0) stages["GPU"] = device_ / n;
-    else stages = {{"threshold", threshold_ / n}, {"segment", segment_ / n}, {"decode", decode_ / n}, {"fingers+blobs", blobs_ / n}};
-    stages["track"] = track_ / n;
-    stages["send"] = send_ / n;
+    // [name, microseconds] pairs, in pipeline order.
+    nlohmann::json stages = nlohmann::json::array();
+    auto stage = [&](const char* name, double us) { stages.push_back(nlohmann::json::array({name, us / n})); };
+    if (device_ > 0) {
+      stage("GPU", device_);
+    } else {
+      stage("threshold", threshold_);
+      stage("segment", segment_);
+      stage("decode", decode_);
+      stage("fingers+blobs", blobs_);
+    }
+    stage("track", track_);
+    stage("send", send_);
     nlohmann::json j = {{"fps", seconds > 0 ? frames_ / seconds : 0.0}, {"stages_us", stages}, {"latency_us", latency_ / n},
                         {"latency_max_us", latency_max_}, {"dropped", dropped}};
     *this = {};

@@ -166,17 +166,22 @@ TEST(LiveView, AStalledClientNeverMakesTheCallerWait) {
   ws.handshake("127.0.0.1:" + std::to_string(view->port()), "/ws");
   ASSERT_TRUE(wait_for([&] { return view->clients() == 1; }));
   const auto frame = gradient(640, 480);
-  int offered = 0;
-  const auto start = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) {
-    if (view->wants_picture()) {
-      view->offer_picture(frame.view());
-      ++offered;
+  auto offer_for = [&](double seconds) {
+    int offered = 0;
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start < std::chrono::duration<double>(seconds)) {
+      if (view->wants_picture()) {
+        view->offer_picture(frame.view());
+        ++offered;
+      }
+      view->publish("state", std::string(20000, 'x'));
     }
-    view->publish("state", std::string(20000, 'x'));
-  }
-  // Had a call waited for the client, the loop would have stopped at the first full socket.
-  EXPECT_GT(offered, 5) << "pictures kept being taken while the client read nothing";
+    return offered;
+  };
+  // Had a call waited for the client, these loops would stop at the first full socket.
+  EXPECT_GT(offer_for(1.0), 0);
+  // By now its socket is full and one picture waits for it: no more pictures are copied or encoded.
+  EXPECT_EQ(offer_for(0.5), 0) << "pictures kept being made for a client that reads nothing";
   view.reset();  // with the client connected and its socket full
 }
 

@@ -3,7 +3,7 @@
 // change what the tracker reports, the calibration grid must follow a drag and be saved, settings
 // must be saved into reacTIVision.xml, and tracking must go on when the browser goes away.
 //
-//   node live_view_check.mjs GPUVIS WORKDIR [SCREENSHOT.png]
+//   node live_view_check.mjs GPUVIS WORKDIR [SHOT.png]   (also writes SHOT-calibration.png)
 // Prints one JSON line of what it saw; exits non-zero with the reason on the first failure.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,11 +15,12 @@ const chromium = process.env.CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromiu
   .find((p) => existsSync(p));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const seen = {};
+const pageErrors = [];
 let failed = false;
 
 function fail(why) {
   failed = true;
-  throw new Error(why);
+  throw new Error(pageErrors.length ? `${why} (errors in the page: ${pageErrors.join('; ')})` : why);
 }
 
 async function until(what, test, seconds = 15) {
@@ -51,7 +52,6 @@ try {
   browser = await puppeteer.launch({ executablePath: chromium, headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], defaultViewport: { width: 1180, height: 860 } });
   const page = await browser.newPage();
-  const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   page.on('dialog', (d) => d.accept());  // "overwrite …?" is answered yes
   await page.goto(`http://127.0.0.1:${port}/`);
@@ -131,10 +131,15 @@ try {
   if (!/<calibration[^>]*grid="calibration.grid"/.test(xml)) fail(`reacTIVision.xml lacks the grid: ${xml}`);
   seen.settings_saved = true;
 
-  if (screenshot) {
-    await page.click('#grid-on');  // the screenshot shows detections, not the grid
+  if (screenshot) {  // SHOT.png with the detections, SHOT-calibration.png with the grid over the binary frame
+    await page.click('#display-binary');
     await page.evaluate(() => window.scrollTo(0, 0));
-    await sleep(600);
+    await sleep(800);
+    await page.screenshot({ path: screenshot.replace(/\.png$/, '-calibration.png') });
+    await page.click('#grid-on');
+    await page.click('#display-camera');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await sleep(800);
     await page.screenshot({ path: screenshot });
   }
   if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);

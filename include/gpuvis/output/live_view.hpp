@@ -32,7 +32,8 @@ class LiveView {
   // The port listened on (the chosen one when the options asked for 0).
   virtual int port() const = 0;
   virtual int clients() const = 0;
-  // True when a picture offered now would be shown: cheap, call it every frame.
+  // True when a picture offered now would be shown (some client has taken the previous one, the
+  // last one is encoded and the rate allows): cheap, call it every frame.
   virtual bool wants_picture() const = 0;
   // Copies `frame` (8-bit, 1 or 3 channels); `prepare`, when given, turns the copy into the
   // picture to show on the view's thread (it must not touch the caller's state), then it is

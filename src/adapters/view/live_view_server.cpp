@@ -9,6 +9,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -54,6 +55,8 @@ class ViewClient : public std::enable_shared_from_this<ViewClient> {
     if (!writing_) write_next();
   }
   bool open() const { return open_; }
+  // Ready for a new picture: none waits for this client, so encoding one would not be wasted.
+  bool hungry() const { return open_ && accepted_ && !pending_picture_; }
   void close() {
     open_ = false;
     pending_text_.clear();
@@ -64,6 +67,7 @@ class ViewClient : public std::enable_shared_from_this<ViewClient> {
 
  private:
   void read();
+  void picture_written();
   void write_next() {
     if (!accepted_ || !open_) return;
     Bytes next;
@@ -82,9 +86,10 @@ class ViewClient : public std::enable_shared_from_this<ViewClient> {
     writing_ = true;
     writing_now_ = next;
     ws_.text(text);
-    ws_.async_write(asio::buffer(*writing_now_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    ws_.async_write(asio::buffer(*writing_now_), [self = shared_from_this(), text](beast::error_code ec, std::size_t) {
       self->writing_now_.reset();
       if (ec) return self->close();
+      if (!text) self->picture_written();
       self->write_next();
     });
   }
@@ -172,7 +177,7 @@ class Server final : public LiveView {
   int clients() const override { return client_count_.load(); }
 
   bool wants_picture() const override {
-    if (client_count_.load() == 0 || picture_busy_.load()) return false;
+    if (!hungry_.load() || picture_busy_.load()) return false;
     const auto now = std::chrono::steady_clock::now();
     return now - last_picture_.load() >= std::chrono::duration<double>(1.0 / std::max(0.1, options_.picture_fps));
   }
@@ -204,16 +209,23 @@ class Server final : public LiveView {
     return std::exchange(inbox_, {});
   }
 
+  // I/O thread: whether some client would take a new picture now. A client that reads nothing
+  // keeps its one unsent picture, and the tracker stops copying and encoding for it.
+  void update_hungry() {
+    hungry_ = std::any_of(clients_.begin(), clients_.end(), [](const std::shared_ptr<ViewClient>& c) { return c->hungry(); });
+  }
   // I/O thread: a client has been upgraded to WebSocket, or has gone.
   void joined(const std::shared_ptr<ViewClient>& client) {
     clients_.push_back(client);
     client_count_ = static_cast<int>(clients_.size());
+    update_hungry();
     std::lock_guard lock(inbox_mutex_);
     inbox_.push_back(R"({"type":"hello"})");  // the caller answers with everything a new page needs
   }
   void left() {
     std::erase_if(clients_, [](const std::shared_ptr<ViewClient>& c) { return !c->open(); });
     client_count_ = static_cast<int>(clients_.size());
+    update_hungry();
   }
   void received(std::string message) {
     std::lock_guard lock(inbox_mutex_);
@@ -256,6 +268,7 @@ class Server final : public LiveView {
         auto bytes = std::make_shared<const std::string>(encode(picture));
         asio::post(context_, [this, bytes] {
           for (auto& c : clients_) c->deliver_picture(bytes);
+          update_hungry();
         });
       } catch (const std::exception& e) {
         publish("error", std::string(R"({"type":"error","message":")") + "picture: " + e.what() + "\"}");
@@ -292,6 +305,7 @@ class Server final : public LiveView {
   int port_ = 0;
   std::vector<std::shared_ptr<ViewClient>> clients_;  // I/O thread only
   std::atomic<int> client_count_{0};
+  std::atomic<bool> hungry_{false};
 
   std::mutex inbox_mutex_;
   std::vector<std::string> inbox_;
@@ -321,6 +335,8 @@ void ViewClient::start(http::request<http::string_body> request) {
     self->write_next();
   });
 }
+
+void ViewClient::picture_written() { server_.update_hungry(); }
 
 void ViewClient::read() {
   ws_.async_read(incoming_, [self = shared_from_this()](beast::error_code ec, std::size_t) {

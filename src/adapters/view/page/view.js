@@ -80,7 +80,7 @@ function receive(m) {
 
 function showStats(m) {
   const s = m.stats || {};
-  const stages = Object.entries(s.stages_us || {}).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' · ');
+  const stages = (s.stages_us || []).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' · ');
   $('stats').textContent = s.fps === undefined ? `frame ${m.fseq}` :
     `${s.fps.toFixed(1)} fps · µs per frame: ${stages} · latency ${s.latency_us.toFixed(0)} µs (max ${s.latency_max_us.toFixed(0)})` +
     ` · dropped ${s.dropped} · frame ${m.fseq}`;
