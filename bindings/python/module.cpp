@@ -14,7 +14,9 @@
 #include "gpuvis/core/image.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/cuda/device_memory.hpp"
 #include "gpuvis/filters/bilateral.hpp"
+#include "gpuvis/filters/device.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
 #include "gpuvis/filters/mean_shift_segment.hpp"
@@ -22,6 +24,7 @@
 #include "gpuvis/life/life.hpp"
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/threshold/device.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "gpuvis/track/tracker.hpp"
 
@@ -79,9 +82,138 @@ py::array for_each_type(py::array src, const char* what, F&& f) {
 
 Backend backend_of(const std::string& name) { return parse_backend(name); }
 
+// Anything NumPy can read as an array (lists too), as the host functions take it.
+py::array host_array(const py::object& obj, const char* what) {
+  py::array a = py::array::ensure(obj);
+  if (!a) throw py::type_error(std::string(what) + ": expected a NumPy array or a device array (__cuda_array_interface__)");
+  return a;
+}
+
+// ---- device arrays: __cuda_array_interface__ (CuPy, PyTorch, Numba) in, gpuvis.DeviceArray out ----
+
+// Device memory holding a result, exposed through __cuda_array_interface__ (version 3), so that
+// cupy.asarray / torch.as_tensor take it without a copy; it stays alive as long as they hold it.
+struct DeviceArray {
+  cuda::DeviceAllocation memory;
+  std::vector<py::ssize_t> shape;
+  std::string typestr;
+
+  py::dict interface() const {
+    py::dict d;
+    d["shape"] = py::tuple(py::cast(shape));
+    d["typestr"] = typestr;
+    d["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(memory.data()), false);
+    d["strides"] = py::none();  // C-contiguous
+    d["version"] = 3;
+    d["stream"] = py::none();  // complete when returned: nothing to wait for
+    return d;
+  }
+  py::array to_host() const {
+    py::array out(py::dtype(typestr), shape);
+    {
+      py::gil_scoped_release release;
+      cuda::copy_to_host(out.mutable_data(), memory.data(), memory.size());
+    }
+    return out;
+  }
+};
+
+// A device array as the library sees it: a view's geometry, its element type, and the stream its
+// producer said its data is ready on (__cuda_array_interface__ v3: 1 legacy default, 2 per-thread
+// default, which are also CUDA's own handles for them; absent or None: nothing to wait for).
+struct DeviceInput {
+  const void* data = nullptr;
+  int width = 0, height = 0, channels = 1;
+  std::ptrdiff_t stride = 0;
+  char kind = 0;   // 'u' or 'f'
+  int item = 0;    // bytes per element
+  bool keep_3d = false;
+  cuda::StreamHandle stream = nullptr;
+};
+
+DeviceInput device_input(const py::object& obj, const char* what) {
+  const py::dict cai = obj.attr("__cuda_array_interface__");
+  DeviceInput in;
+  const auto shape = cai["shape"].cast<std::vector<py::ssize_t>>();
+  if (shape.size() != 2 && shape.size() != 3)
+    throw py::value_error(std::string(what) + ": expected a 2D (H, W) or 3D (H, W, C) device array, got " + std::to_string(shape.size()) + "D");
+  in.height = static_cast<int>(shape[0]);
+  in.width = static_cast<int>(shape[1]);
+  in.channels = shape.size() == 3 ? static_cast<int>(shape[2]) : 1;
+  in.keep_3d = shape.size() == 3;
+  const std::string typestr = cai["typestr"].cast<std::string>();
+  if (typestr.size() < 3 || (typestr[0] == '>' && typestr.substr(1) != "u1"))
+    throw py::type_error(std::string(what) + ": unsupported element type " + typestr);
+  in.kind = typestr[1];
+  in.item = std::stoi(typestr.substr(2));
+  in.data = reinterpret_cast<const void*>(cai["data"].cast<py::tuple>()[0].cast<std::uintptr_t>());
+  const py::ssize_t item = in.item;
+  in.stride = static_cast<std::ptrdiff_t>(in.width) * in.channels * item;
+  if (cai.contains("strides") && !cai["strides"].is_none()) {
+    const auto strides = cai["strides"].cast<std::vector<py::ssize_t>>();
+    const bool pixels_contiguous =
+        shape.size() == 2 ? strides[1] == item : strides[2] == item && strides[1] == item * in.channels;
+    if (!pixels_contiguous || strides[0] < static_cast<py::ssize_t>(in.stride))
+      throw py::value_error(std::string(what) + ": each row's pixels must be contiguous (pass a C-contiguous copy, e.g. "
+                                                "cupy.ascontiguousarray)");
+    in.stride = static_cast<std::ptrdiff_t>(strides[0]);
+  }
+  if (cai.contains("stream") && !cai["stream"].is_none())
+    in.stream = reinterpret_cast<cuda::StreamHandle>(cai["stream"].cast<std::uintptr_t>());
+  if (in.width < 1 || in.height < 1) throw py::value_error(std::string(what) + ": the array is empty");
+  if (!cuda::is_device_pointer(in.data))
+    throw py::value_error(std::string(what) + ": the array's __cuda_array_interface__ does not point at memory of the current "
+                                              "CUDA device");
+  return in;
+}
+
+// The result in the input's own library when it is CuPy or PyTorch (no copy), else a DeviceArray.
+py::object like_input(const py::object& input, std::shared_ptr<DeviceArray> out) {
+  const std::string module = py::type::of(input).attr("__module__").cast<std::string>();
+  py::object result = py::cast(std::move(out));
+  if (module.rfind("cupy", 0) == 0) return py::module_::import("cupy").attr("asarray")(result);
+  if (module.rfind("torch", 0) == 0) return py::module_::import("torch").attr("as_tensor")(result, py::arg("device") = input.attr("device"));
+  return result;
+}
+
+bool is_device_array(const py::object& obj) { return py::hasattr(obj, "__cuda_array_interface__"); }
+
+void require_cuda_for_device_arrays(const std::string& backend, const char* what) {
+  if (backend != "auto" && backend != "cuda")
+    throw py::value_error(std::string(what) + ": a device array needs backend='cuda' or 'auto' (copy it to the host for the "
+                                              "CPU, e.g. cupy.asnumpy)");
+}
+
+// Calls f<T>(src, dst, stream) on device views for the array's element type; returns the result
+// like the input (same shape and dtype).
+template <class F>
+py::object for_each_device_type(const py::object& src, const char* what, F&& f) {
+  const DeviceInput in = device_input(src, what);
+  auto run = [&](auto tag, const char* typestr) -> py::object {
+    using T = decltype(tag);
+    auto out = std::make_shared<DeviceArray>();
+    out->typestr = typestr;
+    out->shape = {in.height, in.width};
+    if (in.keep_3d) out->shape.push_back(in.channels);
+    const std::size_t row = static_cast<std::size_t>(in.width) * in.channels * sizeof(T);
+    out->memory = cuda::DeviceAllocation(row * static_cast<std::size_t>(in.height));
+    const DeviceView<const T> s{static_cast<const T*>(in.data), in.width, in.height, in.channels, in.stride};
+    const DeviceView<T> d{static_cast<T*>(out->memory.data()), in.width, in.height, in.channels, static_cast<std::ptrdiff_t>(row)};
+    {
+      py::gil_scoped_release release;
+      f(s, d, in.stream);
+    }
+    return like_input(src, std::move(out));
+  };
+  if (in.kind == 'u' && in.item == 1) return run(std::uint8_t{}, "|u1");
+  if (in.kind == 'u' && in.item == 2) return run(std::uint16_t{}, "<u2");
+  if (in.kind == 'f' && in.item == 4) return run(float{}, "<f4");
+  throw py::type_error(std::string(what) + ": expected dtype uint8, uint16 or float32 on the device");
+}
+
 // ---- image operations ----
 
-py::array threshold_py(py::array img, const std::string& method, std::optional<int> window, std::optional<int> gate,
+py::object threshold_py(const py::object& img_obj, const std::string& method, std::optional<int> window, std::optional<int> gate,
                        std::optional<int> tile, std::optional<float> bias, std::optional<int> contrast,
                        const std::string& backend) {
   threshold::Params p;
@@ -93,6 +225,19 @@ py::array threshold_py(py::array img, const std::string& method, std::optional<i
   if (bias) p.bradley_roth.bias = *bias;
   if (contrast) p.bradley_roth.contrast = *contrast;
   threshold::validate(p);
+  if (is_device_array(img_obj)) {
+    require_cuda_for_device_arrays(backend, "threshold");
+    return for_each_device_type(img_obj, "threshold", [&](auto src, auto dst, cuda::StreamHandle stream) {
+      using T = std::remove_const_t<typename decltype(src)::value_type>;
+      if constexpr (std::is_same_v<T, std::uint8_t>) {
+        if (src.channels != 1) throw std::invalid_argument("threshold: expected a grey (H, W) uint8 image");
+        threshold::threshold(src, dst, p, stream);
+      } else {
+        throw std::invalid_argument("threshold: expected dtype uint8");
+      }
+    });
+  }
+  py::array img = host_array(img_obj, "threshold");
   HostView<std::uint8_t> in = view_of<std::uint8_t>(img, "threshold");
   if (in.channels != 1) throw py::value_error("threshold: expected a grey (H, W) uint8 image");
   py::array_t<std::uint8_t> out({in.height, in.width});
@@ -114,19 +259,27 @@ filters::Kernel kernel_of(const py::object& k) {
   return out;
 }
 
-py::array convolve_py(py::array img, const py::object& kernel, const std::string& border, bool flip, const std::string& backend) {
+py::object convolve_py(const py::object& img, const py::object& kernel, const std::string& border, bool flip,
+                       const std::string& backend) {
   filters::ConvolveOptions o;
   o.border = filters::parse_border(border);
   o.flip = flip;
   o.backend = backend_of(backend);
   const filters::Kernel k = kernel_of(kernel);
-  return for_each_type(img, "convolve", [&](auto src, auto dst) {
+  if (is_device_array(img)) {
+    require_cuda_for_device_arrays(backend, "convolve");
+    return for_each_device_type(img, "convolve", [&](auto src, auto dst, cuda::StreamHandle stream) {
+      using T = std::remove_const_t<typename decltype(src)::value_type>;
+      filters::convolve<T>(src, dst, k, o, stream);
+    });
+  }
+  return for_each_type(host_array(img, "convolve"), "convolve", [&](auto src, auto dst) {
     using T = std::remove_const_t<typename decltype(src)::value_type>;
     filters::convolve<T>(src, dst, k, o);
   });
 }
 
-py::array bilateral_py(py::array img, int radius, float sigma_space, float sigma_range, bool adaptive, bool per_channel,
+py::object bilateral_py(const py::object& img, int radius, float sigma_space, float sigma_range, bool adaptive, bool per_channel,
                        const std::string& distance, const std::string& border, const std::string& backend) {
   filters::BilateralParams p;
   p.radius = radius;
@@ -139,7 +292,14 @@ py::array bilateral_py(py::array img, int radius, float sigma_space, float sigma
   p.border = filters::parse_border(border);
   p.backend = backend_of(backend);
   filters::validate(p);
-  return for_each_type(img, "bilateral", [&](auto src, auto dst) {
+  if (is_device_array(img)) {
+    require_cuda_for_device_arrays(backend, "bilateral");
+    return for_each_device_type(img, "bilateral", [&](auto src, auto dst, cuda::StreamHandle stream) {
+      using T = std::remove_const_t<typename decltype(src)::value_type>;
+      filters::bilateral<T>(src, dst, p, stream);
+    });
+  }
+  return for_each_type(host_array(img, "bilateral"), "bilateral", [&](auto src, auto dst) {
     using T = std::remove_const_t<typename decltype(src)::value_type>;
     filters::bilateral<T>(src, dst, p);
   });
@@ -338,6 +498,34 @@ PYBIND11_MODULE(_gpuvis, m) {
         "{label, size, mean, centroid, bbox})");
   m.def("life", &life_py, py::arg("board"), py::arg("generations"), py::arg("rule") = "B3/S23", py::arg("border") = "torus",
         py::arg("backend") = "auto", "Advance a Life board (uint8, non-zero = alive) by `generations`; returns 0/1 cells");
+
+  py::class_<DeviceArray, std::shared_ptr<DeviceArray>>(m, "DeviceArray",
+                                                       "A result in device memory: cupy.asarray(a) or torch.as_tensor(a, "
+                                                       "device='cuda') use it without a copy; .get() copies it to NumPy")
+      .def_property_readonly("__cuda_array_interface__", &DeviceArray::interface)
+      .def_property_readonly("shape", [](const DeviceArray& a) { return py::tuple(py::cast(a.shape)); })
+      .def_property_readonly("dtype", [](const DeviceArray& a) { return py::dtype(a.typestr); })
+      .def("get", &DeviceArray::to_host, "A NumPy copy on the host")
+      .def("__repr__", [](const DeviceArray& a) {
+        return "<gpuvis.DeviceArray shape=" + py::str(py::tuple(py::cast(a.shape))).cast<std::string>() + " dtype=" +
+               py::str(py::dtype(a.typestr)).cast<std::string>() + ">";
+      });
+  m.def(
+      "to_device",
+      [](py::array host) {
+        host = py::array::ensure(host, py::array::c_style);
+        auto out = std::make_shared<DeviceArray>();
+        const char kind = host.dtype().kind();
+        const auto item = host.itemsize();
+        if (!((kind == 'u' && (item == 1 || item == 2)) || (kind == 'f' && item == 4)))
+          throw py::type_error("to_device: expected dtype uint8, uint16 or float32");
+        out->typestr = item == 1 ? "|u1" : (kind == 'u' ? "<u2" : "<f4");
+        out->shape.assign(host.shape(), host.shape() + host.ndim());
+        out->memory = cuda::DeviceAllocation(static_cast<std::size_t>(host.nbytes()));
+        cuda::copy_to_device(out->memory.data(), host.data(), static_cast<std::size_t>(host.nbytes()));
+        return out;
+      },
+      py::arg("array"), "Copies a NumPy array to the CUDA device as a DeviceArray (for callers without CuPy or PyTorch)");
 
   py::class_<decode::Fiducial>(m, "Fiducial")
       .def_readonly("id", &decode::Fiducial::id)

@@ -1,4 +1,5 @@
 #include "cuda/memory.hpp"
+#include "gpuvis/cuda/device_memory.hpp"
 
 namespace gpuvis::cuda {
 
@@ -128,5 +129,49 @@ GPUVIS_INSTANTIATE(std::uint8_t)
 GPUVIS_INSTANTIATE(std::uint16_t)
 GPUVIS_INSTANTIATE(float)
 #undef GPUVIS_INSTANTIATE
+
+}  // namespace gpuvis::cuda
+
+// ---- the public device memory (gpuvis/cuda/device_memory.hpp) ----
+
+namespace gpuvis::cuda {
+
+DeviceAllocation::DeviceAllocation(std::size_t bytes) : size_(bytes) {
+  if (bytes) GPUVIS_CUDA_CHECK(cudaMalloc(&data_, bytes));
+}
+DeviceAllocation::~DeviceAllocation() {
+  if (data_) cudaFree(data_);
+}
+DeviceAllocation::DeviceAllocation(DeviceAllocation&& o) noexcept
+    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+DeviceAllocation& DeviceAllocation::operator=(DeviceAllocation&& o) noexcept {
+  std::swap(data_, o.data_);
+  std::swap(size_, o.size_);
+  return *this;
+}
+
+bool is_device_pointer(const void* pointer) {
+  if (!pointer) return false;
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, pointer) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
+}
+
+void synchronize(StreamHandle stream) { GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream)); }
+
+void copy_to_host(void* host, const void* device, std::size_t bytes) {
+  GPUVIS_CUDA_CHECK(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost));
+}
+void copy_to_device(void* device, const void* host, std::size_t bytes) {
+  GPUVIS_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+}
 
 }  // namespace gpuvis::cuda

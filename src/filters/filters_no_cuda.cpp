@@ -4,6 +4,7 @@
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
 #include "filters/filter_backends.hpp"
+#include "gpuvis/filters/device.hpp"
 
 namespace gpuvis::filters {
 template <class T>
@@ -23,4 +24,19 @@ template void bilateral_cuda<float>(HostView<const float>, HostView<float>, cons
 void mean_shift_filter_cuda(HostView<const std::uint8_t>, HostView<std::uint8_t>, const MeanShiftParams&, int) {
   fail(ErrorCode::unsupported, "CUDA mean shift requested but " + cuda::unavailable_reason());
 }
+template <class T>
+void convolve(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveOptions&, cuda::StreamHandle) {
+  fail(ErrorCode::unsupported, "convolution on device memory requested but " + cuda::unavailable_reason());
+}
+template <class T>
+void bilateral(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle) {
+  fail(ErrorCode::unsupported, "bilateral filter on device memory requested but " + cuda::unavailable_reason());
+}
+#define GPUVIS_DEVICE_FILTERS(T)                                                                                     \
+  template void convolve<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveOptions&, cuda::StreamHandle); \
+  template void bilateral<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle);
+GPUVIS_DEVICE_FILTERS(std::uint8_t)
+GPUVIS_DEVICE_FILTERS(std::uint16_t)
+GPUVIS_DEVICE_FILTERS(float)
+#undef GPUVIS_DEVICE_FILTERS
 }  // namespace gpuvis::filters

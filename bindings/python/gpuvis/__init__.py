@@ -9,12 +9,17 @@ a device is usable, else the CPU), ``"cpu"`` or ``"cuda"``, and both backends gi
     det = gpuvis.Detector(backend="cpu")
     for f in det.detect(grey).fiducials: print(f.id, f.x, f.y, f.angle)
 
+Arrays on the GPU (anything with ``__cuda_array_interface__``: CuPy arrays, PyTorch CUDA tensors)
+are filtered where they are by ``threshold``, ``convolve`` and ``bilateral``, and the result comes
+back as the same kind of array, still on the device.
+
 ``gpuvis.dask`` runs the filters over dask arrays in chunks (docs/cluster.md).
 """
 from ._gpuvis import (  # noqa: F401
     Blob,
     Cursor,
     Detections,
+    DeviceArray,
     Detector,
     Error,
     Fiducial,
@@ -37,5 +42,6 @@ from ._gpuvis import (  # noqa: F401
     resolve_backend,
     set_num_threads,
     threshold,
+    to_device,
     tuio_available,
 )

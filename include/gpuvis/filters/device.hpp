@@ -1,0 +1,21 @@
+#pragma once
+// The filters on images already in device memory (CUDA backend), for pipelines that keep their
+// images on the GPU (CuPy, PyTorch, the Python module's device path): nothing crosses the bus.
+// Results equal the host entry points' (convolve, bilateral). The work is queued on `stream` and
+// the call returns once it is done, so `dst` can be used on any stream afterwards. Both views must
+// be device memory of the current device (cuda::is_device_pointer) with the same size and channel
+// count; without the CUDA backend these throw ErrorCode::unsupported.
+#include "gpuvis/cuda/device_memory.hpp"
+#include "gpuvis/filters/bilateral.hpp"
+#include "gpuvis/filters/convolve.hpp"
+
+namespace gpuvis::filters {
+
+template <class T>
+void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {},
+              cuda::StreamHandle stream = nullptr);
+
+template <class T>
+void bilateral(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams& params, cuda::StreamHandle stream = nullptr);
+
+}  // namespace gpuvis::filters

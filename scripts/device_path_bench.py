@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""What a Python user gets from gpuvis's filters with arrays on the host and arrays on the GPU.
+
+For each case (3840x2160): gpuvis with a NumPy array (backend="cuda": upload, filter, download), gpuvis
+with a CuPy array (the device path: nothing crosses the bus), and the peers on the same device array
+(CuPy's cupyx.scipy.ndimage.correlate, PyTorch's conv2d) where they compute the same thing. Each time
+is the median of --runs calls after 3 warm-up calls, measured around the call with the device
+synchronised, so every figure is what the caller waits for.
+
+  python3 scripts/device_path_bench.py [--runs 30] [--out docs/benchmarks/python.jsonl]
+"""
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import time
+
+import numpy as np
+
+import gpuvis
+
+
+def cpu_name():
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def median_us(call, sync, runs):
+    for _ in range(3):
+        call()
+    sync()
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        call()
+        sync()
+        times.append((time.perf_counter() - t0) * 1e6)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    import cupy as cp
+    import cupyx.scipy.ndimage as cndi
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    sync = cp.cuda.Device().synchronize
+    gpu = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    rng = np.random.default_rng(1)
+    h, w = 2160, 3840
+    grey = (rng.random((h, w), dtype=np.float32) * 255).astype(np.float32)
+    rgb = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    k7 = rng.random((7, 7), dtype=np.float32)
+    k7 /= k7.sum()
+    rows = []
+
+    def add(case, backend, scope, us, **extra):
+        row = {"suite": "python", "name": case, "width": w, "height": h, "backend": backend, "scope": scope,
+               "median_us": us, "runs": a.runs, "gpu": gpu, "cpu": cpu_name(), "commit": commit, **extra}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+
+    d_grey, d_rgb = cp.asarray(grey), cp.asarray(rgb)
+    add("conv 7x7 f32 1ch", "cuda", "gpuvis, NumPy in and out (upload, filter, download)",
+        median_us(lambda: gpuvis.convolve(grey, k7, border="reflect101", backend="cuda"), sync, a.runs))
+    add("conv 7x7 f32 1ch", "cuda", "gpuvis, CuPy in and out (device path)",
+        median_us(lambda: gpuvis.convolve(d_grey, k7, border="reflect101"), sync, a.runs))
+    dk = cp.asarray(k7)
+    add("conv 7x7 f32 1ch", "cupy", "cupyx.scipy.ndimage.correlate (mode='mirror'), on the device",
+        median_us(lambda: cndi.correlate(d_grey, dk, mode="mirror"), sync, a.runs))
+    if torch is not None and torch.cuda.is_available():
+        tg = torch.as_tensor(d_grey, device="cuda")[None, None]
+        tk = torch.as_tensor(dk, device="cuda")[None, None]
+        add("conv 7x7 f32 1ch", "torch", "torch conv2d (reflect pad), on the device",
+            median_us(lambda: torch.nn.functional.conv2d(torch.nn.functional.pad(tg, (3, 3, 3, 3), mode="reflect"), tk), sync,
+                      a.runs))
+    add("gaussian sigma=2 f32 1ch", "cuda", "gpuvis, NumPy in and out (upload, filter, download)",
+        median_us(lambda: gpuvis.convolve(grey, "gaussian:sigma=2", backend="cuda"), sync, a.runs))
+    add("gaussian sigma=2 f32 1ch", "cuda", "gpuvis, CuPy in and out (device path)",
+        median_us(lambda: gpuvis.convolve(d_grey, "gaussian:sigma=2"), sync, a.runs))
+    add("bilateral r=3 u8 RGB", "cuda", "gpuvis, NumPy in and out (upload, filter, download)",
+        median_us(lambda: gpuvis.bilateral(rgb, radius=3, backend="cuda"), sync, a.runs))
+    add("bilateral r=3 u8 RGB", "cuda", "gpuvis, CuPy in and out (device path)",
+        median_us(lambda: gpuvis.bilateral(d_rgb, radius=3), sync, a.runs))
+    u8 = rgb[..., 0].copy()
+    d_u8 = cp.asarray(u8)
+    add("threshold bernsen h=12 u8", "cuda", "gpuvis, NumPy in and out (upload, threshold, download)",
+        median_us(lambda: gpuvis.threshold(u8, backend="cuda"), sync, a.runs))
+    add("threshold bernsen h=12 u8", "cuda", "gpuvis, CuPy in and out (device path)",
+        median_us(lambda: gpuvis.threshold(d_u8), sync, a.runs))
+    if a.out:
+        with open(a.out, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+// The public device entry points (gpuvis/filters/device.hpp, gpuvis/threshold/device.hpp): the
+// CUDA stages on the caller's device memory and stream, waited for before returning.
+#include <string>
+
+#include "cuda/memory.hpp"
+#include "filters/cuda/filters_cuda.hpp"
+#include "gpuvis/filters/device.hpp"
+#include "gpuvis/threshold/device.hpp"
+#include "threshold/cuda/threshold_cuda.hpp"
+
+namespace gpuvis {
+namespace {
+
+template <class View>
+void require_device(const View& v, const char* what) {
+  if (!cuda::is_device_pointer(v.data))
+    fail(ErrorCode::invalid_argument, std::string(what) + " is not device memory of the current CUDA device");
+}
+
+}  // namespace
+
+namespace filters {
+
+template <class T>
+void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveOptions& options,
+              cuda::StreamHandle stream) {
+  require_device(src, "convolve: the source");
+  require_device(dst, "convolve: the destination");
+  gpuvis::cuda::DeviceBuffer workspace;
+  cuda_impl::convolve<T>(src, dst, kernel, options, workspace, stream);
+  cuda::synchronize(stream);  // the workspace is freed on return
+}
+
+template <class T>
+void bilateral(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams& params, cuda::StreamHandle stream) {
+  validate(params);
+  require_device(src, "bilateral: the source");
+  require_device(dst, "bilateral: the destination");
+  cuda_impl::bilateral<T>(src, dst, params, stream);
+  cuda::synchronize(stream);
+}
+
+#define GPUVIS_DEVICE_FILTERS(T)                                                                                     \
+  template void convolve<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveOptions&, cuda::StreamHandle); \
+  template void bilateral<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle);
+GPUVIS_DEVICE_FILTERS(std::uint8_t)
+GPUVIS_DEVICE_FILTERS(std::uint16_t)
+GPUVIS_DEVICE_FILTERS(float)
+#undef GPUVIS_DEVICE_FILTERS
+
+}  // namespace filters
+
+namespace threshold {
+
+void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& params,
+               cuda::StreamHandle stream) {
+  validate(params);
+  require_device(src, "threshold: the source");
+  require_device(dst, "threshold: the destination");
+  if (src.width != dst.width || src.height != dst.height || src.channels != 1 || dst.channels != 1)
+    fail(ErrorCode::invalid_argument, "threshold: source and destination must be grey images of one size");
+  cuda_impl::Workspace workspace;
+  cuda_impl::threshold(src, dst, params, workspace, stream);
+  cuda::synchronize(stream);
+}
+
+}  // namespace threshold
+}  // namespace gpuvis
