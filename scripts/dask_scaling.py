@@ -40,18 +40,22 @@ def main():
     ap.add_argument("--frames", type=int, default=160)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--symbols-dir", help="printed symbols for gpuvis synth (PGM copies where there is no PNG reader)")
     args = ap.parse_args()
     cpu = f"{platform.processor() or platform.machine()} ({os.cpu_count()} threads)"
+    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                         text=True).stdout.strip() if args.backend == "cuda" else ""
     rng = np.random.default_rng(1)
     image = (rng.random((args.size, args.size)) * 255).astype(np.float32)
     kernel = "gaussian:sigma=3"
-    base = {"suite": "cluster", "cpu": cpu, "backend": args.backend}
+    base = {"suite": "cluster", "cpu": cpu, "backend": args.backend, **({"gpu": gpu} if gpu else {})}
     rows = []
     whole = median_time(lambda: gpuvis.convolve(image, kernel, backend=args.backend), args.runs)
     rows.append({**base, "name": "convolve, one call", "workers": 0, "seconds": whole,
                  "mpixels_per_s": args.size ** 2 / whole / 1e6})
     folder = tempfile.mkdtemp(prefix="gpuvis_cluster_")
-    subprocess.run([args.gpuvis, "synth", folder, "--count", str(args.frames), "--seed", "5"], check=True,
+    symbols = ["--symbols-dir", args.symbols_dir] if args.symbols_dir else []
+    subprocess.run([args.gpuvis, "synth", folder, "--count", str(args.frames), "--seed", "5", *symbols], check=True,
                    stdout=subprocess.DEVNULL)
     frames = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".pgm"))
     det = gpuvis.Detector(backend=args.backend)
