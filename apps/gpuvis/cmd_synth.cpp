@@ -34,6 +34,10 @@ void register_synth(CLI::App& app, Command& run) {
   cmd->add_option("--perspective", q.perspective, "Perspective foreshortening 0..0.3")->check(CLI::Range(0.0, 0.3))->default_val(0.03);
   cmd->add_option("--illumination", q.illumination, "Brightness fall-off 0..0.9")->check(CLI::Range(0.0, 0.9))->default_val(0.35);
   cmd->add_option("--brightness", q.brightness, "Grey level of white paper in the brightest spot")->check(CLI::Range(10.0, 255.0))->default_val(220);
+  cmd->add_option("--ink", q.ink, "Ink reflectance, paper being 0.9: 0.06 is black print, 0.45 a grey, low-contrast one")
+      ->check(CLI::Range(0.0, 0.85))
+      ->default_val(0.06);
+  cmd->add_option("--table", q.table, "Table reflectance, paper being 0.9")->check(CLI::Range(0.0, 1.0))->default_val(0.35);
   cmd->add_option("--seed", q.seed, "Random seed (same seed, same frames)")->default_val(1);
   static bool sequence = false;
   static double spin_deg = 0;

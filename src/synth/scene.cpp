@@ -220,7 +220,7 @@ const SymbolPrint& Generator::print(const std::string& set, int id) {
   return cache_.back();
 }
 
-void Generator::draw_print(Image<float>& reflect, const SymbolPrint& p, const Homography& h) {
+void Generator::draw_print(Image<float>& reflect, const SymbolPrint& p, const Homography& h, double ink) {
   const Homography inv = h.inverse();
   const double n = p.pixels.width();
   double xmin = 1e9, xmax = -1e9, ymin = 1e9, ymax = -1e9;
@@ -245,7 +245,7 @@ void Generator::draw_print(Image<float>& reflect, const SymbolPrint& p, const Ho
           inv.apply(x + (i + 0.5) / ss, y + (j + 0.5) / ss, u, v);
           if (u < 0 || v < 0 || u >= n || v >= n) continue;
           ++inside;
-          acc += kInk + (kPaper - kInk) * bilinear(p.pixels, u, v) / 255.0;
+          acc += ink + (kPaper - ink) * bilinear(p.pixels, u, v) / 255.0;
         }
       if (inside) reflect(x, y) = static_cast<float>((acc + static_cast<double>(ss * ss - inside) * reflect(x, y)) / (ss * ss));
     }
@@ -355,7 +355,7 @@ Scene Generator::make(const SceneParams& q) {
   for (const auto& a : placed_symbols) {
     const SymbolPrint& p = print(q.set, a.id);
     const Homography h = placement(p.pixels.width(), a.side, a.rot + q.frame * q.spin, a.x, a.y, a.px, a.py);
-    draw_print(reflect, p, h);
+    draw_print(reflect, p, h, q.ink);
     // In the truth only while the symbol itself (not the paper around it) is inside the frame.
     const double inner = 0.5 * a.side * p.root_size / p.pixels.width();
     if (a.x < inner || a.y < inner || a.x > q.width - inner || a.y > q.height - inner) continue;
@@ -388,7 +388,7 @@ Scene Generator::single(const std::string& set, int id, double width, double rot
   Image<float> reflect(frame_size, frame_size);
   reflect.fill(0.35f);
   const Homography h = placement(p.pixels.width(), side, rotation, frame_size / 2.0, frame_size / 2.0, 0, 0);
-  draw_print(reflect, p, h);
+  draw_print(reflect, p, h, kInk);
   gaussian_blur(reflect, blur);
   std::mt19937 rng(seed);
   std::normal_distribution<double> noise(0, noise_sigma);

@@ -56,6 +56,7 @@ struct SceneParams {
   double noise = 3.0;            // Gaussian sensor noise sigma in grey levels
   double illumination = 0.35;    // relative brightness fall-off across the frame
   double table = 0.35;           // table reflectance (paper white is 0.9, ink 0.06)
+  double ink = 0.06;             // ink reflectance: higher is greyer print (worn, glossy or backlit)
   double brightness = 220;       // grey level of white paper in the brightest spot
   int fingers = 0;
   double finger_size = 18;       // finger blob diameter in pixels
@@ -96,7 +97,7 @@ class Generator {
   const SymbolPrint& print(const std::string& set, int id);
 
  private:
-  void draw_print(Image<float>& reflect, const SymbolPrint& print, const Homography& h);
+  void draw_print(Image<float>& reflect, const SymbolPrint& print, const Homography& h, double ink = 0.06);
   std::string dir_;
   std::vector<SymbolPrint> cache_;
 };
