@@ -42,6 +42,9 @@ std::vector<Method> methods() {
   threshold::Params b;
   b.method = threshold::Method::bradley_roth;
   m.push_back({"bradley-roth (reacTIVision default)", b});
+  auto sharp = pipeline::DetectorConfig::default_threshold();
+  sharp.sharpen = 2;
+  m.push_back({"bernsen h=12, sharpen 2", sharp});
   return m;
 }
 

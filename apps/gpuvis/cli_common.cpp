@@ -89,6 +89,10 @@ void ThresholdOptions::add_to(CLI::App& cmd, const std::string& default_method) 
   cmd.add_option("--tile", tile, "Tile size T >= 2 (tiled)");
   cmd.add_option("--bias", bias, "Bias 0..1 (bradley-roth; reacTIVision gradient/100)");
   cmd.add_option("--contrast", contrast, "Minimum local mean 0..255 (bradley-roth)");
+  cmd.add_option("--sharpen", sharpen,
+                 "Sharpen before thresholding, 0 (off) to 4: keeps small symbols' leaves apart on sharp, quiet cameras "
+                 "(2 is a good start; noisy frames lose from it)")
+      ->check(CLI::Range(0, 4));
 }
 
 threshold::Params ThresholdOptions::params(const threshold::Params& defaults) const {
@@ -114,6 +118,7 @@ threshold::Params ThresholdOptions::params(const threshold::Params& defaults) co
   ignored(used(window) && p.method == threshold::Method::tiled, "--window");
   ignored(used(gate) && p.method == threshold::Method::bradley_roth, "--gate");
   ignored((bias != -1 || used(contrast)) && p.method != threshold::Method::bradley_roth, "--bias/--contrast");
+  if (used(sharpen)) p.sharpen = sharpen;
   threshold::validate(p);
   return p;
 }

@@ -65,7 +65,7 @@ decode::BlobParams parse_blob_size(const std::string& text);  // "gpuvis: <messa
 // --gate, --tile, --bias, --contrast. Unset flags keep the given defaults.
 struct ThresholdOptions {
   std::string method;
-  int window = -1, gate = -1, tile = -1, contrast = -1;
+  int window = -1, gate = -1, tile = -1, contrast = -1, sharpen = -1;
   float bias = -1;
   CLI::Option* method_option = nullptr;  // to tell a given --method from its default
   void add_to(CLI::App& cmd, const std::string& default_method);

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/threshold/threshold.hpp"
@@ -41,7 +42,8 @@ void register_threshold(CLI::App& app, Command& run) {
   cmd->callback([&run] {
     run = [] {
       require(!a.input.empty() && !a.output.empty(), "threshold needs INPUT and OUTPUT image paths");
-      threshold::Params p = a.options.params(threshold::Params{});
+      // The detector's threshold unless flags say otherwise: what `detect --debug` shows as its first stage.
+      threshold::Params p = a.options.params(pipeline::DetectorConfig::default_threshold());
       check_output_path(a.output, a.input, a.overwrite);
       check_writable(a.output);
       if (a.threads) set_num_threads(a.threads);

@@ -215,9 +215,10 @@ py::object for_each_device_type(const py::object& src, const char* what, F&& f) 
 
 py::object threshold_py(const py::object& img_obj, const std::string& method, std::optional<int> window, std::optional<int> gate,
                        std::optional<int> tile, std::optional<float> bias, std::optional<int> contrast,
-                       const std::string& backend) {
-  threshold::Params p;
+                       std::optional<int> sharpen, const std::string& backend) {
+  threshold::Params p = pipeline::DetectorConfig::default_threshold();  // as `gpuvis threshold`
   p.method = threshold::parse_method(method);
+  if (sharpen) p.sharpen = *sharpen;
   p.backend = backend_of(backend);
   if (window) p.bernsen.half_window = p.bradley_roth.size = *window;
   if (gate) p.bernsen.gate = p.tiled.gradient = *gate;
@@ -399,7 +400,7 @@ py::array life_py(py::array board, std::int64_t generations, const std::string& 
 // ---- detection and tracking ----
 
 pipeline::DetectorConfig detector_config(const std::string& trees, const std::string& method, std::optional<int> window,
-                                         std::optional<int> gate, int finger_size, double finger_sensitivity,
+                                         std::optional<int> gate, std::optional<int> sharpen, int finger_size, double finger_sensitivity,
                                          int finger_contrast, int blob_min, int blob_max, bool object_blobs,
                                          bool finger_blobs, int max_fid, bool yamaarashi, bool mirror,
                                          const std::string& backend) {
@@ -408,6 +409,7 @@ pipeline::DetectorConfig detector_config(const std::string& trees, const std::st
   c.threshold.method = threshold::parse_method(method);
   if (window) c.threshold.bernsen.half_window = c.threshold.bradley_roth.size = *window;
   if (gate) c.threshold.bernsen.gate = c.threshold.tiled.gradient = *gate;
+  if (sharpen) c.threshold.sharpen = *sharpen;
   c.fingers = {finger_size, finger_sensitivity, finger_contrast};
   c.blobs.min_size = blob_min;
   c.blobs.max_size = blob_max;
@@ -478,7 +480,7 @@ PYBIND11_MODULE(_gpuvis, m) {
 
   m.def("threshold", &threshold_py, py::arg("img"), py::arg("method") = "bernsen", py::arg("window") = py::none(),
         py::arg("gate") = py::none(), py::arg("tile") = py::none(), py::arg("bias") = py::none(), py::arg("contrast") = py::none(),
-        py::arg("backend") = "auto",
+        py::arg("sharpen") = py::none(), py::arg("backend") = "auto",
         "Adaptive threshold of a grey uint8 image into 0/255: bernsen (window = h, gate), tiled (tile, gate), "
         "bradley-roth (window, bias, contrast)");
   m.def("convolve", &convolve_py, py::arg("img"), py::arg("kernel"), py::arg("border") = "reflect101", py::arg("flip") = false,
@@ -562,15 +564,15 @@ PYBIND11_MODULE(_gpuvis, m) {
 
   py::class_<pipeline::Detector>(m, "Detector")
       .def(py::init([](const std::string& trees, const std::string& method, std::optional<int> window, std::optional<int> gate,
-                       int finger_size, double finger_sensitivity, int finger_contrast, int blob_min, int blob_max,
+                       std::optional<int> sharpen, int finger_size, double finger_sensitivity, int finger_contrast, int blob_min, int blob_max,
                        bool object_blobs, bool finger_blobs, int max_fid, bool yamaarashi, bool mirror,
                        const std::string& backend) {
-             return pipeline::Detector(detector_config(trees, method, window, gate, finger_size, finger_sensitivity,
+             return pipeline::Detector(detector_config(trees, method, window, gate, sharpen, finger_size, finger_sensitivity,
                                                        finger_contrast, blob_min, blob_max, object_blobs, finger_blobs,
                                                        max_fid, yamaarashi, mirror, backend));
            }),
            py::arg("trees") = "default", py::arg("method") = "bernsen", py::arg("window") = py::none(),
-           py::arg("gate") = py::none(), py::arg("finger_size") = 0, py::arg("finger_sensitivity") = 0.75,
+           py::arg("gate") = py::none(), py::arg("sharpen") = py::none(), py::arg("finger_size") = 0, py::arg("finger_sensitivity") = 0.75,
            py::arg("finger_contrast") = 16, py::arg("blob_min") = 0, py::arg("blob_max") = 0, py::arg("object_blobs") = false,
            py::arg("finger_blobs") = false, py::arg("max_fid") = 0, py::arg("yamaarashi") = false, py::arg("mirror") = false,
            py::arg("backend") = "auto")

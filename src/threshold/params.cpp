@@ -23,6 +23,7 @@ std::string_view to_string(Method method) {
 
 void validate(const Params& p) {
   auto in_range = [](int v, int lo, int hi) { return v >= lo && v <= hi; };
+  require(in_range(p.sharpen, 0, 4), "threshold: sharpen must be between 0 and 4, got " + std::to_string(p.sharpen));
   switch (p.method) {
     case Method::bernsen:
       require(in_range(p.bernsen.half_window, 1, 255),

@@ -1,12 +1,30 @@
 // The Thresholder factory: one interface, a CPU and a CUDA implementation.
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/threshold/threshold.hpp"
+#include "gpuvis/core/parallel.hpp"
 #include "threshold/cpu/threshold_cpu.hpp"
+#include "threshold/sharpen_rules.hpp"
 
 namespace gpuvis::threshold {
 
-void threshold_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& p) {
+void sharpen_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, int k) {
+  parallel_for(0, src.height, 16, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
+    for (int y = static_cast<int>(y0); y < y1; ++y) {
+      std::uint8_t* out = dst.row(y);
+      for (int x = 0; x < src.width; ++x) out[x] = detail::sharpened_at(src, x, y, k);
+    }
+  });
+}
+
+void threshold_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& p, Image<std::uint8_t>* workspace) {
   validate(p);
+  Image<std::uint8_t> local;
+  if (p.sharpen > 0) {
+    Image<std::uint8_t>& sharp = workspace ? *workspace : local;
+    if (sharp.width() != src.width || sharp.height() != src.height) sharp = Image<std::uint8_t>(src.width, src.height);
+    sharpen_cpu(src, sharp.view(), p.sharpen);
+    src = sharp.view();
+  }
   switch (p.method) {
     case Method::bernsen: return bernsen_cpu(src, dst, p.bernsen);
     case Method::tiled: return tiled_bernsen_cpu(src, dst, p.tiled);
@@ -20,10 +38,13 @@ class CpuThresholder final : public Thresholder {
   explicit CpuThresholder(const Params& p) : params_(p) {}
   Backend backend() const override { return Backend::cpu; }
   const Params& params() const override { return params_; }
-  void apply(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst) override { threshold_cpu(src, dst, params_); }
+  void apply(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst) override {
+    threshold_cpu(src, dst, params_, &sharpened_);
+  }
 
  private:
   Params params_;
+  Image<std::uint8_t> sharpened_;  // kept between frames
 };
 }  // namespace
 

@@ -3,6 +3,7 @@
 // quirks, thread-count independence and parameter validation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -343,4 +344,44 @@ TEST(Equalizer, SubtractsTheBackgroundAndClamps) {
   eq.apply(frame.view());
   EXPECT_EQ(frame(5, 5), 60);  // 60 - 50 + 50
   EXPECT_EQ(frame(0, 0), 0);   // 60 - 250 + 50 < 0
+}
+
+// Params::sharpen, against its definition written out here: where a pixel and its four neighbours
+// (the edge repeated outside the frame) span at least 48 levels, g + k(4g - n - s - w - e)/4
+// truncated towards zero, kept within their range; elsewhere g. Then the threshold reads the
+// sharpened frame.
+TEST(Threshold, SharpenFollowsItsDefinition) {
+  for (std::uint32_t seed : {1u, 2u}) {
+    const auto img = seed == 1 ? test::random_image(37, 23, seed) : test::textured_image(64, 48, seed);
+    for (int k = 1; k <= 4; ++k) {
+      Image<std::uint8_t> expected(img.width(), img.height()), got(img.width(), img.height());
+      got.fill(77);
+      for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+          auto at = [&](int xx, int yy) {
+            return static_cast<int>(img(std::clamp(xx, 0, img.width() - 1), std::clamp(yy, 0, img.height() - 1)));
+          };
+          const int g = at(x, y), n = at(x, y - 1), s = at(x, y + 1), w = at(x - 1, y), e = at(x + 1, y);
+          const int lo = std::min({g, n, s, w, e}), hi = std::max({g, n, s, w, e});
+          int v = g;
+          if (hi - lo >= 48) v = std::clamp(g + k * (4 * g - n - s - w - e) / 4, lo, hi);
+          expected(x, y) = static_cast<std::uint8_t>(v);
+        }
+      sharpen_cpu(img.view(), got.view(), k);
+      EXPECT_EQ(diff(got, expected), 0u) << "k=" << k << " seed " << seed;
+      for (Method m : {Method::bernsen, Method::tiled, Method::bradley_roth}) {
+        Params p;
+        p.method = m;
+        p.bernsen.half_window = 4;
+        const auto plain = run(expected, p);
+        p.sharpen = k;
+        EXPECT_EQ(diff(run(img, p), plain), 0u) << "method " << to_string(m) << " k=" << k;
+      }
+    }
+  }
+  Params bad;
+  bad.sharpen = 5;
+  EXPECT_THROW(validate(bad), Error);
+  bad.sharpen = -1;
+  EXPECT_THROW(validate(bad), Error);
 }

@@ -456,3 +456,20 @@ TEST(PipelineCuda, CalibrationGridEqualsTheCpu) {
   EXPECT_GT(moved, 5) << "the grid should move the symbols";
 }
 
+
+// Sharpening before the threshold, on both of the CUDA front end's paths (the labelling's own
+// Bernsen for h <= 16, the threshold stage's for wider windows) and a reacTIVision method.
+TEST(PipelineCuda, SharpenedDetectionEqualsTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  const auto frames = test::symbols_and_wiped_frames(6, 640, 480, 47);
+  for (int variant = 0; variant < 3; ++variant) {
+    pipeline::DetectorConfig config = with_fingers_and_blobs(16, 60, 20000);
+    config.threshold.sharpen = 2;
+    if (variant == 1) config.threshold.bernsen.half_window = 20;
+    if (variant == 2) config.threshold.method = threshold::Method::tiled;
+    pipeline::Detector cpu(config), gpu(on_gpu(config));
+    for (std::size_t i = 0; i < frames.size(); ++i)
+      EXPECT_TRUE(test::same_detections(cpu.detect(frames[i].view()), gpu.detect(frames[i].view())))
+          << "variant " << variant << " frame " << i;
+  }
+}

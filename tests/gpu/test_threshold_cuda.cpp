@@ -253,3 +253,22 @@ TEST(ThresholdCuda, EqualizerMatchesCpu) {
   eq.apply(frame.view());
   EXPECT_EQ(count_differences<std::uint8_t>(frame.view(), gpu.view()), 0u);
 }
+
+// Params::sharpen on the device equals the CPU's for every method (the sharpening rule is shared,
+// the kernels are not), on odd sizes and pitched views of real scenes and random images.
+TEST(ThresholdCuda, SharpenedThresholdEqualsTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  cuda_impl::Workspace ws;
+  std::uint32_t seed = 900;
+  for (const auto [w, h] : {std::pair{1, 1}, {3, 17}, {97, 61}, {640, 480}})
+    for (Method m : {Method::bernsen, Method::tiled, Method::bradley_roth})
+      for (int k : {1, 2, 4}) {
+        const auto img = (seed % 2) ? test::random_image(w, h, seed) : test::textured_image(w, h, seed);
+        ++seed;
+        Params p;
+        p.method = m;
+        p.sharpen = k;
+        EXPECT_EQ(count_differences<std::uint8_t>(on_gpu(img, p, ws).view(), on_cpu(img, p).view()), 0u)
+            << to_string(m) << " k=" << k << " " << w << "x" << h;
+      }
+}

@@ -39,6 +39,13 @@ struct BradleyRothParams {  // reacTIVision.xml <threshold type="br" size=… gr
 
 struct Params {
   Method method = Method::bernsen;
+  // Sharpening before the threshold, 0 (off, the default and reacTIVision's behaviour) to 4: where
+  // a pixel g and its four neighbours span at least 48 grey levels, g becomes
+  // g + k·(4g − the neighbours)/4 (integer, truncated towards zero), kept within their range
+  // (pixels outside the frame repeat the edge). It undoes some of a lens's blur, so that the small
+  // leaves of small symbols stay apart on sharp, quiet cameras; on noisy frames it costs symbols
+  // and adds ghost fingers, hence off by default (docs/benchmarks/detect.md).
+  int sharpen = 0;
   BernsenParams bernsen;
   TiledParams tiled;
   BradleyRothParams bradley_roth;

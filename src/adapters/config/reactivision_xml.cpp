@@ -41,7 +41,7 @@ const std::vector<ElementSpec>& elements() {
       {"blob", {"min_size", "max_size", "obj_blob", "cur_blob"}},
       {"filter", {"fiducial", "finger", "blob"}},
       {"image", {"display", "equalize", "fullscreen"}},
-      {"threshold", {"type", "gradient", "size", "contrast", "threads", "tile"}},
+      {"threshold", {"type", "gradient", "size", "contrast", "threads", "tile", "sharpen"}},
       {"calibration", {"invert", "grid", "file"}},
   };
   return table;
@@ -126,8 +126,10 @@ void read_threshold(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVision
     det.threshold.method = threshold::Method::bernsen;
     r.integer(e, "size", 1, 4096, det.threshold.bernsen.half_window);
     r.integer(e, "contrast", 0, 255, det.threshold.bernsen.gate);
+    r.integer(e, "sharpen", 0, 4, det.threshold.sharpen);
     return;
   }
+  r.integer(e, "sharpen", 0, 4, det.threshold.sharpen);  // gpuvis's addition (Params::sharpen)
   if (!type)
     r.warnings->push_back(r.where(e, "type") + ": absent; Bradley-Roth (br), reacTIVision 1.6's default "
                                                "(write type=\"tb\" for tiled Bernsen)");
@@ -252,12 +254,16 @@ void write_threshold(tinyxml2::XMLElement* e, const threshold::Params& t) {
   switch (t.method) {
     case threshold::Method::bradley_roth:
       e->SetAttribute("type", "br");
+      if (t.sharpen > 0) e->SetAttribute("sharpen", t.sharpen);
+      else e->DeleteAttribute("sharpen");
       e->SetAttribute("gradient", static_cast<int>(std::lround(100.0 * t.bradley_roth.bias)));
       e->SetAttribute("size", t.bradley_roth.size);
       e->SetAttribute("contrast", t.bradley_roth.contrast);
       break;
     case threshold::Method::tiled:
       e->SetAttribute("type", "tb");
+      if (t.sharpen > 0) e->SetAttribute("sharpen", t.sharpen);
+      else e->DeleteAttribute("sharpen");
       e->SetAttribute("size", t.tiled.tile);
       e->SetAttribute("gradient", t.tiled.gradient);
       break;
@@ -265,6 +271,8 @@ void write_threshold(tinyxml2::XMLElement* e, const threshold::Params& t) {
       e->SetAttribute("type", "bernsen");
       e->SetAttribute("size", t.bernsen.half_window);
       e->SetAttribute("contrast", t.bernsen.gate);
+      if (t.sharpen > 0) e->SetAttribute("sharpen", t.sharpen);
+      else e->DeleteAttribute("sharpen");
       e->DeleteAttribute("gradient");
       break;
   }

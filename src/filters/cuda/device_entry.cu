@@ -1,12 +1,10 @@
-// The public device entry points (gpuvis/filters/device.hpp, gpuvis/threshold/device.hpp): the
-// CUDA stages on the caller's device memory and stream, waited for before returning.
+// The public device entry points of the filters (gpuvis/filters/device.hpp): the CUDA filters on
+// the caller's device memory and stream, waited for before returning.
 #include <string>
 
 #include "cuda/memory.hpp"
 #include "filters/cuda/filters_cuda.hpp"
 #include "gpuvis/filters/device.hpp"
-#include "gpuvis/threshold/device.hpp"
-#include "threshold/cuda/threshold_cuda.hpp"
 
 namespace gpuvis {
 namespace {
@@ -50,19 +48,4 @@ GPUVIS_DEVICE_FILTERS(float)
 
 }  // namespace filters
 
-namespace threshold {
-
-void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& params,
-               cuda::StreamHandle stream) {
-  validate(params);
-  require_device(src, "threshold: the source");
-  require_device(dst, "threshold: the destination");
-  if (src.width != dst.width || src.height != dst.height || src.channels != 1 || dst.channels != 1)
-    fail(ErrorCode::invalid_argument, "threshold: source and destination must be grey images of one size");
-  cuda_impl::Workspace workspace;
-  cuda_impl::threshold(src, dst, params, workspace, stream);
-  cuda::synchronize(stream);
-}
-
-}  // namespace threshold
 }  // namespace gpuvis

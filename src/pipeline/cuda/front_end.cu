@@ -57,9 +57,14 @@ bool CudaFrontEnd::thresholds_in_labels(int width, int height) const {
 template <class Segment>
 const segment::cuda_impl::DeviceTree& CudaFrontEnd::threshold_and_segment(Slot& s, Segment&& segment) {
   if (thresholds_in_labels(s.grey.width(), s.grey.height())) {
+    DeviceView<const std::uint8_t> input = s.grey.view();
+    if (params_.sharpen > 0) {
+      s.sharpened.ensure(s.grey.width(), s.grey.height());
+      threshold::cuda_impl::sharpen(input, s.sharpened.view(), params_.sharpen, s.stream);
+      input = s.sharpened.view();
+    }
     s.thresholded.record(s.stream);  // no stage of its own: its time is the segmentation's
-    return segment(segment::cuda_impl::BernsenInput{s.grey.view(), s.binary.view(), params_.bernsen.half_window,
-                                                    params_.bernsen.gate});
+    return segment(segment::cuda_impl::BernsenInput{input, s.binary.view(), params_.bernsen.half_window, params_.bernsen.gate});
   }
   threshold::cuda_impl::threshold(s.grey.view(), s.binary.view(), params_, s.workspace, s.stream);
   s.thresholded.record(s.stream);

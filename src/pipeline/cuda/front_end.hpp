@@ -60,6 +60,7 @@ class CudaFrontEnd {
     cuda::Stream stream;
     cuda::PinnedImage<std::uint8_t> staging;
     cuda::DeviceImage<std::uint8_t> grey, binary;
+    cuda::DeviceImage<std::uint8_t> sharpened;  // grey after Params::sharpen, when the labelling thresholds
     threshold::cuda_impl::Workspace workspace;
     segment::cuda_impl::Segmenter segmenter;
     cuda::Event start, uploaded, thresholded, segmented;

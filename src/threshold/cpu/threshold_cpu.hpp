@@ -11,7 +11,11 @@ namespace gpuvis::threshold {
 void bernsen_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const BernsenParams& p);
 void tiled_bernsen_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const TiledParams& p);
 void bradley_roth_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const BradleyRothParams& p);
-void threshold_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& p);
+// `workspace` (optional) holds the sharpened frame between calls when p.sharpen > 0.
+void threshold_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& p,
+                   Image<std::uint8_t>* workspace = nullptr);
+// The sharpening alone (Params::sharpen's definition): dst = sharpened src, k in 1..4.
+void sharpen_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, int k);
 // The textbook definition of full Bernsen, O(h^2) per pixel. Only for tests and benchmarks.
 void bernsen_naive(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const BernsenParams& p);
 

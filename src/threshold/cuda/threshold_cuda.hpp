@@ -16,10 +16,14 @@ struct Workspace {
   gpuvis::cuda::DeviceBuffer frame;                 // threshold_pinned's copy of the frame on the device
   gpuvis::cuda::DeviceBuffer handoff;               // tickets and tile flags of the one-launch mapped Bernsen
   gpuvis::cuda::DeviceImage<std::uint8_t> in, out;  // threshold_pinned's copies (methods other than full Bernsen)
+  gpuvis::cuda::DeviceImage<std::uint8_t> sharpened;  // the frame after Params::sharpen
 };
 
-// dst = threshold(src). src and dst are device views of equal size (any pitch). Parameters must be
-// valid (validate()). Launch errors are thrown; execution errors surface at the next sync.
+// dst = the frame sharpened by k (Params::sharpen's definition, src/threshold/sharpen_rules.hpp).
+void sharpen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, int k, cudaStream_t stream);
+
+// dst = threshold(src), after sharpening into workspace.sharpened when params.sharpen > 0. src and
+// dst are device views of equal size (any pitch). Parameters must be valid (validate()). Launch errors are thrown; execution errors surface at the next sync.
 void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& params,
                Workspace& workspace, cudaStream_t stream);
 

@@ -2,15 +2,37 @@
 #include <cstring>
 
 #include "cuda/memory.hpp"
+#include "gpuvis/cuda/device_memory.hpp"
+#include "gpuvis/threshold/device.hpp"
 #include "kernels.cuh"
+#include "threshold/sharpen_rules.hpp"
 
 namespace gpuvis::threshold {
 namespace cuda_impl {
+
+namespace {
+__global__ void sharpen_kernel(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, int k) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= src.width || y >= src.height) return;
+  dst(x, y) = detail::sharpened_at(src, x, y, k);
+}
+}  // namespace
+
+void sharpen(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, int k, cudaStream_t stream) {
+  require(same_shape(src, dst), "sharpen: source and destination differ in size");
+  sharpen_kernel<<<dim3((src.width + 63) / 64, (src.height + 3) / 4), dim3(64, 4), 0, stream>>>(src, dst, k);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+}
 
 void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& p, Workspace& ws,
                cudaStream_t stream) {
   require(src.channels == 1 && same_shape(src, dst), "threshold: source and destination must be one-channel images of equal size");
   check_image_shape(src.width, src.height, 1);
+  if (p.sharpen > 0) {
+    ws.sharpened.ensure(src.width, src.height);
+    sharpen(src, ws.sharpened.view(), p.sharpen, stream);
+    src = ws.sharpened.view();
+  }
   switch (p.method) {
     case Method::bernsen: return bernsen(src, dst, p.bernsen, ws, stream);
     case Method::tiled: return tiled_bernsen(src, dst, p.tiled, ws, stream);
@@ -33,7 +55,9 @@ void threshold_pinned(HostView<const std::uint8_t> src, HostView<std::uint8_t> d
     const bool one_launch = p.bernsen.half_window <= kMappedFusedMaxRadius;
     transfer = p.method != Method::bernsen ? PinnedTransfer::copies : one_launch ? PinnedTransfer::mapped : PinnedTransfer::write_mapped;
   }
-  if (p.method != Method::bernsen || !d_dst || (transfer == PinnedTransfer::mapped && !d_src)) transfer = PinnedTransfer::copies;
+  // Sharpening needs the whole frame on the device first: the copies path, where threshold() does it.
+  if (p.method != Method::bernsen || p.sharpen > 0 || !d_dst || (transfer == PinnedTransfer::mapped && !d_src))
+    transfer = PinnedTransfer::copies;
   const DeviceView<std::uint8_t> mapped_dst{d_dst, dst.width, dst.height, 1, dst.stride};
   if (transfer == PinnedTransfer::mapped) {
     bernsen(DeviceView<const std::uint8_t>{d_src, src.width, src.height, 1, src.stride}, mapped_dst, p.bernsen, ws, stream, true);
@@ -99,6 +123,18 @@ class CudaThresholder final : public Thresholder {
 };
 
 }  // namespace
+
+// The public device entry point (gpuvis/threshold/device.hpp): the caller's memory and stream.
+void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& params,
+               cuda::StreamHandle stream) {
+  validate(params);
+  if (!cuda::is_device_pointer(src.data) || !cuda::is_device_pointer(dst.data))
+    fail(ErrorCode::invalid_argument, "threshold: the source and destination must be device memory of the current CUDA device");
+  require(src.channels == 1 && same_shape(src, dst), "threshold: source and destination must be grey images of one size");
+  cuda_impl::Workspace workspace;
+  cuda_impl::threshold(src, dst, params, workspace, stream);
+  cuda::synchronize(stream);
+}
 
 std::unique_ptr<Thresholder> make_cuda_thresholder(const Params& params) {
   return std::make_unique<CudaThresholder>(params);
