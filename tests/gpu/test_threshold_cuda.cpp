@@ -260,7 +260,7 @@ TEST(ThresholdCuda, SharpenedThresholdEqualsTheCpu) {
   GPUVIS_REQUIRE_GPU();
   cuda_impl::Workspace ws;
   std::uint32_t seed = 900;
-  for (const auto [w, h] : {std::pair{1, 1}, {3, 17}, {97, 61}, {640, 480}})
+  for (const auto& [w, h] : {std::pair{1, 1}, {3, 17}, {97, 61}, {640, 480}})
     for (Method m : {Method::bernsen, Method::tiled, Method::bradley_roth})
       for (int k : {1, 2, 4}) {
         const auto img = (seed % 2) ? test::random_image(w, h, seed) : test::textured_image(w, h, seed);
