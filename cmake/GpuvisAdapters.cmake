@@ -35,6 +35,25 @@ function(gpuvis_pkg_adapter option have prefix module description apt)
   set(${have} ${found} PARENT_SCOPE)
 endfunction()
 
+# gpuvis_find_adapter(OPTION HAVE_VAR DESCRIPTION NEEDS APT_PACKAGE PACKAGE [find_package args]):
+# an adapter found through find_package(PACKAGE args), switched by OPTION = AUTO | ON | OFF. A macro,
+# so that the package's variables (e.g. OpenCV_INCLUDE_DIRS) reach the caller.
+macro(gpuvis_find_adapter option have description needs apt package)
+  set(${option} AUTO CACHE STRING "${description}: AUTO, ON or OFF")
+  set_property(CACHE ${option} PROPERTY STRINGS AUTO ON OFF)
+  set(${have} OFF)
+  if(NOT ${option} STREQUAL "OFF")
+    find_package(${package} ${ARGN})
+    if(${package}_FOUND)
+      set(${have} ON)
+    elseif(${option} STREQUAL "ON")
+      message(FATAL_ERROR "${option}=ON needs ${needs} (apt-get install ${apt})")
+    else()
+      message(STATUS "gpuvis: ${needs} not found, ${description} off")
+    endif()
+  endif()
+endmacro()
+
 gpuvis_pkg_adapter(GPUVIS_TUIO GPUVIS_HAVE_TUIO LIBLO liblo "TUIO/OSC output adapter (liblo)" liblo-dev)
 # The TUIO transports (UDP, TCP client and server, WebSocket server) are Boost.Asio and Beast,
 # header-only: the adapter needs both liblo and the Boost headers.
@@ -49,50 +68,16 @@ if(GPUVIS_HAVE_TUIO)
   endif()
 endif()
 # The live view (track --view): an HTTP/WebSocket server on Boost.Beast, header-only.
-set(GPUVIS_VIEW AUTO CACHE STRING "Live view in the browser (Boost.Beast): AUTO, ON or OFF")
-set_property(CACHE GPUVIS_VIEW PROPERTY STRINGS AUTO ON OFF)
-set(GPUVIS_HAVE_VIEW OFF)
-if(NOT GPUVIS_VIEW STREQUAL "OFF")
-  find_package(Boost 1.70 QUIET)
-  if(Boost_FOUND)
-    set(GPUVIS_HAVE_VIEW ON)
-  elseif(GPUVIS_VIEW STREQUAL "ON")
-    message(FATAL_ERROR "GPUVIS_VIEW=ON needs the Boost headers (apt-get install libboost-dev)")
-  else()
-    message(STATUS "gpuvis: Boost headers not found, live view off")
-  endif()
-endif()
+gpuvis_find_adapter(GPUVIS_VIEW GPUVIS_HAVE_VIEW "Live view in the browser (Boost.Beast)" "the Boost headers" libboost-dev
+  Boost 1.70 QUIET)
 gpuvis_pkg_adapter(GPUVIS_XML GPUVIS_HAVE_XML TINYXML2 tinyxml2 "reacTIVision.xml adapter (tinyxml2)" libtinyxml2-dev)
 
 # Video files and cameras through OpenCV's videoio.
-set(GPUVIS_VIDEO AUTO CACHE STRING "Video/camera adapter (OpenCV videoio): AUTO, ON or OFF")
-set_property(CACHE GPUVIS_VIDEO PROPERTY STRINGS AUTO ON OFF)
-set(GPUVIS_HAVE_VIDEO OFF)
-if(NOT GPUVIS_VIDEO STREQUAL "OFF")
-  find_package(OpenCV QUIET COMPONENTS core imgproc videoio)
-  if(OpenCV_FOUND)
-    set(GPUVIS_HAVE_VIDEO ON)
-  elseif(GPUVIS_VIDEO STREQUAL "ON")
-    message(FATAL_ERROR "GPUVIS_VIDEO=ON needs OpenCV with videoio (apt-get install libopencv-dev)")
-  else()
-    message(STATUS "gpuvis: OpenCV videoio not found, video files and cameras off")
-  endif()
-endif()
+gpuvis_find_adapter(GPUVIS_VIDEO GPUVIS_HAVE_VIDEO "Video/camera adapter (OpenCV videoio)" "OpenCV with videoio"
+  libopencv-dev OpenCV QUIET COMPONENTS core imgproc videoio)
 
 # Animated GIF output (gpuvis life --gif) through giflib.
-set(GPUVIS_GIF AUTO CACHE STRING "Animated GIF adapter (giflib): AUTO, ON or OFF")
-set_property(CACHE GPUVIS_GIF PROPERTY STRINGS AUTO ON OFF)
-set(GPUVIS_HAVE_GIF OFF)
-if(NOT GPUVIS_GIF STREQUAL "OFF")
-  find_package(GIF 5 QUIET)
-  if(GIF_FOUND)
-    set(GPUVIS_HAVE_GIF ON)
-  elseif(GPUVIS_GIF STREQUAL "ON")
-    message(FATAL_ERROR "GPUVIS_GIF=ON needs giflib 5 (apt-get install libgif-dev)")
-  else()
-    message(STATUS "gpuvis: giflib not found, animated GIF output off")
-  endif()
-endif()
+gpuvis_find_adapter(GPUVIS_GIF GPUVIS_HAVE_GIF "Animated GIF adapter (giflib)" "giflib 5" libgif-dev GIF 5 QUIET)
 
 # PDF pages (gpuvis symbols, gpuvis calibrate sheet): librsvg draws the SVG pages onto cairo's PDF
 # surface.
