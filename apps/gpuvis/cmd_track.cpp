@@ -265,6 +265,8 @@ int run_track() {
     const double sent = source::now_seconds();
     if (a.json) std::cout << frame_json(f).dump() << "\n" << std::flush;
     stats.add(d, (t1 - t0) * 1e6, (sent - t1) * 1e6, (sent - frame_arrival) * 1e6);
+    // With two CUDA frames in flight `frame` is already the next one: the page's picture may lead
+    // its detections by a frame, which nobody sees at 15 pictures a second.
     if (view) view->show(frame.view(), f, d, (t1 - t0) * 1e6, (sent - t1) * 1e6, (sent - frame_arrival) * 1e6, capture.dropped(), sent);
     if (a.stats && sent - last_report >= 1.0) {
       stats.print(sent - last_report, capture.dropped());
