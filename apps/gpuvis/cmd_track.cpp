@@ -192,11 +192,12 @@ int run_track() {
       files.base = file_cfg;
     }
     if (!a.grid.empty()) files.grid = a.grid;
-    view = std::make_unique<TrackView>(output::parse_live_view_address(a.view),
+    const output::LiveViewOptions view_options = output::parse_live_view_address(a.view);
+    view = std::make_unique<TrackView>(view_options,
                                        TrackSettings{config, a.equalize || !a.background.empty() || file_cfg.equalize,
                                                      options.invert_x, options.invert_y, options.invert_angle},
                                        std::move(files));
-    std::cerr << "gpuvis: live view on http://" << output::parse_live_view_address(a.view).address << ":" << view->port()
+    std::cerr << "gpuvis: live view on http://" << view_options.address << ":" << view->port()
               << "/\n" << std::flush;
   }
   auto detector = std::make_unique<pipeline::Detector>(config);
