@@ -79,6 +79,29 @@ gpuvis_find_adapter(GPUVIS_VIDEO GPUVIS_HAVE_VIDEO "Video/camera adapter (OpenCV
 # Animated GIF output (gpuvis life --gif) through giflib.
 gpuvis_find_adapter(GPUVIS_GIF GPUVIS_HAVE_GIF "Animated GIF adapter (giflib)" "giflib 5" libgif-dev GIF 5 QUIET)
 
+# Volume files (NIfTI-1/2, .nii and .nii.gz) through nifticlib's nifti2_io. Found by header and
+# library: Debian 12's NIFTIConfig.cmake names files under /usr/lib that the package installs
+# under /usr/lib/<multiarch>, so find_package(NIFTI) fails there.
+set(GPUVIS_NIFTI AUTO CACHE STRING "NIfTI volume adapter (nifticlib): AUTO, ON or OFF")
+set_property(CACHE GPUVIS_NIFTI PROPERTY STRINGS AUTO ON OFF)
+set(GPUVIS_HAVE_NIFTI OFF)
+if(NOT GPUVIS_NIFTI STREQUAL "OFF")
+  find_path(NIFTI2_INCLUDE_DIR nifti2_io.h PATH_SUFFIXES nifti)
+  find_library(NIFTI2_LIBRARY nifti2)
+  find_library(ZNZ_LIBRARY znz)
+  find_package(ZLIB QUIET)
+  if(NIFTI2_INCLUDE_DIR AND NIFTI2_LIBRARY AND ZNZ_LIBRARY AND ZLIB_FOUND)
+    set(GPUVIS_HAVE_NIFTI ON)
+    add_library(gpuvis_nifti2 INTERFACE)
+    target_include_directories(gpuvis_nifti2 INTERFACE ${NIFTI2_INCLUDE_DIR})
+    target_link_libraries(gpuvis_nifti2 INTERFACE ${NIFTI2_LIBRARY} ${ZNZ_LIBRARY} ZLIB::ZLIB m)
+  elseif(GPUVIS_NIFTI STREQUAL "ON")
+    message(FATAL_ERROR "GPUVIS_NIFTI=ON needs nifticlib (apt-get install libnifti2-dev)")
+  else()
+    message(STATUS "gpuvis: nifticlib not found, NIfTI volume adapter off")
+  endif()
+endif()
+
 # PDF pages (gpuvis symbols, gpuvis calibrate sheet): librsvg draws the SVG pages onto cairo's PDF
 # surface.
 gpuvis_pkg_adapter(GPUVIS_PDF GPUVIS_HAVE_PDF RSVG "librsvg-2.0;cairo-pdf" "PDF output (librsvg, cairo)" librsvg2-dev)

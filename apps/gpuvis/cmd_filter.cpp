@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <sstream>
 
 #include "cli_common.hpp"
 #include "gpuvis/core/parallel.hpp"
@@ -11,6 +12,7 @@
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/io/volume_file.hpp"
 
 namespace gpuvis::cli {
 namespace {
@@ -65,37 +67,52 @@ void run_jobs(const std::vector<std::pair<std::string, std::string>>& jobs, cons
   }
 }
 
-// A volume as a folder of slices (the jobs, in name order): read, checked to be 8-bit and of one
-// size and channel count, stacked into one image (slice z = rows z*h .. z*h+h-1).
-Image<std::uint8_t> read_volume(const std::vector<std::pair<std::string, std::string>>& slices) {
-  AnyImage first = read_image(slices.front().first);
-  const int channels = std::visit([](const auto& img) { return img.channels(); }, first);
-  const int w = std::visit([](const auto& img) { return img.width(); }, first);
-  const int h = std::visit([](const auto& img) { return img.height(); }, first);
-  require(channels == 1 || channels == 3, slices.front().first + ": volume slices must be grey or RGB");
-  const auto depth = static_cast<long long>(slices.size());
-  require(depth * h <= (1LL << 30) / std::max(1, w * channels), "the volume is too large for memory in one piece");
-  Image<std::uint8_t> stack(w, h * static_cast<int>(depth), channels);
-  for (std::size_t z = 0; z < slices.size(); ++z) {
-    const AnyImage slice = z == 0 ? std::move(first) : read_image(slices[z].first);  // slice 0 is read once
-    std::visit(
-        [&](const auto& img) {
-          using T = std::decay_t<decltype(img(0, 0))>;
-          if constexpr (!std::is_same_v<T, std::uint8_t>) {
-            fail(ErrorCode::unsupported, slices[z].first + ": volume slices must be 8-bit");
-          } else {
-            if (img.width() != w || img.height() != h || img.channels() != channels)
-              fail(ErrorCode::invalid_argument, slices[z].first + " is " + std::to_string(img.width()) + "x" +
-                                                    std::to_string(img.height()) + "x" + std::to_string(img.channels()) +
-                                                    ", the volume's first slice " + std::to_string(w) + "x" +
-                                                    std::to_string(h) + "x" + std::to_string(channels) +
-                                                    ": every slice must have the same size");
-            copy<std::uint8_t>(img.view(), stack.view().crop(0, static_cast<int>(z) * h, w, h));
-          }
-        },
-        slice);
+// "R1,R2,..." per-channel range bandwidths (at most 4) into p.channel_range.
+void parse_channel_ranges(const std::string& text, filters::MeanShiftParams& p) {
+  if (text.empty()) return;
+  std::stringstream in(text);
+  std::string item;
+  int c = 0;
+  while (std::getline(in, item, ',')) {
+    require(c < 4, "--ranges takes at most 4 values (one per channel), got '" + text + "'");
+    try {
+      std::size_t used = 0;
+      p.channel_range[c] = std::stof(item, &used);
+      require(used == item.size() && p.channel_range[c] > 0, "");
+    } catch (...) {
+      fail(ErrorCode::invalid_argument, "--ranges takes positive numbers separated by commas, got '" + text + "'");
+    }
+    ++c;
   }
-  return stack;
+}
+
+// A volume (folder of slices, folder of frame folders, or volume file) through mean shift.
+void mean_shift_volume(const std::string& in, const std::string& out, const filters::MeanShiftParams& params, bool overwrite) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Volume volume = read_volume(in);
+  const std::string extension = std::holds_alternative<Image<float>>(volume.stacked) && !is_volume_file(out) ? ".pfm" : "";
+  for (const auto& path : volume_outputs(out, volume, extension)) {
+    std::error_code ec;
+    if (!is_volume_file(path)) std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);  // a folder volume's
+    check_output_path(path, in, overwrite);
+    if (!is_volume_file(path) && std::filesystem::path(path).extension() != ".json") check_writable(path);
+  }
+  std::visit(
+      [&](const auto& stacked) {
+        using T = std::decay_t<decltype(stacked(0, 0))>;
+        const int h = stacked.height() / (volume.shape.depth * volume.shape.frames);
+        notice("mean shift of a " + std::to_string(stacked.width()) + "x" + std::to_string(h) + "x" + std::to_string(volume.shape.depth) +
+               (volume.shape.frames > 1 ? "x" + std::to_string(volume.shape.frames) : std::string()) + " volume on " +
+               std::string(to_string(params.backend)));
+        Image<T> result(stacked.width(), stacked.height(), stacked.channels());
+        filters::MeanShiftParams p = params;
+        Progress progress("meanshift");
+        p.progress = [&](double f) { progress(f); };
+        filters::mean_shift_filter_volume<T>(stacked.view(), result.view(), volume.shape, p);
+        write_volume(out, volume, AnyImage(std::move(result)), extension);
+      },
+      volume.stacked);
+  notice("wrote " + out + " in " + std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()).substr(0, 5) + " s");
 }
 
 }  // namespace
@@ -189,26 +206,31 @@ void register_filter(CLI::App& app, Command& run) {
     };
   });
 
-  static std::string m_in, m_out, m_kernel = "epanechnikov", m_colour = "luv", m_backend = "auto";
+  static std::string m_in, m_out, m_kernel = "epanechnikov", m_colour = "luv", m_backend = "auto", m_ranges;
   static filters::MeanShiftParams mp;
   static bool m_overwrite = false, m_volume = false;
   static int m_threads = 0;
   auto* ms = filter->add_subcommand("meanshift", "Mean shift filtering in the joint space-range domain (edge-preserving smoothing)");
   ms->footer(
       "Every pixel climbs to the mode of (x/hs, y/hs, value/hr) around it and takes its value; see docs/meanshift.md.\n"
-      "8-bit grey or RGB images (colour in CIE L*u*v* by default, --color rgb for the raw values). IN and OUT may be folders.\n"
-      "--volume: IN is a folder of slices (sorted by name, all of one size) filtered as one 3D volume in\n"
-      "(x/hs, y/hs, z/hz, value/hr), hz = --axial (slices; default hs); OUT gets the slices under the same names.");
-  ms->add_option("input", m_in, "Input image or folder");
-  ms->add_option("output", m_out, "Output image or folder");
+      "Images of 1-4 channels with 8-bit, 16-bit or float samples (colour in CIE L*u*v* by default, --color rgb for the\n"
+      "raw values). IN and OUT may be folders of images, each filtered on its own.\n"
+      "Volumes: IN is a .nii/.nii.gz file, or a folder of slices with --volume (sorted by name, all of one size), or a\n"
+      "folder of such folders with --volume (a sequence: one folder per frame). Voxels climb in\n"
+      "(x/hs, y/hs, z/hz, t/ht, value/hr), hz = --axial (slices), ht = --time (frames); both default to hs.\n"
+      "OUT is then a .nii/.nii.gz file or a folder that gets the slices under their input names.");
+  ms->add_option("input", m_in, "Input image, folder of images, folder of slices (--volume) or .nii/.nii.gz volume");
+  ms->add_option("output", m_out, "Output image, folder or .nii/.nii.gz volume");
   ms->add_option("--spatial", mp.spatial, "Spatial bandwidth h_s in pixels")->default_val(8);
-  ms->add_option("--range", mp.range, "Range bandwidth h_r (grey levels, or L*u*v* units for colour)")->default_val(16);
+  ms->add_option("--range", mp.range, "Range bandwidth h_r (sample units, or L*u*v* units for colour)")->default_val(16);
+  ms->add_option("--ranges", m_ranges, "Per-channel range bandwidths H1,H2,... (L*,u*,v* in luv); replace --range");
   ms->add_option("--kernel", m_kernel, "epanechnikov (flat mean in the unit ball) or gaussian (truncated)")
       ->check(CLI::IsMember({"epanechnikov", "gaussian"}))
       ->default_val("epanechnikov");
   ms->add_option("--color", m_colour, "luv or rgb: the space colour images are filtered in")->check(CLI::IsMember({"luv", "rgb"}))->default_val("luv");
-  ms->add_flag("--volume", m_volume, "IN is a folder of slices: filter them as one volume");
+  ms->add_flag("--volume", m_volume, "IN is a folder of slices (or of frame folders): filter them as one volume");
   ms->add_option("--axial", mp.axial, "Volumes: bandwidth h_z across slices, in slices (0 = --spatial)")->default_val(0);
+  ms->add_option("--time", mp.time, "Sequences: bandwidth h_t across frames, in frames (0 = --spatial)")->default_val(0);
   ms->add_option("--eps", mp.eps, "Convergence threshold (normalised units)")->default_val(0.01);
   ms->add_option("--max-iter", mp.max_iter, "Most steps per pixel")->default_val(100);
   add_backend_option(*ms, m_backend);
@@ -219,30 +241,26 @@ void register_filter(CLI::App& app, Command& run) {
       require(!m_in.empty() && !m_out.empty(), "filter meanshift needs INPUT and OUTPUT");
       mp.kernel = m_kernel == "gaussian" ? filters::MeanShiftKernel::gaussian : filters::MeanShiftKernel::epanechnikov;
       mp.colour = m_colour == "rgb" ? filters::MeanShiftColour::rgb : filters::MeanShiftColour::luv;
+      parse_channel_ranges(m_ranges, mp);
       filters::validate(mp);
       if (m_threads) set_num_threads(m_threads);
       std::error_code ec;
-      require(!m_volume || std::filesystem::is_directory(m_in, ec), "--volume needs a folder of slices as input, got '" + m_in + "'");
+      const bool folder = std::filesystem::is_directory(m_in, ec);
+      require(!m_volume || folder, "--volume needs a folder of slices as input, got '" + m_in + "'");
+      if (m_volume || is_volume_file(m_in)) {
+        mp.backend = choose_backend(m_backend);
+        mean_shift_volume(m_in, m_out, mp, m_overwrite);
+        return 0;
+      }
+      require(!is_volume_file(m_out), "OUTPUT '" + m_out + "' is a volume file; the input is an image (or a folder: add --volume)");
       const auto jobs = jobs_for(m_in, m_out);
       check_jobs(jobs, m_overwrite);
       mp.backend = choose_backend(m_backend);
-      if (m_volume) {
-        const Image<std::uint8_t> stack = read_volume(jobs);
-        const int depth = static_cast<int>(jobs.size()), h = stack.height() / depth;
-        Image<std::uint8_t> result(stack.width(), stack.height(), stack.channels());
-        const auto t0 = std::chrono::steady_clock::now();
-        notice("mean shift of a " + std::to_string(stack.width()) + "x" + std::to_string(h) + "x" + std::to_string(depth) +
-               " volume on " + std::string(to_string(mp.backend)));
-        filters::mean_shift_filter_volume(stack.view(), result.view(), depth, mp);
-        for (int z = 0; z < depth; ++z) write_image(jobs[z].second, HostView<const std::uint8_t>(result.view().crop(0, z * h, stack.width(), h)));
-        notice("wrote " + std::to_string(depth) + " slices to " + m_out + " in " +
-               std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()).substr(0, 5) + " s");
-        return 0;
-      }
-      run_jobs(jobs, "meanshift", [&](auto src, auto dst, const std::function<void(double)>&) {
+      run_jobs(jobs, "meanshift", [&](auto src, auto dst, const std::function<void(double)>& progress) {
         using T = std::remove_const_t<typename decltype(src)::value_type>;
-        if constexpr (std::is_same_v<T, std::uint8_t>) filters::mean_shift_filter(src, dst, mp);
-        else fail(ErrorCode::unsupported, "filter meanshift takes 8-bit images so far");
+        filters::MeanShiftParams p = mp;
+        p.progress = progress;
+        filters::mean_shift_filter<T>(src, dst, p);
       });
       return 0;
     };

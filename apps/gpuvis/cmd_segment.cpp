@@ -1,5 +1,6 @@
-// gpuvis segment IN OUTDIR: mean shift segmentation into labels, the filtered image, a region
-// table (JSON) and, when asked, the boundaries drawn over the filtered image.
+// gpuvis segment meanshift IN OUT: mean shift segmentation of an image or a volume into region
+// labels, with the filtered data, a region table (JSON) and the boundaries drawn over the
+// filtered data when asked.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,87 +10,165 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/mean_shift_segment.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/io/volume_file.hpp"
 
 namespace gpuvis::cli {
+namespace {
+
+struct Outputs {
+  std::string labels, filtered, regions, boundaries;
+};
+
+template <class T>
+nlohmann::json region_table(const filters::MeanShiftSegmentation<T>& seg, int channels, VolumeShape shape) {
+  const int axes = shape.frames > 1 ? 4 : shape.depth > 1 ? 3 : 2;
+  nlohmann::json table = nlohmann::json::array();
+  for (const auto& r : seg.regions) {
+    nlohmann::json mean = nlohmann::json::array(), centroid = nlohmann::json::array(), bbox = nlohmann::json::array();
+    for (int k = 0; k < channels; ++k) mean.push_back(r.mean[k]);
+    for (int a = 0; a < axes; ++a) centroid.push_back(r.centroid[a]);
+    for (int a = 0; a < axes; ++a) bbox.push_back(r.lo[a]);
+    for (int a = 0; a < axes; ++a) bbox.push_back(r.hi[a]);
+    table.push_back({{"label", r.label}, {"size", r.size}, {"mean", mean}, {"centroid", centroid}, {"bbox", bbox}});
+  }
+  return table;
+}
+
+template <class T>
+Image<T> boundaries_over(const filters::MeanShiftSegmentation<T>& seg, int slice_height) {
+  Image<T> overlay = seg.filtered.clone();
+  const T full = std::is_floating_point_v<T> ? T(1) : std::numeric_limits<T>::max();
+  const T red[3] = {full, T(0), T(0)};
+  filters::draw_boundaries<T>(overlay.view(), seg.labels.view(), red, slice_height);
+  return overlay;
+}
+
+void segment_image(const std::string& in, const Outputs& out, const filters::MeanShiftSegmentParams& sp) {
+  AnyImage any = read_image(in);
+  std::visit(
+      [&](const auto& img) {
+        using T = std::decay_t<decltype(img(0, 0))>;
+        if (std::is_same_v<T, float>)
+          for (const auto* p : {&out.filtered, &out.boundaries})
+            require(p->empty() || std::filesystem::path(*p).extension() == ".pfm", in + " holds floats; write " + *p + " as .pfm");
+        filters::MeanShiftSegmentParams p = sp;
+        Progress progress("segment");
+        p.filter.progress = [&](double f) { progress(f); };
+        const auto seg = filters::mean_shift_segment<T>(img.view(), p);
+        require(seg.regions.size() <= 65536, "segment: " + std::to_string(seg.regions.size()) +
+                                                 " regions do not fit a 16-bit label image; raise --min-region or --range");
+        Image<std::uint16_t> labels(img.width(), img.height());
+        for (int y = 0; y < img.height(); ++y)
+          for (int x = 0; x < img.width(); ++x) labels(x, y) = static_cast<std::uint16_t>(seg.labels(x, y));
+        write_image(out.labels, labels.view());
+        if (!out.filtered.empty()) write_image(out.filtered, seg.filtered.view());
+        if (!out.regions.empty()) std::ofstream(out.regions) << region_table(seg, img.channels(), {}).dump(1) << "\n";
+        if (!out.boundaries.empty()) write_image(out.boundaries, boundaries_over(seg, 0).view());
+        std::cerr << "gpuvis: " << seg.regions.size() << " regions in " << img.width() << "x" << img.height() << " on "
+                  << to_string(sp.filter.backend) << "; wrote " << out.labels << "\n";
+      },
+      any);
+}
+
+void segment_volume(const std::string& in, const Outputs& out, const filters::MeanShiftSegmentParams& sp, bool overwrite) {
+  Volume volume = read_volume(in);
+  const bool floats = std::holds_alternative<Image<float>>(volume.stacked);
+  const std::string label_ext = is_volume_file(out.labels) ? "" : codec::available() ? ".png" : ".pgm";
+  std::vector<std::string> planned = volume_outputs(out.labels, volume, label_ext);
+  for (const auto* p : {&out.filtered, &out.boundaries})
+    if (!p->empty())
+      for (const auto& f : volume_outputs(*p, volume, floats ? ".pfm" : "")) planned.push_back(f);
+  if (!out.regions.empty()) planned.push_back(out.regions);
+  for (const auto& path : planned) {
+    std::error_code ec;
+    if (!is_volume_file(path)) std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);  // a folder volume's
+    check_output_path(path, in, overwrite);
+    if (!is_volume_file(path) && std::filesystem::path(path).extension() != ".json") check_writable(path);
+  }
+  std::visit(
+      [&](const auto& stacked) {
+        using T = std::decay_t<decltype(stacked(0, 0))>;
+        filters::MeanShiftSegmentParams p = sp;
+        Progress progress("segment");
+        p.filter.progress = [&](double f) { progress(f); };
+        const auto seg = filters::mean_shift_segment<T>(stacked.view(), p, volume.shape);
+        write_label_volume(out.labels, volume, seg.labels.view(), label_ext);
+        const std::string ext = floats && !is_volume_file(out.filtered) ? ".pfm" : "";
+        if (!out.filtered.empty()) write_volume(out.filtered, volume, AnyImage(seg.filtered.clone()), ext);
+        if (!out.regions.empty()) std::ofstream(out.regions) << region_table(seg, stacked.channels(), volume.shape).dump(1) << "\n";
+        if (!out.boundaries.empty()) {
+          const int slice_h = stacked.height() / (volume.shape.depth * volume.shape.frames);
+          write_volume(out.boundaries, volume, AnyImage(boundaries_over(seg, slice_h)),
+                       floats && !is_volume_file(out.boundaries) ? ".pfm" : "");
+        }
+        std::cerr << "gpuvis: " << seg.regions.size() << " regions in the volume on " << to_string(sp.filter.backend) << "; wrote "
+                  << out.labels << "\n";
+      },
+      volume.stacked);
+}
+
+}  // namespace
 
 void register_segment(CLI::App& app, Command& run) {
-  static std::string in, out_dir, kernel = "epanechnikov", colour = "luv", backend = "auto";
+  static std::string in, kernel = "epanechnikov", colour = "luv", backend = "auto";
+  static Outputs out;
   static filters::MeanShiftSegmentParams sp;
-  static bool overwrite = false, boundaries = false;
+  static bool overwrite = false, volume = false;
   static int threads = 0;
-  auto* cmd = app.add_subcommand("segment", "Mean shift segmentation: labels, filtered image, region table");
+  auto* seg = app.add_subcommand("segment", "Segmentation into regions: meanshift");
+  seg->require_subcommand(1);
+  auto* cmd = seg->add_subcommand("meanshift", "Mean shift segmentation of an image or volume: labels, region table, boundaries");
   cmd->footer(
-      "Filters with mean shift (as 'filter meanshift'), joins 8-neighbours whose modes differ by less than connect x h_r,\n"
-      "fuses adjacent regions whose mean modes differ by less than fuse x h_r (EDISON) and merges regions smaller than\n"
-      "--min-size into their most similar neighbour (docs/meanshift.md). Writes into OUTDIR:\n"
-      "  labels.png (16-bit, or labels.pgm without PNG support): region labels 0..N-1 in raster order of first pixel\n"
-      "  filtered.png|ppm|pgm, regions.json ({label, size, mean, centroid, bbox} per region),\n"
-      "  boundaries.png|ppm|pgm with --boundaries.");
-  cmd->add_option("input", in, "8-bit grey or RGB image");
-  cmd->add_option("outdir", out_dir, "Output folder (created)");
+      "Filters with mean shift (as 'filter meanshift'), joins neighbours (8 in 2D, 26 in 3D, 80 in 4D) whose modes differ\n"
+      "by less than connect x h_r, fuses adjacent regions whose mean modes differ by less than fuse x h_r (EDISON) and\n"
+      "merges regions smaller than --min-region into their most similar neighbour (docs/meanshift.md).\n"
+      "OUT gets the labels 0..N-1, numbered in order of first pixel: a 16-bit .png or .pgm for an image; for a volume\n"
+      "(a .nii/.nii.gz file, or a folder of slices with --volume) a .nii/.nii.gz file (int32) or a folder of 16-bit slices.\n"
+      "--regions writes {label, size, mean, centroid, bbox} per region as JSON.");
+  cmd->add_option("input", in, "Image, folder of slices (--volume) or .nii/.nii.gz volume");
+  cmd->add_option("output", out.labels, "Label image (.png/.pgm, 16-bit), or for volumes a .nii/.nii.gz file or a folder");
   cmd->add_option("--spatial", sp.filter.spatial, "Spatial bandwidth h_s in pixels")->default_val(8);
-  cmd->add_option("--range", sp.filter.range, "Range bandwidth h_r (grey levels, or L*u*v* units for colour)")->default_val(16);
+  cmd->add_option("--range", sp.filter.range, "Range bandwidth h_r (sample units, or L*u*v* units for colour)")->default_val(16);
+  cmd->add_option("--axial", sp.filter.axial, "Volumes: bandwidth h_z across slices (0 = --spatial)")->default_val(0);
+  cmd->add_option("--time", sp.filter.time, "Sequences: bandwidth h_t across frames (0 = --spatial)")->default_val(0);
   cmd->add_option("--connect", sp.connect, "Neighbours whose modes differ by less than this x h_r join one region")->default_val(0.25);
   cmd->add_option("--fuse", sp.fuse, "Adjacent regions whose mean modes differ by less than this x h_r are fused")->default_val(0.5);
-  cmd->add_option("--min-size", sp.min_size, "Regions with fewer pixels merge into their most similar neighbour (0: none)")
+  cmd->add_option("--min-region,--min-size", sp.min_size, "Regions with fewer pixels merge into their most similar neighbour (0: none)")
       ->default_val(20);
   cmd->add_option("--kernel", kernel, "epanechnikov or gaussian")->check(CLI::IsMember({"epanechnikov", "gaussian"}))->default_val("epanechnikov");
   cmd->add_option("--color", colour, "luv or rgb")->check(CLI::IsMember({"luv", "rgb"}))->default_val("luv");
   cmd->add_option("--eps", sp.filter.eps, "Convergence threshold (normalised units)")->default_val(0.01);
   cmd->add_option("--max-iter", sp.filter.max_iter, "Most steps per pixel")->default_val(100);
-  cmd->add_flag("--boundaries", boundaries, "Also write the region boundaries drawn over the filtered image");
+  cmd->add_flag("--volume", volume, "IN is a folder of slices (or of frame folders): segment them as one volume");
+  cmd->add_option("--regions", out.regions, "Write the region table (JSON) here");
+  cmd->add_option("--filtered", out.filtered, "Write the mean shift filtered image or volume here");
+  cmd->add_option("--boundaries", out.boundaries, "Write the region boundaries drawn over the filtered data here");
   add_backend_option(*cmd, backend);
   add_threads_option(*cmd, threads);
-  cmd->add_flag("--overwrite", overwrite, "Replace outputs in an existing folder");
+  cmd->add_flag("--overwrite", overwrite, "Replace existing outputs");
   cmd->callback([&run] {
     run = [] {
-      require(!in.empty() && !out_dir.empty(), "segment needs INPUT and OUTDIR");
+      require(!in.empty() && !out.labels.empty(), "segment meanshift needs INPUT and OUTPUT");
       sp.filter.kernel = kernel == "gaussian" ? filters::MeanShiftKernel::gaussian : filters::MeanShiftKernel::epanechnikov;
       sp.filter.colour = colour == "rgb" ? filters::MeanShiftColour::rgb : filters::MeanShiftColour::luv;
       filters::validate(sp);
       if (threads) set_num_threads(threads);
-      namespace fs = std::filesystem;
-      const bool png = codec::available();
-      AnyImage any = read_image(in);
-      auto* u8 = std::get_if<Image<std::uint8_t>>(&any);
-      require(u8 != nullptr, "segment takes 8-bit images so far; '" + in + "' has 16-bit or float samples");
-      const Image<std::uint8_t>& img = *u8;
-      const std::string image_ext = png ? ".png" : img.channels() == 1 ? ".pgm" : ".ppm";
-      const fs::path dir(out_dir);
-      const std::string labels_path = (dir / (png ? "labels.png" : "labels.pgm")).string();
-      const std::string filtered_path = (dir / ("filtered" + image_ext)).string();
-      const std::string table_path = (dir / "regions.json").string();
-      const std::string boundaries_path = (dir / ("boundaries" + image_ext)).string();
       std::error_code ec;
-      fs::create_directories(dir, ec);
-      if (!fs::is_directory(dir)) fail(ErrorCode::io, "cannot create the output folder '" + out_dir + "'");
-      for (const auto& p : {labels_path, filtered_path, table_path, boundaries_path})
-        if (p != boundaries_path || boundaries) check_output_path(p, in, overwrite);
+      require(!volume || std::filesystem::is_directory(in, ec), "--volume needs a folder of slices as input, got '" + in + "'");
       sp.filter.backend = choose_backend(backend);
-      const auto seg = filters::mean_shift_segment(img.view(), sp);
-      require(seg.regions.size() <= 65536, "segment: " + std::to_string(seg.regions.size()) +
-                                               " regions do not fit a 16-bit label image; raise --min-size or --range");
-      Image<std::uint16_t> labels(img.width(), img.height());
-      for (int y = 0; y < img.height(); ++y)
-        for (int x = 0; x < img.width(); ++x) labels(x, y) = static_cast<std::uint16_t>(seg.labels(x, y));
-      write_image(labels_path, labels.view());
-      write_image(filtered_path, seg.filtered.view());
-      nlohmann::json table = nlohmann::json::array();
-      for (const auto& r : seg.regions) {
-        nlohmann::json mean = nlohmann::json::array();
-        for (int k = 0; k < img.channels(); ++k) mean.push_back(r.mean[k]);
-        table.push_back({{"label", r.label}, {"size", r.size}, {"mean", mean}, {"centroid", {r.centroid_x, r.centroid_y}},
-                         {"bbox", {r.x0, r.y0, r.x1, r.y1}}});
+      if (volume || is_volume_file(in)) {
+        segment_volume(in, out, sp, overwrite);
+        return 0;
       }
-      std::ofstream(table_path) << table.dump(1) << "\n";
-      if (boundaries) {
-        Image<std::uint8_t> overlay = seg.filtered.clone();
-        const std::uint8_t red[3] = {255, 0, 0};
-        filters::draw_boundaries(overlay.view(), seg.labels.view(), red);
-        write_image(boundaries_path, overlay.view());
-      }
-      std::cerr << "gpuvis: " << seg.regions.size() << " regions in " << img.width() << "x" << img.height() << " on "
-                << to_string(sp.filter.backend) << "; wrote " << out_dir << "\n";
+      require(!std::filesystem::is_directory(in, ec), "'" + in + "' is a folder: add --volume to segment its slices as one volume");
+      const std::string ext = std::filesystem::path(out.labels).extension().string();
+      require(ext == ".png" || ext == ".pgm", "the label image must be .png or .pgm (16-bit), got '" + out.labels + "'");
+      for (const auto* p : {&out.labels, &out.filtered, &out.regions, &out.boundaries})
+        if (!p->empty()) {
+          check_output_path(*p, in, overwrite);
+          if (p != &out.regions) check_writable(*p);
+        }
+      segment_image(in, out, sp);
       return 0;
     };
   });

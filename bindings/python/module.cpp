@@ -306,66 +306,119 @@ py::object bilateral_py(const py::object& img, int radius, float sigma_space, fl
   });
 }
 
-py::array mean_shift_py(py::array img, float spatial, float range, const std::string& kernel, const std::string& colour,
-                        float eps, int max_iter, const std::string& backend) {
+filters::MeanShiftParams mean_shift_params(float spatial, float range, const std::string& kernel, const std::string& colour, float eps,
+                                           int max_iter, const std::string& backend, const std::vector<float>& ranges, float axial,
+                                           float time, const char* what) {
   filters::MeanShiftParams p;
   p.spatial = spatial;
   p.range = range;
-  if (kernel != "epanechnikov" && kernel != "gaussian") throw py::value_error("mean_shift: kernel must be 'epanechnikov' or 'gaussian'");
+  if (kernel != "epanechnikov" && kernel != "gaussian") throw py::value_error(std::string(what) + ": kernel must be 'epanechnikov' or 'gaussian'");
   p.kernel = kernel == "gaussian" ? filters::MeanShiftKernel::gaussian : filters::MeanShiftKernel::epanechnikov;
-  if (colour != "luv" && colour != "rgb") throw py::value_error("mean_shift: colour must be 'luv' or 'rgb'");
+  if (colour != "luv" && colour != "rgb") throw py::value_error(std::string(what) + ": colour must be 'luv' or 'rgb'");
   p.colour = colour == "rgb" ? filters::MeanShiftColour::rgb : filters::MeanShiftColour::luv;
+  if (ranges.size() > 4) throw py::value_error(std::string(what) + ": ranges takes at most 4 values (one per channel)");
+  for (std::size_t c = 0; c < ranges.size(); ++c) p.channel_range[c] = ranges[c];
+  p.axial = axial;
+  p.time = time;
   p.eps = eps;
   p.max_iter = max_iter;
   p.backend = backend_of(backend);
   filters::validate(p);
-  HostView<std::uint8_t> in = view_of<std::uint8_t>(img, "mean_shift");
-  py::array_t<std::uint8_t> out = like(in, img.ndim() == 3);
-  py::array out_any = out;
-  HostView<std::uint8_t> o = view_of<std::uint8_t>(out_any, "mean_shift");
-  py::gil_scoped_release release;
-  filters::mean_shift_filter(HostView<const std::uint8_t>(in), o, p);
-  return out;
+  return p;
 }
 
-py::tuple mean_shift_segment_py(py::array img, float spatial, float range, float connect, float fuse, int min_size,
-                                const std::string& colour, const std::string& backend) {
-  filters::MeanShiftSegmentParams p;
-  p.filter.spatial = spatial;
-  p.filter.range = range;
-  if (colour != "luv" && colour != "rgb") throw py::value_error("mean_shift_segment: colour must be 'luv' or 'rgb'");
-  p.filter.colour = colour == "rgb" ? filters::MeanShiftColour::rgb : filters::MeanShiftColour::luv;
-  p.filter.backend = backend_of(backend);
-  p.connect = connect;
-  p.fuse = fuse;
-  p.min_size = min_size;
-  filters::validate(p);
-  HostView<std::uint8_t> in = view_of<std::uint8_t>(img, "mean_shift_segment");
-  filters::MeanShiftSegmentation seg;
+// A volume array, (Z, H, W) or (T, Z, H, W), with a trailing channel axis when `channels`, as the
+// stacked image the library takes: (T*Z*H, W[, C]), C-contiguous, and its shape.
+std::pair<py::array, VolumeShape> stacked_volume(py::array vol, bool channels, const char* what) {
+  const int spatial = static_cast<int>(vol.ndim()) - (channels ? 1 : 0);
+  if (spatial != 3 && spatial != 4)
+    throw py::value_error(std::string(what) + ": expected (Z, H, W) or (T, Z, H, W)" + (channels ? " plus a channel axis" : "") + ", got " +
+                          std::to_string(vol.ndim()) + " dimensions");
+  py::array c = py::array::ensure(vol, py::array::c_style);
+  const py::ssize_t frames = spatial == 4 ? c.shape(0) : 1, depth = c.shape(spatial - 3), h = c.shape(spatial - 2), w = c.shape(spatial - 1);
+  std::vector<py::ssize_t> shape{frames * depth * h, w};
+  if (channels) shape.push_back(c.shape(c.ndim() - 1));
+  return {c.reshape(shape), VolumeShape{static_cast<int>(depth), static_cast<int>(frames)}};
+}
+
+py::array mean_shift_py(py::array img, float spatial, float range, const std::string& kernel, const std::string& colour, float eps,
+                        int max_iter, const std::string& backend, const std::vector<float>& ranges) {
+  const auto p = mean_shift_params(spatial, range, kernel, colour, eps, max_iter, backend, ranges, 0, 0, "mean_shift");
+  return for_each_type(host_array(img, "mean_shift"), "mean_shift", [&](auto src, auto dst) {
+    using T = std::remove_const_t<typename decltype(src)::value_type>;
+    filters::mean_shift_filter<T>(src, dst, p);
+  });
+}
+
+py::array mean_shift_volume_py(py::array vol, float spatial, float range, float axial, float time, bool channels, const std::string& kernel,
+                               const std::string& colour, float eps, int max_iter, const std::string& backend,
+                               const std::vector<float>& ranges) {
+  const auto p = mean_shift_params(spatial, range, kernel, colour, eps, max_iter, backend, ranges, axial, time, "mean_shift_volume");
+  auto [stacked, shape] = stacked_volume(host_array(vol, "mean_shift_volume"), channels, "mean_shift_volume");
+  py::array out = for_each_type(stacked, "mean_shift_volume", [&, sh = shape](auto src, auto dst) {
+    using T = std::remove_const_t<typename decltype(src)::value_type>;
+    filters::mean_shift_filter_volume<T>(src, dst, sh, p);
+  });
+  std::vector<py::ssize_t> original(vol.shape(), vol.shape() + vol.ndim());
+  return out.reshape(original);
+}
+
+// labels (int32), filtered (the input's dtype) and the region table, for an image or a volume.
+template <class T>
+py::tuple segment_typed(py::array arr, const filters::MeanShiftSegmentParams& p, VolumeShape shape, const std::vector<py::ssize_t>& original,
+                        bool channels) {
+  HostView<T> in = view_of<T>(arr, "mean_shift_segment");
+  filters::MeanShiftSegmentation<T> seg;
   {
     py::gil_scoped_release release;
-    seg = filters::mean_shift_segment(HostView<const std::uint8_t>(in), p);
+    seg = filters::mean_shift_segment<T>(HostView<const T>(in), p, shape);
   }
   py::array_t<std::int32_t> labels({in.height, in.width});
-  auto l = labels.mutable_unchecked<2>();
+  auto l = labels.template mutable_unchecked<2>();
   for (int y = 0; y < in.height; ++y)
     for (int x = 0; x < in.width; ++x) l(y, x) = seg.labels(x, y);
-  py::array_t<std::uint8_t> filtered = like(in, img.ndim() == 3);
+  py::array_t<T> filtered = like(in, arr.ndim() == 3);
   py::array filtered_any = filtered;
-  copy<std::uint8_t>(seg.filtered.view(), view_of<std::uint8_t>(filtered_any, "mean_shift_segment"));
+  copy<T>(seg.filtered.view(), view_of<T>(filtered_any, "mean_shift_segment"));
+  const bool volume = shape.depth > 1 || shape.frames > 1 || original.size() - (channels ? 1 : 0) >= 3;
+  const int axes = shape.frames > 1 ? 4 : volume ? 3 : 2;
   py::list regions;
   for (const auto& r : seg.regions) {
-    py::list mean;
+    py::list mean, centroid, bbox;
     for (int k = 0; k < in.channels; ++k) mean.append(r.mean[k]);
+    for (int a = 0; a < axes; ++a) centroid.append(r.centroid[a]);
+    for (int a = 0; a < axes; ++a) bbox.append(r.lo[a]);
+    for (int a = 0; a < axes; ++a) bbox.append(r.hi[a]);
     py::dict d;
     d["label"] = r.label;
     d["size"] = r.size;
     d["mean"] = mean;
-    d["centroid"] = py::make_tuple(r.centroid_x, r.centroid_y);
-    d["bbox"] = py::make_tuple(r.x0, r.y0, r.x1, r.y1);
+    d["centroid"] = py::tuple(centroid);
+    d["bbox"] = py::tuple(bbox);
     regions.append(d);
   }
-  return py::make_tuple(labels, filtered, regions);
+  std::vector<py::ssize_t> label_shape(original.begin(), original.end() - (channels ? 1 : 0));
+  return py::make_tuple(py::array(labels).reshape(label_shape), py::array(filtered).reshape(original), regions);
+}
+
+py::tuple mean_shift_segment_py(py::array img, float spatial, float range, float connect, float fuse, int min_size, const std::string& colour,
+                                const std::string& backend, bool volume, bool channels, float axial, float time,
+                                const std::vector<float>& ranges) {
+  filters::MeanShiftSegmentParams p;
+  p.filter = mean_shift_params(spatial, range, "epanechnikov", colour, 0.01f, 100, backend, ranges, axial, time, "mean_shift_segment");
+  p.connect = connect;
+  p.fuse = fuse;
+  p.min_size = min_size;
+  filters::validate(p);
+  py::array a = host_array(img, "mean_shift_segment");
+  std::vector<py::ssize_t> original(a.shape(), a.shape() + a.ndim());
+  VolumeShape shape;
+  if (volume) std::tie(a, shape) = stacked_volume(a, channels, "mean_shift_segment");
+  else channels = a.ndim() == 3;
+  if (py::isinstance<py::array_t<std::uint8_t>>(a)) return segment_typed<std::uint8_t>(a, p, shape, original, channels);
+  if (py::isinstance<py::array_t<std::uint16_t>>(a)) return segment_typed<std::uint16_t>(a, p, shape, original, channels);
+  if (py::isinstance<py::array_t<float>>(a)) return segment_typed<float>(a, p, shape, original, channels);
+  throw py::type_error("mean_shift_segment: expected dtype uint8, uint16 or float32, got " + py::str(a.dtype()).cast<std::string>());
 }
 
 // ---- Life ----
@@ -492,12 +545,20 @@ PYBIND11_MODULE(_gpuvis, m) {
         py::arg("border") = "reflect101", py::arg("backend") = "auto", "Bilateral filter (Tomasi & Manduchi)");
   m.def("mean_shift", &mean_shift_py, py::arg("img"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
         py::arg("kernel") = "epanechnikov", py::arg("colour") = "luv", py::arg("eps") = 0.01f, py::arg("max_iter") = 100,
-        py::arg("backend") = "auto", "Mean shift filtering of a grey or RGB uint8 image (docs/meanshift.md)");
+        py::arg("backend") = "auto", py::arg("ranges") = std::vector<float>{},
+        "Mean shift filtering of a uint8/uint16/float32 image (H, W) or (H, W, C), C <= 4 (docs/meanshift.md); "
+        "ranges: per-channel range bandwidths");
+  m.def("mean_shift_volume", &mean_shift_volume_py, py::arg("volume"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
+        py::arg("axial") = 0.0f, py::arg("time") = 0.0f, py::arg("channels") = false, py::arg("kernel") = "epanechnikov",
+        py::arg("colour") = "luv", py::arg("eps") = 0.01f, py::arg("max_iter") = 100, py::arg("backend") = "auto",
+        py::arg("ranges") = std::vector<float>{},
+        "Mean shift filtering of a volume (Z, H, W) or a sequence (T, Z, H, W); channels=True: a trailing channel axis");
   m.def("mean_shift_segment", &mean_shift_segment_py, py::arg("img"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
         py::arg("connect") = 0.25f, py::arg("fuse") = 0.5f, py::arg("min_size") = 20, py::arg("colour") = "luv",
-        py::arg("backend") = "auto",
-        "Mean shift segmentation of a grey or RGB uint8 image: (labels int32 (H, W), filtered image, regions: list of "
-        "{label, size, mean, centroid, bbox})");
+        py::arg("backend") = "auto", py::arg("volume") = false, py::arg("channels") = false, py::arg("axial") = 0.0f,
+        py::arg("time") = 0.0f, py::arg("ranges") = std::vector<float>{},
+        "Mean shift segmentation of an image, or with volume=True of a volume (Z, H, W) / sequence (T, Z, H, W) "
+        "(channels=True: a trailing channel axis): (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox})");
   m.def("life", &life_py, py::arg("board"), py::arg("generations"), py::arg("rule") = "B3/S23", py::arg("border") = "torus",
         py::arg("backend") = "auto", "Advance a Life board (uint8, non-zero = alive) by `generations`; returns 0/1 cells");
 

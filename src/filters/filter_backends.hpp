@@ -2,10 +2,12 @@
 // Each filter's two backends, which the public entry points (convolve, bilateral,
 // mean_shift_filter) choose between; the tests and benchmarks call them directly to compare them.
 #include <cstdint>
+#include <vector>
 
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
+#include "mean_shift_common.hpp"
 
 namespace gpuvis::filters {
 
@@ -22,12 +24,17 @@ void bilateral_cpu(HostView<const T> src, HostView<T> dst, const BilateralParams
 template <class T>
 void bilateral_cuda(HostView<const T> src, HostView<T> dst, const BilateralParams& params);
 
-// `depth` > 1: a volume of stacked slices (mean_shift_filter_volume).
-void mean_shift_filter_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params,
-                           int depth = 1);
-// One thread per pixel on the device; the colour conversions stay on the host (shared with the
-// CPU), so the Epanechnikov kernel gives the CPU's results bit for bit (docs/meanshift.md).
-void mean_shift_filter_cuda(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params,
-                            int depth = 1);
+// Mean shift over a stacked image or volume (mean_shift_filter_volume). `modes`, when given,
+// receives every voxel's mode as features (divided by h_r, L*u*v* for luv colour), lanes<C>
+// floats per voxel in voxel order; segmentation links those. `tuning` is for the benchmarks.
+template <class T>
+void mean_shift_filter_cpu(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                           std::vector<float>* modes = nullptr, const mean_shift_detail::Tuning& tuning = {});
+// The same on the device: the samples go up, the conversions, the neighbour structure and the
+// climbs (in rounds, the unfinished ones gathered into a queue) run there, and the samples come
+// back. Compiled without FMA contraction, so the results are the CPU's bit for bit.
+template <class T>
+void mean_shift_filter_cuda(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                            std::vector<float>* modes = nullptr, const mean_shift_detail::Tuning& tuning = {});
 
 }  // namespace gpuvis::filters

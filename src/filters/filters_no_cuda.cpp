@@ -21,8 +21,14 @@ void bilateral_cuda(HostView<const T>, HostView<T>, const BilateralParams&) {
 template void bilateral_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const BilateralParams&);
 template void bilateral_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const BilateralParams&);
 template void bilateral_cuda<float>(HostView<const float>, HostView<float>, const BilateralParams&);
-void mean_shift_filter_cuda(HostView<const std::uint8_t>, HostView<std::uint8_t>, const MeanShiftParams&, int) {
+template <class T>
+void mean_shift_filter_cuda(HostView<const T>, HostView<T>, VolumeShape, const MeanShiftParams&, std::vector<float>*,
+                            const mean_shift_detail::Tuning&) {
   fail(ErrorCode::unsupported, "CUDA mean shift requested but " + cuda::unavailable_reason());
+}
+template <class T>
+void mean_shift_filter(DeviceView<const T>, DeviceView<T>, VolumeShape, const MeanShiftParams&, cuda::StreamHandle) {
+  fail(ErrorCode::unsupported, "mean shift on device memory requested but " + cuda::unavailable_reason());
 }
 template <class T>
 void convolve(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveOptions&, cuda::StreamHandle) {
@@ -34,7 +40,10 @@ void bilateral(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda:
 }
 #define GPUVIS_DEVICE_FILTERS(T)                                                                                     \
   template void convolve<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveOptions&, cuda::StreamHandle); \
-  template void bilateral<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle);
+  template void bilateral<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle); \
+  template void mean_shift_filter<T>(DeviceView<const T>, DeviceView<T>, VolumeShape, const MeanShiftParams&, cuda::StreamHandle); \
+  template void mean_shift_filter_cuda<T>(HostView<const T>, HostView<T>, VolumeShape, const MeanShiftParams&, std::vector<float>*, \
+                                          const mean_shift_detail::Tuning&);
 GPUVIS_DEVICE_FILTERS(std::uint8_t)
 GPUVIS_DEVICE_FILTERS(std::uint16_t)
 GPUVIS_DEVICE_FILTERS(float)

@@ -1,22 +1,49 @@
 #pragma once
-// The host steps both mean shift backends share: the range features (colour converted, divided by
-// h_r) before the climbs, and the output values from the modes after them.
+// The host steps both mean shift backends share: checking a call and turning its parameters into
+// the climb's space and the samples' conversion.
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "gpuvis/core/error.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
 #include "mean_shift_rules.hpp"
 
 namespace gpuvis::filters::mean_shift_detail {
 
-// Checks the parameters and the images, `depth` slices stacked in src (throws
-// ErrorCode::invalid_argument).
-void check(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& p, int depth = 1);
-// The climb's grid for `depth` slices stacked in src.
-mean_shift_rules::Grid grid(HostView<const std::uint8_t> src, const MeanShiftParams& p, int depth);
-// width x height x channels floats, pixel-interleaved.
-std::vector<float> features(HostView<const std::uint8_t> src, const MeanShiftParams& p);
-// `modes` as features (the range part of each pixel's mode, divided by h_r) into 8-bit values.
-void write_modes(const std::vector<float>& modes, HostView<std::uint8_t> dst, const MeanShiftParams& p);
+// What the benchmarks switch off to measure what each speed-up buys; results are the same either way.
+struct Tuning {
+  bool bounds = true;   // skip row segments that cannot hold a voxel of the window (the neighbour structure)
+  int round_steps = 8;  // CUDA: steps per round before unfinished climbs are gathered into the next queue (0: no queue)
+};
+
+// One call, checked: its space, conversion and stopping rule.
+struct Job {
+  mean_shift_rules::Space space;
+  mean_shift_rules::Conversion conversion;
+  bool gaussian;
+  float eps;
+  int max_iter;
+  long long voxels() const { return static_cast<long long>(space.width) * space.height * space.depth * space.frames; }
+  long long rows() const { return static_cast<long long>(space.height) * space.depth * space.frames; }
+};
+
+// The sample value of full intensity for T (luv's white).
+template <class T>
+constexpr float full_scale() {
+  if constexpr (std::is_same_v<T, std::uint8_t>) return 255.0f;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return 65535.0f;
+  else return 1.0f;
+}
+
+// Checks the parameters and the images (throws ErrorCode::invalid_argument) and describes the call.
+Job prepare(int width, int height, int channels, float full, VolumeShape shape, const MeanShiftParams& p);
+
+template <class SrcView, class DstView>
+Job prepare(const SrcView& src, const DstView& dst, VolumeShape shape, const MeanShiftParams& p) {
+  using T = std::remove_const_t<typename SrcView::value_type>;
+  require(!src.empty() && same_shape(src, dst), "mean shift needs a non-empty input and an output of the same shape");
+  return prepare(src.width, src.height, src.channels, full_scale<T>(), shape, p);
+}
 
 }  // namespace gpuvis::filters::mean_shift_detail

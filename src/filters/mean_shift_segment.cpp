@@ -1,20 +1,25 @@
-// Mean shift segmentation: filter (either backend), then on the host: connect neighbours with close
-// modes, fuse adjacent regions with close mean modes, merge small regions, number the regions.
+// Mean shift segmentation: filter (either backend, keeping every voxel's mode), then on the host:
+// connect neighbours with close modes, fuse adjacent regions with close mean modes, merge small
+// regions, number the regions. Images, volumes and sequences alike: a voxel's neighbours are the
+// 3^k - 1 around it in the k axes the data has.
 #include "gpuvis/filters/mean_shift_segment.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
-#include <set>
 #include <string>
 #include <utility>
 
 #include "gpuvis/core/error.hpp"
+#include "gpuvis/cuda/runtime.hpp"
+#include "filters/filter_backends.hpp"
 
 namespace gpuvis::filters {
 namespace {
 
-// Union-find over pixel or region indices, with path halving.
+// Union-find over voxel or region indices, with path halving.
 struct DisjointSets {
   std::vector<int> parent;
   explicit DisjointSets(int n) : parent(static_cast<std::size_t>(n)) { std::iota(parent.begin(), parent.end(), 0); }
@@ -30,21 +35,38 @@ struct DisjointSets {
   }
 };
 
-// The modes in the space the filter worked in (L*u*v* for colour by default), from the filtered
-// image: channels per pixel c, values per pixel in `out`.
-std::vector<float> mode_features(HostView<const std::uint8_t> filtered, const MeanShiftParams& p) {
-  const int c = filtered.channels;
-  std::vector<float> out(static_cast<std::size_t>(filtered.width) * filtered.height * c);
-  for (int y = 0; y < filtered.height; ++y)
-    for (int x = 0; x < filtered.width; ++x) {
-      float* f = &out[(static_cast<std::size_t>(y) * filtered.width + x) * c];
-      const std::uint8_t* v = filtered.row(y) + x * c;
-      if (c == 3 && p.colour == MeanShiftColour::luv) rgb_to_luv(v, f);
-      else
-        for (int k = 0; k < c; ++k) f[k] = v[k];
-    }
-  return out;
-}
+// The voxel grid and its forward neighbour offsets: those (dx, dy, dz, dt) in {-1, 0, 1}^4 that
+// come after (0, 0, 0, 0) in (dt, dz, dy, dx) order, in the axes the data has; every neighbouring
+// pair is visited once.
+struct Grid {
+  int w, h, d, f;
+  std::vector<std::array<int, 4>> forward;
+  Grid(int width, int height, int depth, int frames) : w(width), h(height), d(depth), f(frames) {
+    for (int dt = frames > 1 ? -1 : 0; dt <= (frames > 1 ? 1 : 0); ++dt)
+      for (int dz = depth > 1 ? -1 : 0; dz <= (depth > 1 ? 1 : 0); ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const std::array<int, 4> o{dx, dy, dz, dt};
+            const bool after = dt > 0 || (dt == 0 && (dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx > 0)))));
+            if (after) forward.push_back(o);
+          }
+  }
+  int voxels() const { return w * h * d * f; }
+  // Calls fn(i, j) for every pair of neighbouring voxels, i before j.
+  template <class Fn>
+  void for_each_pair(Fn&& fn) const {
+    int i = 0;
+    for (int t = 0; t < f; ++t)
+      for (int z = 0; z < d; ++z)
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x, ++i)
+            for (const auto& o : forward) {
+              const int nx = x + o[0], ny = y + o[1], nz = z + o[2], nt = t + o[3];
+              if (nx < 0 || nx >= w || ny < 0 || ny >= h || nz < 0 || nz >= d || nt >= f) continue;
+              fn(i, ((nt * d + nz) * h + ny) * w + nx);
+            }
+  }
+};
 
 float distance(const float* a, const float* b, int c) {
   float s = 0;
@@ -52,50 +74,42 @@ float distance(const float* a, const float* b, int c) {
   return std::sqrt(s);
 }
 
+// Per region: the sum of its voxels' modes (c values) and its size.
 struct RegionStats {
-  std::vector<double> sum;  // per region, c values
+  std::vector<double> sum;
   std::vector<int> size;
+  int c;
+  void mean(int r, float out[4]) const {
+    for (int k = 0; k < c; ++k) out[k] = static_cast<float>(sum[static_cast<std::size_t>(r) * c + k] / size[r]);
+  }
 };
 
-// The mean mode of region r into out[0..c).
-void mean_of(const RegionStats& s, int r, int c, float out[3]) {
-  for (int k = 0; k < c; ++k) out[k] = static_cast<float>(s.sum[static_cast<std::size_t>(r) * c + k] / s.size[r]);
-}
-
-RegionStats region_stats(const std::vector<int>& label, int regions, const std::vector<float>& feat, int c) {
-  RegionStats s{std::vector<double>(static_cast<std::size_t>(regions) * c, 0.0), std::vector<int>(regions, 0)};
+RegionStats region_stats(const std::vector<int>& label, int regions, const std::vector<float>& modes, int lanes, int c) {
+  RegionStats s{std::vector<double>(static_cast<std::size_t>(regions) * c, 0.0), std::vector<int>(regions, 0), c};
   for (std::size_t i = 0; i < label.size(); ++i) {
     ++s.size[label[i]];
-    for (int k = 0; k < c; ++k) s.sum[static_cast<std::size_t>(label[i]) * c + k] += feat[i * c + k];
+    for (int k = 0; k < c; ++k) s.sum[static_cast<std::size_t>(label[i]) * c + k] += modes[i * lanes + k];
   }
   return s;
 }
 
-// The pairs of 8-adjacent regions.
-std::set<std::pair<int, int>> adjacency(const std::vector<int>& label, int w, int h) {
-  std::set<std::pair<int, int>> adj;
-  auto add = [&](int a, int b) {
-    if (a != b) adj.emplace(std::min(a, b), std::max(a, b));
-  };
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      const int a = label[static_cast<std::size_t>(y) * w + x];
-      if (x + 1 < w) add(a, label[static_cast<std::size_t>(y) * w + x + 1]);
-      if (y + 1 < h) {
-        add(a, label[static_cast<std::size_t>(y + 1) * w + x]);
-        if (x + 1 < w) add(a, label[static_cast<std::size_t>(y + 1) * w + x + 1]);
-        if (x > 0) add(a, label[static_cast<std::size_t>(y + 1) * w + x - 1]);
-      }
-    }
+// The pairs of adjacent regions, each once, sorted.
+std::vector<std::pair<int, int>> adjacency(const std::vector<int>& label, const Grid& g) {
+  std::vector<std::pair<int, int>> adj;
+  g.for_each_pair([&](int i, int j) {
+    const int a = label[i], b = label[j];
+    if (a != b) adj.emplace_back(std::min(a, b), std::max(a, b));
+  });
+  std::sort(adj.begin(), adj.end());
+  adj.erase(std::unique(adj.begin(), adj.end()), adj.end());
   return adj;
 }
 
-// Relabels pixels through a union-find over their labels (pixel indices, or regions), numbering the
-// new regions densely in raster order of their first pixel; returns the new region count.
+// Relabels voxels through a union-find over their labels, numbering the new regions densely in
+// voxel order of their first voxel; returns the new region count.
 int merge(std::vector<int>& label, int regions, DisjointSets& sets) {
   std::vector<int> id(static_cast<std::size_t>(regions), -1);
   int count = 0;
-  // Raster order of first pixel is kept by numbering in pixel order.
   for (int& l : label) {
     const int r = sets.find(l);
     if (id[r] < 0) id[r] = count++;
@@ -114,46 +128,40 @@ void validate(const MeanShiftSegmentParams& p) {
   require(p.min_size >= 0, "meanshift segment: min_size must be >= 0, got " + std::to_string(p.min_size));
 }
 
-MeanShiftSegmentation mean_shift_segment(HostView<const std::uint8_t> src, const MeanShiftSegmentParams& p) {
+template <class T>
+MeanShiftSegmentation<T> mean_shift_segment(HostView<const T> src, const MeanShiftSegmentParams& p, VolumeShape shape) {
   validate(p);
-  MeanShiftSegmentation out;
-  out.filtered = Image<std::uint8_t>(src.width, src.height, src.channels);
-  mean_shift_filter(src, out.filtered.view(), p.filter);
-  const int w = src.width, h = src.height, c = src.channels, n = w * h;
-  const std::vector<float> feat = mode_features(out.filtered.view(), p.filter);
+  MeanShiftSegmentation<T> out;
+  out.filtered = Image<T>(src.width, src.height, src.channels);
+  const auto job = mean_shift_detail::prepare(src, out.filtered.view(), shape, p.filter);
+  require(job.voxels() < (1ll << 31), "meanshift segment takes at most 2^31 voxels");
+  std::vector<float> modes;  // normalised: distances below are in units of h_r
+  if (resolve_backend(p.filter.backend) == Backend::cuda) mean_shift_filter_cuda(src, out.filtered.view(), shape, p.filter, &modes);
+  else mean_shift_filter_cpu(src, out.filtered.view(), shape, p.filter, &modes);
+  const int c = src.channels, lanes = c == 3 ? 4 : c;
+  const Grid g(job.space.width, job.space.height, job.space.depth, job.space.frames);
+  const int n = g.voxels();
 
-  // 1. Connect: 8-neighbours whose modes are within connect x h_r.
-  DisjointSets pixels(n);
-  const float connect = p.connect * p.filter.range;
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      const int i = y * w + x;
-      auto link = [&](int j) {
-        if (distance(&feat[static_cast<std::size_t>(i) * c], &feat[static_cast<std::size_t>(j) * c], c) < connect) pixels.join(i, j);
-      };
-      if (x + 1 < w) link(i + 1);
-      if (y + 1 < h) {
-        link(i + w);
-        if (x + 1 < w) link(i + w + 1);
-        if (x > 0) link(i + w - 1);
-      }
-    }
+  // 1. Connect: neighbours whose modes are within connect x h_r.
+  DisjointSets voxels(n);
+  g.for_each_pair([&](int i, int j) {
+    if (distance(&modes[static_cast<std::size_t>(i) * lanes], &modes[static_cast<std::size_t>(j) * lanes], c) < p.connect) voxels.join(i, j);
+  });
   std::vector<int> label(static_cast<std::size_t>(n));
   std::iota(label.begin(), label.end(), 0);
-  int regions = merge(label, n, pixels);
+  int regions = merge(label, n, voxels);
 
   // 2. Fuse adjacent regions whose mean modes are within fuse x h_r, until nothing changes (EDISON
   //    repeats its transitive closure a few times; the means are recomputed each pass).
-  const float fuse = p.fuse * p.filter.range;
-  for (int pass = 0; pass < 10 && fuse > 0; ++pass) {
-    const RegionStats s = region_stats(label, regions, feat, c);
+  for (int pass = 0; pass < 10 && p.fuse > 0; ++pass) {
+    const RegionStats s = region_stats(label, regions, modes, lanes, c);
     DisjointSets sets(regions);
     bool changed = false;
-    for (const auto& [a, b] : adjacency(label, w, h)) {
-      float ma[3], mb[3];
-      mean_of(s, a, c, ma);
-      mean_of(s, b, c, mb);
-      if (distance(ma, mb, c) < fuse) {
+    for (const auto& [a, b] : adjacency(label, g)) {
+      float ma[4], mb[4];
+      s.mean(a, ma);
+      s.mean(b, mb);
+      if (distance(ma, mb, c) < p.fuse) {
         sets.join(a, b);
         changed = true;
       }
@@ -162,25 +170,24 @@ MeanShiftSegmentation mean_shift_segment(HostView<const std::uint8_t> src, const
     regions = merge(label, regions, sets);
   }
 
-  // 3. Regions smaller than min_size join their neighbour with the closest mean mode, smallest
-  //    regions first, until none is left (or one region covers the image).
+  // 3. Regions smaller than min_size join their neighbour with the closest mean mode (ties: the
+  //    lower label), all at once, until none is left (or one region covers everything).
   while (p.min_size > 0 && regions > 1) {
-    const RegionStats s = region_stats(label, regions, feat, c);
-    const auto adj = adjacency(label, w, h);
+    const RegionStats s = region_stats(label, regions, modes, lanes, c);
     std::vector<int> target(static_cast<std::size_t>(regions), -1);
     std::vector<float> best(static_cast<std::size_t>(regions), 0.0f);
     auto consider = [&](int small, int other) {
       if (s.size[small] >= p.min_size) return;
-      float ms[3], mo[3];
-      mean_of(s, small, c, ms);
-      mean_of(s, other, c, mo);
+      float ms[4], mo[4];
+      s.mean(small, ms);
+      s.mean(other, mo);
       const float d = distance(ms, mo, c);
       if (target[small] < 0 || d < best[small] || (d == best[small] && other < target[small])) {
         target[small] = other;
         best[small] = d;
       }
     };
-    for (const auto& [a, b] : adj) {
+    for (const auto& [a, b] : adjacency(label, g)) {
       consider(a, b);
       consider(b, a);
     }
@@ -195,50 +202,64 @@ MeanShiftSegmentation mean_shift_segment(HostView<const std::uint8_t> src, const
     regions = merge(label, regions, sets);
   }
 
-  // 4. Labels, numbered in raster order of first pixel, and the region table.
-  out.labels = Image<std::int32_t>(w, h);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) out.labels(x, y) = label[static_cast<std::size_t>(y) * w + x];
+  // 4. Labels, numbered in voxel order of first voxel, and the region table.
+  out.labels = Image<std::int32_t>(src.width, src.height);
   out.regions.assign(static_cast<std::size_t>(regions), {});
-  std::vector<double> sx(regions, 0), sy(regions, 0), sv(static_cast<std::size_t>(regions) * 3, 0);
+  std::vector<std::array<double, 4>> position_sum(regions, {0, 0, 0, 0});
+  std::vector<double> sample_sum(static_cast<std::size_t>(regions) * c, 0.0);
   for (int r = 0; r < regions; ++r) {
-    auto& g = out.regions[r];
-    g.label = r;
-    g.x0 = w;
-    g.y0 = h;
-    g.x1 = g.y1 = -1;
+    auto& reg = out.regions[r];
+    reg.label = r;
+    for (int a = 0; a < 4; ++a) reg.lo[a] = std::numeric_limits<int>::max(), reg.hi[a] = -1;
   }
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      const int r = out.labels(x, y);
-      auto& g = out.regions[r];
-      ++g.size;
-      sx[r] += x;
-      sy[r] += y;
-      for (int k = 0; k < c; ++k) sv[static_cast<std::size_t>(r) * 3 + k] += out.filtered(x, y, k);
-      g.x0 = std::min(g.x0, x);
-      g.y0 = std::min(g.y0, y);
-      g.x1 = std::max(g.x1, x);
-      g.y1 = std::max(g.y1, y);
-    }
+  int i = 0;
+  for (int t = 0; t < g.f; ++t)
+    for (int z = 0; z < g.d; ++z)
+      for (int y = 0; y < g.h; ++y) {
+        const int row = (t * g.d + z) * g.h + y;
+        for (int x = 0; x < g.w; ++x, ++i) {
+          const int r = label[i];
+          out.labels(x, row) = r;
+          auto& reg = out.regions[r];
+          ++reg.size;
+          const int at[4] = {x, y, z, t};
+          for (int a = 0; a < 4; ++a) {
+            position_sum[r][a] += at[a];
+            reg.lo[a] = std::min(reg.lo[a], at[a]);
+            reg.hi[a] = std::max(reg.hi[a], at[a]);
+          }
+          for (int k = 0; k < c; ++k) sample_sum[static_cast<std::size_t>(r) * c + k] += static_cast<double>(out.filtered(x, row, k));
+        }
+      }
   for (int r = 0; r < regions; ++r) {
-    auto& g = out.regions[r];
-    g.centroid_x = sx[r] / g.size;
-    g.centroid_y = sy[r] / g.size;
-    for (int k = 0; k < c; ++k) g.mean[k] = static_cast<float>(sv[static_cast<std::size_t>(r) * 3 + k] / g.size);
+    auto& reg = out.regions[r];
+    for (int a = 0; a < 4; ++a) reg.centroid[a] = position_sum[r][a] / static_cast<double>(reg.size);
+    for (int k = 0; k < c; ++k) reg.mean[k] = static_cast<float>(sample_sum[static_cast<std::size_t>(r) * c + k] / static_cast<double>(reg.size));
   }
   return out;
 }
 
-void draw_boundaries(HostView<std::uint8_t> image, HostView<const std::int32_t> labels, const std::uint8_t colour[3]) {
+template <class T>
+void draw_boundaries(HostView<T> image, HostView<const std::int32_t> labels, const T colour[3], int slice_height) {
   require(image.width == labels.width && image.height == labels.height, "draw_boundaries: image and labels differ in size");
+  if (slice_height <= 0) slice_height = image.height;
+  require(image.height % slice_height == 0, "draw_boundaries: the image is not a stack of slices of that height");
   for (int y = 0; y < image.height; ++y)
     for (int x = 0; x < image.width; ++x) {
       const int l = labels(x, y);
-      const bool edge = (x + 1 < image.width && labels(x + 1, y) != l) || (y + 1 < image.height && labels(x, y + 1) != l);
+      const bool last_row = (y + 1) % slice_height == 0;
+      const bool edge = (x + 1 < image.width && labels(x + 1, y) != l) || (!last_row && labels(x, y + 1) != l);
       if (!edge) continue;
       for (int k = 0; k < image.channels; ++k) image(x, y, k) = colour[std::min(k, 2)];
     }
 }
+
+#define GPUVIS_MEAN_SHIFT_SEGMENT(T)                                                                                   \
+  template MeanShiftSegmentation<T> mean_shift_segment<T>(HostView<const T>, const MeanShiftSegmentParams&, VolumeShape); \
+  template void draw_boundaries<T>(HostView<T>, HostView<const std::int32_t>, const T[3], int);
+GPUVIS_MEAN_SHIFT_SEGMENT(std::uint8_t)
+GPUVIS_MEAN_SHIFT_SEGMENT(std::uint16_t)
+GPUVIS_MEAN_SHIFT_SEGMENT(float)
+#undef GPUVIS_MEAN_SHIFT_SEGMENT
 
 }  // namespace gpuvis::filters

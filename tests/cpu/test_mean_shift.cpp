@@ -13,6 +13,7 @@
 #include "gpuvis/filters/mean_shift.hpp"
 #include "gpuvis/filters/mean_shift_segment.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/io/volume_file.hpp"
 #include "filters/filter_backends.hpp"
 #include "mean_shift_reference.hpp"
 #include "test_support.hpp"
@@ -75,8 +76,8 @@ TEST(MeanShiftCpu, EqualsTheLiteralReference) {
         p.colour = colour;
         p.backend = Backend::cpu;
         Image<std::uint8_t> out(img.width(), img.height(), channels);
-        mean_shift_filter_cpu(img.view(), out.view(), p);
-        const auto ref = test::mean_shift_reference(img.view(), p);
+        mean_shift_filter_cpu<std::uint8_t>(img.view(), out.view(), {}, p);
+        const auto ref = test::mean_shift_reference<std::uint8_t>(img.view(), p);
         // Modes agree within eps * h_r (well under one grey level); the 8-bit results may differ by
         // one where a mode lies on a rounding boundary.
         EXPECT_LE(max_difference(out, ref), 1) << channels << " channels, kernel " << int(kernel) << ", colour " << int(colour);
@@ -118,8 +119,8 @@ TEST(MeanShiftVolume, CpuEqualsTheLiteralReference) {
       p.kernel = kernel;
       p.backend = Backend::cpu;
       Image<std::uint8_t> out(w, h * depth, channels);
-      mean_shift_filter_volume(vol.view(), out.view(), depth, p);
-      const auto ref = test::mean_shift_reference(vol.view(), p, depth);
+      mean_shift_filter_volume<std::uint8_t>(vol.view(), out.view(), VolumeShape{depth}, p);
+      const auto ref = test::mean_shift_reference<std::uint8_t>(vol.view(), p, VolumeShape{depth});
       EXPECT_LE(max_difference(out, ref), 1) << channels << " channels, kernel " << int(kernel);
     }
 }
@@ -132,14 +133,14 @@ TEST(MeanShiftVolume, OneSliceIsTheImageFilterAndSlicesAreSeparateWithoutDepth) 
   p.backend = Backend::cpu;
   Image<std::uint8_t> a(30, 20, 3), b(30, 20, 3);
   mean_shift_filter(img.view(), a.view(), p);
-  mean_shift_filter_volume(img.view(), b.view(), 1, p);
+  mean_shift_filter_volume<std::uint8_t>(img.view(), b.view(), VolumeShape{1}, p);
   EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u);
   // An axial bandwidth below one slice keeps every slice to itself: the volume filter is then
   // the image filter slice by slice.
   const auto vol = phantom(16, 12, 5, 1, 10.0f, 8);
   p.axial = 0.5f;
   Image<std::uint8_t> whole(16, 60), per_slice(16, 60);
-  mean_shift_filter_volume(vol.view(), whole.view(), 5, p);
+  mean_shift_filter_volume<std::uint8_t>(vol.view(), whole.view(), VolumeShape{5}, p);
   for (int z = 0; z < 5; ++z)
     mean_shift_filter(vol.view().crop(0, z * 12, 16, 12), per_slice.view().crop(0, z * 12, 16, 12), p);
   EXPECT_EQ(count_differences<std::uint8_t>(whole.view(), per_slice.view()), 0u);
@@ -156,9 +157,9 @@ TEST(MeanShiftVolume, PhantomNoiseIsRemovedWithTheNeighbouringSlices) {
   p.range = 40;
   p.backend = Backend::cpu;
   Image<std::uint8_t> three_d(w, h * depth), two_d(w, h * depth);
-  mean_shift_filter_volume(vol.view(), three_d.view(), depth, p);
+  mean_shift_filter_volume<std::uint8_t>(vol.view(), three_d.view(), VolumeShape{depth}, p);
   p.axial = 0.5f;
-  mean_shift_filter_volume(vol.view(), two_d.view(), depth, p);
+  mean_shift_filter_volume<std::uint8_t>(vol.view(), two_d.view(), VolumeShape{depth}, p);
   auto rms = [&](const Image<std::uint8_t>& a) {
     double s = 0;
     for (int y = 0; y < a.height(); ++y)
@@ -179,10 +180,10 @@ TEST(MeanShiftVolume, BadVolumesAreRefused) {
   Image<std::uint8_t> img(8, 10), out(8, 10);
   MeanShiftParams p;
   p.backend = Backend::cpu;
-  EXPECT_THROW(mean_shift_filter_volume(img.view(), out.view(), 3, p), Error);  // 10 rows are not 3 slices
-  EXPECT_THROW(mean_shift_filter_volume(img.view(), out.view(), 0, p), Error);
+  EXPECT_THROW(mean_shift_filter_volume<std::uint8_t>(img.view(), out.view(), VolumeShape{3}, p), Error);  // 10 rows are not 3 slices
+  EXPECT_THROW(mean_shift_filter_volume<std::uint8_t>(img.view(), out.view(), VolumeShape{0}, p), Error);
   p.axial = -1;
-  EXPECT_THROW(mean_shift_filter_volume(img.view(), out.view(), 2, p), Error);
+  EXPECT_THROW(mean_shift_filter_volume<std::uint8_t>(img.view(), out.view(), VolumeShape{2}, p), Error);
 }
 
 TEST(MeanShiftCpu, FlatAndWellSeparatedImagesAreLeftAsTheyAre) {
@@ -193,7 +194,7 @@ TEST(MeanShiftCpu, FlatAndWellSeparatedImagesAreLeftAsTheyAre) {
     p.range = 10;  // the regions' levels are far more than h_r apart
     p.backend = Backend::cpu;
     Image<std::uint8_t> out(40, 30, channels);
-    mean_shift_filter_cpu(img.view(), out.view(), p);
+    mean_shift_filter_cpu<std::uint8_t>(img.view(), out.view(), {}, p);
     EXPECT_LE(max_difference(out, img), 1);
   }
 }
@@ -205,7 +206,7 @@ TEST(MeanShiftCpu, SmoothsNoiseWithinRegionsAndKeepsTheEdges) {
   p.range = 24;
   p.backend = Backend::cpu;
   Image<std::uint8_t> out(64, 48, 1);
-  mean_shift_filter_cpu(img.view(), out.view(), p);
+  mean_shift_filter_cpu<std::uint8_t>(img.view(), out.view(), {}, p);
   auto spread = [](const Image<std::uint8_t>& im, int x0, int x1) {
     double s = 0, s2 = 0;
     int n = 0;
@@ -232,9 +233,9 @@ TEST(MeanShiftCpu, ResultDoesNotDependOnThreadCount) {
   p.backend = Backend::cpu;
   Image<std::uint8_t> a(50, 40, 3), b(50, 40, 3);
   set_num_threads(1);
-  mean_shift_filter_cpu(img.view(), a.view(), p);
+  mean_shift_filter_cpu<std::uint8_t>(img.view(), a.view(), {}, p);
   set_num_threads(0);
-  mean_shift_filter_cpu(img.view(), b.view(), p);
+  mean_shift_filter_cpu<std::uint8_t>(img.view(), b.view(), {}, p);
   EXPECT_EQ(max_difference(a, b), 0);
 }
 
@@ -245,10 +246,13 @@ TEST(MeanShiftCpu, RefusesBadParameters) {
                       +[](MeanShiftParams& p) { p.eps = 0; }, +[](MeanShiftParams& p) { p.max_iter = 0; }}) {
     MeanShiftParams p;
     change(p);
-    EXPECT_THROW(mean_shift_filter_cpu(img.view(), out.view(), p), Error);
+    EXPECT_THROW(mean_shift_filter_cpu<std::uint8_t>(img.view(), out.view(), {}, p), Error);
   }
-  Image<std::uint8_t> four(8, 8, 4), four_out(8, 8, 4);
-  EXPECT_THROW(mean_shift_filter_cpu(four.view(), four_out.view(), MeanShiftParams{}), Error);
+  Image<std::uint8_t> other(8, 6, 1);  // another shape
+  EXPECT_THROW(mean_shift_filter_cpu<std::uint8_t>(img.view(), other.view(), {}, MeanShiftParams{}), Error);
+  MeanShiftParams p;
+  p.channel_range[1] = -2;
+  EXPECT_THROW(mean_shift_filter_cpu<std::uint8_t>(img.view(), out.view(), {}, p), Error);
 }
 
 TEST(MeanShiftCli, FiltersAFileAsTheLibraryDoes) {
@@ -263,7 +267,7 @@ TEST(MeanShiftCli, FiltersAFileAsTheLibraryDoes) {
   p.range = 10;
   p.backend = Backend::cpu;
   Image<std::uint8_t> expect(40, 30, 3);
-  mean_shift_filter_cpu(img.view(), expect.view(), p);
+  mean_shift_filter_cpu<std::uint8_t>(img.view(), expect.view(), {}, p);
   EXPECT_EQ(max_difference(got, expect), 0);
   const auto bad = test::run_cli("filter meanshift " + in + " " + test::temp_path("never.ppm") + " --spatial 0");
   EXPECT_NE(bad.exit_code, 0);
@@ -286,7 +290,7 @@ TEST(MeanShiftCli, FiltersAFolderOfSlicesAsOneVolume) {
   p.range = 30;
   p.backend = Backend::cpu;
   Image<std::uint8_t> expect(20, 64);
-  mean_shift_filter_volume(vol.view(), expect.view(), 4, p);
+  mean_shift_filter_volume<std::uint8_t>(vol.view(), expect.view(), VolumeShape{4}, p);
   for (int z = 0; z < 4; ++z) {
     const auto got = read_grey8(out + "/slice_" + std::to_string(z) + ".pgm");
     Image<std::uint8_t> want(20, 16);
@@ -344,7 +348,7 @@ filters::MeanShiftSegmentParams segment_params(int min_size) {
 TEST(MeanShiftSegment, FindsThePiecesOfANoisyPiecewiseConstantImage) {
   const int w = 64, h = 48;
   const auto img = quadrants(w, h, 5, false, 1);
-  const auto seg = filters::mean_shift_segment(img.view(), segment_params(20));
+  const auto seg = filters::mean_shift_segment<std::uint8_t>(img.view(), segment_params(20));
   ASSERT_EQ(seg.regions.size(), 4u);
   const int level[4] = {40, 100, 160, 220};
   for (int q = 0; q < 4; ++q) {
@@ -352,11 +356,11 @@ TEST(MeanShiftSegment, FindsThePiecesOfANoisyPiecewiseConstantImage) {
     EXPECT_EQ(r.label, q);
     EXPECT_EQ(r.size, w * h / 4);
     EXPECT_NEAR(r.mean[0], level[q], 3.0);
-    EXPECT_EQ(r.x0, (q % 2) * w / 2);
-    EXPECT_EQ(r.y0, (q / 2) * h / 2);
-    EXPECT_EQ(r.x1, (q % 2) * w / 2 + w / 2 - 1);
-    EXPECT_EQ(r.y1, (q / 2) * h / 2 + h / 2 - 1);
-    EXPECT_NEAR(r.centroid_x, r.x0 + (w / 2 - 1) / 2.0, 1e-9);
+    EXPECT_EQ(r.lo[0], (q % 2) * w / 2);
+    EXPECT_EQ(r.lo[1], (q / 2) * h / 2);
+    EXPECT_EQ(r.hi[0], (q % 2) * w / 2 + w / 2 - 1);
+    EXPECT_EQ(r.hi[1], (q / 2) * h / 2 + h / 2 - 1);
+    EXPECT_NEAR(r.centroid[0], r.lo[0] + (w / 2 - 1) / 2.0, 1e-9);
   }
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) ASSERT_EQ(seg.labels(x, y), (y >= h / 2) * 2 + (x >= w / 2)) << x << "," << y;
@@ -368,11 +372,11 @@ TEST(MeanShiftSegment, SmallRegionsMergeIntoTheirMostSimilarNeighbour) {
   const auto img = quadrants(64, 48, 2, true, 2);
   auto p = segment_params(0);
   p.filter.spatial = 2;  // a window small enough for the spot to keep its own mode
-  const auto kept = filters::mean_shift_segment(img.view(), p);
+  const auto kept = filters::mean_shift_segment<std::uint8_t>(img.view(), p);
   EXPECT_EQ(kept.regions.size(), 5u);
   EXPECT_NE(kept.labels(11, 11), kept.labels(5, 5));
   p.min_size = 20;
-  const auto merged = filters::mean_shift_segment(img.view(), p);
+  const auto merged = filters::mean_shift_segment<std::uint8_t>(img.view(), p);
   EXPECT_EQ(merged.regions.size(), 4u);
   EXPECT_EQ(merged.labels(11, 11), merged.labels(5, 5));
   for (const auto& r : merged.regions) EXPECT_GE(r.size, 20);
@@ -390,9 +394,9 @@ TEST(MeanShiftSegment, ColourHalvesAndThreadIndependence) {
       }
   const auto p = segment_params(20);
   set_num_threads(1);
-  const auto one = filters::mean_shift_segment(img.view(), p);
+  const auto one = filters::mean_shift_segment<std::uint8_t>(img.view(), p);
   set_num_threads(0);
-  const auto all = filters::mean_shift_segment(img.view(), p);
+  const auto all = filters::mean_shift_segment<std::uint8_t>(img.view(), p);
   ASSERT_EQ(one.regions.size(), 2u);
   EXPECT_EQ(count_differences<std::int32_t>(one.labels.view(), all.labels.view()), 0u);
   EXPECT_NEAR(one.regions[0].mean[0], 200, 4);
@@ -401,20 +405,221 @@ TEST(MeanShiftSegment, ColourHalvesAndThreadIndependence) {
 
 TEST(MeanShiftSegment, CliWritesLabelsFilteredImageAndRegionTable) {
   const std::string dir = test::temp_path("segment");
+  std::filesystem::create_directories(dir);
   const std::string in = test::temp_path("quadrants.pgm");
   write_image(in, quadrants(64, 48, 5, false, 4).view());
-  auto r = test::run_cli("segment '" + in + "' '" + dir + "' --spatial 5 --range 24 --boundaries --backend cpu");
+  const std::string labels = dir + "/labels.pgm", table = dir + "/regions.json", overlay = dir + "/overlay.pgm";
+  auto r = test::run_cli("segment meanshift '" + in + "' '" + labels + "' --spatial 5 --range 24 --regions '" + table + "' --boundaries '" +
+                         overlay + "' --backend cpu");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("4 regions"), std::string::npos) << r.output;
-  std::ifstream table(dir + "/regions.json");
-  const std::string json((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
+  const auto got = std::get<Image<std::uint16_t>>(read_image(labels));
+  EXPECT_EQ(got(0, 0), 0);
+  EXPECT_EQ(got(63, 47), 3);
+  std::ifstream t(table);
+  const std::string json((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
   EXPECT_NE(json.find("\"label\": 3"), std::string::npos) << json.substr(0, 400);
-  r = test::run_cli("segment '" + in + "' '" + dir + "' --spatial 5 --range 24 --backend cpu");
-  EXPECT_NE(r.exit_code, 0);  // outputs exist: --overwrite needed
+  EXPECT_TRUE(std::filesystem::exists(overlay));
+  r = test::run_cli("segment meanshift '" + in + "' '" + labels + "' --spatial 5 --range 24 --backend cpu");
+  EXPECT_NE(r.exit_code, 0);  // the output exists: --overwrite needed
   EXPECT_NE(r.output.find("--overwrite"), std::string::npos) << r.output;
-  r = test::run_cli("segment '" + in + "' '" + dir + "' --min-size -1 --overwrite");
+  r = test::run_cli("segment meanshift '" + in + "' '" + labels + "' --min-region -1 --overwrite");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("min_size"), std::string::npos) << r.output;
+  r = test::run_cli("segment meanshift '" + in + "' '" + dir + "/labels.jpg' --backend cpu");
+  EXPECT_NE(r.exit_code, 0);  // labels need 16 bits
+  EXPECT_NE(r.output.find(".png or .pgm"), std::string::npos) << r.output;
+}
+
+// ---- 16-bit and float samples, 1 to 4 channels, per-channel bandwidths, sequences ----------------
+
+template <class T>
+Image<T> scaled(const Image<std::uint8_t>& img, float scale) {
+  Image<T> out(img.width(), img.height(), img.channels());
+  for (int y = 0; y < img.height(); ++y)
+    for (int i = 0; i < img.width() * img.channels(); ++i) out.row(y)[i] = static_cast<T>(img.row(y)[i] * scale);
+  return out;
+}
+
+template <class T>
+double worst(const Image<T>& a, const Image<T>& b) {
+  double d = 0;
+  for (int y = 0; y < a.height(); ++y)
+    for (int i = 0; i < a.width() * a.channels(); ++i) d = std::max(d, std::abs(static_cast<double>(a.row(y)[i]) - b.row(y)[i]));
+  return d;
+}
+
+// Modes within eps x h_r of the literal reference, in sample units (plus one level of rounding).
+TEST(MeanShiftTypes, SixteenBitFloatAndFourChannelsEqualTheReference) {
+  const auto base = regions(14, 11, 3, 12.0f, 9);
+  MeanShiftParams p;
+  p.spatial = 3;
+  p.backend = Backend::cpu;
+  p.colour = MeanShiftColour::rgb;
+  {  // 16-bit grey, h_r in 16-bit units
+    const auto grey = regions(14, 11, 1, 12.0f, 9);
+    const auto img = scaled<std::uint16_t>(grey, 257.0f);
+    p.range = 24.3f * 257.0f;  // not a whole number of levels: no voxel lies exactly on the window's edge
+    Image<std::uint16_t> out(14, 11);
+    mean_shift_filter<std::uint16_t>(img.view(), out.view(), p);
+    EXPECT_LE(worst(out, test::mean_shift_reference<std::uint16_t>(img.view(), p)), p.eps * p.range + 1);
+  }
+  {  // float RGB in [0, 1], raw values, one bandwidth per channel
+    const auto img = scaled<float>(base, 1.0f / 255.0f);
+    p.range = 0.1f;
+    p.channel_range = {0.08f, 0.12f, 0.1f, 0};
+    Image<float> out(14, 11, 3);
+    mean_shift_filter<float>(img.view(), out.view(), p);
+    EXPECT_LE(worst(out, test::mean_shift_reference<float>(img.view(), p)), p.eps * 0.12f);
+    p.channel_range = {0, 0, 0, 0};
+  }
+  {  // float RGB in L*u*v*: white at 1.0
+    const auto img = scaled<float>(base, 1.0f / 255.0f);
+    p.colour = MeanShiftColour::luv;
+    p.range = 10;
+    Image<float> out(14, 11, 3), out8(14, 11, 3);
+    mean_shift_filter<float>(img.view(), out.view(), p);
+    EXPECT_LE(worst(out, test::mean_shift_reference<float>(img.view(), p)), 0.01);
+    p.colour = MeanShiftColour::rgb;
+  }
+  {  // 8-bit RGBA and two channels
+    Image<std::uint8_t> four(14, 11, 4);
+    for (int y = 0; y < 11; ++y)
+      for (int x = 0; x < 14; ++x) {
+        for (int c = 0; c < 3; ++c) four(x, y, c) = base(x, y, c);
+        four(x, y, 3) = static_cast<std::uint8_t>(x < 7 ? 40 : 200);
+      }
+    p.range = 20;
+    Image<std::uint8_t> out(14, 11, 4);
+    mean_shift_filter<std::uint8_t>(four.view(), out.view(), p);
+    EXPECT_LE(worst(out, test::mean_shift_reference<std::uint8_t>(four.view(), p)), 1);
+  }
+}
+
+// A sequence of volumes: time is a fourth axis with its own bandwidth.
+TEST(MeanShiftVolume, SequenceEqualsTheLiteralReferenceAndFramesAreSeparateWithoutTime) {
+  const int w = 7, h = 6, depth = 3, frames = 3;
+  const auto seq = phantom(w, h, depth * frames, 1, 14.0f, 12);
+  MeanShiftParams p;
+  p.spatial = 2;
+  p.axial = 1.5f;
+  p.time = 1.2f;
+  p.range = 30;
+  p.backend = Backend::cpu;
+  Image<std::uint8_t> out(w, h * depth * frames);
+  mean_shift_filter_volume<std::uint8_t>(seq.view(), out.view(), VolumeShape{depth, frames}, p);
+  EXPECT_LE(max_difference(out, test::mean_shift_reference<std::uint8_t>(seq.view(), p, VolumeShape{depth, frames})), 1);
+  // With h_t below one frame, every frame is filtered as its own volume.
+  p.time = 0.5f;
+  Image<std::uint8_t> whole(w, h * depth * frames), each(w, h * depth * frames);
+  mean_shift_filter_volume<std::uint8_t>(seq.view(), whole.view(), VolumeShape{depth, frames}, p);
+  for (int t = 0; t < frames; ++t)
+    mean_shift_filter_volume<std::uint8_t>(seq.view().crop(0, t * h * depth, w, h * depth), each.view().crop(0, t * h * depth, w, h * depth),
+                                           VolumeShape{depth}, p);
+  EXPECT_EQ(count_differences<std::uint8_t>(whole.view(), each.view()), 0u);
+}
+
+// The neighbour structure only skips voxels outside the window, and the results do not depend on
+// it, on the thread count or on progress being asked for.
+TEST(MeanShiftCpu, NeighbourStructureChangesNoBit) {
+  const auto vol = phantom(23, 17, 5, 3, 16.0f, 4);
+  MeanShiftParams p;
+  p.spatial = 3;
+  p.range = 10;
+  Image<std::uint8_t> a(23, 85, 3), b(23, 85, 3);
+  mean_shift_filter_cpu<std::uint8_t>(vol.view(), a.view(), VolumeShape{5}, p, nullptr, {true, 8});
+  mean_shift_filter_cpu<std::uint8_t>(vol.view(), b.view(), VolumeShape{5}, p, nullptr, {false, 8});
+  EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u);
+  std::vector<double> seen;
+  p.progress = [&](double f) { seen.push_back(f); };
+  mean_shift_filter_cpu<std::uint8_t>(vol.view(), b.view(), VolumeShape{5}, p);
+  EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), 1.0);
+}
+
+// A noisy ball in a volume is two regions, the ball's voxels 26-connected; colour and 16-bit alike.
+TEST(MeanShiftSegment, VolumeBallIsTwoRegions) {
+  Image<std::uint8_t> truth;
+  const int w = 20, h = 20, depth = 12;
+  const auto vol = phantom(w, h, depth, 1, 10.0f, 5, &truth);
+  MeanShiftSegmentParams p;
+  p.filter.spatial = 3;
+  p.filter.range = 40;
+  p.filter.backend = Backend::cpu;
+  const auto seg = mean_shift_segment<std::uint8_t>(vol.view(), p, VolumeShape{depth});
+  ASSERT_EQ(seg.regions.size(), 2u);
+  int wrong = 0;
+  for (int y = 0; y < h * depth; ++y)
+    for (int x = 0; x < w; ++x) wrong += (seg.labels(x, y) == seg.labels(w / 2, depth / 2 * h + h / 2)) != (truth(x, y) > 130);
+  EXPECT_LE(wrong, w * h * depth / 100);
+  const auto& ball = seg.regions[seg.labels(w / 2, depth / 2 * h + h / 2)];
+  EXPECT_NEAR(ball.centroid[2], (depth - 1) / 2.0, 0.6);
+  EXPECT_GT(ball.hi[2] - ball.lo[2], 3);
+  const auto wide = scaled<std::uint16_t>(vol, 257.0f);
+  p.filter.range = 40 * 257.0f;
+  const auto seg16 = mean_shift_segment<std::uint16_t>(wide.view(), p, VolumeShape{depth});
+  EXPECT_EQ(seg16.regions.size(), 2u);
+}
+
+TEST(MeanShiftCli, VolumeFilesAndSequenceFolders) {
+  namespace fs = std::filesystem;
+  const auto vol = phantom(16, 12, 6, 1, 12.0f, 7);
+  MeanShiftParams p;
+  p.spatial = 3;
+  p.range = 30;
+  p.backend = Backend::cpu;
+  Image<std::uint8_t> expect(16, 72);
+  mean_shift_filter_volume<std::uint8_t>(vol.view(), expect.view(), VolumeShape{6}, p);
+  if (nifti::available()) {
+    const std::string in = test::temp_path("vol.nii.gz"), out = test::temp_path("vol_out.nii");
+    Volume v;
+    v.stacked = vol.clone();
+    v.shape = {6, 1};
+    write_volume(in, v, v.stacked);
+    auto r = test::run_cli("filter meanshift " + in + " " + out + " --spatial 3 --range 30 --backend cpu");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const Volume back = read_volume(out);
+    EXPECT_EQ(back.shape.depth, 6);
+    EXPECT_EQ(count_differences<std::uint8_t>(std::get<Image<std::uint8_t>>(back.stacked).view(), expect.view()), 0u);
+    // Labels as int32 NIfTI, the region table beside.
+    const std::string labels = test::temp_path("labels.nii.gz"), table = test::temp_path("regions.json");
+    r = test::run_cli("segment meanshift " + in + " " + labels + " --spatial 3 --range 40 --regions " + table + " --backend cpu");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("2 regions"), std::string::npos) << r.output;
+    EXPECT_TRUE(fs::exists(table));
+    // A truncated file: one line, nothing written.
+    const std::string cut = test::temp_path("cut.nii"), never = test::temp_path("never.nii");
+    write_volume(cut, v, v.stacked);
+    fs::resize_file(cut, fs::file_size(cut) - 100);
+    r = test::run_cli("filter meanshift " + cut + " " + never + " --backend cpu");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    EXPECT_NE(r.output.find("cut.nii"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(never));
+  }
+  // A sequence: one folder of slices per frame.
+  const std::string seq = test::temp_path("seq"), seq_out = test::temp_path("seq_out");
+  fs::remove_all(seq);
+  for (int t = 0; t < 2; ++t) {
+    fs::create_directories(seq + "/t" + std::to_string(t));
+    for (int z = 0; z < 3; ++z)
+      write_image(seq + "/t" + std::to_string(t) + "/s" + std::to_string(z) + ".pgm",
+                  HostView<const std::uint8_t>(vol.view().crop(0, (t * 3 + z) * 12, 16, 12)));
+  }
+  auto r = test::run_cli("filter meanshift " + seq + " " + seq_out + " --volume --spatial 3 --range 30 --time 1.5 --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  p.time = 1.5f;
+  mean_shift_filter_volume<std::uint8_t>(vol.view(), expect.view(), VolumeShape{3, 2}, p);
+  for (int t = 0; t < 2; ++t)
+    for (int z = 0; z < 3; ++z) {
+      const auto got = read_grey8(seq_out + "/t" + std::to_string(t) + "/s" + std::to_string(z) + ".pgm");
+      Image<std::uint8_t> want(16, 12);
+      copy<std::uint8_t>(HostView<const std::uint8_t>(expect.view().crop(0, (t * 3 + z) * 12, 16, 12)), want.view());
+      EXPECT_EQ(max_difference(got, want), 0) << t << "/" << z;
+    }
+  r = test::run_cli("filter meanshift " + seq + "/t0/s0.pgm " + test::temp_path("x.pgm") + " --spatial 0");
+  EXPECT_NE(r.exit_code, 0);
 }
 
 }  // namespace gpuvis::filters

@@ -73,10 +73,30 @@ def test_mean_shift_segment_equals_the_cli(cli, tmp_path):
     assert labels.dtype == np.int32 and labels.shape == img.shape and filtered.shape == img.shape
     assert [r["label"] for r in regions] == [0, 1, 2, 3] and sum(r["size"] for r in regions) == img.size
     write_pgm(tmp_path / "q.pgm", img)
-    cli("segment", tmp_path / "q.pgm", tmp_path / "out", "--spatial", "5", "--range", "24", "--backend", "cpu")
+    cli("segment", "meanshift", tmp_path / "q.pgm", tmp_path / "labels.pgm", "--spatial", "5", "--range", "24",
+        "--regions", tmp_path / "regions.json", "--backend", "cpu")
     import json
-    table = json.loads((tmp_path / "out" / "regions.json").read_text())
+    table = json.loads((tmp_path / "regions.json").read_text())
     assert [(r["label"], r["size"]) for r in table] == [(r["label"], r["size"]) for r in regions]
+
+
+def test_mean_shift_takes_16_bit_float_and_volumes():
+    rng = np.random.default_rng(7)
+    img = np.where(np.arange(40)[None, :] < 20, 60, 190).astype(np.float64) * np.ones((30, 1))
+    noisy = np.clip(img + rng.normal(0, 6, img.shape), 0, 255)
+    out8 = gpuvis.mean_shift(noisy.astype(np.uint8), spatial=4, range=24, backend="cpu")
+    out16 = gpuvis.mean_shift((noisy * 257).astype(np.uint16), spatial=4, range=24.3 * 257, backend="cpu")
+    outf = gpuvis.mean_shift((noisy / 255).astype(np.float32), spatial=4, range=24.3 / 255, backend="cpu")
+    assert out16.dtype == np.uint16 and outf.dtype == np.float32
+    assert np.abs(out16 / 257.0 - out8).max() <= 2 and np.abs(outf * 255 - out8).max() <= 2
+    # A volume (Z, H, W): a ball in noise is two regions; the labels keep the volume's shape.
+    z, y, x = np.mgrid[0:10, 0:16, 0:16]
+    ball = ((z - 4.5) ** 2 + (y - 7.5) ** 2 + (x - 7.5) ** 2 < 16).astype(np.float64)
+    vol = np.clip(60 + 140 * ball + rng.normal(0, 8, ball.shape), 0, 255).astype(np.uint8)
+    filtered = gpuvis.mean_shift_volume(vol, spatial=3, range=40, backend="cpu")
+    assert filtered.shape == vol.shape and np.abs(filtered.astype(int) - (60 + 140 * ball)).mean() < 3
+    labels, _, regions = gpuvis.mean_shift_segment(vol, spatial=3, range=40, volume=True, backend="cpu")
+    assert labels.shape == vol.shape and len(regions) == 2 and len(regions[0]["centroid"]) == 3
 
 
 def test_life_moves_a_glider():

@@ -4,27 +4,36 @@
 #include <cmath>
 #include <vector>
 
+#include "filters/mean_shift_common.hpp"  // full_scale<T>
+#include "filters/mean_shift_rules.hpp"   // the colour conversion both backends use
+
 namespace gpuvis::test {
 
-Image<std::uint8_t> mean_shift_reference(HostView<const std::uint8_t> src, const filters::MeanShiftParams& p, int depth) {
-  const int w = src.width, h = src.height, C = src.channels;
-  const int slice = h / depth;
-  const double hz = p.axial > 0 ? p.axial : p.spatial;
-  const bool luv = C == 3 && p.colour == filters::MeanShiftColour::luv;
-  // Every voxel as a point of the joint space (x / h_s, y / h_s, z / h_z, value / h_r).
+template <class T>
+Image<T> mean_shift_reference(HostView<const T> src, const filters::MeanShiftParams& p, VolumeShape shape) {
+  const int w = src.width, C = src.channels, depth = shape.depth, frames = shape.frames;
+  const int slice = src.height / (depth * frames);
+  const double hs = p.spatial, hz = p.axial > 0 ? p.axial : p.spatial, ht = p.time > 0 ? p.time : p.spatial;
+  const bool luv = C >= 3 && p.colour == filters::MeanShiftColour::luv;
+  const float full = filters::mean_shift_detail::full_scale<T>();
+  // Every voxel as a point of the joint space (x / h_s, y / h_s, z / h_z, t / h_t, value / h_r).
   std::vector<std::vector<double>> points;
-  for (int y = 0; y < h; ++y)
+  for (int row = 0; row < src.height; ++row)
     for (int x = 0; x < w; ++x) {
-      std::vector<double> f{x / static_cast<double>(p.spatial), (y % slice) / static_cast<double>(p.spatial), (y / slice) / hz};
-      float v[3];
-      if (luv) filters::rgb_to_luv(src.row(y) + 3 * x, v);
-      else
-        for (int c = 0; c < C; ++c) v[c] = src(x, y, c);
-      for (int c = 0; c < C; ++c) f.push_back(v[c] / static_cast<double>(p.range));
+      const int y = row % slice, z = (row / slice) % depth, t = row / slice / depth;
+      std::vector<double> f{x / hs, y / hs, z / hz, t / ht};
+      float v[4];
+      for (int c = 0; c < C; ++c) v[c] = static_cast<float>(src(x, row, c));
+      if (luv) {
+        float l[3];
+        filters::mean_shift_rules::rgb_to_luv(v, full, l);
+        std::copy(l, l + 3, v);
+      }
+      for (int c = 0; c < C; ++c) f.push_back(v[c] / static_cast<double>(p.range_of(c)));
       points.push_back(f);
     }
-  Image<std::uint8_t> out(w, h, C);
-  for (int i = 0; i < w * h; ++i) {
+  Image<T> out(w, src.height, C);
+  for (std::size_t i = 0; i < points.size(); ++i) {
     std::vector<double> y = points[i];
     for (int step = 0; step < p.max_iter; ++step) {
       std::vector<double> sum(y.size(), 0.0);
@@ -46,14 +55,21 @@ Image<std::uint8_t> mean_shift_reference(HostView<const std::uint8_t> src, const
       }
       if (shift2 < static_cast<double>(p.eps) * p.eps) break;
     }
-    float mode[3];
-    for (int c = 0; c < C; ++c) mode[c] = static_cast<float>(y[3 + c] * p.range);
-    std::uint8_t* d = out.row(i / w) + (i % w) * C;
-    if (luv) filters::luv_to_rgb(mode, d);
-    else
-      for (int c = 0; c < C; ++c) d[c] = static_cast<std::uint8_t>(std::clamp(std::lround(mode[c]), 0L, 255L));
+    float mode[4];
+    for (int c = 0; c < C; ++c) mode[c] = static_cast<float>(y[4 + c] * p.range_of(c));
+    if (luv) {
+      float rgb[3];
+      filters::mean_shift_rules::luv_to_rgb(mode, full, rgb);
+      std::copy(rgb, rgb + 3, mode);
+    }
+    T* d = out.row(static_cast<int>(i / w)) + (i % w) * C;
+    for (int c = 0; c < C; ++c) d[c] = filters::mean_shift_rules::to_sample<T>(mode[c], full);
   }
   return out;
 }
+
+template Image<std::uint8_t> mean_shift_reference<std::uint8_t>(HostView<const std::uint8_t>, const filters::MeanShiftParams&, VolumeShape);
+template Image<std::uint16_t> mean_shift_reference<std::uint16_t>(HostView<const std::uint16_t>, const filters::MeanShiftParams&, VolumeShape);
+template Image<float> mean_shift_reference<float>(HostView<const float>, const filters::MeanShiftParams&, VolumeShape);
 
 }  // namespace gpuvis::test

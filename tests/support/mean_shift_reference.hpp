@@ -1,6 +1,7 @@
 #pragma once
-// Mean shift filtering as written in docs/meanshift.md, literally: every step visits every pixel of
-// the image (no window bounds) and sums in double. The reference the CPU backend is compared with.
+// Mean shift filtering as written in docs/meanshift.md, literally: every step visits every voxel
+// of the image or volume (no window bounds, no neighbour structure, no queue) and sums in double.
+// The reference the CPU backend is compared with.
 #include <cstdint>
 
 #include "gpuvis/core/image.hpp"
@@ -8,7 +9,9 @@
 
 namespace gpuvis::test {
 
-// `depth` > 1: a volume of that many slices stacked in src (filters::mean_shift_filter_volume).
-Image<std::uint8_t> mean_shift_reference(HostView<const std::uint8_t> src, const filters::MeanShiftParams& p, int depth = 1);
+// Any sample type and 1 to 4 channels; `shape`: a volume or sequence stacked in src
+// (filters::mean_shift_filter_volume).
+template <class T>
+Image<T> mean_shift_reference(HostView<const T> src, const filters::MeanShiftParams& p, VolumeShape shape = {});
 
 }  // namespace gpuvis::test

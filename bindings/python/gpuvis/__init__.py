@@ -35,6 +35,7 @@ from ._gpuvis import (  # noqa: F401
     cuda_available,
     life,
     mean_shift,
+    mean_shift_volume,
     mean_shift_segment,
     num_threads,
     parse_kernel,

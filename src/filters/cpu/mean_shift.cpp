@@ -1,49 +1,93 @@
-// Mean shift filtering on the CPU: the range values are converted (and divided by h_r) once, then
-// every pixel climbs on its own, rows in parallel; the result does not depend on the thread count.
+// Mean shift filtering on the CPU: the features (colour converted, divided by h_r) and the
+// neighbour structure are computed once, rows in parallel; then every voxel climbs on its own.
+// A climb here is tied to no other, so unlike on the GPU no queue is needed to keep the cores busy:
+// voxels are handed out in small chunks, in batches between which progress is reported. The
+// result does not depend on the thread count.
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
 #include "../mean_shift_common.hpp"
 #include "../mean_shift_rules.hpp"
-#include "gpuvis/core/error.hpp"
 #include "gpuvis/core/parallel.hpp"
-#include "gpuvis/filters/mean_shift.hpp"
 #include "filters/filter_backends.hpp"
 
 namespace gpuvis::filters {
 namespace {
 
-// Every voxel's climb; the features are the stacked slices' pixels in row order, so voxel
-// (x, y, z) is pixel (x, z * height + y).
-template <int C>
-void climb_all(const std::vector<float>& feature, std::vector<float>& modes, const mean_shift_rules::Grid& g,
-               const MeanShiftParams& p) {
-  const std::size_t w = static_cast<std::size_t>(g.width), h = static_cast<std::size_t>(g.height);
-  const auto value = [&](int x, int y, int z, int c) { return feature[((z * h + y) * w + x) * C + c]; };
-  const bool gaussian = p.kernel == MeanShiftKernel::gaussian;
-  parallel_for(0, static_cast<std::ptrdiff_t>(h) * g.depth, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
-    for (std::ptrdiff_t row = r0; row < r1; ++row) {
-      const int y = static_cast<int>(row % static_cast<std::ptrdiff_t>(h)), z = static_cast<int>(row / static_cast<std::ptrdiff_t>(h));
-      for (int x = 0; x < g.width; ++x) {
-        const std::size_t at = (static_cast<std::size_t>(row) * w + x) * C;
-        mean_shift_rules::climb<C>(x, y, z, &feature[at], g, gaussian, p.eps, p.max_iter, value, &modes[at]);
-      }
+namespace rules = mean_shift_rules;
+
+template <int C, class T>
+void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& job, const MeanShiftParams& params,
+         std::vector<float>* modes_out, const mean_shift_detail::Tuning& tuning) {
+  constexpr int L = rules::lanes<C>;
+  const rules::Space& g = job.space;
+  const long long n = job.voxels(), rows = job.rows();
+  const int w = g.width;
+  std::vector<float> feature(static_cast<std::size_t>(n) * L);
+  parallel_for(0, rows, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
+    for (std::ptrdiff_t r = r0; r < r1; ++r) {
+      const T* s = src.row(static_cast<int>(r));
+      for (int x = 0; x < w; ++x) rules::to_features<C>(s + static_cast<std::ptrdiff_t>(x) * C, job.conversion, &feature[(r * w + x) * L]);
     }
   });
+  std::vector<float> box;
+  if (tuning.bounds) {
+    box.resize(static_cast<std::size_t>(rows) * g.segments * 2 * C);
+    parallel_for(0, rows, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
+      for (std::ptrdiff_t r = r0; r < r1; ++r)
+        for (int s = 0; s < g.segments; ++s) rules::segment_bounds<C>(&feature[r * w * L], w, s, &box[(r * g.segments + s) * 2 * C]);
+    });
+  }
+  const auto load = [&](long long i, float* v) {
+    for (int c = 0; c < C; ++c) v[c] = feature[i * L + c];
+  };
+  const auto bounds = [&](long long row, int s) -> const float* {
+    return box.empty() ? nullptr : &box[(row * g.segments + s) * 2 * C];
+  };
+  std::vector<float> modes(static_cast<std::size_t>(n) * L, 0.0f);
+  // Batches of voxels, each climbed in parallel; progress between batches.
+  const long long batches = params.progress ? std::clamp<long long>(n / 65536, 1, 100) : 1;
+  for (long long b = 0; b < batches; ++b) {
+    const long long i0 = n * b / batches, i1 = n * (b + 1) / batches;
+    parallel_for(i0, i1, 64, [&](std::ptrdiff_t a, std::ptrdiff_t e) {
+      for (std::ptrdiff_t i = a; i < e; ++i) {
+        rules::Point<C> p = rules::start<C>(i, g, &feature[i * L]);
+        while (p.steps < job.max_iter && !rules::step<C>(p, g, job.gaussian, job.eps, load, bounds)) {
+        }
+        for (int c = 0; c < C; ++c) modes[i * L + c] = p.r[c];
+      }
+    });
+    if (params.progress) params.progress(static_cast<double>(i1) / static_cast<double>(n));
+  }
+  parallel_for(0, rows, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
+    for (std::ptrdiff_t r = r0; r < r1; ++r) {
+      T* d = dst.row(static_cast<int>(r));
+      for (int x = 0; x < w; ++x) rules::to_samples<C>(&modes[(r * w + x) * L], job.conversion, d + static_cast<std::ptrdiff_t>(x) * C);
+    }
+  });
+  if (modes_out) *modes_out = std::move(modes);
 }
 
 }  // namespace
 
-void mean_shift_filter_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& params,
-                           int depth) {
-  mean_shift_detail::check(src, dst, params, depth);
-  const std::vector<float> feature = mean_shift_detail::features(src, params);
-  std::vector<float> modes(feature.size());
-  const mean_shift_rules::Grid g = mean_shift_detail::grid(src, params, depth);
-  if (src.channels == 1) climb_all<1>(feature, modes, g, params);
-  else climb_all<3>(feature, modes, g, params);
-  mean_shift_detail::write_modes(modes, dst, params);
+template <class T>
+void mean_shift_filter_cpu(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                           std::vector<float>* modes, const mean_shift_detail::Tuning& tuning) {
+  const auto job = mean_shift_detail::prepare(src, dst, shape, params);
+  switch (src.channels) {
+    case 1: run<1>(src, dst, job, params, modes, tuning); break;
+    case 2: run<2>(src, dst, job, params, modes, tuning); break;
+    case 3: run<3>(src, dst, job, params, modes, tuning); break;
+    default: run<4>(src, dst, job, params, modes, tuning); break;
+  }
 }
+
+#define GPUVIS_MEAN_SHIFT_CPU(T)                                                                                      \
+  template void mean_shift_filter_cpu<T>(HostView<const T>, HostView<T>, VolumeShape, const MeanShiftParams&,        \
+                                         std::vector<float>*, const mean_shift_detail::Tuning&);
+GPUVIS_MEAN_SHIFT_CPU(std::uint8_t)
+GPUVIS_MEAN_SHIFT_CPU(std::uint16_t)
+GPUVIS_MEAN_SHIFT_CPU(float)
+#undef GPUVIS_MEAN_SHIFT_CPU
 
 }  // namespace gpuvis::filters

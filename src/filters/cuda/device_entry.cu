@@ -4,6 +4,7 @@
 
 #include "cuda/memory.hpp"
 #include "filters/cuda/filters_cuda.hpp"
+#include "filters/cuda/mean_shift_cuda.hpp"
 #include "gpuvis/filters/device.hpp"
 
 namespace gpuvis {
@@ -38,9 +39,19 @@ void bilateral(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams
   cuda::synchronize(stream);
 }
 
+template <class T>
+void mean_shift_filter(DeviceView<const T> src, DeviceView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                       cuda::StreamHandle stream) {
+  mean_shift_detail::prepare(src, dst, shape, params);
+  require_device(src, "mean shift: the source");
+  require_device(dst, "mean shift: the destination");
+  cuda_impl::mean_shift<T>(src, dst, shape, params, nullptr, {}, stream);
+}
+
 #define GPUVIS_DEVICE_FILTERS(T)                                                                                     \
   template void convolve<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveOptions&, cuda::StreamHandle); \
-  template void bilateral<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle);
+  template void bilateral<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle); \
+  template void mean_shift_filter<T>(DeviceView<const T>, DeviceView<T>, VolumeShape, const MeanShiftParams&, cuda::StreamHandle);
 GPUVIS_DEVICE_FILTERS(std::uint8_t)
 GPUVIS_DEVICE_FILTERS(std::uint16_t)
 GPUVIS_DEVICE_FILTERS(float)

@@ -1,54 +1,231 @@
-// Mean shift filtering on CUDA: one thread per pixel climbs with the CPU's rules
-// (../mean_shift_rules.hpp) over the features the host computed; compiled without FMA
-// contraction (CMakeLists), so the Epanechnikov kernel's modes are the CPU's bit for bit.
+// Mean shift filtering on CUDA, with the CPU's rules (../mean_shift_rules.hpp): the samples are
+// converted to features on the device, the neighbour structure (each row segment's feature box)
+// is built there, and the climbs run in rounds of a few steps. A warp runs its 32 climbs in
+// lockstep, so one slow climb would hold 31 finished threads; after each round the unfinished
+// climbs are gathered into a queue (the clMeanShift study's process queue) and only they run on.
+// Compiled without FMA contraction (CMakeLists), so the modes are the CPU's bit for bit.
 #include <cuda_runtime.h>
 
+#include <string>
 #include <vector>
 
 #include "../mean_shift_common.hpp"
 #include "../mean_shift_rules.hpp"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
-#include "gpuvis/filters/mean_shift.hpp"
+#include "filters/cuda/mean_shift_cuda.hpp"
 #include "filters/filter_backends.hpp"
+#include "gpuvis/filters/device.hpp"
 
 namespace gpuvis::filters {
 namespace {
 
-// One thread per voxel; the grid's y covers the stacked slices' rows (voxel (x, y, z) is pixel
-// (x, z * height + y)).
+namespace rules = mean_shift_rules;
+using mean_shift_detail::Job;
+using mean_shift_detail::Tuning;
+
 template <int C>
-__global__ void climb_kernel(const float* __restrict__ feature, float* __restrict__ modes, mean_shift_rules::Grid g, bool gaussian,
-                             float eps, int max_iter) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= g.width || row >= g.height * g.depth) return;
-  const long long w = g.width, h = g.height;
-  const auto value = [&](int qx, int qy, int qz, int c) { return __ldg(&feature[((qz * h + qy) * w + qx) * C + c]); };
-  const long long at = (static_cast<long long>(row) * w + x) * C;
-  mean_shift_rules::climb<C>(x, row % g.height, row / g.height, feature + at, g, gaussian, eps, max_iter, value, modes + at);
+__device__ __forceinline__ void load_features(const float* __restrict__ f, long long i, float* v) {
+  if constexpr (C >= 3) {
+    const float4 q = __ldg(reinterpret_cast<const float4*>(f) + i);
+    v[0] = q.x, v[1] = q.y, v[2] = q.z;
+    if constexpr (C == 4) v[3] = q.w;
+  } else if constexpr (C == 2) {
+    const float2 q = __ldg(reinterpret_cast<const float2*>(f) + i);
+    v[0] = q.x, v[1] = q.y;
+  } else {
+    v[0] = __ldg(f + i);
+  }
+}
+
+template <int C, class T>
+__global__ void features_kernel(DeviceView<const T> src, float* __restrict__ f, rules::Conversion k, long long rows) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const long long row = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
+  if (x >= src.width || row >= rows) return;
+  rules::to_features<C>(src.row(static_cast<int>(row)) + static_cast<long long>(x) * C, k,
+                        f + (row * src.width + x) * rules::lanes<C>);
+}
+
+template <int C>
+__global__ void bounds_kernel(const float* __restrict__ f, float* __restrict__ box, int width, int segments, long long rows) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= rows * segments) return;
+  const long long row = i / segments;
+  rules::segment_bounds<C>(f + row * width * rules::lanes<C>, width, static_cast<int>(i % segments), box + i * 2 * C);
+}
+
+// The climbs' state between rounds, per voxel.
+template <int C>
+struct ClimbState {
+  float4* position;  // x, y, z, t
+  float* range;      // lanes<C> per voxel
+  int* steps;
+};
+
+// One round: climbs `queue_in[0..n)` (every voxel 0..n when queue_in is null: the first round)
+// for up to `round_steps` more steps (0: to the end). Ended climbs write their mode; the others
+// save their state and append themselves to queue_out.
+template <int C>
+__global__ void climb_kernel(const float* __restrict__ f, const float* __restrict__ box, rules::Space g, bool gaussian, float eps,
+                             int max_iter, int round_steps, const int* __restrict__ queue_in, int n, ClimbState<C> state,
+                             int* __restrict__ queue_out, int* __restrict__ n_out, float* __restrict__ modes) {
+  constexpr int L = rules::lanes<C>;
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  bool more = false;
+  int idx = 0;
+  if (k < n) {
+    idx = queue_in ? queue_in[k] : k;
+    rules::Point<C> p;
+    if (queue_in) {
+      const float4 pos = state.position[idx];
+      p.x = pos.x, p.y = pos.y, p.z = pos.z, p.t = pos.w;
+      for (int c = 0; c < C; ++c) p.r[c] = state.range[static_cast<long long>(idx) * L + c];
+      p.steps = state.steps[idx];
+    } else {
+      float v[L];
+      load_features<C>(f, idx, v);
+      p = rules::start<C>(idx, g, v);
+    }
+    const auto load = [&](long long i, float* v) { load_features<C>(f, i, v); };
+    const auto bounds = [&](long long row, int s) -> const float* { return box ? box + (row * g.segments + s) * 2 * C : nullptr; };
+    const int limit = round_steps > 0 && max_iter - p.steps > round_steps ? p.steps + round_steps : max_iter;
+    bool ended = false;
+    while (p.steps < limit) {
+      if (rules::step<C>(p, g, gaussian, eps, load, bounds)) {
+        ended = true;
+        break;
+      }
+    }
+    if (ended || p.steps >= max_iter) {
+      for (int c = 0; c < C; ++c) modes[static_cast<long long>(idx) * L + c] = p.r[c];
+    } else {
+      more = true;
+      state.position[idx] = make_float4(p.x, p.y, p.z, p.t);
+      for (int c = 0; c < C; ++c) state.range[static_cast<long long>(idx) * L + c] = p.r[c];
+      state.steps[idx] = p.steps;
+    }
+  }
+  // One atomic per warp for its unfinished climbs.
+  const unsigned mask = __ballot_sync(0xffffffffu, more);
+  const int lane = threadIdx.x & 31;
+  int base = 0;
+  if (lane == 0 && mask) base = atomicAdd(n_out, __popc(mask));
+  base = __shfl_sync(0xffffffffu, base, 0);
+  if (more) queue_out[base + __popc(mask & ((1u << lane) - 1u))] = idx;
+}
+
+template <int C, class T>
+__global__ void samples_kernel(const float* __restrict__ modes, DeviceView<T> dst, rules::Conversion k, long long rows) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const long long row = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
+  if (x >= dst.width || row >= rows) return;
+  rules::to_samples<C>(modes + (row * dst.width + x) * rules::lanes<C>, k, dst.row(static_cast<int>(row)) + static_cast<long long>(x) * C);
+}
+
+std::string gib(double bytes) { return std::to_string(bytes / (1u << 30)).substr(0, 4) + " GiB"; }
+
+template <int C, class T>
+void run(DeviceView<const T> src, DeviceView<T> dst, const Job& job, const MeanShiftParams& params, std::vector<float>* modes_out,
+         const Tuning& tuning, cudaStream_t stream) {
+  constexpr int L = rules::lanes<C>;
+  const rules::Space& g = job.space;
+  const long long n = job.voxels(), rows = job.rows();
+  require(n < (1ll << 31), "mean shift on CUDA takes at most 2^31 voxels");
+  const std::size_t feature_bytes = static_cast<std::size_t>(n) * L * sizeof(float);
+  const std::size_t box_bytes = tuning.bounds ? static_cast<std::size_t>(rows) * g.segments * 2 * C * sizeof(float) : 0;
+  const std::size_t state_bytes = static_cast<std::size_t>(n) * (sizeof(float4) + L * sizeof(float) + 3 * sizeof(int));
+  const std::size_t need = 2 * feature_bytes + box_bytes + state_bytes;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GPUVIS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (need > free_bytes)
+    fail(ErrorCode::invalid_argument, "mean shift of " + std::to_string(n) + " voxels needs " + gib(static_cast<double>(need)) +
+                                       " of GPU memory and " + gib(static_cast<double>(free_bytes)) +
+                                       " is free: use --backend cpu or a smaller volume");
+  cuda::DeviceBuffer d_feature(feature_bytes), d_modes(feature_bytes), d_box(box_bytes ? box_bytes : 1);
+  cuda::DeviceBuffer d_pos(static_cast<std::size_t>(n) * sizeof(float4)), d_range(feature_bytes);
+  cuda::DeviceBuffer d_steps(static_cast<std::size_t>(n) * sizeof(int)), d_queue_a(static_cast<std::size_t>(n) * sizeof(int)),
+      d_queue_b(static_cast<std::size_t>(n) * sizeof(int)), d_count(2 * sizeof(int));
+  cuda::PinnedBuffer h_count(sizeof(int));
+
+  const dim3 block2(32, 8), grid2((g.width + 31) / 32, static_cast<unsigned>((rows + 7) / 8));
+  features_kernel<C, T><<<grid2, block2, 0, stream>>>(src, d_feature.as<float>(), job.conversion, rows);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+  const float* box = nullptr;
+  if (tuning.bounds) {
+    const long long segs = rows * g.segments;
+    bounds_kernel<C><<<static_cast<unsigned>((segs + 255) / 256), 256, 0, stream>>>(d_feature.as<float>(), d_box.as<float>(), g.width,
+                                                                                 g.segments, rows);
+    GPUVIS_CUDA_CHECK_LAUNCH();
+    box = d_box.as<float>();
+  }
+  const ClimbState<C> state{d_pos.as<float4>(), d_range.as<float>(), d_steps.as<int>()};
+  int* queue_in = nullptr;
+  int* queue_out = d_queue_a.as<int>();
+  int* spare = d_queue_b.as<int>();
+  long long active = n;
+  while (active > 0) {
+    GPUVIS_CUDA_CHECK(cudaMemsetAsync(d_count.get(), 0, sizeof(int), stream));
+    climb_kernel<C><<<static_cast<unsigned>((active + 127) / 128), 128, 0, stream>>>(
+        d_feature.as<float>(), box, g, job.gaussian, job.eps, job.max_iter, tuning.round_steps, queue_in, static_cast<int>(active), state,
+        queue_out, d_count.as<int>(), d_modes.as<float>());
+    GPUVIS_CUDA_CHECK_LAUNCH();
+    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(h_count.get(), d_count.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    active = *h_count.as<int>();
+    if (params.progress) params.progress(static_cast<double>(n - active) / static_cast<double>(n));
+    // The queue just filled is read next; the one just read is written next.
+    int* next_out = queue_in ? queue_in : spare;
+    queue_in = queue_out;
+    queue_out = next_out;
+  }
+  samples_kernel<C, T><<<grid2, block2, 0, stream>>>(d_modes.as<float>(), dst, job.conversion, rows);
+  GPUVIS_CUDA_CHECK_LAUNCH();
+  if (modes_out) {
+    modes_out->resize(static_cast<std::size_t>(n) * L);
+    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(modes_out->data(), d_modes.get(), feature_bytes, cudaMemcpyDeviceToHost, stream));
+  }
+  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 }  // namespace
 
-void mean_shift_filter_cuda(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const MeanShiftParams& p, int depth) {
-  mean_shift_detail::check(src, dst, p, depth);
-  const mean_shift_rules::Grid g = mean_shift_detail::grid(src, p, depth);
-  const std::vector<float> feature = mean_shift_detail::features(src, p);
-  const std::size_t bytes = feature.size() * sizeof(float);
-  cuda::DeviceBuffer d_feature(bytes), d_modes(bytes);
-  cuda::Stream stream;
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(d_feature.get(), feature.data(), bytes, cudaMemcpyHostToDevice, stream));
-  const dim3 block(16, 8), grid((src.width + 15) / 16, (src.height + 7) / 8);
-  const bool gaussian = p.kernel == MeanShiftKernel::gaussian;
-  if (src.channels == 1)
-    climb_kernel<1><<<grid, block, 0, stream>>>(d_feature.as<float>(), d_modes.as<float>(), g, gaussian, p.eps, p.max_iter);
-  else
-    climb_kernel<3><<<grid, block, 0, stream>>>(d_feature.as<float>(), d_modes.as<float>(), g, gaussian, p.eps, p.max_iter);
-  GPUVIS_CUDA_CHECK_LAUNCH();
-  std::vector<float> modes(feature.size());
-  GPUVIS_CUDA_CHECK(cudaMemcpyAsync(modes.data(), d_modes.get(), bytes, cudaMemcpyDeviceToHost, stream));
-  stream.synchronize();
-  mean_shift_detail::write_modes(modes, dst, p);
+namespace cuda_impl {
+
+template <class T>
+void mean_shift(DeviceView<const T> src, DeviceView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                std::vector<float>* modes, const Tuning& tuning, cudaStream_t stream) {
+  const Job job = mean_shift_detail::prepare(src, dst, shape, params);
+  switch (src.channels) {
+    case 1: run<1>(src, dst, job, params, modes, tuning, stream); break;
+    case 2: run<2>(src, dst, job, params, modes, tuning, stream); break;
+    case 3: run<3>(src, dst, job, params, modes, tuning, stream); break;
+    default: run<4>(src, dst, job, params, modes, tuning, stream); break;
+  }
 }
+
+}  // namespace cuda_impl
+
+template <class T>
+void mean_shift_filter_cuda(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                            std::vector<float>* modes, const Tuning& tuning) {
+  mean_shift_detail::prepare(src, dst, shape, params);  // refuse bad calls before touching the device
+  cuda::Stream stream;
+  cuda::DeviceImage<T> d_src(src.width, src.height, src.channels), d_dst(src.width, src.height, src.channels);
+  cuda::upload<T>(src, d_src.view(), stream);
+  cuda_impl::mean_shift<T>(d_src.view(), d_dst.view(), shape, params, modes, tuning, stream);
+  cuda::download<T>(d_dst.view(), dst, stream);
+  stream.synchronize();
+}
+
+#define GPUVIS_MEAN_SHIFT_CUDA(T)                                                                                                  \
+  template void mean_shift_filter_cuda<T>(HostView<const T>, HostView<T>, VolumeShape, const MeanShiftParams&, std::vector<float>*, \
+                                          const Tuning&);                                                                         \
+  template void cuda_impl::mean_shift<T>(DeviceView<const T>, DeviceView<T>, VolumeShape, const MeanShiftParams&, std::vector<float>*, \
+                                         const Tuning&, cudaStream_t);
+GPUVIS_MEAN_SHIFT_CUDA(std::uint8_t)
+GPUVIS_MEAN_SHIFT_CUDA(std::uint16_t)
+GPUVIS_MEAN_SHIFT_CUDA(float)
+#undef GPUVIS_MEAN_SHIFT_CUDA
 
 }  // namespace gpuvis::filters
