@@ -5,7 +5,7 @@
 # (for the peer); nothing is installed or downloaded.
 #
 #   scripts/gpu-check.sh [OUTDIR] [--quick] [--sanitize] [--no-bench] [--no-tests]
-#                        [--benches threshold,filters,pipeline,life,lab] [--arch 90]
+#                        [--benches threshold,filters,pipeline,life,lab,meanshift] [--arch 90]
 #                        [--sanitize-tools memcheck,racecheck,initcheck,synccheck] [--sanitize-filter GTEST_FILTER]
 #
 # A full run takes about 2.5 minutes on an H200. --sanitize adds about 12 minutes (compute-sanitizer
@@ -155,6 +155,13 @@ if [ "$bench" = 1 ] && wants lab; then
   run $g lab matmul --size 2048 --type f64 --json "$lab" || status=1
   for lesson in dot memory atomics streams; do run $g lab $lesson --json "$lab" || status=1; done
   run python3 scripts/lab_report.py "$lab" --md "$outdir/lab.md" --command "scripts/gpu-check.sh --no-tests --benches lab" || status=1
+fi
+if [ "$bench" = 1 ] && wants meanshift; then
+  say "benchmarks: mean shift (filter, volume, OpenCV peer) and the segmentation accuracy study"
+  run ./build-gpu/bin/bench_meanshift $quick --out "$outdir/bench_meanshift.jsonl" --save-frames build-gpu/meanshift-frames || status=1
+  run python3 scripts/peers/meanshift_peers.py --frames build-gpu/meanshift-frames --out "$outdir/peer_meanshift.jsonl" --runs 5 || status=1
+  combine meanshift
+  PYTHONPATH=build-gpu/python run python3 scripts/meanshift_accuracy.py --backend cuda --out "$outdir/meanshift_accuracy.jsonl" || status=1
 fi
 say "gpu-check finished with status $status"
 exit "$status"
