@@ -5,7 +5,7 @@
 // device (the image already there: conversions and climbs, no transfers). Each speed-up is also
 // measured switched off (no neighbour structure; no queue) and the literal reference is timed on a
 // small image, to show what each buys. --save-frames DIR writes the inputs for the OpenCV peer
-// (scripts/peers/meanshift_peers.py).
+// (scripts/peers/meanshift_peers.py). The volume on the CPU takes minutes: --filter volume-cpu.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   if (gpu) report.set_gpu_description(cuda::devices().front().name);
 #endif
   using filters::mean_shift_detail::Tuning;
-  const Tuning standard, no_bounds{false, 8}, no_queue{true, 0};
+  const Tuning standard, no_bounds{false, 8, true}, no_queue{true, 0, true}, atomic_queue{true, 8, false}, round4{true, 4, true},
+      round16{true, 16, true};
 
   // One case on the CPU and on CUDA (end to end, and on the device), with the given tuning.
   auto run_case = [&](const std::string& name, const Image<std::uint8_t>& img, VolumeShape shape, float hs, float hr, bool cpu,
@@ -135,9 +136,14 @@ int main(int argc, char** argv) {
       write_image(args.save_frames + "/scene_" + std::to_string(c.w) + "x" + std::to_string(c.h) + ".ppm", img.view());
     }
     run_case("meanshift", img, {}, c.hs, c.hr, c.cpu, standard, "");
-    if (c.w == 512 && c.hs == 8) {  // what the neighbour structure and the queue buy
-      run_case("meanshift", img, {}, c.hs, c.hr, true, no_bounds, "no neighbour structure");
+    if (c.w == 512 && (c.hs == 8 || c.hs == 32)) {  // what the neighbour structure and the queue buy
+      run_case("meanshift", img, {}, c.hs, c.hr, c.cpu, no_bounds, "no neighbour structure");
       run_case("meanshift", img, {}, c.hs, c.hr, false, no_queue, "no queue");
+      if (c.hs == 8) {
+        run_case("meanshift", img, {}, c.hs, c.hr, false, atomic_queue, "queue in atomic order");
+        run_case("meanshift", img, {}, c.hs, c.hr, false, round4, "rounds of 4 steps");
+        run_case("meanshift", img, {}, c.hs, c.hr, false, round16, "rounds of 16 steps");
+      }
     }
   }
 
@@ -163,7 +169,7 @@ int main(int argc, char** argv) {
   }
 
   // The MRI-sized grey volume (the study's 192x192x160), h = (4, 4) and (8, 8).
-  if (args.wants("volume")) {
+  if (args.wants("volume") || args.filter == "volume-cpu") {
     const int w = 192, h = 192, d = args.quick ? 40 : 160;
     const auto vol = phantom(w, h, d, 3);
     for (float hs : {4.0f, 8.0f}) {
@@ -176,7 +182,7 @@ int main(int argc, char** argv) {
       few.min_seconds = 0;
       Image<std::uint8_t> out(w, h * d);
       const auto params = params_of(hs, hs, "grey", "volume " + std::to_string(d) + " slices");
-      if (args.wants("cpu")) {
+      if (args.filter == "volume-cpu") {  // minutes on a CPU: asked for by name only
         bench::Record r{"meanshift-volume", "filter", "cpu", "host", w, h, params, {}};
         r.stats = bench::measure([&] { return bench::time_us([&] { filters::mean_shift_filter_cpu<std::uint8_t>(vol.view(), out.view(), VolumeShape{d}, p); }); }, few);
         report.add(r);

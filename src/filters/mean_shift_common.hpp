@@ -15,6 +15,7 @@ namespace gpuvis::filters::mean_shift_detail {
 struct Tuning {
   bool bounds = true;   // skip row segments that cannot hold a voxel of the window (the neighbour structure)
   int round_steps = 8;  // CUDA: steps per round before unfinished climbs are gathered into the next queue (0: no queue)
+  bool ordered = true;  // CUDA: the queue keeps voxel order (a stream compaction) rather than atomic append order
 };
 
 // One call, checked: its space, conversion and stopping rule.

@@ -211,8 +211,14 @@ GPUVIS_HD bool step(Point<C>& p, const Space& g, bool gaussian, float eps, const
       for (int y = y0; y <= y1; ++y) {
         const float dy = static_cast<float>(y) - p.y;
         const long long row = (static_cast<long long>(t) * g.depth + z) * g.height + y;
-        for (int s = x0 / segment; s <= x1 / segment; ++s) {
-          const int a = max_int(x0, s * segment), b = min_int(x1, s * segment + segment - 1);
+        // The row's voxels within the spatial ball: |dx| <= h_s sqrt(1 - rest of d^2), widened by a
+        // margin far above float rounding, so that no voxel the plain scan would weigh is left out.
+        const float rest = 1.0f - ((dy * dy) * inv_hs2 + dz2 + dt2);
+        if (rest < 0.0f) continue;
+        const float reach = sqrtf(rest) * g.hs * 1.0001f + 0.01f;
+        const int xa = max_int(x0, static_cast<int>(ceilf(p.x - reach))), xb = min_int(x1, static_cast<int>(floorf(p.x + reach)));
+        for (int s = xa / segment; s <= xb / segment && xa <= xb; ++s) {
+          const int a = max_int(xa, s * segment), b = min_int(xb, s * segment + segment - 1);
           if (const float* box = bounds(row, s)) {
             const float fa = static_cast<float>(a), fb = static_cast<float>(b);
             const float dx = p.x < fa ? fa - p.x : (p.x > fb ? p.x - fb : 0.0f);

@@ -88,7 +88,7 @@ TEST(MeanShiftCuda, TypesChannelsSequencesAndSpeedUpsEqualTheCpu) {
   MeanShiftParams p;
   p.spatial = 4;
   p.range = 9;
-  for (const Tuning& tuning : {Tuning{true, 8}, Tuning{false, 8}, Tuning{true, 0}, Tuning{true, 1}}) {
+  for (const Tuning& tuning : {Tuning{true, 8, true}, Tuning{false, 8, true}, Tuning{true, 0, true}, Tuning{true, 1, true}, Tuning{true, 8, false}}) {
     const std::string what = "bounds " + std::to_string(tuning.bounds) + " round " + std::to_string(tuning.round_steps);
     {
       Image<std::uint8_t> cpu(45, 36, 3), gpu(45, 36, 3);

@@ -6,6 +6,8 @@
 // Compiled without FMA contraction (CMakeLists), so the modes are the CPU's bit for bit.
 #include <cuda_runtime.h>
 
+#include <cub/device/device_select.cuh>
+
 #include <string>
 #include <vector>
 
@@ -65,11 +67,14 @@ struct ClimbState {
 
 // One round: climbs `queue_in[0..n)` (every voxel 0..n when queue_in is null: the first round)
 // for up to `round_steps` more steps (0: to the end). Ended climbs write their mode; the others
-// save their state and append themselves to queue_out.
+// save their state and either append themselves to queue_out (atomically, in no set order) or,
+// with `keep` given, set keep[k] for a stream compaction that keeps voxel order, so that a warp's
+// climbs stay neighbours in the image and share the caches.
 template <int C>
 __global__ void climb_kernel(const float* __restrict__ f, const float* __restrict__ box, rules::Space g, bool gaussian, float eps,
                              int max_iter, int round_steps, const int* __restrict__ queue_in, int n, ClimbState<C> state,
-                             int* __restrict__ queue_out, int* __restrict__ n_out, float* __restrict__ modes) {
+                             int* __restrict__ queue_out, int* __restrict__ n_out, unsigned char* __restrict__ keep,
+                             float* __restrict__ modes) {
   constexpr int L = rules::lanes<C>;
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   bool more = false;
@@ -106,6 +111,10 @@ __global__ void climb_kernel(const float* __restrict__ f, const float* __restric
       state.steps[idx] = p.steps;
     }
   }
+  if (keep) {
+    if (k < n) keep[k] = more ? 1 : 0;
+    return;
+  }
   // One atomic per warp for its unfinished climbs.
   const unsigned mask = __ballot_sync(0xffffffffu, more);
   const int lane = threadIdx.x & 31;
@@ -113,6 +122,11 @@ __global__ void climb_kernel(const float* __restrict__ f, const float* __restric
   if (lane == 0 && mask) base = atomicAdd(n_out, __popc(mask));
   base = __shfl_sync(0xffffffffu, base, 0);
   if (more) queue_out[base + __popc(mask & ((1u << lane) - 1u))] = idx;
+}
+
+__global__ void identity_kernel(int* __restrict__ out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = i;
 }
 
 template <int C, class T>
@@ -147,6 +161,13 @@ void run(DeviceView<const T> src, DeviceView<T> dst, const Job& job, const MeanS
   cuda::DeviceBuffer d_steps(static_cast<std::size_t>(n) * sizeof(int)), d_queue_a(static_cast<std::size_t>(n) * sizeof(int)),
       d_queue_b(static_cast<std::size_t>(n) * sizeof(int)), d_count(2 * sizeof(int));
   cuda::PinnedBuffer h_count(sizeof(int));
+  cuda::DeviceBuffer d_keep(tuning.ordered ? static_cast<std::size_t>(n) : 1), d_select_temp;
+  std::size_t select_bytes = 0;
+  if (tuning.ordered) {
+    GPUVIS_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select_bytes, static_cast<const int*>(nullptr), static_cast<const unsigned char*>(nullptr),
+                                                 static_cast<int*>(nullptr), static_cast<int*>(nullptr), static_cast<int>(n), stream));
+    d_select_temp.reserve(select_bytes);
+  }
 
   const dim3 block2(32, 8), grid2((g.width + 31) / 32, static_cast<unsigned>((rows + 7) / 8));
   features_kernel<C, T><<<grid2, block2, 0, stream>>>(src, d_feature.as<float>(), job.conversion, rows);
@@ -168,8 +189,13 @@ void run(DeviceView<const T> src, DeviceView<T> dst, const Job& job, const MeanS
     GPUVIS_CUDA_CHECK(cudaMemsetAsync(d_count.get(), 0, sizeof(int), stream));
     climb_kernel<C><<<static_cast<unsigned>((active + 127) / 128), 128, 0, stream>>>(
         d_feature.as<float>(), box, g, job.gaussian, job.eps, job.max_iter, tuning.round_steps, queue_in, static_cast<int>(active), state,
-        queue_out, d_count.as<int>(), d_modes.as<float>());
+        queue_out, d_count.as<int>(), tuning.ordered ? d_keep.as<unsigned char>() : nullptr, d_modes.as<float>());
     GPUVIS_CUDA_CHECK_LAUNCH();
+    if (tuning.ordered) {
+      if (!queue_in) identity_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(spare, static_cast<int>(n));
+      GPUVIS_CUDA_CHECK(cub::DeviceSelect::Flagged(d_select_temp.get(), select_bytes, queue_in ? queue_in : spare, d_keep.as<unsigned char>(),
+                                                   queue_out, d_count.as<int>(), static_cast<int>(active), stream));
+    }
     GPUVIS_CUDA_CHECK(cudaMemcpyAsync(h_count.get(), d_count.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
     GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
     active = *h_count.as<int>();
