@@ -194,26 +194,37 @@ GPUVIS_HD inline float exp_minus_2(float d2) {
 // window: its lower bound on d^2 is built with the same operations in the same order as each
 // voxel's d^2, and float rounding is monotonic, so the sums (and so the modes) are those of the
 // plain scan to the bit. Returns true when the climb has ended (a step shorter than eps, or an
-// empty window).
-template <int C, class Feature, class Bounds>
-GPUVIS_HD bool step(Point<C>& p, const Space& g, bool gaussian, float eps, const Feature& feature, const Bounds& bounds) {
+// empty window). Compiled per kernel and per number of axes (Dims: 2 image, 3 volume, 4 sequence):
+// the axes a grid does not have contribute exact zeros, which are left out, and the flat kernel's
+// weight of one is not multiplied in, so every variant gives the general formula's floats.
+template <int C, bool Gaussian, int Dims, class Feature, class Bounds>
+GPUVIS_HD bool step(Point<C>& p, const Space& g, float eps, const Feature& feature, const Bounds& bounds) {
   const float inv_hs2 = 1.0f / (g.hs * g.hs), inv_hz2 = 1.0f / (g.hz * g.hz), inv_ht2 = 1.0f / (g.ht * g.ht);
   const int x0 = max_int(0, static_cast<int>(ceilf(p.x - g.hs))), x1 = min_int(g.width - 1, static_cast<int>(floorf(p.x + g.hs)));
   const int y0 = max_int(0, static_cast<int>(ceilf(p.y - g.hs))), y1 = min_int(g.height - 1, static_cast<int>(floorf(p.y + g.hs)));
-  const int z0 = max_int(0, static_cast<int>(ceilf(p.z - g.hz))), z1 = min_int(g.depth - 1, static_cast<int>(floorf(p.z + g.hz)));
-  const int t0 = max_int(0, static_cast<int>(ceilf(p.t - g.ht))), t1 = min_int(g.frames - 1, static_cast<int>(floorf(p.t + g.ht)));
+  const int z0 = Dims >= 3 ? max_int(0, static_cast<int>(ceilf(p.z - g.hz))) : 0;
+  const int z1 = Dims >= 3 ? min_int(g.depth - 1, static_cast<int>(floorf(p.z + g.hz))) : 0;
+  const int t0 = Dims >= 4 ? max_int(0, static_cast<int>(ceilf(p.t - g.ht))) : 0;
+  const int t1 = Dims >= 4 ? min_int(g.frames - 1, static_cast<int>(floorf(p.t + g.ht))) : 0;
   float wsum = 0, mx = 0, my = 0, mz = 0, mt = 0, mr[C];
   for (int c = 0; c < C; ++c) mr[c] = 0;
   for (int t = t0; t <= t1; ++t) {
-    const float dt2 = sq(static_cast<float>(t) - p.t) * inv_ht2;
+    const float dt2 = Dims >= 4 ? sq(static_cast<float>(t) - p.t) * inv_ht2 : 0.0f;
     for (int z = z0; z <= z1; ++z) {
-      const float dz2 = sq(static_cast<float>(z) - p.z) * inv_hz2;
+      const float dz2 = Dims >= 3 ? sq(static_cast<float>(z) - p.z) * inv_hz2 : 0.0f;
+      // The spatial part of d^2 of a voxel at horizontal distance dx, in the general formula's order.
+      const auto spatial = [&](float dx, float dy) {
+        float d2 = (dx * dx + dy * dy) * inv_hs2;
+        if constexpr (Dims >= 3) d2 += dz2;
+        if constexpr (Dims >= 4) d2 += dt2;
+        return d2;
+      };
       for (int y = y0; y <= y1; ++y) {
         const float dy = static_cast<float>(y) - p.y;
         const long long row = (static_cast<long long>(t) * g.depth + z) * g.height + y;
         // The row's voxels within the spatial ball: |dx| <= h_s sqrt(1 - rest of d^2), widened by a
         // margin far above float rounding, so that no voxel the plain scan would weigh is left out.
-        const float rest = 1.0f - ((dy * dy) * inv_hs2 + dz2 + dt2);
+        const float rest = 1.0f - spatial(0.0f, dy);
         if (rest < 0.0f) continue;
         const float reach = sqrtf(rest) * g.hs * 1.0001f + 0.01f;
         const int xa = max_int(x0, static_cast<int>(ceilf(p.x - reach))), xb = min_int(x1, static_cast<int>(floorf(p.x + reach)));
@@ -221,8 +232,7 @@ GPUVIS_HD bool step(Point<C>& p, const Space& g, bool gaussian, float eps, const
           const int a = max_int(xa, s * segment), b = min_int(xb, s * segment + segment - 1);
           if (const float* box = bounds(row, s)) {
             const float fa = static_cast<float>(a), fb = static_cast<float>(b);
-            const float dx = p.x < fa ? fa - p.x : (p.x > fb ? p.x - fb : 0.0f);
-            float lower = (dx * dx + dy * dy) * inv_hs2 + dz2 + dt2;
+            float lower = spatial(p.x < fa ? fa - p.x : (p.x > fb ? p.x - fb : 0.0f), dy);
             for (int c = 0; c < C; ++c) {
               const float e = max_float(0.0f, max_float(box[c] - p.r[c], p.r[c] - box[C + c]));
               lower += e * e;
@@ -230,8 +240,7 @@ GPUVIS_HD bool step(Point<C>& p, const Space& g, bool gaussian, float eps, const
             if (lower > 1.0f) continue;
           }
           for (int x = a; x <= b; ++x) {
-            const float dx = static_cast<float>(x) - p.x;
-            float d2 = (dx * dx + dy * dy) * inv_hs2 + dz2 + dt2;
+            float d2 = spatial(static_cast<float>(x) - p.x, dy);
             if (d2 > 1.0f) continue;
             float v[lanes<C>];
             feature(row * g.width + x, v);
@@ -240,13 +249,22 @@ GPUVIS_HD bool step(Point<C>& p, const Space& g, bool gaussian, float eps, const
               d2 += d * d;
             }
             if (d2 > 1.0f) continue;
-            const float w = gaussian ? exp_minus_2(d2) : 1.0f;
-            wsum += w;
-            mx += w * static_cast<float>(x);
-            my += w * static_cast<float>(y);
-            mz += w * static_cast<float>(z);
-            mt += w * static_cast<float>(t);
-            for (int c = 0; c < C; ++c) mr[c] += w * v[c];
+            if constexpr (Gaussian) {
+              const float w = exp_minus_2(d2);
+              wsum += w;
+              mx += w * static_cast<float>(x);
+              my += w * static_cast<float>(y);
+              if constexpr (Dims >= 3) mz += w * static_cast<float>(z);
+              if constexpr (Dims >= 4) mt += w * static_cast<float>(t);
+              for (int c = 0; c < C; ++c) mr[c] += w * v[c];
+            } else {
+              wsum += 1.0f;
+              mx += static_cast<float>(x);
+              my += static_cast<float>(y);
+              if constexpr (Dims >= 3) mz += static_cast<float>(z);
+              if constexpr (Dims >= 4) mt += static_cast<float>(t);
+              for (int c = 0; c < C; ++c) mr[c] += v[c];
+            }
           }
         }
       }
@@ -254,8 +272,18 @@ GPUVIS_HD bool step(Point<C>& p, const Space& g, bool gaussian, float eps, const
   }
   ++p.steps;
   if (wsum <= 0.0f) return true;  // no point in the window: the climb stays where it is
-  const float nx = mx / wsum, ny = my / wsum, nz = mz / wsum, nt = mt / wsum;
-  float shift2 = (sq(nx - p.x) + sq(ny - p.y)) * inv_hs2 + sq(nz - p.z) * inv_hz2 + sq(nt - p.t) * inv_ht2;
+  const float nx = mx / wsum, ny = my / wsum;
+  float shift2 = (sq(nx - p.x) + sq(ny - p.y)) * inv_hs2;
+  if constexpr (Dims >= 3) {
+    const float nz = mz / wsum;
+    shift2 += sq(nz - p.z) * inv_hz2;
+    p.z = nz;
+  }
+  if constexpr (Dims >= 4) {
+    const float nt = mt / wsum;
+    shift2 += sq(nt - p.t) * inv_ht2;
+    p.t = nt;
+  }
   for (int c = 0; c < C; ++c) {
     const float nr = mr[c] / wsum;
     shift2 += sq(nr - p.r[c]);
@@ -263,9 +291,21 @@ GPUVIS_HD bool step(Point<C>& p, const Space& g, bool gaussian, float eps, const
   }
   p.x = nx;
   p.y = ny;
-  p.z = nz;
-  p.t = nt;
   return shift2 < eps * eps;
+}
+
+// Calls fn(std::integral_constant<bool, Gaussian>, std::integral_constant<int, Dims>) for a call's
+// kernel and number of axes, to pick the step compiled for them.
+template <class Fn>
+void with_variant(bool gaussian, const Space& g, Fn&& fn) {
+  const int dims = g.frames > 1 ? 4 : g.depth > 1 ? 3 : 2;
+  const auto by_dims = [&](auto gauss) {
+    if (dims == 4) fn(gauss, std::integral_constant<int, 4>{});
+    else if (dims == 3) fn(gauss, std::integral_constant<int, 3>{});
+    else fn(gauss, std::integral_constant<int, 2>{});
+  };
+  if (gaussian) by_dims(std::true_type{});
+  else by_dims(std::false_type{});
 }
 
 // The start of voxel i's climb: its own position and features.

@@ -47,18 +47,22 @@ void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& j
   std::vector<float> modes(static_cast<std::size_t>(n) * L, 0.0f);
   // Batches of voxels, each climbed in parallel; progress between batches.
   const long long batches = params.progress ? std::clamp<long long>(n / 65536, 1, 100) : 1;
-  for (long long b = 0; b < batches; ++b) {
-    const long long i0 = n * b / batches, i1 = n * (b + 1) / batches;
-    parallel_for(i0, i1, 64, [&](std::ptrdiff_t a, std::ptrdiff_t e) {
-      for (std::ptrdiff_t i = a; i < e; ++i) {
-        rules::Point<C> p = rules::start<C>(i, g, &feature[i * L]);
-        while (p.steps < job.max_iter && !rules::step<C>(p, g, job.gaussian, job.eps, load, bounds)) {
+  rules::with_variant(job.gaussian, g, [&](auto gaussian, auto dims) {
+    constexpr bool G = decltype(gaussian)::value;
+    constexpr int D = decltype(dims)::value;
+    for (long long b = 0; b < batches; ++b) {
+      const long long i0 = n * b / batches, i1 = n * (b + 1) / batches;
+      parallel_for(i0, i1, 64, [&](std::ptrdiff_t a, std::ptrdiff_t e) {
+        for (std::ptrdiff_t i = a; i < e; ++i) {
+          rules::Point<C> p = rules::start<C>(i, g, &feature[i * L]);
+          while (p.steps < job.max_iter && !rules::step<C, G, D>(p, g, job.eps, load, bounds)) {
+          }
+          for (int c = 0; c < C; ++c) modes[i * L + c] = p.r[c];
         }
-        for (int c = 0; c < C; ++c) modes[i * L + c] = p.r[c];
-      }
-    });
-    if (params.progress) params.progress(static_cast<double>(i1) / static_cast<double>(n));
-  }
+      });
+      if (params.progress) params.progress(static_cast<double>(i1) / static_cast<double>(n));
+    }
+  });
   parallel_for(0, rows, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
     for (std::ptrdiff_t r = r0; r < r1; ++r) {
       T* d = dst.row(static_cast<int>(r));

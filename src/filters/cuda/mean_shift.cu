@@ -70,8 +70,8 @@ struct ClimbState {
 // save their state and either append themselves to queue_out (atomically, in no set order) or,
 // with `keep` given, set keep[k] for a stream compaction that keeps voxel order, so that a warp's
 // climbs stay neighbours in the image and share the caches.
-template <int C>
-__global__ void climb_kernel(const float* __restrict__ f, const float* __restrict__ box, rules::Space g, bool gaussian, float eps,
+template <int C, bool Gaussian, int Dims>
+__global__ void climb_kernel(const float* __restrict__ f, const float* __restrict__ box, rules::Space g, float eps,
                              int max_iter, int round_steps, const int* __restrict__ queue_in, int n, ClimbState<C> state,
                              int* __restrict__ queue_out, int* __restrict__ n_out, unsigned char* __restrict__ keep,
                              float* __restrict__ modes) {
@@ -97,7 +97,7 @@ __global__ void climb_kernel(const float* __restrict__ f, const float* __restric
     const int limit = round_steps > 0 && max_iter - p.steps > round_steps ? p.steps + round_steps : max_iter;
     bool ended = false;
     while (p.steps < limit) {
-      if (rules::step<C>(p, g, gaussian, eps, load, bounds)) {
+      if (rules::step<C, Gaussian, Dims>(p, g, eps, load, bounds)) {
         ended = true;
         break;
       }
@@ -187,9 +187,11 @@ void run(DeviceView<const T> src, DeviceView<T> dst, const Job& job, const MeanS
   long long active = n;
   while (active > 0) {
     GPUVIS_CUDA_CHECK(cudaMemsetAsync(d_count.get(), 0, sizeof(int), stream));
-    climb_kernel<C><<<static_cast<unsigned>((active + 127) / 128), 128, 0, stream>>>(
-        d_feature.as<float>(), box, g, job.gaussian, job.eps, job.max_iter, tuning.round_steps, queue_in, static_cast<int>(active), state,
-        queue_out, d_count.as<int>(), tuning.ordered ? d_keep.as<unsigned char>() : nullptr, d_modes.as<float>());
+    rules::with_variant(job.gaussian, g, [&](auto gaussian, auto dims) {
+      climb_kernel<C, decltype(gaussian)::value, decltype(dims)::value><<<static_cast<unsigned>((active + 127) / 128), 128, 0, stream>>>(
+          d_feature.as<float>(), box, g, job.eps, job.max_iter, tuning.round_steps, queue_in, static_cast<int>(active), state, queue_out,
+          d_count.as<int>(), tuning.ordered ? d_keep.as<unsigned char>() : nullptr, d_modes.as<float>());
+    });
     GPUVIS_CUDA_CHECK_LAUNCH();
     if (tuning.ordered) {
       if (!queue_in) identity_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(spare, static_cast<int>(n));
