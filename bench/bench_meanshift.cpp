@@ -192,9 +192,16 @@ int main(int argc, char** argv) {
       }
 #ifdef GPUVIS_BENCH_CUDA
       if (gpu && args.wants("cuda")) {
-        bench::Record r{"meanshift-volume", "filter", "cuda", "end-to-end (upload, conversions, climbs, download)", w, h, params, {}};
-        r.stats = bench::measure([&] { return bench::time_us([&] { filters::mean_shift_filter_cuda<std::uint8_t>(vol.view(), out.view(), VolumeShape{d}, p); }); }, few);
-        report.add(r);
+        for (const auto& [tuning, variant] : {std::pair{standard, std::string()}, std::pair{no_bounds, std::string(", no neighbour structure")},
+                                              std::pair{no_queue, std::string(", no queue")}}) {
+          auto vp = params;
+          vp["variant"] += variant;
+          bench::Record r{"meanshift-volume", "filter", "cuda", "end-to-end (upload, conversions, climbs, download)", w, h, vp, {}};
+          r.stats = bench::measure(
+              [&] { return bench::time_us([&] { filters::mean_shift_filter_cuda<std::uint8_t>(vol.view(), out.view(), VolumeShape{d}, p, nullptr, tuning); }); },
+              few);
+          report.add(r);
+        }
       }
 #endif
     }
