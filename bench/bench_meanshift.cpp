@@ -3,8 +3,8 @@
 // an MRI-sized grey volume (192x192x160, h = (4, 4) and (8, 8)), on the CPU (all threads) and CUDA:
 // end to end (host image in, host image out: upload, conversions, climbs, download) and on the
 // device (the image already there: conversions and climbs, no transfers). Each speed-up is also
-// measured switched off (no neighbour structure; no queue) and the literal reference is timed on a
-// small image, to show what each buys. --save-frames DIR writes the inputs for the OpenCV peer
+// measured switched off or on (the segment boxes, the queue, its order and round length) and the
+// literal reference is timed on a small image, to show what each buys. --save-frames DIR writes the inputs for the OpenCV peer
 // (scripts/peers/meanshift_peers.py). The volume on the CPU takes minutes: --filter volume-cpu.
 #include <algorithm>
 #include <cmath>
@@ -84,8 +84,8 @@ int main(int argc, char** argv) {
   if (gpu) report.set_gpu_description(cuda::devices().front().name);
 #endif
   using filters::mean_shift_detail::Tuning;
-  const Tuning standard, no_bounds{false, 8, true}, no_queue{true, 0, true}, atomic_queue{true, 8, false}, round4{true, 4, true},
-      round16{true, 16, true};
+  const Tuning standard, boxes{true, 8, true}, no_queue{false, 0, true}, atomic_queue{false, 8, false}, round4{false, 4, true},
+      round16{false, 16, true};
 
   // One case on the CPU and on CUDA (end to end, and on the device), with the given tuning.
   auto run_case = [&](const std::string& name, const Image<std::uint8_t>& img, VolumeShape shape, float hs, float hr, bool cpu,
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     }
     run_case("meanshift", img, {}, c.hs, c.hr, c.cpu, standard, "");
     if (c.w == 512 && (c.hs == 8 || c.hs == 32)) {  // what the neighbour structure and the queue buy
-      run_case("meanshift", img, {}, c.hs, c.hr, c.cpu, no_bounds, "no neighbour structure");
+      run_case("meanshift", img, {}, c.hs, c.hr, c.cpu, boxes, "segment boxes");
       run_case("meanshift", img, {}, c.hs, c.hr, false, no_queue, "no queue");
       if (c.hs == 8) {
         run_case("meanshift", img, {}, c.hs, c.hr, false, atomic_queue, "queue in atomic order");
@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
       }
 #ifdef GPUVIS_BENCH_CUDA
       if (gpu && args.wants("cuda")) {
-        for (const auto& [tuning, variant] : {std::pair{standard, std::string()}, std::pair{no_bounds, std::string(", no neighbour structure")},
+        for (const auto& [tuning, variant] : {std::pair{standard, std::string()}, std::pair{boxes, std::string(", segment boxes")},
                                               std::pair{no_queue, std::string(", no queue")}}) {
           auto vp = params;
           vp["variant"] += variant;

@@ -187,10 +187,12 @@ GPUVIS_HD inline float exp_minus_2(float d2) {
   return e2 * e2;
 }
 
+// Passed as `bounds` when the segment boxes are not used.
+struct NoBounds {};
+
 // One mean shift step of p: the weighted mean of the voxels within distance 1 of it, visited in
 // voxel order. `feature(i, v)` loads voxel i's features into v[0..C); `bounds(row, s)` returns
-// segment s of that row's lowest features [0..C) and highest [C..2C), or nullptr when no
-// neighbour structure is used. A segment is skipped only when no voxel of it can be within the
+// segment s of that row's lowest features [0..C) and highest [C..2C) (NoBounds: no boxes). A segment is skipped only when no voxel of it can be within the
 // window: its lower bound on d^2 is built with the same operations in the same order as each
 // voxel's d^2, and float rounding is monotonic, so the sums (and so the modes) are those of the
 // plain scan to the bit. Returns true when the climb has ended (a step shorter than eps, or an
@@ -228,17 +230,8 @@ GPUVIS_HD bool step(Point<C>& p, const Space& g, float eps, const Feature& featu
         if (rest < 0.0f) continue;
         const float reach = sqrtf(rest) * g.hs * 1.0001f + 0.01f;
         const int xa = max_int(x0, static_cast<int>(ceilf(p.x - reach))), xb = min_int(x1, static_cast<int>(floorf(p.x + reach)));
-        for (int s = xa / segment; s <= xb / segment && xa <= xb; ++s) {
-          const int a = max_int(xa, s * segment), b = min_int(xb, s * segment + segment - 1);
-          if (const float* box = bounds(row, s)) {
-            const float fa = static_cast<float>(a), fb = static_cast<float>(b);
-            float lower = spatial(p.x < fa ? fa - p.x : (p.x > fb ? p.x - fb : 0.0f), dy);
-            for (int c = 0; c < C; ++c) {
-              const float e = max_float(0.0f, max_float(box[c] - p.r[c], p.r[c] - box[C + c]));
-              lower += e * e;
-            }
-            if (lower > 1.0f) continue;
-          }
+        // Voxels a..b of the row: their weights into the sums.
+        const auto visit = [&](int a, int b) {
           for (int x = a; x <= b; ++x) {
             float d2 = spatial(static_cast<float>(x) - p.x, dy);
             if (d2 > 1.0f) continue;
@@ -265,6 +258,21 @@ GPUVIS_HD bool step(Point<C>& p, const Space& g, float eps, const Feature& featu
               if constexpr (Dims >= 4) mt += static_cast<float>(t);
               for (int c = 0; c < C; ++c) mr[c] += v[c];
             }
+          }
+        };
+        if constexpr (std::is_same_v<Bounds, NoBounds>) {
+          visit(xa, xb);
+        } else {
+          for (int s = xa / segment; s <= xb / segment && xa <= xb; ++s) {
+            const int a = max_int(xa, s * segment), b = min_int(xb, s * segment + segment - 1);
+            const float* box = bounds(row, s);
+            const float fa = static_cast<float>(a), fb = static_cast<float>(b);
+            float lower = spatial(p.x < fa ? fa - p.x : (p.x > fb ? p.x - fb : 0.0f), dy);
+            for (int c = 0; c < C; ++c) {
+              const float e = max_float(0.0f, max_float(box[c] - p.r[c], p.r[c] - box[C + c]));
+              lower += e * e;
+            }
+            if (lower <= 1.0f) visit(a, b);
           }
         }
       }

@@ -41,13 +41,11 @@ void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& j
   const auto load = [&](long long i, float* v) {
     for (int c = 0; c < C; ++c) v[c] = feature[i * L + c];
   };
-  const auto bounds = [&](long long row, int s) -> const float* {
-    return box.empty() ? nullptr : &box[(row * g.segments + s) * 2 * C];
-  };
+  const auto boxes = [&](long long row, int s) -> const float* { return &box[(row * g.segments + s) * 2 * C]; };
   std::vector<float> modes(static_cast<std::size_t>(n) * L, 0.0f);
   // Batches of voxels, each climbed in parallel; progress between batches.
   const long long batches = params.progress ? std::clamp<long long>(n / 65536, 1, 100) : 1;
-  rules::with_variant(job.gaussian, g, [&](auto gaussian, auto dims) {
+  const auto climb_all = [&](auto gaussian, auto dims, const auto& bounds) {
     constexpr bool G = decltype(gaussian)::value;
     constexpr int D = decltype(dims)::value;
     for (long long b = 0; b < batches; ++b) {
@@ -62,6 +60,10 @@ void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& j
       });
       if (params.progress) params.progress(static_cast<double>(i1) / static_cast<double>(n));
     }
+  };
+  rules::with_variant(job.gaussian, g, [&](auto gaussian, auto dims) {
+    if (tuning.bounds) climb_all(gaussian, dims, boxes);
+    else climb_all(gaussian, dims, rules::NoBounds{});
   });
   parallel_for(0, rows, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
     for (std::ptrdiff_t r = r0; r < r1; ++r) {

@@ -70,7 +70,7 @@ struct ClimbState {
 // save their state and either append themselves to queue_out (atomically, in no set order) or,
 // with `keep` given, set keep[k] for a stream compaction that keeps voxel order, so that a warp's
 // climbs stay neighbours in the image and share the caches.
-template <int C, bool Gaussian, int Dims>
+template <int C, bool Gaussian, int Dims, bool Boxes>
 __global__ void climb_kernel(const float* __restrict__ f, const float* __restrict__ box, rules::Space g, float eps,
                              int max_iter, int round_steps, const int* __restrict__ queue_in, int n, ClimbState<C> state,
                              int* __restrict__ queue_out, int* __restrict__ n_out, unsigned char* __restrict__ keep,
@@ -93,11 +93,14 @@ __global__ void climb_kernel(const float* __restrict__ f, const float* __restric
       p = rules::start<C>(idx, g, v);
     }
     const auto load = [&](long long i, float* v) { load_features<C>(f, i, v); };
-    const auto bounds = [&](long long row, int s) -> const float* { return box ? box + (row * g.segments + s) * 2 * C : nullptr; };
+    const auto boxes = [&](long long row, int s) -> const float* { return box + (row * g.segments + s) * 2 * C; };
     const int limit = round_steps > 0 && max_iter - p.steps > round_steps ? p.steps + round_steps : max_iter;
     bool ended = false;
     while (p.steps < limit) {
-      if (rules::step<C, Gaussian, Dims>(p, g, eps, load, bounds)) {
+      bool done;
+      if constexpr (Boxes) done = rules::step<C, Gaussian, Dims>(p, g, eps, load, boxes);
+      else done = rules::step<C, Gaussian, Dims>(p, g, eps, load, rules::NoBounds{});
+      if (done) {
         ended = true;
         break;
       }
@@ -188,7 +191,10 @@ void run(DeviceView<const T> src, DeviceView<T> dst, const Job& job, const MeanS
   while (active > 0) {
     GPUVIS_CUDA_CHECK(cudaMemsetAsync(d_count.get(), 0, sizeof(int), stream));
     rules::with_variant(job.gaussian, g, [&](auto gaussian, auto dims) {
-      climb_kernel<C, decltype(gaussian)::value, decltype(dims)::value><<<static_cast<unsigned>((active + 127) / 128), 128, 0, stream>>>(
+      constexpr bool G = decltype(gaussian)::value;
+      constexpr int D = decltype(dims)::value;
+      auto* kernel = box ? climb_kernel<C, G, D, true> : climb_kernel<C, G, D, false>;
+      kernel<<<static_cast<unsigned>((active + 127) / 128), 128, 0, stream>>>(
           d_feature.as<float>(), box, g, job.eps, job.max_iter, tuning.round_steps, queue_in, static_cast<int>(active), state, queue_out,
           d_count.as<int>(), tuning.ordered ? d_keep.as<unsigned char>() : nullptr, d_modes.as<float>());
     });
