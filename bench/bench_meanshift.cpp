@@ -2,9 +2,9 @@
 // convergence, h = (h_s, h_r) = (8, 8), (16, 16), (32, 32)), 640x480 RGB with sp = 8, sr = 16, and
 // an MRI-sized grey volume (192x192x160, h = (4, 4) and (8, 8)), on the CPU (all threads) and CUDA:
 // end to end (host image in, host image out: upload, conversions, climbs, download) and on the
-// device (the image already there: conversions and climbs, no transfers). Each speed-up is also
-// measured switched off or on (the segment boxes, the queue, its order and round length) and the
-// literal reference is timed on a small image, to show what each buys. --save-frames DIR writes the inputs for the OpenCV peer
+// device (the image already there: conversions and climbs, no transfers). The queue is also
+// measured switched off and with other orders and round lengths, and the literal reference is
+// timed on a small image, to show what the speed-ups buy. --save-frames DIR writes the inputs for the OpenCV peer
 // (scripts/peers/meanshift_peers.py). The volume on the CPU takes minutes: --filter volume-cpu.
 #include <algorithm>
 #include <cmath>
@@ -84,8 +84,7 @@ int main(int argc, char** argv) {
   if (gpu) report.set_gpu_description(cuda::devices().front().name);
 #endif
   using filters::mean_shift_detail::Tuning;
-  const Tuning standard, boxes{true, 8, true}, no_queue{false, 0, true}, atomic_queue{false, 8, false}, round4{false, 4, true},
-      round16{false, 16, true};
+  const Tuning standard, no_queue{0, true}, atomic_queue{8, false}, round4{4, true}, round16{16, true};
 
   // One case on the CPU and on CUDA (end to end, and on the device), with the given tuning.
   auto run_case = [&](const std::string& name, const Image<std::uint8_t>& img, VolumeShape shape, float hs, float hr, bool cpu,
@@ -136,8 +135,7 @@ int main(int argc, char** argv) {
       write_image(args.save_frames + "/scene_" + std::to_string(c.w) + "x" + std::to_string(c.h) + ".ppm", img.view());
     }
     run_case("meanshift", img, {}, c.hs, c.hr, c.cpu, standard, "");
-    if (c.w == 512 && (c.hs == 8 || c.hs == 32)) {  // what the neighbour structure and the queue buy
-      run_case("meanshift", img, {}, c.hs, c.hr, c.cpu, boxes, "segment boxes");
+    if (c.w == 512 && (c.hs == 8 || c.hs == 32)) {  // what the queue buys
       run_case("meanshift", img, {}, c.hs, c.hr, false, no_queue, "no queue");
       if (c.hs == 8) {
         run_case("meanshift", img, {}, c.hs, c.hr, false, atomic_queue, "queue in atomic order");
@@ -192,8 +190,7 @@ int main(int argc, char** argv) {
       }
 #ifdef GPUVIS_BENCH_CUDA
       if (gpu && args.wants("cuda")) {
-        for (const auto& [tuning, variant] : {std::pair{standard, std::string()}, std::pair{boxes, std::string(", segment boxes")},
-                                              std::pair{no_queue, std::string(", no queue")}}) {
+        for (const auto& [tuning, variant] : {std::pair{standard, std::string()}, std::pair{no_queue, std::string(", no queue")}}) {
           auto vp = params;
           vp["variant"] += variant;
           bench::Record r{"meanshift-volume", "filter", "cuda", "end-to-end (upload, conversions, climbs, download)", w, h, vp, {}};

@@ -63,8 +63,7 @@ Job prepare(int width, int height, int channels, float full, VolumeShape shape, 
                                     std::to_string(slices) + " slices of one height");
   Job job{};
   const float hz = p.axial > 0 ? p.axial : p.spatial, ht = p.time > 0 ? p.time : p.spatial;
-  job.space = {width, static_cast<int>(height / slices), shape.depth, shape.frames, p.spatial, hz, ht,
-               (width + mean_shift_rules::segment - 1) / mean_shift_rules::segment};
+  job.space = {width, static_cast<int>(height / slices), shape.depth, shape.frames, p.spatial, hz, ht};
   auto& k = job.conversion;
   k.channels = channels;
   k.luv = channels >= 3 && p.colour == MeanShiftColour::luv;

@@ -11,11 +11,9 @@
 
 namespace gpuvis::filters::mean_shift_detail {
 
-// What the benchmarks switch off to measure what each speed-up buys; results are the same either way.
-// The defaults are what measured fastest (docs/benchmarks/meanshift.md): the segment boxes prune
-// too little on the benchmark's images and volumes to pay for their tests, the queue pays.
+// What the benchmarks change to measure what the queue buys; results are the same either way. The
+// defaults are what measured fastest (docs/benchmarks/meanshift.md).
 struct Tuning {
-  bool bounds = false;  // skip row segments whose feature box lies outside the window (range pruning)
   int round_steps = 8;  // CUDA: steps per round before unfinished climbs are gathered into the next queue (0: no queue)
   bool ordered = true;  // CUDA: the queue keeps voxel order (a stream compaction) rather than atomic append order
 };

@@ -14,7 +14,6 @@ namespace gpuvis::filters::mean_shift_rules {
 
 GPUVIS_HD inline int max_int(int a, int b) { return a > b ? a : b; }
 GPUVIS_HD inline int min_int(int a, int b) { return a < b ? a : b; }
-GPUVIS_HD inline float max_float(float a, float b) { return a > b ? a : b; }
 
 // Floats per voxel in memory: 3 channels are padded to 4 so that a voxel is one aligned load.
 template <int C>
@@ -147,17 +146,12 @@ GPUVIS_HD inline void to_samples(const float* m, const Conversion& k, T* s) {
 
 // ---- The climb ----------------------------------------------------------------------------------
 
-// Voxels along x are grouped into segments of this many; the neighbour structure holds each
-// segment's smallest and largest feature per channel.
-constexpr int segment = 8;
-
 // The grid a climb runs on: width x height pixels in each of `depth` slices of each of `frames`
 // frames; voxel (x, y, z, t) is number ((t * depth + z) * height + y) * width + x, and its row is
 // ((t * depth + z) * height + y).
 struct Space {
   int width, height, depth, frames;
   float hs, hz, ht;
-  int segments;  // per row
 };
 
 template <int C>
@@ -187,20 +181,15 @@ GPUVIS_HD inline float exp_minus_2(float d2) {
   return e2 * e2;
 }
 
-// Passed as `bounds` when the segment boxes are not used.
-struct NoBounds {};
-
 // One mean shift step of p: the weighted mean of the voxels within distance 1 of it, visited in
-// voxel order. `feature(i, v)` loads voxel i's features into v[0..C); `bounds(row, s)` returns
-// segment s of that row's lowest features [0..C) and highest [C..2C) (NoBounds: no boxes). A segment is skipped only when no voxel of it can be within the
-// window: its lower bound on d^2 is built with the same operations in the same order as each
-// voxel's d^2, and float rounding is monotonic, so the sums (and so the modes) are those of the
-// plain scan to the bit. Returns true when the climb has ended (a step shorter than eps, or an
+// voxel order. The voxel grid is the neighbour structure: each row of the window is cut to the
+// voxels inside the spatial ball, so only those are visited. `feature(i, v)` loads voxel i's
+// features into v[0..C). Returns true when the climb has ended (a step shorter than eps, or an
 // empty window). Compiled per kernel and per number of axes (Dims: 2 image, 3 volume, 4 sequence):
 // the axes a grid does not have contribute exact zeros, which are left out, and the flat kernel's
 // weight of one is not multiplied in, so every variant gives the general formula's floats.
-template <int C, bool Gaussian, int Dims, class Feature, class Bounds>
-GPUVIS_HD bool step(Point<C>& p, const Space& g, float eps, const Feature& feature, const Bounds& bounds) {
+template <int C, bool Gaussian, int Dims, class Feature>
+GPUVIS_HD bool step(Point<C>& p, const Space& g, float eps, const Feature& feature) {
   const float inv_hs2 = 1.0f / (g.hs * g.hs), inv_hz2 = 1.0f / (g.hz * g.hz), inv_ht2 = 1.0f / (g.ht * g.ht);
   const int x0 = max_int(0, static_cast<int>(ceilf(p.x - g.hs))), x1 = min_int(g.width - 1, static_cast<int>(floorf(p.x + g.hs)));
   const int y0 = max_int(0, static_cast<int>(ceilf(p.y - g.hs))), y1 = min_int(g.height - 1, static_cast<int>(floorf(p.y + g.hs)));
@@ -230,49 +219,31 @@ GPUVIS_HD bool step(Point<C>& p, const Space& g, float eps, const Feature& featu
         if (rest < 0.0f) continue;
         const float reach = sqrtf(rest) * g.hs * 1.0001f + 0.01f;
         const int xa = max_int(x0, static_cast<int>(ceilf(p.x - reach))), xb = min_int(x1, static_cast<int>(floorf(p.x + reach)));
-        // Voxels a..b of the row: their weights into the sums.
-        const auto visit = [&](int a, int b) {
-          for (int x = a; x <= b; ++x) {
-            float d2 = spatial(static_cast<float>(x) - p.x, dy);
-            if (d2 > 1.0f) continue;
-            float v[lanes<C>];
-            feature(row * g.width + x, v);
-            for (int c = 0; c < C; ++c) {
-              const float d = v[c] - p.r[c];
-              d2 += d * d;
-            }
-            if (d2 > 1.0f) continue;
-            if constexpr (Gaussian) {
-              const float w = exp_minus_2(d2);
-              wsum += w;
-              mx += w * static_cast<float>(x);
-              my += w * static_cast<float>(y);
-              if constexpr (Dims >= 3) mz += w * static_cast<float>(z);
-              if constexpr (Dims >= 4) mt += w * static_cast<float>(t);
-              for (int c = 0; c < C; ++c) mr[c] += w * v[c];
-            } else {
-              wsum += 1.0f;
-              mx += static_cast<float>(x);
-              my += static_cast<float>(y);
-              if constexpr (Dims >= 3) mz += static_cast<float>(z);
-              if constexpr (Dims >= 4) mt += static_cast<float>(t);
-              for (int c = 0; c < C; ++c) mr[c] += v[c];
-            }
+        for (int x = xa; x <= xb; ++x) {
+          float d2 = spatial(static_cast<float>(x) - p.x, dy);
+          if (d2 > 1.0f) continue;
+          float v[lanes<C>];
+          feature(row * g.width + x, v);
+          for (int c = 0; c < C; ++c) {
+            const float d = v[c] - p.r[c];
+            d2 += d * d;
           }
-        };
-        if constexpr (std::is_same_v<Bounds, NoBounds>) {
-          visit(xa, xb);
-        } else {
-          for (int s = xa / segment; s <= xb / segment && xa <= xb; ++s) {
-            const int a = max_int(xa, s * segment), b = min_int(xb, s * segment + segment - 1);
-            const float* box = bounds(row, s);
-            const float fa = static_cast<float>(a), fb = static_cast<float>(b);
-            float lower = spatial(p.x < fa ? fa - p.x : (p.x > fb ? p.x - fb : 0.0f), dy);
-            for (int c = 0; c < C; ++c) {
-              const float e = max_float(0.0f, max_float(box[c] - p.r[c], p.r[c] - box[C + c]));
-              lower += e * e;
-            }
-            if (lower <= 1.0f) visit(a, b);
+          if (d2 > 1.0f) continue;
+          if constexpr (Gaussian) {
+            const float w = exp_minus_2(d2);
+            wsum += w;
+            mx += w * static_cast<float>(x);
+            my += w * static_cast<float>(y);
+            if constexpr (Dims >= 3) mz += w * static_cast<float>(z);
+            if constexpr (Dims >= 4) mt += w * static_cast<float>(t);
+            for (int c = 0; c < C; ++c) mr[c] += w * v[c];
+          } else {
+            wsum += 1.0f;
+            mx += static_cast<float>(x);
+            my += static_cast<float>(y);
+            if constexpr (Dims >= 3) mz += static_cast<float>(z);
+            if constexpr (Dims >= 4) mt += static_cast<float>(t);
+            for (int c = 0; c < C; ++c) mr[c] += v[c];
           }
         }
       }
@@ -329,20 +300,6 @@ GPUVIS_HD Point<C> start(long long i, const Space& g, const float* f) {
   for (int c = 0; c < C; ++c) p.r[c] = f[c];
   p.steps = 0;
   return p;
-}
-
-// Segment s of a row: the lowest and highest features per channel over its voxels, into
-// box[0..C) and box[C..2C).
-template <int C>
-GPUVIS_HD void segment_bounds(const float* row_features, int width, int s, float* box) {
-  const int a = s * segment, b = min_int(width - 1, a + segment - 1);
-  for (int c = 0; c < C; ++c) box[c] = box[C + c] = row_features[static_cast<long long>(a) * lanes<C> + c];
-  for (int x = a + 1; x <= b; ++x)
-    for (int c = 0; c < C; ++c) {
-      const float v = row_features[static_cast<long long>(x) * lanes<C> + c];
-      box[c] = v < box[c] ? v : box[c];
-      box[C + c] = v > box[C + c] ? v : box[C + c];
-    }
 }
 
 }  // namespace gpuvis::filters::mean_shift_rules

@@ -1,5 +1,5 @@
-// Mean shift filtering on the CPU: the features (colour converted, divided by h_r) and the
-// neighbour structure are computed once, rows in parallel; then every voxel climbs on its own.
+// Mean shift filtering on the CPU: the features (colour converted, divided by h_r) are computed
+// once, rows in parallel; then every voxel climbs on its own.
 // A climb here is tied to no other, so unlike on the GPU no queue is needed to keep the cores busy:
 // voxels are handed out in small chunks, in batches between which progress is reported. The
 // result does not depend on the thread count.
@@ -18,7 +18,7 @@ namespace rules = mean_shift_rules;
 
 template <int C, class T>
 void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& job, const MeanShiftParams& params,
-         std::vector<float>* modes_out, const mean_shift_detail::Tuning& tuning) {
+         std::vector<float>* modes_out) {
   constexpr int L = rules::lanes<C>;
   const rules::Space& g = job.space;
   const long long n = job.voxels(), rows = job.rows();
@@ -30,22 +30,13 @@ void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& j
       for (int x = 0; x < w; ++x) rules::to_features<C>(s + static_cast<std::ptrdiff_t>(x) * C, job.conversion, &feature[(r * w + x) * L]);
     }
   });
-  std::vector<float> box;
-  if (tuning.bounds) {
-    box.resize(static_cast<std::size_t>(rows) * g.segments * 2 * C);
-    parallel_for(0, rows, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
-      for (std::ptrdiff_t r = r0; r < r1; ++r)
-        for (int s = 0; s < g.segments; ++s) rules::segment_bounds<C>(&feature[r * w * L], w, s, &box[(r * g.segments + s) * 2 * C]);
-    });
-  }
   const auto load = [&](long long i, float* v) {
     for (int c = 0; c < C; ++c) v[c] = feature[i * L + c];
   };
-  const auto boxes = [&](long long row, int s) -> const float* { return &box[(row * g.segments + s) * 2 * C]; };
   std::vector<float> modes(static_cast<std::size_t>(n) * L, 0.0f);
   // Batches of voxels, each climbed in parallel; progress between batches.
   const long long batches = params.progress ? std::clamp<long long>(n / 65536, 1, 100) : 1;
-  const auto climb_all = [&](auto gaussian, auto dims, const auto& bounds) {
+  rules::with_variant(job.gaussian, g, [&](auto gaussian, auto dims) {
     constexpr bool G = decltype(gaussian)::value;
     constexpr int D = decltype(dims)::value;
     for (long long b = 0; b < batches; ++b) {
@@ -53,17 +44,13 @@ void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& j
       parallel_for(i0, i1, 64, [&](std::ptrdiff_t a, std::ptrdiff_t e) {
         for (std::ptrdiff_t i = a; i < e; ++i) {
           rules::Point<C> p = rules::start<C>(i, g, &feature[i * L]);
-          while (p.steps < job.max_iter && !rules::step<C, G, D>(p, g, job.eps, load, bounds)) {
+          while (p.steps < job.max_iter && !rules::step<C, G, D>(p, g, job.eps, load)) {
           }
           for (int c = 0; c < C; ++c) modes[i * L + c] = p.r[c];
         }
       });
       if (params.progress) params.progress(static_cast<double>(i1) / static_cast<double>(n));
     }
-  };
-  rules::with_variant(job.gaussian, g, [&](auto gaussian, auto dims) {
-    if (tuning.bounds) climb_all(gaussian, dims, boxes);
-    else climb_all(gaussian, dims, rules::NoBounds{});
   });
   parallel_for(0, rows, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
     for (std::ptrdiff_t r = r0; r < r1; ++r) {
@@ -78,13 +65,13 @@ void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& j
 
 template <class T>
 void mean_shift_filter_cpu(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
-                           std::vector<float>* modes, const mean_shift_detail::Tuning& tuning) {
+                           std::vector<float>* modes, const mean_shift_detail::Tuning&) {
   const auto job = mean_shift_detail::prepare(src, dst, shape, params);
   switch (src.channels) {
-    case 1: run<1>(src, dst, job, params, modes, tuning); break;
-    case 2: run<2>(src, dst, job, params, modes, tuning); break;
-    case 3: run<3>(src, dst, job, params, modes, tuning); break;
-    default: run<4>(src, dst, job, params, modes, tuning); break;
+    case 1: run<1>(src, dst, job, params, modes); break;
+    case 2: run<2>(src, dst, job, params, modes); break;
+    case 3: run<3>(src, dst, job, params, modes); break;
+    default: run<4>(src, dst, job, params, modes); break;
   }
 }
 

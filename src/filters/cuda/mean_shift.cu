@@ -1,6 +1,5 @@
 // Mean shift filtering on CUDA, with the CPU's rules (../mean_shift_rules.hpp): the samples are
-// converted to features on the device, the neighbour structure (each row segment's feature box)
-// is built there, and the climbs run in rounds of a few steps. A warp runs its 32 climbs in
+// converted to features on the device and the climbs run there in rounds of a few steps. A warp runs its 32 climbs in
 // lockstep, so one slow climb would hold 31 finished threads; after each round the unfinished
 // climbs are gathered into a queue (the clMeanShift study's process queue) and only they run on.
 // Compiled without FMA contraction (CMakeLists), so the modes are the CPU's bit for bit.
@@ -49,14 +48,6 @@ __global__ void features_kernel(DeviceView<const T> src, float* __restrict__ f, 
                         f + (row * src.width + x) * rules::lanes<C>);
 }
 
-template <int C>
-__global__ void bounds_kernel(const float* __restrict__ f, float* __restrict__ box, int width, int segments, long long rows) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= rows * segments) return;
-  const long long row = i / segments;
-  rules::segment_bounds<C>(f + row * width * rules::lanes<C>, width, static_cast<int>(i % segments), box + i * 2 * C);
-}
-
 // The climbs' state between rounds, per voxel.
 template <int C>
 struct ClimbState {
@@ -70,8 +61,8 @@ struct ClimbState {
 // save their state and either append themselves to queue_out (atomically, in no set order) or,
 // with `keep` given, set keep[k] for a stream compaction that keeps voxel order, so that a warp's
 // climbs stay neighbours in the image and share the caches.
-template <int C, bool Gaussian, int Dims, bool Boxes>
-__global__ void climb_kernel(const float* __restrict__ f, const float* __restrict__ box, rules::Space g, float eps,
+template <int C, bool Gaussian, int Dims>
+__global__ void climb_kernel(const float* __restrict__ f, rules::Space g, float eps,
                              int max_iter, int round_steps, const int* __restrict__ queue_in, int n, ClimbState<C> state,
                              int* __restrict__ queue_out, int* __restrict__ n_out, unsigned char* __restrict__ keep,
                              float* __restrict__ modes) {
@@ -93,14 +84,10 @@ __global__ void climb_kernel(const float* __restrict__ f, const float* __restric
       p = rules::start<C>(idx, g, v);
     }
     const auto load = [&](long long i, float* v) { load_features<C>(f, i, v); };
-    const auto boxes = [&](long long row, int s) -> const float* { return box + (row * g.segments + s) * 2 * C; };
     const int limit = round_steps > 0 && max_iter - p.steps > round_steps ? p.steps + round_steps : max_iter;
     bool ended = false;
     while (p.steps < limit) {
-      bool done;
-      if constexpr (Boxes) done = rules::step<C, Gaussian, Dims>(p, g, eps, load, boxes);
-      else done = rules::step<C, Gaussian, Dims>(p, g, eps, load, rules::NoBounds{});
-      if (done) {
+      if (rules::step<C, Gaussian, Dims>(p, g, eps, load)) {
         ended = true;
         break;
       }
@@ -150,16 +137,15 @@ void run(DeviceView<const T> src, DeviceView<T> dst, const Job& job, const MeanS
   const long long n = job.voxels(), rows = job.rows();
   require(n < (1ll << 31), "mean shift on CUDA takes at most 2^31 voxels");
   const std::size_t feature_bytes = static_cast<std::size_t>(n) * L * sizeof(float);
-  const std::size_t box_bytes = tuning.bounds ? static_cast<std::size_t>(rows) * g.segments * 2 * C * sizeof(float) : 0;
   const std::size_t state_bytes = static_cast<std::size_t>(n) * (sizeof(float4) + L * sizeof(float) + 3 * sizeof(int));
-  const std::size_t need = 2 * feature_bytes + box_bytes + state_bytes;
+  const std::size_t need = 2 * feature_bytes + state_bytes;
   std::size_t free_bytes = 0, total_bytes = 0;
   GPUVIS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (need > free_bytes)
     fail(ErrorCode::invalid_argument, "mean shift of " + std::to_string(n) + " voxels needs " + gib(static_cast<double>(need)) +
                                        " of GPU memory and " + gib(static_cast<double>(free_bytes)) +
                                        " is free: use --backend cpu or a smaller volume");
-  cuda::DeviceBuffer d_feature(feature_bytes), d_modes(feature_bytes), d_box(box_bytes ? box_bytes : 1);
+  cuda::DeviceBuffer d_feature(feature_bytes), d_modes(feature_bytes);
   cuda::DeviceBuffer d_pos(static_cast<std::size_t>(n) * sizeof(float4)), d_range(feature_bytes);
   cuda::DeviceBuffer d_steps(static_cast<std::size_t>(n) * sizeof(int)), d_queue_a(static_cast<std::size_t>(n) * sizeof(int)),
       d_queue_b(static_cast<std::size_t>(n) * sizeof(int)), d_count(2 * sizeof(int));
@@ -175,14 +161,6 @@ void run(DeviceView<const T> src, DeviceView<T> dst, const Job& job, const MeanS
   const dim3 block2(32, 8), grid2((g.width + 31) / 32, static_cast<unsigned>((rows + 7) / 8));
   features_kernel<C, T><<<grid2, block2, 0, stream>>>(src, d_feature.as<float>(), job.conversion, rows);
   GPUVIS_CUDA_CHECK_LAUNCH();
-  const float* box = nullptr;
-  if (tuning.bounds) {
-    const long long segs = rows * g.segments;
-    bounds_kernel<C><<<static_cast<unsigned>((segs + 255) / 256), 256, 0, stream>>>(d_feature.as<float>(), d_box.as<float>(), g.width,
-                                                                                 g.segments, rows);
-    GPUVIS_CUDA_CHECK_LAUNCH();
-    box = d_box.as<float>();
-  }
   const ClimbState<C> state{d_pos.as<float4>(), d_range.as<float>(), d_steps.as<int>()};
   int* queue_in = nullptr;
   int* queue_out = d_queue_a.as<int>();
@@ -193,9 +171,8 @@ void run(DeviceView<const T> src, DeviceView<T> dst, const Job& job, const MeanS
     rules::with_variant(job.gaussian, g, [&](auto gaussian, auto dims) {
       constexpr bool G = decltype(gaussian)::value;
       constexpr int D = decltype(dims)::value;
-      auto* kernel = box ? climb_kernel<C, G, D, true> : climb_kernel<C, G, D, false>;
-      kernel<<<static_cast<unsigned>((active + 127) / 128), 128, 0, stream>>>(
-          d_feature.as<float>(), box, g, job.eps, job.max_iter, tuning.round_steps, queue_in, static_cast<int>(active), state, queue_out,
+      climb_kernel<C, G, D><<<static_cast<unsigned>((active + 127) / 128), 128, 0, stream>>>(
+          d_feature.as<float>(), g, job.eps, job.max_iter, tuning.round_steps, queue_in, static_cast<int>(active), state, queue_out,
           d_count.as<int>(), tuning.ordered ? d_keep.as<unsigned char>() : nullptr, d_modes.as<float>());
     });
     GPUVIS_CUDA_CHECK_LAUNCH();
