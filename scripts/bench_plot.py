@@ -7,7 +7,7 @@ Timed rows (those with median_us: threshold, filters, pipeline, detect, life, me
 horizontal bars of the median time per case, one colour per backend and scope, on a log axis
 (shorter is faster). The soak's rows become resident memory against time, the cluster's
 throughput against workers, start-up's figures as bars per build, the live view's tracking rate per
-condition. Needs matplotlib.
+condition, the mean shift accuracy study's adjusted Rand index per case. Needs matplotlib.
 """
 import argparse
 import collections
@@ -110,6 +110,21 @@ def live_view(rows, ax):
     return len(rows)
 
 
+def accuracy(rows, ax):
+    """Segmentation accuracy rows (meanshift_accuracy): adjusted Rand index per case and method."""
+    labels = [f"{r['case']}, noise {r['noise_sigma']}: {r['method']}" for r in rows]
+    colours = ["#4a8" if r["method"].startswith("gpuvis") else "#c84" for r in rows]
+    ax.barh(range(len(rows)), [max(r["ari"], 0.0) for r in rows], color=colours)
+    for i, r in enumerate(rows):
+        ax.text(max(r["ari"], 0.0), i, f"  ARI {r['ari']:.3f}, VI {r['vi_bits']:.2f} bits, {r['regions']} regions", va="center", fontsize=8)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([short(t, 95) for t in labels], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.6)
+    ax.set_xlabel("adjusted Rand index against the known regions (1 = exact; longer is better)")
+    return len(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results")
@@ -120,7 +135,7 @@ def main():
     if not rows:
         raise SystemExit(f"bench_plot: {path} has no rows")
     kind = rows[0].get("suite") or rows[0].get("benchmark") or ""
-    plot = {"soak": soak, "cluster": cluster, "startup": startup, "live_view": live_view}.get(kind, timed)
+    plot = {"soak": soak, "cluster": cluster, "startup": startup, "live_view": live_view, "meanshift-accuracy": accuracy}.get(kind, timed)
     if plot is timed:
         rows = [r for r in rows if "median_us" in r]
     # A first pass sizes the figure by its number of cases.

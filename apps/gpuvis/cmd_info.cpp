@@ -10,6 +10,7 @@
 #include "gpuvis/source/frame_source.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/io/volume_file.hpp"
 #include "gpuvis/io/gif.hpp"
 #include "gpuvis/lab/lab.hpp"
 
@@ -29,6 +30,7 @@ void register_info(CLI::App& app, Command& run) {
                 << "  video/camera:   " << (source::video_available() ? "yes (OpenCV videoio)" : "no (install libopencv-dev)") << "\n"
                 << "  reacTIVision.xml: " << (config::xml_available() ? "yes (tinyxml2)" : "no (install libtinyxml2-dev)") << "\n"
                 << "  animated GIF:   " << (gif::available() ? "yes (giflib)" : "no (install libgif-dev)") << "\n"
+                << "  NIfTI volumes:  " << (nifti::available() ? "yes (nifticlib)" : "no (install libnifti2-dev)") << "\n"
                 << "  lab CPU matmul: " << (lab::blas_available() ? "yes (OpenBLAS, loaded on use)" : "no (install libopenblas-dev)") << "\n"
                 << "  CPU threads:    " << num_threads() << " (hardware: " << std::thread::hardware_concurrency() << ")\n";
       if (built_with_cuda())

@@ -595,6 +595,30 @@ TEST(MeanShiftCli, VolumeFilesAndSequenceFolders) {
     EXPECT_NE(r.output.find("cut.nii"), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(never));
   }
+  if (nifti::available()) {
+    // A file's own sample type is kept: int16 is filtered as float and written back as int16,
+    // its header (here: the voxel size) with it.
+    Image<float> values(5, 12);
+    for (int y = 0; y < 12; ++y)
+      for (int x = 0; x < 5; ++x) values(x, y) = static_cast<float>(-300 + 57 * x - 11 * y) + 0.4f;
+    Volume v;
+    v.stacked = values.clone();
+    v.shape = {3, 1};
+    const std::string as_float = test::temp_path("f.nii"), as_int = test::temp_path("i16.nii.gz");
+    write_volume(as_float, v, v.stacked);
+    Volume read = read_volume(as_float);
+    read.nifti_datatype = 4;  // DT_INT16
+    write_volume(as_int, read, read.stacked);
+    const Volume back = read_volume(as_int);
+    EXPECT_EQ(back.nifti_datatype, 4);
+    const auto& got = std::get<Image<float>>(back.stacked);
+    for (int y = 0; y < 12; ++y)
+      for (int x = 0; x < 5; ++x) EXPECT_EQ(got(x, y), std::nearbyint(values(x, y))) << x << "," << y;
+    const std::string out16 = test::temp_path("i16_out.nii.gz");
+    auto r = test::run_cli("filter meanshift " + as_int + " " + out16 + " --spatial 2 --range 100 --backend cpu");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_volume(out16).nifti_datatype, 4);
+  }
   // A sequence: one folder of slices per frame.
   const std::string seq = test::temp_path("seq"), seq_out = test::temp_path("seq_out");
   fs::remove_all(seq);
