@@ -1,5 +1,8 @@
 #include "cli_common.hpp"
 
+#include "gpuvis/io/image_file.hpp"
+#include "gpuvis/io/volume_file.hpp"
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -64,6 +67,17 @@ void check_output_path(const std::string& output, const std::string& input, bool
   const fs::path parent = fs::path(output).parent_path();
   if (!parent.empty() && !fs::is_directory(parent, ec))
     fail(ErrorCode::io, "cannot write '" + output + "': folder '" + parent.string() + "' does not exist");
+}
+
+void check_volume_outputs(const std::vector<std::string>& outputs, const std::string& input, bool overwrite) {
+  namespace fs = std::filesystem;
+  for (const auto& path : outputs) {
+    std::error_code ec;
+    const bool file = is_volume_file(path) || fs::path(path).extension() == ".json";
+    if (!file) fs::create_directories(fs::path(path).parent_path(), ec);
+    check_output_path(path, input, overwrite);
+    if (!file) check_writable(path);
+  }
 }
 
 void notice(const std::string& message) { std::cerr << "gpuvis: " << message << "\n"; }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "gpuvis/core/backend.hpp"
 #include "gpuvis/decode/blobs.hpp"
@@ -33,6 +34,9 @@ std::string data_dir();
 // input file in any case, so nothing the user gave us is lost.
 void check_output_path(const std::string& output, const std::string& input, bool overwrite);
 
+// check_output_path for every file a volume command will write, creating a folder volume's output
+// folders (and only those) so that their files can be checked too.
+void check_volume_outputs(const std::vector<std::string>& outputs, const std::string& input, bool overwrite);
 void notice(const std::string& message);
 
 // "6cm", "60mm", "2.5in" -> millimetres; errors name `what` (the option).

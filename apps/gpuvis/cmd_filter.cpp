@@ -91,12 +91,7 @@ void mean_shift_volume(const std::string& in, const std::string& out, const filt
   const auto t0 = std::chrono::steady_clock::now();
   Volume volume = read_volume(in);
   const std::string extension = std::holds_alternative<Image<float>>(volume.stacked) && !is_volume_file(out) ? ".pfm" : "";
-  for (const auto& path : volume_outputs(out, volume, extension)) {
-    std::error_code ec;
-    if (!is_volume_file(path)) std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);  // a folder volume's
-    check_output_path(path, in, overwrite);
-    if (!is_volume_file(path) && std::filesystem::path(path).extension() != ".json") check_writable(path);
-  }
+  check_volume_outputs(volume_outputs(out, volume, extension), in, overwrite);
   std::visit(
       [&](const auto& stacked) {
         using T = std::decay_t<decltype(stacked(0, 0))>;

@@ -79,12 +79,7 @@ void segment_volume(const std::string& in, const Outputs& out, const filters::Me
     if (!p->empty())
       for (const auto& f : volume_outputs(*p, volume, floats ? ".pfm" : "")) planned.push_back(f);
   if (!out.regions.empty()) planned.push_back(out.regions);
-  for (const auto& path : planned) {
-    std::error_code ec;
-    if (!is_volume_file(path)) std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);  // a folder volume's
-    check_output_path(path, in, overwrite);
-    if (!is_volume_file(path) && std::filesystem::path(path).extension() != ".json") check_writable(path);
-  }
+  check_volume_outputs(planned, in, overwrite);
   std::visit(
       [&](const auto& stacked) {
         using T = std::decay_t<decltype(stacked(0, 0))>;

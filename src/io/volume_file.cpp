@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <filesystem>
+#include <tuple>
 
 #include "gpuvis/core/error.hpp"
 
