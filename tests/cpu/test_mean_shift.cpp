@@ -614,6 +614,19 @@ TEST(MeanShiftCli, VolumeFilesAndSequenceFolders) {
     const auto& got = std::get<Image<float>>(back.stacked);
     for (int y = 0; y < 12; ++y)
       for (int x = 0; x < 5; ++x) EXPECT_EQ(got(x, y), std::nearbyint(values(x, y))) << x << "," << y;
+    // A header that claims more voxels than the machine has memory for: one line, nothing read.
+    const std::string huge = test::temp_path("huge.nii"), never_big = test::temp_path("never_big.nii");
+    {
+      std::fstream f(as_float, std::ios::in | std::ios::out | std::ios::binary);
+      const std::int16_t dims[3] = {30000, 30000, 30000};  // NIfTI-1: dim[1..3] at byte 42
+      f.seekp(42);
+      f.write(reinterpret_cast<const char*>(dims), sizeof dims);
+    }
+    std::filesystem::copy_file(as_float, huge, std::filesystem::copy_options::overwrite_existing);
+    auto big = test::run_cli("filter meanshift " + huge + " " + never_big + " --backend cpu");
+    EXPECT_NE(big.exit_code, 0);
+    EXPECT_NE(big.output.find("too large"), std::string::npos) << big.output;
+    EXPECT_FALSE(fs::exists(never_big));
     const std::string out16 = test::temp_path("i16_out.nii.gz");
     auto r = test::run_cli("filter meanshift " + as_int + " " + out16 + " --spatial 2 --range 100 --backend cpu");
     ASSERT_EQ(r.exit_code, 0) << r.output;
