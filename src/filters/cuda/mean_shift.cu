@@ -7,6 +7,7 @@
 
 #include <cub/device/device_select.cuh>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -42,10 +43,9 @@ __device__ __forceinline__ void load_features(const float* __restrict__ f, long 
 template <int C, class T>
 __global__ void features_kernel(DeviceView<const T> src, float* __restrict__ f, rules::Conversion k, long long rows) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const long long row = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
-  if (x >= src.width || row >= rows) return;
-  rules::to_features<C>(src.row(static_cast<int>(row)) + static_cast<long long>(x) * C, k,
-                        f + (row * src.width + x) * rules::lanes<C>);
+  if (x >= src.width) return;
+  for (long long row = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y; row < rows; row += static_cast<long long>(gridDim.y) * blockDim.y)
+    rules::to_features<C>(src.row(static_cast<int>(row)) + static_cast<long long>(x) * C, k, f + (row * src.width + x) * rules::lanes<C>);
 }
 
 // The climbs' state between rounds, per voxel.
@@ -122,9 +122,9 @@ __global__ void identity_kernel(int* __restrict__ out, int n) {
 template <int C, class T>
 __global__ void samples_kernel(const float* __restrict__ modes, DeviceView<T> dst, rules::Conversion k, long long rows) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const long long row = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y;
-  if (x >= dst.width || row >= rows) return;
-  rules::to_samples<C>(modes + (row * dst.width + x) * rules::lanes<C>, k, dst.row(static_cast<int>(row)) + static_cast<long long>(x) * C);
+  if (x >= dst.width) return;
+  for (long long row = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y; row < rows; row += static_cast<long long>(gridDim.y) * blockDim.y)
+    rules::to_samples<C>(modes + (row * dst.width + x) * rules::lanes<C>, k, dst.row(static_cast<int>(row)) + static_cast<long long>(x) * C);
 }
 
 std::string gib(double bytes) { return std::to_string(bytes / (1u << 30)).substr(0, 4) + " GiB"; }
@@ -158,7 +158,8 @@ void run(DeviceView<const T> src, DeviceView<T> dst, const Job& job, const MeanS
     d_select_temp.reserve(select_bytes);
   }
 
-  const dim3 block2(32, 8), grid2((g.width + 31) / 32, static_cast<unsigned>((rows + 7) / 8));
+  // Rows beyond the grid's 65535 blocks in y are reached by striding.
+  const dim3 block2(32, 8), grid2((g.width + 31) / 32, static_cast<unsigned>(std::min<long long>((rows + 7) / 8, 65535)));
   features_kernel<C, T><<<grid2, block2, 0, stream>>>(src, d_feature.as<float>(), job.conversion, rows);
   GPUVIS_CUDA_CHECK_LAUNCH();
   const ClimbState<C> state{d_pos.as<float4>(), d_range.as<float>(), d_steps.as<int>()};
