@@ -1,4 +1,5 @@
-// Threshold benchmarks: CPU (all threads and one thread, plus the naive O(h^2) loop for scale) and
+// Threshold benchmarks: CPU (all threads and one thread, plus the naive O(h^2) loop for scale, and
+// OpenCV's dilate/erode Bernsen on the same frames and threads when OpenCV is found) and
 // CUDA (kernel only, and end to end from pinned host memory through upload, kernels and download,
 // launched directly and as a CUDA graph). Frames are the bundled table sample tiled up to size.
 #include <cstdio>
@@ -8,6 +9,10 @@
 #include "gpuvis/threshold/threshold.hpp"
 #include "threshold/cpu/threshold_cpu.hpp"
 #include "harness.hpp"
+#ifdef GPUVIS_BENCH_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
 #ifdef GPUVIS_BENCH_CUDA
 #include "cuda/graph.hpp"
 #include "cuda/memory.hpp"
@@ -55,6 +60,33 @@ std::vector<Case> cases() {
   return c;
 }
 
+#ifdef GPUVIS_BENCH_OPENCV
+// Bernsen as OpenCV users build it: the window's max and min by dilate and erode with a square
+// element (OpenCV's default border leaves pixels outside the image out, as gpuvis's truncated
+// window does), then docs/thresholds.md's rule with whole-image operations. Gives gpuvis's output
+// byte for byte (checked below).
+struct OpenCvBernsen {
+  cv::Mat mx, mn, range, half, t, low, low_white, out;
+  cv::Mat halve = [] {
+    cv::Mat lut(1, 256, CV_8U);
+    for (int i = 0; i < 256; ++i) lut.at<std::uint8_t>(i) = static_cast<std::uint8_t>(i / 2);
+    return lut;
+  }();
+  void operator()(const cv::Mat& src, int h, int gate) {
+    const cv::Mat element = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(2 * h + 1, 2 * h + 1));
+    cv::dilate(src, mx, element);
+    cv::erode(src, mn, element);
+    cv::subtract(mx, mn, range);
+    cv::LUT(range, halve, half);  // floor((max - min) / 2)
+    cv::add(mn, half, t);         // floor((max + min) / 2)
+    cv::compare(src, t, out, cv::CMP_GT);
+    cv::compare(range, gate, low, cv::CMP_LT);
+    cv::compare(t, 127, low_white, cv::CMP_GE);
+    low_white.copyTo(out, low);
+  }
+};
+#endif
+
 #ifdef GPUVIS_BENCH_CUDA
 // Runs `work` once, so workspaces grow and kernel attributes are set outside the capture, then
 // captures it into `graph`.
@@ -92,6 +124,25 @@ int main(int argc, char** argv) {
         report.add(r);
       }
     }
+#ifdef GPUVIS_BENCH_OPENCV
+    if (args.wants("cpu")) {  // the same frames through OpenCV on the same threads
+      cv::setNumThreads(num_threads());
+      const cv::Mat in(h, w, CV_8U, const_cast<std::uint8_t*>(src.data()), static_cast<std::size_t>(src.stride()));
+      OpenCvBernsen cv_bernsen;
+      for (int half : {6, 12, 32}) {
+        Params p;
+        p.bernsen.half_window = half;
+        threshold_cpu(src.view(), dst.view(), p);
+        cv_bernsen(in, half, p.bernsen.gate);
+        const HostView<const std::uint8_t> theirs{cv_bernsen.out.ptr<std::uint8_t>(), w, h, 1, static_cast<std::ptrdiff_t>(cv_bernsen.out.step)};
+        const std::size_t differ = count_differences<std::uint8_t>(HostView<const std::uint8_t>(dst.view()), theirs);
+        bench::Record r{"threshold", "bernsen", "opencv-cpu", "host (dilate, erode and whole-image ops)", w, h,
+                        {{"h", std::to_string(half)}, {"pixels differing from gpuvis", std::to_string(differ)}}, {}};
+        r.stats = bench::measure([&] { return bench::time_us([&] { cv_bernsen(in, half, p.bernsen.gate); }); }, host_opts);
+        report.add(r);
+      }
+    }
+#endif
     if (w == 640 && args.wants("cpu")) {
       Params p;
       p.bernsen.half_window = 12;
