@@ -1,6 +1,9 @@
-// Filter benchmarks: 7x7 2D convolution and separable Gaussian on f32, bilateral radius 3 on RGB
-// u8, at 3840x2160 (and 1920x1080): CPU (all threads), OpenCV's CPU versions when built with
-// OpenCV, CUDA kernels (device-level entry, CUDA events, no transfers) and CUDA from host to host.
+// Filter benchmarks at 3840x2160 (and 1920x1080). CPU (all threads), beside OpenCV's CPU versions
+// when built with OpenCV: 7x7 2D convolution on u8 and f32 with 1 and 3 channels, the separable
+// 13-tap Gaussian on f32 grey and u8 RGB, bilateral radius 3 on u8 grey and RGB. CUDA: 7x7 and the
+// Gaussian on f32, bilateral on RGB u8, kernels (device-level entry, CUDA events, no transfers) and
+// from host to host.
+#include <functional>
 #include <random>
 
 #include "gpuvis/core/parallel.hpp"
@@ -35,6 +38,69 @@ Kernel random_7x7() {
   for (int i = 0; i < 49; ++i) k.weights.push_back(std::uniform_real_distribution<float>(-1, 1)(rng));
   return k;
 }
+
+std::string type_name(bool is_float, int channels) { return std::string(is_float ? "f32x" : "u8x") + std::to_string(channels); }
+
+// One CPU case for gpuvis and, when built with it, for OpenCV on the same image and thread count.
+template <class T>
+void cpu_case(bench::Report& report, const std::string& name, int w, int h, int channels, std::map<std::string, std::string> params,
+              const bench::Options& o, const std::function<void(const Image<T>&, Image<T>&)>& ours,
+              [[maybe_unused]] const std::function<void(const Image<T>&, Image<T>&)>& opencv) {
+  const auto src = random_typed<T>(w, h, channels, 1);
+  Image<T> out(w, h, channels);
+  params["type"] = type_name(std::is_same_v<T, float>, channels);
+  bench::Record r{"filters", name, "cpu", "host", w, h, params, {}};
+  r.stats = bench::measure([&] { return bench::time_us([&] { ours(src, out); }); }, o);
+  report.add(r);
+#ifdef GPUVIS_BENCH_OPENCV
+  r.backend = "opencv-cpu";
+  r.stats = bench::measure([&] { return bench::time_us([&] { opencv(src, out); }); }, o);
+  report.add(r);
+#endif
+}
+
+#ifdef GPUVIS_BENCH_OPENCV
+// A cv::Mat over a gpuvis image's pixels (no copy).
+template <class T>
+cv::Mat as_mat(const Image<T>& img) {
+  const int depth = std::is_same_v<T, float> ? CV_32F : CV_8U;
+  return cv::Mat(img.height(), img.width(), CV_MAKETYPE(depth, img.channels()), const_cast<T*>(img.data()),
+                 static_cast<std::size_t>(img.stride()));
+}
+#endif
+
+// The CPU cases: 2D convolution u8/f32 with 1 and 3 channels, the separable Gaussian f32 and u8 RGB,
+// bilateral grey and colour. OpenCV writes into its own Mat (as its users get it).
+void cpu_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kernel& gauss, const BilateralParams& bp, const bench::Options& o) {
+#ifdef GPUVIS_BENCH_OPENCV
+  cv::setNumThreads(num_threads());
+  cv::Mat km(7, 7, CV_32F, const_cast<float*>(k7.weights.data())), dst;
+  const auto sep = separate(gauss);
+  auto cv_conv = [&](const auto& src, auto&) { cv::filter2D(as_mat(src), dst, -1, km); };
+  auto cv_sep = [&](const auto& src, auto&) { cv::sepFilter2D(as_mat(src), dst, -1, cv::Mat(sep.row), cv::Mat(sep.column)); };
+  auto cv_bilateral = [&](const auto& src, auto&) {
+    cv::bilateralFilter(as_mat(src), dst, 2 * bp.radius + 1, bp.sigma_range, bp.sigma_space);
+  };
+#else
+  auto cv_conv = [](const auto&, auto&) {};
+  auto cv_sep = cv_conv, cv_bilateral = cv_conv;
+#endif
+  const std::map<std::string, std::string> p7{{"kernel", "7x7"}}, pg{{"kernel", "gaussian 13 taps"}},
+      pb{{"radius", std::to_string(bp.radius)}};
+  using U8 = Image<std::uint8_t>;
+  using F32 = Image<float>;
+  for (int c : {1, 3}) {
+    cpu_case<float>(report, "conv2d", w, h, c, p7, o, [&](const F32& s, F32& d) { convolve_cpu<float>(s.view(), d.view(), k7); }, cv_conv);
+    cpu_case<std::uint8_t>(report, "conv2d", w, h, c, p7, o,
+                           [&](const U8& s, U8& d) { convolve_cpu<std::uint8_t>(s.view(), d.view(), k7); }, cv_conv);
+  }
+  cpu_case<float>(report, "separable", w, h, 1, pg, o, [&](const F32& s, F32& d) { convolve_cpu<float>(s.view(), d.view(), gauss); }, cv_sep);
+  cpu_case<std::uint8_t>(report, "separable", w, h, 3, pg, o,
+                         [&](const U8& s, U8& d) { convolve_cpu<std::uint8_t>(s.view(), d.view(), gauss); }, cv_sep);
+  for (int c : {1, 3})
+    cpu_case<std::uint8_t>(report, "bilateral", w, h, c, pb, o,
+                           [&](const U8& s, U8& d) { bilateral_cpu<std::uint8_t>(s.view(), d.view(), bp); }, cv_bilateral);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,42 +114,16 @@ int main(int argc, char** argv) {
   const Kernel k7 = random_7x7(), gauss = parse_kernel("gaussian:sigma=2");  // 13 taps
   BilateralParams bp;  // radius 3, sigma_space 3, sigma_range 30
   for (auto [w, h] : sizes) {
+    if (args.wants("cpu")) cpu_cases(report, w, h, k7, gauss, bp, o);
+#ifdef GPUVIS_BENCH_CUDA
+    if (!args.wants("cuda") || cuda::device_count() == 0) continue;
+    report.set_gpu_description(cuda::devices()[0].name);
     const auto f1 = random_typed<float>(w, h, 1, 1);
     const auto rgb = random_typed<std::uint8_t>(w, h, 3, 2);
     Image<float> fo(w, h, 1);
     Image<std::uint8_t> ro(w, h, 3);
     const std::map<std::string, std::string> p7{{"kernel", "7x7"}, {"type", "f32x1"}}, pg{{"kernel", "gaussian 13 taps"}, {"type", "f32x1"}},
         pb{{"radius", "3"}, {"type", "u8x3"}};
-    if (args.wants("cpu")) {
-      bench::Record r{"filters", "conv2d", "cpu", "host", w, h, p7, {}};
-      r.stats = bench::measure([&] { return bench::time_us([&] { convolve_cpu<float>(f1.view(), fo.view(), k7); }); }, o);
-      report.add(r);
-      r = {"filters", "separable", "cpu", "host", w, h, pg, {}};
-      r.stats = bench::measure([&] { return bench::time_us([&] { convolve_cpu<float>(f1.view(), fo.view(), gauss); }); }, o);
-      report.add(r);
-      r = {"filters", "bilateral", "cpu", "host", w, h, pb, {}};
-      r.stats = bench::measure([&] { return bench::time_us([&] { bilateral_cpu<std::uint8_t>(rgb.view(), ro.view(), bp); }); }, o);
-      report.add(r);
-#ifdef GPUVIS_BENCH_OPENCV
-      cv::setNumThreads(num_threads());
-      cv::Mat fm(h, w, CV_32F, const_cast<float*>(f1.data()), static_cast<std::size_t>(f1.stride())), fout;
-      cv::Mat rm(h, w, CV_8UC3, const_cast<std::uint8_t*>(rgb.data()), static_cast<std::size_t>(rgb.stride())), rout;
-      cv::Mat km(7, 7, CV_32F, const_cast<float*>(k7.weights.data()));
-      const auto sep = separate(gauss);
-      r = {"filters", "conv2d", "opencv-cpu", "host", w, h, p7, {}};
-      r.stats = bench::measure([&] { return bench::time_us([&] { cv::filter2D(fm, fout, -1, km); }); }, o);
-      report.add(r);
-      r = {"filters", "separable", "opencv-cpu", "host", w, h, pg, {}};
-      r.stats = bench::measure([&] { return bench::time_us([&] { cv::sepFilter2D(fm, fout, -1, cv::Mat(sep.row), cv::Mat(sep.column)); }); }, o);
-      report.add(r);
-      r = {"filters", "bilateral", "opencv-cpu", "host", w, h, pb, {}};
-      r.stats = bench::measure([&] { return bench::time_us([&] { cv::bilateralFilter(rm, rout, 7, 30, 3); }); }, o);
-      report.add(r);
-#endif
-    }
-#ifdef GPUVIS_BENCH_CUDA
-    if (!args.wants("cuda") || cuda::device_count() == 0) continue;
-    report.set_gpu_description(cuda::devices()[0].name);
     cuda::Stream s;
     cuda::Event e0, e1;
     cuda::DeviceImage<float> df(w, h, 1), dfo(w, h, 1);

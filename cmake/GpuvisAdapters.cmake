@@ -76,6 +76,10 @@ gpuvis_pkg_adapter(GPUVIS_XML GPUVIS_HAVE_XML TINYXML2 tinyxml2 "reacTIVision.xm
 gpuvis_find_adapter(GPUVIS_VIDEO GPUVIS_HAVE_VIDEO "Video/camera adapter (OpenCV videoio)" "OpenCV with videoio"
   libopencv-dev OpenCV QUIET COMPONENTS core imgproc videoio)
 
+# The CPU filters' vector loops through Google Highway (src/filters/cpu/row_kernels_hwy.cpp), which
+# picks the running CPU's best instruction set; without it they are plain loops for the baseline.
+gpuvis_find_adapter(GPUVIS_SIMD GPUVIS_HAVE_SIMD "SIMD CPU filters (Google Highway)" "Highway 1.0" libhwy-dev hwy 1.0 CONFIG QUIET)
+
 # Animated GIF output (gpuvis life --gif) through giflib.
 gpuvis_find_adapter(GPUVIS_GIF GPUVIS_HAVE_GIF "Animated GIF adapter (giflib)" "giflib 5" libgif-dev GIF 5 QUIET)
 

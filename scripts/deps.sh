@@ -12,6 +12,7 @@ packages=(
   liblo-dev liblo-tools libboost-dev             # TUIO: OSC (liblo), transports (Boost.Asio/Beast); oscdump for the tests
   libtinyxml2-dev                                # reacTIVision.xml
   libgif-dev                                     # animated GIF output (gpuvis life)
+  libhwy-dev                                     # Google Highway: the CPU filters' vector loops
   libnifti2-dev                                  # NIfTI volumes (gpuvis filter|segment meanshift)
   libopenblas-dev                                # CPU matrix product (gpuvis lab matmul)
   python3 python3-numpy python3-matplotlib python3-pil  # benchmark reports, sample generator

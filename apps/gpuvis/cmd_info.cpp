@@ -10,6 +10,7 @@
 #include "gpuvis/source/frame_source.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/io/volume_file.hpp"
 #include "gpuvis/io/gif.hpp"
 #include "gpuvis/lab/lab.hpp"
@@ -25,13 +26,14 @@ void register_info(CLI::App& app, Command& run) {
       std::cout << "gpuvis " << version() << " (" << build_type() << ")\n"
                 << "  CUDA backend:   " << (built_with_cuda() ? "built (architectures " + cuda_architectures() + ")" : "not built") << "\n"
                 << "  PNG/JPEG:       " << (built_with_codecs() ? "yes (libpng, libjpeg)" : "no (PGM/PPM/PFM only)") << "\n"
- << "  TUIO output:    " << (output::tuio_available() ? "yes (liblo: UDP, TCP, WebSocket)" : "no (install liblo-dev)") << "\n"
+                << "  TUIO output:    " << (output::tuio_available() ? "yes (liblo: UDP, TCP, WebSocket)" : "no (install liblo-dev)") << "\n"
                 << "  live view:      " << (output::live_view_available() ? "yes (track --view)" : "no (install libboost-dev)") << "\n"
                 << "  video/camera:   " << (source::video_available() ? "yes (OpenCV videoio)" : "no (install libopencv-dev)") << "\n"
                 << "  reacTIVision.xml: " << (config::xml_available() ? "yes (tinyxml2)" : "no (install libtinyxml2-dev)") << "\n"
                 << "  animated GIF:   " << (gif::available() ? "yes (giflib)" : "no (install libgif-dev)") << "\n"
                 << "  NIfTI volumes:  " << (nifti::available() ? "yes (nifticlib)" : "no (install libnifti2-dev)") << "\n"
                 << "  lab CPU matmul: " << (lab::blas_available() ? "yes (OpenBLAS, loaded on use)" : "no (install libopenblas-dev)") << "\n"
+                << "  CPU filters:    " << filters::cpu_vector_unit() << "\n"
                 << "  CPU threads:    " << num_threads() << " (hardware: " << std::thread::hardware_concurrency() << ")\n";
       if (built_with_cuda())
         std::cout << "  CUDA runtime:   " << cuda::runtime_version() << ", driver "

@@ -246,6 +246,77 @@ TEST(Bilateral, SmoothsNoiseButKeepsEdges) {
     for (int x = 0; x < 64; ++x) ASSERT_TRUE(std::isfinite(out(x, y)));
 }
 
+namespace {
+
+// The bilateral filter by its definition, in double: over the window dx² + dy² <= r², weights
+// exp(-(dx² + dy²) / 2σs²) · exp(-D / 2σr²), D the colour distance (Σd² or (Σ|d|)² over the first
+// three channels) or, per channel, that channel's d²; out = Σ w·v / Σ w.
+template <class T>
+Ref bilateral_reference(const Image<T>& src, const BilateralParams& p) {
+  Ref out(src.width(), src.height(), src.channels());
+  const int C = src.channels(), compared = C == 4 ? 3 : C, r = p.radius;
+  auto at = [&](int x, int y, int c) {
+    const int xx = border_index(x, src.width(), p.border.mode), yy = border_index(y, src.height(), p.border.mode);
+    return (xx < 0 || yy < 0) ? static_cast<double>(p.border.value) : static_cast<double>(src(xx, yy, c));
+  };
+  const double ss = 2.0 * p.sigma_space * p.sigma_space, sr = 2.0 * p.sigma_range * p.sigma_range;
+  for (int y = 0; y < src.height(); ++y)
+    for (int x = 0; x < src.width(); ++x) {
+      double sum[4] = {}, wsum[4] = {};
+      for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+          if (dx * dx + dy * dy > r * r) continue;
+          const double space = std::exp(-(dx * dx + dy * dy) / ss);
+          double colour = 0;
+          for (int c = 0; c < compared; ++c) {
+            const double d = at(x + dx, y + dy, c) - at(x, y, c);
+            colour += p.distance == ColourDistance::l1 ? std::abs(d) : d * d;
+          }
+          if (p.distance == ColourDistance::l1) colour *= colour;
+          for (int c = 0; c < C; ++c) {
+            const double v = at(x + dx, y + dy, c), d = v - at(x, y, c);
+            const double w = space * std::exp(-(p.mode == RangeMode::per_channel ? d * d : colour) / sr);
+            sum[c] += w * v;
+            wsum[c] += w;
+          }
+        }
+      for (int c = 0; c < C; ++c) out(x, y, c) = sum[c] / wsum[c];
+    }
+  return out;
+}
+
+template <class T>
+void check_bilateral(float lo, float hi, float sigma_range) {
+  std::uint32_t seed = 40;
+  // Widths that leave vector tails, every channel count, mode, distance and a few borders.
+  for (auto [w, h] : {std::pair{37, 23}, std::pair{8, 5}, std::pair{3, 2}})
+    for (int c : {1, 3, 4})
+      for (RangeMode mode : {RangeMode::colour, RangeMode::per_channel})
+        for (ColourDistance distance : {ColourDistance::l2, ColourDistance::l1})
+          for (const char* border : {"reflect101", "constant:3", "wrap"}) {
+            if (mode == RangeMode::per_channel && distance == ColourDistance::l1) continue;  // distance is for colour
+            const auto src = test::random_typed<T>(w, h, c, seed++, lo, hi);
+            BilateralParams p;
+            p.radius = seed % 2 ? 3 : 5;
+            p.sigma_space = 2.5f;
+            p.sigma_range = sigma_range;
+            p.mode = mode;
+            p.distance = distance;
+            p.border = parse_border(border);
+            Image<T> out(w, h, c);
+            bilateral_cpu<T>(src.view(), out.view(), p);
+            expect_close(out, bilateral_reference(src, p),
+                         std::to_string(w) + "x" + std::to_string(h) + " c=" + std::to_string(c) + " " + border +
+                             (mode == RangeMode::per_channel ? " per-channel" : distance == ColourDistance::l1 ? " l1" : " l2"));
+          }
+}
+
+}  // namespace
+
+TEST(Bilateral, MatchesTheDirectDefinitionU8) { check_bilateral<std::uint8_t>(0, 255, 30); }
+TEST(Bilateral, MatchesTheDirectDefinitionU16) { check_bilateral<std::uint16_t>(0, 4000, 500); }
+TEST(Bilateral, MatchesTheDirectDefinitionF32) { check_bilateral<float>(-100, 1000, 150); }
+
 namespace gpuvis::filters {
 namespace {
 

@@ -72,4 +72,8 @@ struct ConvolveOptions {
 template <class T>
 void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {});
 
+// The vector instructions the CPU filters use on this machine: "highway AVX2" and the like when
+// built with Google Highway (chosen at run time), "portable" otherwise.
+const char* cpu_vector_unit();
+
 }  // namespace gpuvis::filters

@@ -1,5 +1,9 @@
 // Bilateral filter on the CPU: rows in parallel; each thread keeps the 2r+1 source rows it needs,
-// converted to float and padded per the border mode, so neighbour reads need no bounds checks.
+// converted to float, split into planes and padded per the border mode, so neighbour reads need no
+// bounds checks and a vector of neighbours is one load. A fixed σr runs cpu_rows::bilateral along
+// the row; the adaptive σr, which needs each window's statistics first, runs bilateral_pixel per
+// pixel as the CUDA backend does.
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>
@@ -7,64 +11,105 @@
 #include "../bilateral_rules.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "filters/filter_backends.hpp"
+#include "row_kernels.hpp"
 
 namespace gpuvis::filters {
 namespace {
 
+template <class T>
+void cpu_rows_to_float(const T* src, std::size_t n, float* dst) {
+  if constexpr (std::is_same_v<T, float>) std::copy_n(src, n, dst);
+  else cpu_rows::to_float(src, n, dst);
+}
+
 template <class T, int C>
 void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
   const int w = src.width, h = src.height, r = p.radius, k = 2 * r + 1;
-  const std::size_t padded = static_cast<std::size_t>(w + 2 * r) * C;
   const float space_coeff = -0.5f / (p.sigma_space * p.sigma_space);
   std::vector<float> space_table(static_cast<std::size_t>(k) * k);
   for (int dy = -r; dy <= r; ++dy)
     for (int dx = -r; dx <= r; ++dx) space_table[(dy + r) * k + dx + r] = std::exp(static_cast<float>(dx * dx + dy * dy) * space_coeff);
   auto space = [&](int dx, int dy) { return space_table[(dy + r) * k + dx + r]; };
-  // 8-bit images with a fixed range sigma: squared distances are integers up to 3 * 255^2 (l2),
-  // 765^2 (l1) or 255^2 (grey / per channel), so exp() becomes a table lookup.
-  std::vector<float> range_table;
+  // 8-bit images with a fixed range sigma: differences are integers, so exp() becomes a table
+  // lookup: by |d| (up to 255) where one channel decides, by the colour distance d² (up to 3·255²
+  // for l2, 765² for l1) otherwise.
+  std::vector<float> abs_table, d2_table;
   const float range_coeff = -0.5f / (p.sigma_range * p.sigma_range);
   if (std::is_same_v<T, std::uint8_t> && !p.adaptive) {
+    abs_table.resize(256);
+    for (int i = 0; i < 256; ++i) abs_table[i] = std::exp(static_cast<float>(i * i) * range_coeff);
     const int cc = C == 4 ? 3 : C;
-    const int max_d2 = p.mode == RangeMode::per_channel || cc == 1 ? 255 * 255
-                       : p.distance == ColourDistance::l2      ? cc * 255 * 255
-                                                               : (cc * 255) * (cc * 255);
-    range_table.resize(static_cast<std::size_t>(max_d2) + 1);
-    for (int i = 0; i <= max_d2; ++i) range_table[i] = std::exp(static_cast<float>(i) * range_coeff);
+    if (p.mode == RangeMode::colour && cc > 1) {
+      const int max_d2 = p.distance == ColourDistance::l2 ? cc * 255 * 255 : (cc * 255) * (cc * 255);
+      d2_table.resize(static_cast<std::size_t>(max_d2) + 1);
+      for (int i = 0; i <= max_d2; ++i) d2_table[i] = std::exp(static_cast<float>(i) * range_coeff);
+    }
   }
+  // The window's taps in bilateral_pixel's order (dy, then dx).
+  std::vector<int> tap_dx, tap_dy;
+  std::vector<float> tap_weight, tap_exponent;
+  for (int dy = -r; dy <= r; ++dy)
+    for (int dx = -r; dx <= r; ++dx)
+      if (dx * dx + dy * dy <= r * r) {
+        tap_dx.push_back(dx), tap_dy.push_back(dy), tap_weight.push_back(space(dx, dy));
+        tap_exponent.push_back(static_cast<float>(dx * dx + dy * dy) * space_coeff);
+      }
+  const std::size_t plane = static_cast<std::size_t>(w + 2 * r);
   parallel_for(0, h, 4, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
-    // A ring of the 2r+1 padded float rows around the current row; each source row is converted
-    // once per thread.
-    std::vector<float> ring(padded * k);
+    // A ring of the 2r+1 source rows around the current one, each as C padded planes; each source
+    // row is converted once per thread.
+    std::vector<float> ring(plane * C * k), planar_out(static_cast<std::size_t>(w) * C), samples(static_cast<std::size_t>(w) * C);
+    std::vector<T> planar_samples(static_cast<std::size_t>(w) * C);
     std::vector<int> tag(k, -(1 << 30));
     auto row_ptr = [&](int sy) {
       const int slot = ((sy % k) + k) % k;
-      float* row = ring.data() + padded * slot;
+      float* row = ring.data() + plane * C * slot;
       if (tag[slot] != sy) {
         tag[slot] = sy;
         const int yy = border_index(sy, h, p.border.mode);
+        if (yy >= 0) {
+          // Convert the row's samples at once, then split them into the planes' interiors.
+          cpu_rows_to_float(src.row(yy), static_cast<std::size_t>(w) * C, samples.data());
+          for (int x = 0; x < w; ++x)
+            for (int c = 0; c < C; ++c) row[c * plane + x + r] = samples[static_cast<std::size_t>(x) * C + c];
+        }
         for (int x = -r; x < w + r; ++x) {
+          if (yy >= 0 && x >= 0 && x < w) continue;  // the interior is done
           const int xx = border_index(x, w, p.border.mode);
           for (int c = 0; c < C; ++c)
-            row[(x + r) * C + c] = (xx < 0 || yy < 0) ? p.border.value : static_cast<float>(src.row(yy)[xx * C + c]);
+            row[c * plane + x + r] = (xx < 0 || yy < 0) ? p.border.value : samples[static_cast<std::size_t>(xx) * C + c];
         }
       }
       return row;
     };
-    std::vector<const float*> rows(static_cast<std::size_t>(k));
+    std::vector<const float*> planes(static_cast<std::size_t>(k) * C);
+    cpu_rows::BilateralRow row{planes.data(), C, r, tap_dx.data(), tap_dy.data(), tap_weight.data(), tap_exponent.data(), static_cast<int>(tap_weight.size()),
+                               p.mode == RangeMode::per_channel, p.distance == ColourDistance::l1,
+                               abs_table.empty() ? nullptr : abs_table.data(), d2_table.empty() ? nullptr : d2_table.data(), range_coeff};
     for (int y = static_cast<int>(y0); y < y1; ++y) {
-      for (int j = 0; j < k; ++j) rows[j] = row_ptr(y + j - r);
-      T* out = dst.row(y);
-      for (int x = 0; x < w; ++x) {
-        auto fetch = [&](int dx, int dy, int c) { return rows[dy + r][static_cast<std::size_t>(x + dx + r) * C + c]; };
-        float o[C];
-        if (!range_table.empty()) {
-          auto lut = [&](float d2, float) { return range_table[static_cast<std::size_t>(d2)]; };
-          detail::bilateral_pixel<C>(fetch, r, space, lut, p.sigma_range, p.adaptive, p.mode, p.distance, o);
-        } else {
+      for (int j = 0; j < k; ++j) {
+        const float* source = row_ptr(y + j - r);
+        for (int c = 0; c < C; ++c) planes[static_cast<std::size_t>(j) * C + c] = source + c * plane;
+      }
+      if (p.adaptive) {
+        for (int x = 0; x < w; ++x) {
+          auto fetch = [&](int dx, int dy, int c) { return planes[static_cast<std::size_t>(dy + r) * C + c][x + dx + r]; };
+          float o[C];
           detail::bilateral_pixel<C>(fetch, r, space, detail::ExpWeight{}, p.sigma_range, p.adaptive, p.mode, p.distance, o);
+          for (int c = 0; c < C; ++c) planar_out[c * static_cast<std::size_t>(w) + x] = o[c];
         }
-        for (int c = 0; c < C; ++c) out[x * C + c] = detail::saturate<T>(o[c]);
+      } else {
+        cpu_rows::bilateral(row, w, planar_out.data());
+      }
+      T* out = dst.row(y);
+      if constexpr (std::is_same_v<T, float>) {
+        std::copy(planar_out.begin(), planar_out.end(), planar_samples.begin());
+      } else {
+        cpu_rows::from_float(planar_out.data(), planar_out.size(), planar_samples.data());
+      }
+      for (int c = 0; c < C; ++c) {
+        const T* o = planar_samples.data() + c * static_cast<std::size_t>(w);
+        for (int x = 0; x < w; ++x) out[x * C + c] = o[x];
       }
     }
   });

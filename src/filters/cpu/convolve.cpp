@@ -1,13 +1,16 @@
 // Convolution on the CPU. Each thread takes a band of output rows and keeps a ring of the source
-// rows it needs, converted to float and padded horizontally per the border mode. The inner loops
-// run along a whole row (all channels interleaved) and vectorise: acc[x] += w * row[x + offset].
-// Separable kernels filter each needed row horizontally once, then combine rows vertically.
+// rows it needs, converted to float and padded horizontally per the border mode. Each output row
+// is one call of cpu_rows::correlate along the whole row (all channels interleaved), with one tap
+// per non-zero weight: a pointer to the padded row at the weight's offset. Separable kernels
+// filter each needed row horizontally once, then combine rows vertically.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "../convolve_common.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "filters/filter_backends.hpp"
+#include "row_kernels.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -22,7 +25,8 @@ void load_padded_row(HostView<const T> src, int sy, int rx, const Border& border
   }
   const T* row = src.row(yy);
   float* mid = out + static_cast<std::ptrdiff_t>(rx) * c;
-  for (int i = 0; i < w * c; ++i) mid[i] = static_cast<float>(row[i]);
+  if constexpr (std::is_same_v<T, float>) std::copy_n(row, static_cast<std::size_t>(w) * c, mid);
+  else cpu_rows::to_float(row, static_cast<std::size_t>(w) * c, mid);
   for (int x = -rx; x < 0; ++x) {
     const int xx = border_index(x, w, border.mode);
     for (int ch = 0; ch < c; ++ch) mid[x * c + ch] = xx < 0 ? border.value : static_cast<float>(row[xx * c + ch]);
@@ -52,26 +56,44 @@ struct RowRing {
   }
 };
 
+// The non-zero weights of a kernel with their row and their offset along a padded row.
+struct Taps {
+  std::vector<int> row;
+  std::vector<std::ptrdiff_t> offset;
+  std::vector<float> weight;
+  std::vector<const float*> pointers;  // filled per output row
+  void add(int r, std::ptrdiff_t off, float w) {
+    if (w == 0.0f) return;
+    row.push_back(r);
+    offset.push_back(off);
+    weight.push_back(w);
+    pointers.push_back(nullptr);
+  }
+  int count() const { return static_cast<int>(weight.size()); }
+};
+
+template <class T>
+void store_row(const std::vector<float>& acc, T* out) {
+  if constexpr (std::is_same_v<T, float>) std::copy(acc.begin(), acc.end(), out);
+  else cpu_rows::from_float(acc.data(), acc.size(), out);
+}
+
 template <class T>
 void convolve_2d(HostView<const T> src, HostView<T> dst, const Kernel& k, const Border& border) {
   const int w = src.width, c = src.channels, rx = k.width / 2, ry = k.height / 2;
   const std::size_t padded = static_cast<std::size_t>(w + 2 * rx) * c, n = static_cast<std::size_t>(w) * c;
+  Taps kernel_taps;
+  for (int j = 0; j < k.height; ++j)
+    for (int i = 0; i < k.width; ++i) kernel_taps.add(j, static_cast<std::ptrdiff_t>(i) * c, k.at(i, j));
   parallel_for(0, src.height, 8, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
     RowRing ring(k.height, padded);
+    Taps taps = kernel_taps;
     std::vector<float> acc(n);
+    auto load = [&](int sy, float* p) { load_padded_row(src, sy, rx, border, p); };
     for (int y = static_cast<int>(y0); y < y1; ++y) {
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      for (int j = 0; j < k.height; ++j) {
-        const float* row = ring.get(y + j - ry, [&](int sy, float* p) { load_padded_row(src, sy, rx, border, p); });
-        for (int i = 0; i < k.width; ++i) {
-          const float wgt = k.at(i, j);
-          if (wgt == 0.0f) continue;
-          const float* s = row + static_cast<std::ptrdiff_t>(i) * c;
-          for (std::size_t x = 0; x < n; ++x) acc[x] += wgt * s[x];
-        }
-      }
-      T* out = dst.row(y);
-      for (std::size_t x = 0; x < n; ++x) out[x] = detail::saturate<T>(acc[x]);
+      for (int t = 0; t < taps.count(); ++t) taps.pointers[t] = ring.get(y + taps.row[t] - ry, load) + taps.offset[t];
+      cpu_rows::correlate(taps.pointers.data(), taps.weight.data(), taps.count(), n, acc.data());
+      store_row(acc, dst.row(y));
     }
   });
 }
@@ -82,29 +104,22 @@ void convolve_separable(HostView<const T> src, HostView<T> dst, const SeparableK
   const int kw = static_cast<int>(s.row.size()), kh = static_cast<int>(s.column.size());
   const int rx = kw / 2, ry = kh / 2;
   const std::size_t padded = static_cast<std::size_t>(w + 2 * rx) * c, n = static_cast<std::size_t>(w) * c;
+  Taps row_taps, column_taps;
+  for (int i = 0; i < kw; ++i) row_taps.add(0, static_cast<std::ptrdiff_t>(i) * c, s.row[i]);
+  for (int j = 0; j < kh; ++j) column_taps.add(j, 0, s.column[j]);
   parallel_for(0, src.height, 8, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
     RowRing filtered(kh, n);
+    Taps horizontal_taps = row_taps, vertical_taps = column_taps;
     std::vector<float> raw(padded), acc(n);
+    for (int t = 0; t < horizontal_taps.count(); ++t) horizontal_taps.pointers[t] = raw.data() + horizontal_taps.offset[t];
     auto horizontal = [&](int sy, float* out) {
       load_padded_row(src, sy, rx, border, raw.data());
-      std::fill_n(out, n, 0.0f);
-      for (int i = 0; i < kw; ++i) {
-        const float wgt = s.row[i];
-        if (wgt == 0.0f) continue;
-        const float* r = raw.data() + static_cast<std::ptrdiff_t>(i) * c;
-        for (std::size_t x = 0; x < n; ++x) out[x] += wgt * r[x];
-      }
+      cpu_rows::correlate(horizontal_taps.pointers.data(), horizontal_taps.weight.data(), horizontal_taps.count(), n, out);
     };
     for (int y = static_cast<int>(y0); y < y1; ++y) {
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      for (int j = 0; j < kh; ++j) {
-        const float wgt = s.column[j];
-        const float* r = filtered.get(y + j - ry, horizontal);
-        if (wgt == 0.0f) continue;
-        for (std::size_t x = 0; x < n; ++x) acc[x] += wgt * r[x];
-      }
-      T* out = dst.row(y);
-      for (std::size_t x = 0; x < n; ++x) out[x] = detail::saturate<T>(acc[x]);
+      for (int t = 0; t < vertical_taps.count(); ++t) vertical_taps.pointers[t] = filtered.get(y + vertical_taps.row[t] - ry, horizontal);
+      cpu_rows::correlate(vertical_taps.pointers.data(), vertical_taps.weight.data(), vertical_taps.count(), n, acc.data());
+      store_row(acc, dst.row(y));
     }
   });
 }
@@ -118,6 +133,8 @@ void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, 
   if (p.separable.separable) convolve_separable(src, dst, p.separable, options.border);
   else convolve_2d(src, dst, p.kernel, options.border);
 }
+
+const char* cpu_vector_unit() { return cpu_rows::implementation(); }
 
 template void convolve_cpu<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveOptions&);
 template void convolve_cpu<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveOptions&);

@@ -1,0 +1,53 @@
+#pragma once
+// The CPU filters' inner loops, one output row at a time over float rows the caller has already
+// padded per the border mode, so no loop here checks bounds. Two implementations share this
+// interface: row_kernels_hwy.cpp (Google Highway, the best vector unit of the running CPU chosen at
+// run time) when the build found Highway, else row_kernels_portable.cpp (plain loops the compiler
+// vectorises for the baseline instruction set). Both sum in the same order; they may differ in the
+// last bits of a float where one fuses a multiply-add and the other does not.
+#include <cstddef>
+#include <cstdint>
+
+namespace gpuvis::filters::cpu_rows {
+
+// out[x] = Σ_t weights[t] · taps[t][x] for x in [0, n), summed in the order of t. A tap is a
+// pointer into a padded row at the kernel entry's offset, so one call computes a whole output row
+// of a 2D correlation (one tap per non-zero weight), or one pass of a separable one.
+void correlate(const float* const* taps, const float* weights, int tap_count, std::size_t n, float* out);
+
+// Samples to float, and floats back to samples rounded to nearest (ties to even) and saturated, as
+// detail::saturate does.
+void to_float(const std::uint8_t* src, std::size_t n, float* dst);
+void to_float(const std::uint16_t* src, std::size_t n, float* dst);
+void from_float(const float* src, std::size_t n, std::uint8_t* dst);
+void from_float(const float* src, std::size_t n, std::uint16_t* dst);
+
+// The bilateral filter's fixed-σr case for one output row, on planar rows: plane c of source row
+// (y + dy) starts at rows[(dy + radius) * channels + c], padded by `radius` on each side, so that
+// pixel x's neighbour dx is at index x + radius + dx. Taps are the window's offsets (dx, dy) with
+// their spatial weights. The range weight is exp(d² · range_coeff), range_coeff = -1/2σr²; for
+// 8-bit images, whose differences are integers, tables may hold it: `abs_table[|d|]` (256 entries)
+// where one channel's difference decides (grey, per-channel mode), `d2_table[d²]` for the colour
+// distance. An implementation may compute a weight instead of looking it up.
+struct BilateralRow {
+  const float* const* rows;
+  int channels;  // 1, 3 or 4 (the fourth is filtered, not compared)
+  int radius;
+  const int* tap_dx;
+  const int* tap_dy;
+  const float* tap_weight;    // exp(r² · space_coeff)
+  const float* tap_exponent;  // r² · space_coeff
+  int tap_count;
+  bool per_channel;  // RangeMode::per_channel: each channel weighs by its own distance
+  bool l1;           // ColourDistance::l1 (colour mode): (Σ|d|)² instead of Σd²
+  const float* abs_table;
+  const float* d2_table;
+  float range_coeff;
+};
+// out: `channels` planes of `width` floats, plane c at out + c * width.
+void bilateral(const BilateralRow& row, int width, float* out);
+
+// Which implementation runs, for `gpuvis info` and the benchmark reports ("highway AVX2", "portable").
+const char* implementation();
+
+}  // namespace gpuvis::filters::cpu_rows

@@ -1,0 +1,188 @@
+// The row kernels with Google Highway: compiled once per x86 (or Arm, ...) vector target that
+// Highway knows, the best one the running CPU supports chosen at the first call. Vectors run along
+// the row, so each lane is one output element and the taps' order within a lane is the scalar one.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "filters/cpu/row_kernels_hwy.cpp"
+#include "hwy/foreach_target.h"  // re-includes this file once per target
+
+#include <limits>
+#include <string>
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+
+#include "filters/cpu/row_kernels_scalar.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace gpuvis::filters::cpu_rows::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+void Correlate(const float* const* taps, const float* weights, int tap_count, std::size_t n, float* out) {
+  const hn::ScalableTag<float> d;
+  const std::size_t N = hn::Lanes(d);
+  std::size_t x = 0;
+  // Four vectors of outputs at a time stay in registers across all the taps.
+  for (; x + 4 * N <= n; x += 4 * N) {
+    auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
+    for (int t = 0; t < tap_count; ++t) {
+      const auto w = hn::Set(d, weights[t]);
+      const float* p = taps[t] + x;
+      a0 = hn::MulAdd(w, hn::LoadU(d, p), a0);
+      a1 = hn::MulAdd(w, hn::LoadU(d, p + N), a1);
+      a2 = hn::MulAdd(w, hn::LoadU(d, p + 2 * N), a2);
+      a3 = hn::MulAdd(w, hn::LoadU(d, p + 3 * N), a3);
+    }
+    hn::StoreU(a0, d, out + x);
+    hn::StoreU(a1, d, out + x + N);
+    hn::StoreU(a2, d, out + x + 2 * N);
+    hn::StoreU(a3, d, out + x + 3 * N);
+  }
+  for (; x + N <= n; x += N) {
+    auto a = hn::Zero(d);
+    for (int t = 0; t < tap_count; ++t) a = hn::MulAdd(hn::Set(d, weights[t]), hn::LoadU(d, taps[t] + x), a);
+    hn::StoreU(a, d, out + x);
+  }
+  for (; x < n; ++x) out[x] = scalar::correlate_at(taps, weights, tap_count, x);
+}
+
+// C channels; kPerChannel: each channel weighs by its own difference (so does grey); kL1: (Σ|d|)²
+// for colour. A tap's weight is one exponential, exp(d² · range_coeff + r² · space_coeff): on the
+// CPUs measured (docs/benchmarks/filters.md) it costs less than gathers from a table.
+template <int C, bool kPerChannel, bool kL1>
+HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
+  const hn::ScalableTag<float> d;
+  const auto coeff = hn::Set(d, r.range_coeff);
+  const int N = static_cast<int>(hn::Lanes(d));
+  constexpr int kCompared = C == 4 ? 3 : C;
+  const float* const* centre_rows = r.rows + r.radius * C;
+  auto load = [&](const float* const* planes, int c, std::size_t at) {
+    return C > c ? hn::LoadU(d, planes[c] + at) : hn::Zero(d);
+  };
+  int x = 0;
+  for (; x + N <= width; x += N) {
+    const std::size_t at = static_cast<std::size_t>(x + r.radius);
+    const auto c0 = load(centre_rows, 0, at), c1 = load(centre_rows, 1, at), c2 = load(centre_rows, 2, at),
+               c3 = load(centre_rows, 3, at);
+    auto s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0, w0 = s0, w1 = s0, w2 = s0, w3 = s0;
+    for (int t = 0; t < r.tap_count; ++t) {
+      const float* const* row = r.rows + (r.tap_dy[t] + r.radius) * C;
+      const std::size_t a = at + r.tap_dx[t];
+      const auto space = hn::Set(d, r.tap_exponent[t]);
+      auto weight = [&](auto d2) { return hn::Exp(d, hn::MulAdd(d2, coeff, space)); };
+      const auto v0 = load(row, 0, a), v1 = load(row, 1, a), v2 = load(row, 2, a), v3 = load(row, 3, a);
+      if constexpr (kPerChannel) {
+        auto add = [&](auto v, auto c, auto& s, auto& w) {
+          const auto dd = hn::Sub(v, c);
+          const auto wt = weight(hn::Mul(dd, dd));
+          s = hn::MulAdd(wt, v, s);
+          w = hn::Add(w, wt);
+        };
+        add(v0, c0, s0, w0);
+        if constexpr (C > 1) add(v1, c1, s1, w1);
+        if constexpr (C > 2) add(v2, c2, s2, w2);
+        if constexpr (C > 3) add(v3, c3, s3, w3);
+      } else {
+        auto term = [&](auto v, auto c) {
+          const auto dd = hn::Sub(v, c);
+          return kL1 ? hn::Abs(dd) : hn::Mul(dd, dd);
+        };
+        auto d2 = term(v0, c0);
+        if constexpr (kCompared > 1) d2 = hn::Add(d2, term(v1, c1));
+        if constexpr (kCompared > 2) d2 = hn::Add(d2, term(v2, c2));
+        if constexpr (kL1) d2 = hn::Mul(d2, d2);
+        const auto wt = weight(d2);
+        s0 = hn::MulAdd(wt, v0, s0);
+        if constexpr (C > 1) s1 = hn::MulAdd(wt, v1, s1);
+        if constexpr (C > 2) s2 = hn::MulAdd(wt, v2, s2);
+        if constexpr (C > 3) s3 = hn::MulAdd(wt, v3, s3);
+        w0 = hn::Add(w0, wt);
+      }
+    }
+    hn::StoreU(hn::Div(s0, w0), d, out + x);
+    if constexpr (C > 1) hn::StoreU(hn::Div(s1, kPerChannel ? w1 : w0), d, out + width + x);
+    if constexpr (C > 2) hn::StoreU(hn::Div(s2, kPerChannel ? w2 : w0), d, out + 2 * width + x);
+    if constexpr (C > 3) hn::StoreU(hn::Div(s3, kPerChannel ? w3 : w0), d, out + 3 * width + x);
+  }
+  for (; x < width; ++x) scalar::bilateral_at(r, width, x, out);
+}
+
+void Bilateral(const BilateralRow& r, int width, float* out) {
+  switch (r.channels) {
+    case 1: return BilateralRows<1, true, false>(r, width, out);
+    case 3:
+      if (r.per_channel) return BilateralRows<3, true, false>(r, width, out);
+      if (r.l1) return BilateralRows<3, false, true>(r, width, out);
+      return BilateralRows<3, false, false>(r, width, out);
+    default:
+      if (r.per_channel) return BilateralRows<4, true, false>(r, width, out);
+      if (r.l1) return BilateralRows<4, false, true>(r, width, out);
+      return BilateralRows<4, false, false>(r, width, out);
+  }
+}
+
+template <class T>
+HWY_INLINE void ToFloat(const T* src, std::size_t n, float* dst) {
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<T, decltype(d)> dt;
+  const hn::RebindToSigned<decltype(d)> di;
+  const std::size_t N = hn::Lanes(d);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(dt, src + i))), d, dst + i);
+  scalar::to_float(src + i, n - i, dst + i);
+}
+
+// Clamped to the type's range first, so that rounding to int32 cannot overflow; then rounded to
+// nearest even (NearestInt) and narrowed.
+template <class T>
+HWY_INLINE void FromFloat(const float* src, std::size_t n, T* dst) {
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<T, decltype(d)> dt;
+  const std::size_t N = hn::Lanes(d);
+  const auto lo = hn::Zero(d), hi = hn::Set(d, static_cast<float>(std::numeric_limits<T>::max()));
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = hn::Min(hn::Max(hn::LoadU(d, src + i), lo), hi);
+    hn::StoreU(hn::DemoteTo(dt, hn::NearestInt(v)), dt, dst + i);
+  }
+  scalar::from_float(src + i, n - i, dst + i);
+}
+
+void ToFloatU8(const std::uint8_t* src, std::size_t n, float* dst) { ToFloat(src, n, dst); }
+void ToFloatU16(const std::uint16_t* src, std::size_t n, float* dst) { ToFloat(src, n, dst); }
+void FromFloatU8(const float* src, std::size_t n, std::uint8_t* dst) { FromFloat(src, n, dst); }
+void FromFloatU16(const float* src, std::size_t n, std::uint16_t* dst) { FromFloat(src, n, dst); }
+
+const char* Implementation() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace gpuvis::filters::cpu_rows::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gpuvis::filters::cpu_rows {
+
+HWY_EXPORT(Correlate);
+HWY_EXPORT(Bilateral);
+HWY_EXPORT(Implementation);
+HWY_EXPORT(ToFloatU8);
+HWY_EXPORT(ToFloatU16);
+HWY_EXPORT(FromFloatU8);
+HWY_EXPORT(FromFloatU16);
+
+void to_float(const std::uint8_t* src, std::size_t n, float* dst) { HWY_DYNAMIC_DISPATCH(ToFloatU8)(src, n, dst); }
+void to_float(const std::uint16_t* src, std::size_t n, float* dst) { HWY_DYNAMIC_DISPATCH(ToFloatU16)(src, n, dst); }
+void from_float(const float* src, std::size_t n, std::uint8_t* dst) { HWY_DYNAMIC_DISPATCH(FromFloatU8)(src, n, dst); }
+void from_float(const float* src, std::size_t n, std::uint16_t* dst) { HWY_DYNAMIC_DISPATCH(FromFloatU16)(src, n, dst); }
+
+void correlate(const float* const* taps, const float* weights, int tap_count, std::size_t n, float* out) {
+  HWY_DYNAMIC_DISPATCH(Correlate)(taps, weights, tap_count, n, out);
+}
+
+void bilateral(const BilateralRow& row, int width, float* out) { HWY_DYNAMIC_DISPATCH(Bilateral)(row, width, out); }
+
+const char* implementation() {
+  static const std::string name = std::string("highway ") + HWY_DYNAMIC_DISPATCH(Implementation)();
+  return name.c_str();
+}
+
+}  // namespace gpuvis::filters::cpu_rows
+#endif
