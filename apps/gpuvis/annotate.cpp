@@ -54,6 +54,10 @@ void text(Image<std::uint8_t>& img, int x, int y, const std::string& s, Rgb c, i
 
 }  // namespace
 
+void draw_digits(Image<std::uint8_t>& img, int x, int y, const std::string& s, const std::uint8_t colour[3], int scale) {
+  text(img, x, y, s, Rgb{colour[0], colour[1], colour[2]}, scale);
+}
+
 Image<std::uint8_t> annotate(HostView<const std::uint8_t> grey, const pipeline::Detections& d) {
   Image<std::uint8_t> out(grey.width, grey.height, 3);
   for (int y = 0; y < grey.height; ++y)

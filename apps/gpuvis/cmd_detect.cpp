@@ -108,8 +108,10 @@ void register_detect(CLI::App& app, Command& run) {
   cmd->add_flag("--fuzzy", a.fuzzy, "Also report fuzzy candidates (damaged symbols, id -1)");
   cmd->add_option("--annotate", a.annotate_dir, "Write each frame with the detections drawn into this folder (PNG or PPM)");
   cmd->add_option("--debug", a.debug_dir,
-                  "Write each stage's image into this folder: NAME_1_threshold, _2_regions, _3_candidates "
-                  "(green: decoded roots, orange: fuzzy, blue: root candidates), _4_detections");
+                  "Write each stage's output into this folder: NAME_1_threshold, _2_regions, _3_candidates "
+                  "(numbered candidate roots; green: decoded, orange: fuzzy, red: refused; blue: root-region "
+                  "candidates), _4_detections, and _5_candidates.txt, which says what became of each numbered "
+                  "candidate (decoded, or the gate that refused it)");
   cmd->add_flag("--overwrite", a.overwrite, "Replace existing annotated or debug images");
   cmd->callback([&run] {
     run = [] {
@@ -124,8 +126,12 @@ void register_detect(CLI::App& app, Command& run) {
       config.fingers = a.fingers;
       if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
       if (!a.grid.empty()) config.calibration = pipeline::CalibrationGrid::read(a.grid);
-      // A bad tree file is reported before any work starts; its cap serves the debug images.
-      const int cap = decode::TreeSet::load(config.trees).cap();
+      // A bad tree file is reported before any work starts; the set, as the detector applies the
+      // options to it, serves the debug output.
+      decode::TreeSet set = decode::TreeSet::load(config.trees);
+      set.max_id = config.max_fid;
+      set.yamaarashi = config.yamaarashi;
+      set.mirror = config.mirror;
       const std::vector<std::string> files = expand_inputs(a.inputs);
       const std::string ext = codec::available() ? ".png" : ".ppm";
       auto annotated_path = [&](const std::string& file) {
@@ -139,8 +145,7 @@ void register_detect(CLI::App& app, Command& run) {
         std::filesystem::create_directories(a.debug_dir, ec);
         if (!std::filesystem::is_directory(a.debug_dir)) fail(ErrorCode::io, "cannot create the debug folder '" + a.debug_dir + "'");
         for (const auto& file : files)
-          for (const char* stage : {"_1_threshold", "_2_regions", "_3_candidates", "_4_detections"})
-            check_output_path(debug_base(file) + stage + ext, file, a.overwrite);
+          for (const auto& output : debug_outputs(ext)) check_output_path(debug_base(file) + output, file, a.overwrite);
       }
       if (!a.annotate_dir.empty()) {
         std::error_code ec;
@@ -188,7 +193,7 @@ void register_detect(CLI::App& app, Command& run) {
         }
         if (!a.annotate_dir.empty()) write_image(annotated_path(file), annotate(grey.view(), d).view());
         if (!a.debug_dir.empty())
-          write_debug_images(a.debug_dir, std::filesystem::path(file).stem().string(), ext, grey.view(), config, cap, d);
+          write_debug_images(a.debug_dir, std::filesystem::path(file).stem().string(), ext, grey.view(), config, set, d);
       }
       return failures ? 1 : 0;
     };

@@ -1,8 +1,11 @@
 #include "debug_images.hpp"
 
 #include <algorithm>
+#include <fstream>
 
 #include "annotate.hpp"
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 #include "gpuvis/threshold/threshold.hpp"
@@ -31,8 +34,12 @@ void box(Image<std::uint8_t>& img, int x0, int y0, int x1, int y1, const std::ui
 
 }  // namespace
 
+std::vector<std::string> debug_outputs(const std::string& ext) {
+  return {"_1_threshold" + ext, "_2_regions" + ext, "_3_candidates" + ext, "_4_detections" + ext, "_5_candidates.txt"};
+}
+
 void write_debug_images(const std::string& dir, const std::string& stem, const std::string& ext, HostView<const std::uint8_t> grey,
-                        const pipeline::DetectorConfig& config, int cap, const pipeline::Detections& d) {
+                        const pipeline::DetectorConfig& config, const decode::TreeSet& set, const pipeline::Detections& d) {
   const std::string base = dir + "/" + stem;
   Image<std::uint8_t> binary(grey.width, grey.height);
   threshold::Params tp = config.threshold;
@@ -41,7 +48,7 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
   write_image(base + "_1_threshold" + ext, binary.view());
 
   segment::RegionTree tree;
-  segment::segment_cpu(binary.view(), cap, tree, segment::SegmentOptions{.runs = true});
+  segment::segment_cpu(binary.view(), set.cap(), tree, segment::SegmentOptions{.runs = true});
   Image<std::uint8_t> regions(grey.width, grey.height, 3);
   for (int r = 0; r < tree.size(); ++r) {
     std::uint8_t c[3];
@@ -54,21 +61,48 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
   }
   write_image(base + "_2_regions" + ext, regions.view());
 
-  // Candidates: decoded symbols' roots (green), fuzzy candidates (orange), regions in the size band
-  // of the last symbols that may be a symbol whose inside no longer decodes (blue).
+  // The decoder again, explaining: every candidate root and what became of it.
+  decode::Decoder decoder(set);
+  decoder.set_explain(true);
+  std::vector<decode::Fiducial> fiducials;
+  decoder.decode(tree, binary.view(), fiducials);
+  const auto& reports = decoder.reports();
+
+  // Candidates, numbered as in _5_candidates.txt: decoded (green), fuzzy (orange), refused (red);
+  // regions in the size band of the last symbols that may be a symbol whose inside no longer
+  // decodes (blue, root-region tracking).
   Image<std::uint8_t> candidates(grey.width, grey.height, 3);
   for (int y = 0; y < grey.height; ++y)
     for (int x = 0; x < grey.width; ++x)
       for (int k = 0; k < 3; ++k) candidates(x, y, k) = static_cast<std::uint8_t>(grey(x, y) / 2 + 64);
-  const std::uint8_t green[3] = {0, 200, 0}, orange[3] = {255, 140, 0}, blue[3] = {40, 90, 255};
+  const std::uint8_t green[3] = {0, 200, 0}, orange[3] = {255, 140, 0}, blue[3] = {40, 90, 255}, red[3] = {230, 0, 0};
   auto root_box = [&](int r, const std::uint8_t c[3]) {
     if (r >= 0 && r < tree.size()) box(candidates, tree.left[r] - 1, tree.top[r] - 1, tree.right[r] + 1, tree.bottom[r] + 1, c);
   };
   for (const auto& c : d.roots) root_box(c.region, blue);
-  for (const auto& f : d.fiducials) root_box(f.root, f.fuzzy() ? orange : green);
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const auto& r = reports[i];
+    const std::uint8_t* c = r.id >= 0 ? green : r.fuzzy ? orange : red;
+    root_box(r.region, c);
+    draw_digits(candidates, tree.left[r.region], tree.top[r.region] - 8, std::to_string(i + 1), c);
+  }
   write_image(base + "_3_candidates" + ext, candidates.view());
 
   write_image(base + "_4_detections" + ext, annotate(grey, d).view());
+
+  std::ofstream text(base + "_5_candidates.txt");
+  text << "# " << stem << ": " << reports.size() << " candidate roots (regions whose subtree has a symbol's height, "
+       << set.min_height << "-" << set.max_height << ", and size); numbers as in " << stem << "_3_candidates" << ext << "\n"
+       << "# n  box x0,y0-x1,y1  descendants height  leaves (above size gate: black/white)  id  outcome: reason  key\n";
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const auto& r = reports[i];
+    const int g = r.region;
+    text << (i + 1) << "  " << tree.left[g] << "," << tree.top[g] << "-" << tree.right[g] << "," << tree.bottom[g] << "  "
+         << r.descendants << " " << r.height << "  " << r.leaves << " (" << r.gated_black << "/" << r.gated_white << ")  "
+         << (r.id >= 0 ? std::to_string(r.id) : "-") << "  " << (r.id >= 0 ? "symbol" : r.fuzzy ? "fuzzy" : "refused") << ": "
+         << r.reason << "  " << (r.key.empty() ? "-" : r.key) << "\n";
+  }
+  if (!text) fail(ErrorCode::io, "cannot write '" + base + "_5_candidates.txt'");
 }
 
 }  // namespace gpuvis::cli

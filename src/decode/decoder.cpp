@@ -38,6 +38,7 @@ void Decoder::decode(const segment::RegionTree& t, HostView<const std::uint8_t> 
   fuzzy_root_.resize(nr);
   candidates_.clear();
   leaves_.clear();
+  reports_.clear();
 
   const int tmin = set_.tmin(), tmax = set_.tmax(), rmin = set_.rmin();
   const int dmin = set_.min_height, dmax = set_.max_height;
@@ -105,6 +106,25 @@ void Decoder::decode(const segment::RegionTree& t, HostView<const std::uint8_t> 
 
   DecodeStats st;
   std::vector<Fiducial> fuzzy;
+  // Explaining: what became of each candidate (only with set_explain(true)).
+  auto report = [&](int root, const rules::LeafSums& sums, const std::string& key, int id, bool is_fuzzy, const char* reason) {
+    if (!explain_) return;
+    CandidateReport r;
+    r.region = root;
+    r.descendants = desc_[root];
+    r.height = height_[root];
+    r.leaves = sums.leaves;
+    r.gated_black = sums.gated[0];
+    r.gated_white = sums.gated[1];
+    r.key = key.empty() ? key : (t.colour[root] ? "w" : "b") + key;
+    r.id = id;
+    r.fuzzy = is_fuzzy;
+    r.reason = reason;
+    reports_.push_back(std::move(r));
+  };
+  static const char* const gate_reasons[] = {"", "fewer descendants than any symbol of the set (damaged)",
+                                             "most leaves are specks of 3 pixels or less",
+                                             "a leaf is under half or over twice its colour's average size", "key not in the tree set"};
   for (int root : candidates_) {
     ++st.candidates;
     // §4.3-4.4: depths, children (traversed neighbours with fewer descendants) and the key.
@@ -157,18 +177,26 @@ void Decoder::decode(const segment::RegionTree& t, HostView<const std::uint8_t> 
     }
 
     if (nodes > set_.max_nodes) {
+      report(root, sums, {}, -1, false, "subtree larger than any symbol (left the tree)");
       ++st.invalid;
       leaves_.resize(static_cast<std::size_t>(leaf_begin));
       continue;
     }
     // §4.6 classification.
-    int id = rules::classify(sums, set_.min_leafs(), fuzzy_root_[root] != 0, [&] {
-      const std::string full = (t.colour[root] ? "w" : "b") + key;
-      if (set_.yamaarashi && full == yamaarashi::kKey) return yamaarashi::kCode;
-      const auto it = set_.ids.find(full);
-      return it != set_.ids.end() ? it->second : -1;
-    });
+    int reason = rules::kReasonNone;
+    int id = rules::classify(
+        sums, set_.min_leafs(), fuzzy_root_[root] != 0,
+        [&] {
+          const std::string full = (t.colour[root] ? "w" : "b") + key;
+          if (set_.yamaarashi && full == yamaarashi::kKey) return yamaarashi::kCode;
+          const auto it = set_.ids.find(full);
+          return it != set_.ids.end() ? it->second : -1;
+        },
+        &reason);
     if (id == rules::kInvalid || !rules::has_orientation(sums)) {
+      report(root, sums, key, -1, false,
+             id == rules::kInvalid ? (std::string(gate_reasons[reason]) + ", and too few leaves above the size gate for a fuzzy candidate").c_str()
+                                   : "no black leaf, so no orientation");
       ++st.invalid;
       leaves_.resize(static_cast<std::size_t>(leaf_begin));
       continue;
@@ -178,10 +206,17 @@ void Decoder::decode(const segment::RegionTree& t, HostView<const std::uint8_t> 
     f.x = pose.x;
     f.y = pose.y;
     f.angle = pose.angle;
+    const int found = id;
     if (id == yamaarashi::kCode)  // the ring gives the ID, and the pose is refined (§6.10)
       id = decode_yamaarashi(t, binary, root, visit_round_.data(), desc_.data(), set_.mirror, f);
+    const int unlimited = id;
     id = rules::limit_id(id, set_.max_id);
     f.id = id >= 0 ? id : -1;
+    report(root, sums, key, f.id, id < 0,
+           id >= 0                       ? "decoded"
+           : unlimited >= 0              ? "ID above max_fid"
+           : found == yamaarashi::kCode  ? "yamaarashi ring did not decode"
+                                         : gate_reasons[reason]);
     f.root = root;
     f.root_size = std::max(t.bbox_width(root), t.bbox_height(root));
     f.root_x = t.centroid_x(root);

@@ -61,12 +61,15 @@ inline constexpr int kFuzzy = -2, kInvalid = -1;
 // the ring of samples around it.
 inline constexpr int kYamaarashi = -5;
 
+// Why classify() did not give an ID (gpuvis detect --debug): the gate that decided.
+inline constexpr int kReasonNone = 0, kReasonDamaged = 1, kReasonSpecks = 2, kReasonLeafSizes = 3, kReasonUnknownKey = 4;
+
 // §4.6: kFuzzy, kInvalid, kYamaarashi or the ID found in the tree set. `damaged`: the root has fewer
 // descendants than any symbol of the set. `lookup()` gives the key's ID or -1; it is called only
 // when the gates pass. A result other than kInvalid is a symbol only when it has an orientation
-// (has_orientation).
+// (has_orientation). `reason`, when given, receives the gate that refused an ID (kReason...).
 template <class Lookup>
-GPUVIS_HD int classify(const LeafSums& s, int min_leafs, bool damaged, Lookup&& lookup) {
+GPUVIS_HD int classify(const LeafSums& s, int min_leafs, bool damaged, Lookup&& lookup, int* reason = nullptr) {
   const bool enough = s.gated[0] >= min_leafs || s.gated[1] >= min_leafs;
   bool extreme = false;
   for (int c = 0; c < 2; ++c)
@@ -78,10 +81,22 @@ GPUVIS_HD int classify(const LeafSums& s, int min_leafs, bool damaged, Lookup&& 
   // 40 px wide (measured on all 240 prints at 24 rotations), while the specks of noise that can
   // mimic a tree are not. A tree whose leaves are mostly specks never gets an ID.
   const bool specks = (s.gated[0] + s.gated[1]) * 4 < s.leaves * 3;
-  if (damaged || specks) return enough ? kFuzzy : kInvalid;
-  if (extreme) return (s.gated[0] > min_leafs || s.gated[1] > min_leafs) ? kFuzzy : kInvalid;
-  const int id = lookup();
-  return id >= 0 || id == kYamaarashi ? id : (enough ? kFuzzy : kInvalid);
+  int why = kReasonNone, id;
+  if (damaged || specks) {
+    why = damaged ? kReasonDamaged : kReasonSpecks;
+    id = enough ? kFuzzy : kInvalid;
+  } else if (extreme) {
+    why = kReasonLeafSizes;
+    id = (s.gated[0] > min_leafs || s.gated[1] > min_leafs) ? kFuzzy : kInvalid;
+  } else {
+    id = lookup();
+    if (id < 0 && id != kYamaarashi) {
+      why = kReasonUnknownKey;
+      id = enough ? kFuzzy : kInvalid;
+    }
+  }
+  if (reason) *reason = why;
+  return id;
 }
 
 // reacTIVision's max_fid (spec §5.5): an ID above the limit makes the candidate fuzzy; 0 = no limit.

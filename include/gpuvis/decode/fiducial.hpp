@@ -2,6 +2,7 @@
 // Stage 3 of the tracker: amoeba fiducial decoding from the region tree (spec §4–§5, with the
 // statistics defined soundly as in docs/decoding.md).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gpuvis/core/image.hpp"
@@ -30,6 +31,18 @@ struct LeafRef {
   double weight;  // π (depth + 0.5)²
 };
 
+// What became of one candidate root (a region whose subtree has a symbol's height and size), for
+// people finding out why a symbol was missed: Decoder::set_explain(true), gpuvis detect --debug.
+struct CandidateReport {
+  int region = -1;
+  int descendants = 0, height = 0;  // the root's in the region tree
+  int leaves = 0, gated_black = 0, gated_white = 0;  // leaves, and those above the size gate by colour
+  std::string key;     // the subtree's key as tree files write it ("w0122..."); empty when the walk was cut off
+  int id = -1;         // the symbol's ID, or -1
+  bool fuzzy = false;  // reported as a fuzzy candidate (a damaged symbol)
+  std::string reason;  // "decoded", or the gate that refused an ID
+};
+
 struct DecodeStats {
   int candidates = 0, valid = 0, fuzzy = 0, invalid = 0;
 };
@@ -48,6 +61,9 @@ class Decoder {
               DecodeStats* stats = nullptr);
   // The leaves of the last decode() call's fiducials (see Fiducial::leaf_begin).
   const std::vector<LeafRef>& leaves() const { return leaves_; }
+  // With explain on, decode() also reports every candidate root and what became of it.
+  void set_explain(bool on) { explain_ = on; }
+  const std::vector<CandidateReport>& reports() const { return reports_; }
 
  private:
   TreeSet set_;
@@ -55,6 +71,8 @@ class Decoder {
   std::vector<std::uint8_t> blocked_, fuzzy_root_;
   std::vector<std::int32_t> candidates_, frontier_, next_;
   std::vector<LeafRef> leaves_;
+  bool explain_ = false;
+  std::vector<CandidateReport> reports_;
 };
 
 }  // namespace gpuvis::decode
