@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "gpuvis/io/image_file.hpp"
 #include "test_support.hpp"
@@ -223,6 +224,20 @@ TEST(Cli, DetectDebugWritesEveryStage) {
   const std::string ext = codec::available() ? ".png" : ".ppm";
   for (const char* stage : {"_1_threshold", "_2_regions", "_3_candidates", "_4_detections"})
     EXPECT_TRUE(std::filesystem::exists(dir + "/table" + stage + ext)) << stage;
+  // The candidates' list: every symbol detect reports is a decoded candidate with its ID.
+  std::ifstream list(dir + "/table_5_candidates.txt");
+  ASSERT_TRUE(list) << "no _5_candidates.txt";
+  std::string text((std::istreambuf_iterator<char>(list)), std::istreambuf_iterator<char>());
+  const auto json = test::run_cli("detect '" + frame + "' --backend cpu --json");
+  ASSERT_EQ(json.exit_code, 0);
+  int ids = 0;
+  for (std::size_t at = json.output.find("\"id\":"); at != std::string::npos; at = json.output.find("\"id\":", at + 1)) {
+    const int id = std::stoi(json.output.substr(at + 5));
+    if (id < 0) continue;
+    ++ids;
+    EXPECT_NE(text.find("  " + std::to_string(id) + "  symbol: decoded"), std::string::npos) << "ID " << id << " in\n" << text;
+  }
+  EXPECT_GT(ids, 0);
   if (codec::available()) {
     const std::string expected = test::temp_path("table-threshold.png");
     ASSERT_EQ(test::run_cli("threshold '" + frame + "' '" + expected + "' --backend cpu").exit_code, 0);
