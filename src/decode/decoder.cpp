@@ -123,7 +123,7 @@ void Decoder::decode(const segment::RegionTree& t, HostView<const std::uint8_t> 
     reports_.push_back(std::move(r));
   };
   static const char* const gate_reasons[] = {"", "fewer descendants than any symbol of the set (damaged)",
-                                             "most leaves are specks of 3 pixels or less",
+                                             "too many leaves are specks of 3 pixels or less (noise)",
                                              "a leaf is under half or over twice its colour's average size", "key not in the tree set"};
   for (int root : candidates_) {
     ++st.candidates;
@@ -185,7 +185,7 @@ void Decoder::decode(const segment::RegionTree& t, HostView<const std::uint8_t> 
     // §4.6 classification.
     int reason = rules::kReasonNone;
     int id = rules::classify(
-        sums, set_.min_leafs(), fuzzy_root_[root] != 0,
+        sums, set_.min_leafs(), fuzzy_root_[root] != 0, std::max(t.bbox_width(root), t.bbox_height(root)),
         [&] {
           const std::string full = (t.colour[root] ? "w" : "b") + key;
           if (set_.yamaarashi && full == yamaarashi::kKey) return yamaarashi::kCode;

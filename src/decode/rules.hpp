@@ -64,12 +64,31 @@ inline constexpr int kYamaarashi = -5;
 // Why classify() did not give an ID (gpuvis detect --debug): the gate that decided.
 inline constexpr int kReasonNone = 0, kReasonDamaged = 1, kReasonSpecks = 2, kReasonLeafSizes = 3, kReasonUnknownKey = 4;
 
+// Roots this wide (max of the bounding box's sides, in pixels) are small symbols, whose leaves
+// shrink to specks under a camera's blur; see classify's speck gate.
+inline constexpr int kSmallRootMin = 32, kSmallRootMax = 55;
+
+// gpuvis's extra gate against trees made of noise: the share of a tree's leaves that must be above
+// the size gate. Every leaf of a real print 40 px and wider is above it when sharp (measured on all
+// 240 prints at 24 rotations), while the specks of noise that can mimic a tree are not: three
+// quarters are needed. Small symbols (roots 32-55 px) under blur keep fewer: on 960 generated
+// 34-46 px symbols at σ 0.8 the lowest share was 0.21 and all others were 0.26 or more, so these
+// need more than a quarter. With no speck gate at all, 200 000 symbol-free frames gave 34 trees that
+// matched a key: every one had at most 4 of 17 leaves (0.235) above the gate, and none had a root
+// of 32-55 px (docs/decoding.md).
+GPUVIS_HD inline bool mostly_specks(const LeafSums& s, int root_size) {
+  const int gated = s.gated[0] + s.gated[1];
+  if (root_size >= kSmallRootMin && root_size <= kSmallRootMax) return gated * 4 <= s.leaves;
+  return gated * 4 < s.leaves * 3;
+}
+
 // §4.6: kFuzzy, kInvalid, kYamaarashi or the ID found in the tree set. `damaged`: the root has fewer
-// descendants than any symbol of the set. `lookup()` gives the key's ID or -1; it is called only
-// when the gates pass. A result other than kInvalid is a symbol only when it has an orientation
-// (has_orientation). `reason`, when given, receives the gate that refused an ID (kReason...).
+// descendants than any symbol of the set. `root_size`: max(width, height) of the root's bounding
+// box. `lookup()` gives the key's ID or -1; it is called only when the gates pass. A result other
+// than kInvalid is a symbol only when it has an orientation (has_orientation). `reason`, when
+// given, receives the gate that refused an ID (kReason...).
 template <class Lookup>
-GPUVIS_HD int classify(const LeafSums& s, int min_leafs, bool damaged, Lookup&& lookup, int* reason = nullptr) {
+GPUVIS_HD int classify(const LeafSums& s, int min_leafs, bool damaged, int root_size, Lookup&& lookup, int* reason = nullptr) {
   const bool enough = s.gated[0] >= min_leafs || s.gated[1] >= min_leafs;
   bool extreme = false;
   for (int c = 0; c < 2; ++c)
@@ -77,10 +96,7 @@ GPUVIS_HD int classify(const LeafSums& s, int min_leafs, bool damaged, Lookup&& 
       const double avg = s.size_sum[c] / s.gated[c];
       extreme = extreme || s.size_min[c] < 0.5 * avg || s.size_max[c] > 2.0 * avg;
     }
-  // gpuvis's extra gate: every leaf of a real print is bigger than the size gate down to symbols
-  // 40 px wide (measured on all 240 prints at 24 rotations), while the specks of noise that can
-  // mimic a tree are not. A tree whose leaves are mostly specks never gets an ID.
-  const bool specks = (s.gated[0] + s.gated[1]) * 4 < s.leaves * 3;
+  const bool specks = mostly_specks(s, root_size);  // a tree of noise specks never gets an ID
   int why = kReasonNone, id;
   if (damaged || specks) {
     why = damaged ? kReasonDamaged : kReasonSpecks;

@@ -210,9 +210,10 @@ TEST(Decode, GeneratedScenesWithModerateNoiseAndBlur) {
 }
 
 // Issue #32's small symbols (34-46 px wide, printed squares 1.11 times wider) under the
-// generator's blur: blur merges their leaves, so the default finds about four in five; sharpening
-// before the threshold finds them (docs/benchmarks/detect.md). Both without a false ID.
-TEST(Decode, SmallBlurredSymbolsAreFoundWithSharpening) {
+// generator's blur: their leaves shrink to specks, which the speck gate allows small roots
+// (rules::mostly_specks); the default finds them, and so does sharpening before the threshold.
+// Both without a false ID.
+TEST(Decode, SmallBlurredSymbolsAreFoundByDefaultAndWithSharpening) {
   if (!prints_readable()) GTEST_SKIP() << "needs PNG support to read the printed symbols";
   synth::SceneParams q;
   q.symbols = 16;
@@ -227,22 +228,23 @@ TEST(Decode, SmallBlurredSymbolsAreFoundWithSharpening) {
   const double sharp_recall = static_cast<double>(sharpened.found) / sharpened.symbols;
   std::cout << "small symbols: " << plain.found << "/" << plain.symbols << " found by default, " << sharpened.found << "/"
             << sharpened.symbols << " with --sharpen 2\n";
+  EXPECT_GE(plain_recall, 0.99);
   EXPECT_GE(sharp_recall, 0.97);
-  EXPECT_GT(sharp_recall, plain_recall + 0.1) << "sharpening should find clearly more";
   EXPECT_EQ(plain.false_ids, 0);
   EXPECT_EQ(sharpened.false_ids, 0);
 }
 
 // Explaining (detect --debug): one report per candidate, the decoded ones exactly the valid
 // fiducials with their IDs and keys, the fuzzy ones the fuzzy fiducials, the rest refused with a
-// gate named; on small blurred symbols (issue #32's case) some are refused.
+// gate named; under strong blur (σ 2) some are refused.
 TEST(Decode, ExplainedCandidatesMatchTheDecodedSymbols) {
   if (!prints_readable()) GTEST_SKIP() << "needs PNG support to read the printed symbols";
   synth::Generator gen(symbols_dir());
   synth::SceneParams q;
-  q.symbols = 16;
-  q.min_size = 34 * 1.11;
-  q.max_size = 46 * 1.11;
+  q.symbols = 12;
+  q.min_size = 48 * 1.11;
+  q.max_size = 80 * 1.11;
+  q.blur = 2.0;
   q.seed = 21;
   const auto scene = gen.make(q);
   Image<std::uint8_t> binary(scene.image.width(), scene.image.height());
@@ -279,7 +281,7 @@ TEST(Decode, ExplainedCandidatesMatchTheDecodedSymbols) {
   EXPECT_EQ(decoded, st.valid);
   EXPECT_EQ(fuzzy, st.fuzzy);
   EXPECT_EQ(refused, st.invalid);
-  EXPECT_GT(fuzzy + refused, 0) << "these small blurred symbols lose some candidates to a gate";
+  EXPECT_GT(fuzzy + refused, 0) << "these blurred symbols lose some candidates to a gate";
 }
 
 TEST(Decode, SymbolFreeFramesGiveNoIds) {

@@ -319,7 +319,8 @@ __device__ bool classify(const DeviceTree& t, const SetBounds& b, const Scratch&
   // and then applies max_fid.
   const bool core = b.yamaarashi && yamaarashi::special_candidate(desc, colour != 0, degree_of(t, root),
                                                                   !(t.flags[root] & (segment::kBorder | segment::kFragmented)));
-  int id = rules::classify(sums, b.min_leafs, desc < b.tmin && !core, [id_found] { return id_found; });
+  int id = rules::classify(sums, b.min_leafs, desc < b.tmin && !core, width > height ? width : height,
+                           [id_found] { return id_found; });
   if (id != rules::kYamaarashi) id = rules::limit_id(id, b.max_id);
   if (id == rules::kInvalid || !rules::has_orientation(sums)) return false;
 
