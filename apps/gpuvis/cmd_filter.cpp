@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <sstream>
 
@@ -44,13 +45,18 @@ void check_jobs(const std::vector<std::pair<std::string, std::string>>& jobs, bo
 
 // Runs `apply(image, result, progress)` for every job, keeping each input's type and channel
 // count and reporting progress. `apply` is a generic callable taking (HostView<const T>,
-// HostView<T>, std::function<void(double)>).
+// HostView<T>, std::function<void(double)>). Over a folder the codecs overlap the filter: the
+// next file is read and decoded, and the last result encoded and written, on their own threads
+// while this one filters, so a batch is bound by the slowest of the three, not their sum.
 template <class Apply>
 void run_jobs(const std::vector<std::pair<std::string, std::string>>& jobs, const char* what, Apply&& apply) {
   Progress progress(what);
+  std::future<AnyImage> next = std::async(std::launch::async, [&jobs] { return read_image(jobs[0].first); });
+  std::future<void> writing;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const auto& [src, dst] = jobs[i];
-    AnyImage image = read_image(src);
+    AnyImage image = next.get();
+    if (i + 1 < jobs.size()) next = std::async(std::launch::async, [&jobs, i] { return read_image(jobs[i + 1].first); });
     std::visit(
         [&](auto& img) {
           using T = std::decay_t<decltype(img(0, 0))>;
@@ -60,11 +66,13 @@ void run_jobs(const std::vector<std::pair<std::string, std::string>>& jobs, cons
           std::function<void(double)> inner;
           if (jobs.size() == 1) inner = [&](double f) { progress(f); };
           apply(HostView<const T>(img.view()), result.view(), inner);
-          write_image(dst, result.view());
+          if (writing.valid()) writing.get();  // the previous file is written (its error surfaces here)
+          writing = std::async(std::launch::async, [&dst, r = std::move(result)] { write_image(dst, r.view()); });
         },
         image);
     if (jobs.size() > 1) progress(static_cast<double>(i + 1) / static_cast<double>(jobs.size()));
   }
+  writing.get();
 }
 
 // "R1,R2,..." per-channel range bandwidths (at most 4) into p.channel_range.

@@ -212,6 +212,13 @@ TEST(Cli, FilterBatchOverAFolder) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::filesystem::exists(out + "/f" + std::to_string(i) + ".pgm"));
   expect_one_line_error("filter convolve " + quote(dir) + " " + quote(out) + " --kernel box:5 --backend cpu", "--overwrite");
+  // Files are read ahead and written behind the filter: a damaged file in the batch still ends
+  // the run with one line naming it, and the files before it are complete.
+  { std::ofstream(dir + "/f1.pgm", std::ios::trunc) << "P5\n64 64\n255\nshort"; }
+  const std::string out2 = test::temp_path("batch_out2");
+  expect_one_line_error("filter convolve " + quote(dir) + " " + quote(out2) + " --kernel box:5 --backend cpu", "f1.pgm");
+  const auto first = read_grey8(out + "/f0.pgm"), again = read_grey8(out2 + "/f0.pgm");
+  EXPECT_EQ(count_differences<std::uint8_t>(first.view(), again.view()), 0u);
 }
 
 // detect --debug: one image per stage; the threshold stage is what `gpuvis threshold` writes, the
