@@ -66,16 +66,16 @@ inline constexpr int kReasonNone = 0, kReasonDamaged = 1, kReasonSpecks = 2, kRe
 
 // Roots this wide (max of the bounding box's sides, in pixels) are small symbols, whose leaves
 // shrink to specks under a camera's blur; see classify's speck gate.
-inline constexpr int kSmallRootMin = 32, kSmallRootMax = 55;
+inline constexpr int kSmallRootMin = 26, kSmallRootMax = 55;
 
 // gpuvis's extra gate against trees made of noise: the share of a tree's leaves that must be above
 // the size gate. Every leaf of a real print 40 px and wider is above it when sharp (measured on all
 // 240 prints at 24 rotations), while the specks of noise that can mimic a tree are not: three
-// quarters are needed. Small symbols (roots 32-55 px) under blur keep fewer: on 960 generated
+// quarters are needed. Small symbols (roots 26-55 px) under blur keep fewer: on 960 generated
 // 34-46 px symbols at σ 0.8 the lowest share was 0.21 and all others were 0.26 or more, so these
 // need more than a quarter. With no speck gate at all, 200 000 symbol-free frames gave 34 trees that
-// matched a key: every one had at most 4 of 17 leaves (0.235) above the gate, and none had a root
-// of 32-55 px (docs/decoding.md).
+// matched a key: every one had at most 4 of 17 leaves (0.235) above the gate, and the one root of
+// 26-55 px had 3 of 17 (docs/decoding.md).
 GPUVIS_HD inline bool mostly_specks(const LeafSums& s, int root_size) {
   const int gated = s.gated[0] + s.gated[1];
   if (root_size >= kSmallRootMin && root_size <= kSmallRootMax) return gated * 4 <= s.leaves;
