@@ -103,7 +103,7 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
     if constexpr (C > 2) hn::StoreU(hn::Div(s2, kPerChannel ? w2 : w0), d, out + 2 * width + x);
     if constexpr (C > 3) hn::StoreU(hn::Div(s3, kPerChannel ? w3 : w0), d, out + 3 * width + x);
   }
-  for (; x < width; ++x) scalar::bilateral_at(r, width, x, out);
+  for (; x < width; ++x) scalar::bilateral_at<C, kPerChannel, kL1>(r, width, x, out);
 }
 
 void Bilateral(const BilateralRow& r, int width, float* out) {

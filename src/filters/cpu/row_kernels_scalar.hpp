@@ -4,6 +4,7 @@
 // implementations use.
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 #include "../convolve_common.hpp"
 #include "row_kernels.hpp"
@@ -29,23 +30,32 @@ template <class T>
 void to_float(const T* src, std::size_t n, float* dst) {
   for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
 }
+// detail::saturate's result, in a form the compiler vectorises: clamped first (which changes no
+// result), then rounded to nearest even by adding and subtracting 1.5 * 2^23, exact for
+// |v| < 2^22 in the default rounding mode.
 template <class T>
 void from_float(const float* src, std::size_t n, T* dst) {
-  for (std::size_t i = 0; i < n; ++i) dst[i] = detail::saturate<T>(src[i]);
+  constexpr float hi = static_cast<float>(std::numeric_limits<T>::max()), magic = 12582912.0f;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = src[i] < 0.0f ? 0.0f : (src[i] > hi ? hi : src[i]);
+    dst[i] = static_cast<T>((v + magic) - magic);
+  }
 }
 
-// Pixel x of a bilateral row: out[c * width + x] for each channel.
+// Pixel x of a bilateral row: out[c * width + x] for each channel. C channels; kPerChannel: each
+// channel weighs by its own difference (so does grey); kL1: (Σ|d|)² for colour.
+template <int C, bool kPerChannel, bool kL1>
 inline void bilateral_at(const BilateralRow& r, int width, int x, float* out) {
-  const int C = r.channels, compared = C == 4 ? 3 : C;
+  constexpr int kCompared = C == 4 ? 3 : C;
   const std::size_t centre_at = static_cast<std::size_t>(x + r.radius);
-  float centre[4], sum[4] = {0, 0, 0, 0}, wsum[4] = {0, 0, 0, 0};
-  for (int c = 0; c < C; ++c) centre[c] = r.rows[r.radius * C + c][centre_at];
+  float centre[C], sum[C], wsum[C];
+  for (int c = 0; c < C; ++c) centre[c] = r.rows[r.radius * C + c][centre_at], sum[c] = wsum[c] = 0.0f;
   for (int t = 0; t < r.tap_count; ++t) {
     const float* const* row = r.rows + (r.tap_dy[t] + r.radius) * C;
     const std::size_t at = centre_at + r.tap_dx[t];
-    float v[4];
+    float v[C];
     for (int c = 0; c < C; ++c) v[c] = row[c][at];
-    if (r.per_channel || C == 1) {
+    if constexpr (kPerChannel) {
       for (int c = 0; c < C; ++c) {
         const float w = r.tap_weight[t] * channel_weight(r, v[c] - centre[c]);
         sum[c] += w * v[c];
@@ -53,11 +63,11 @@ inline void bilateral_at(const BilateralRow& r, int width, int x, float* out) {
       }
     } else {
       float d2 = 0.0f;
-      if (r.l1) {
-        for (int c = 0; c < compared; ++c) d2 += std::abs(v[c] - centre[c]);
+      if constexpr (kL1) {
+        for (int c = 0; c < kCompared; ++c) d2 += std::abs(v[c] - centre[c]);
         d2 *= d2;
       } else {
-        for (int c = 0; c < compared; ++c) d2 += (v[c] - centre[c]) * (v[c] - centre[c]);
+        for (int c = 0; c < kCompared; ++c) d2 += (v[c] - centre[c]) * (v[c] - centre[c]);
       }
       const float w = r.tap_weight[t] * colour_weight(r, d2);
       for (int c = 0; c < C; ++c) {
