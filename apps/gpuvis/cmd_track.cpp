@@ -212,6 +212,13 @@ int run_track() {
   }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  // Recorded and generated frames (a folder, a video file, --synth) that are delivered as fast as
+  // they are processed carry no time of their own: the tracker's clock is then the frame's place
+  // in the sequence at a nominal 60 Hz, so motion prediction, the velocities sent and the JSON
+  // times do not depend on how busy this machine is. Cameras, and any source paced by --fps, use
+  // the time each frame arrived.
+  const bool sequence_clock = a.fps == 0 && (!a.folder.empty() || !a.video.empty() || a.synth >= 0);
+  constexpr double kSequenceRate = 60.0;
   source::CaptureThread capture(std::move(source), a.fps);
   Image<std::uint8_t> frame;
   double arrival = 0, last_report = source::now_seconds();
@@ -259,7 +266,7 @@ int run_track() {
     const double frame_arrival = arrivals.front();
     arrivals.pop_front();
     const double t0 = source::now_seconds();
-    const auto& f = tracker.update(d, frame_arrival);
+    const auto& f = tracker.update(d, sequence_clock ? static_cast<double>(tracked) / kSequenceRate : frame_arrival);
     ++tracked;
     const double t1 = source::now_seconds();
     if (tuio) tuio->send(f);
