@@ -321,6 +321,32 @@ GPUVIS_HD bool in_symbol(const std::int32_t* parent, const Mark* is_root, int r)
   return false;
 }
 
+// gpuvis, beyond reacTIVision: a white region inside a black one inside a small white one is a
+// leaf of a print that did not decode (worn, covered, or half out of the frame), not a fingertip:
+// a fingertip's dark surroundings are the table, not a print's ink on its paper. The print is the
+// grandparent when it is white; when the black parent touches the frame's edge it has lost its own
+// parent (segmentation), and the parent's box stands for the print. "Small": at most 16 finger
+// sizes and half the frame's longer side, where leaves that can pass for fingers (at most 2
+// finger sizes) come from, while the table around real fingers spans the frame.
+struct Enclosing {
+  int parent_colour = -1, grandparent_colour = -1;  // 0 or 255; -1: none
+  bool parent_on_border = false;
+  int parent_width = 0, parent_height = 0, grandparent_width = 0, grandparent_height = 0;
+};
+GPUVIS_HD inline bool inside_print(const Enclosing& e, int frame_width, int frame_height, const FingerParams& fp) {
+  if (e.parent_colour != 0) return false;
+  int w, h;
+  if (e.grandparent_colour == 255) {
+    w = e.grandparent_width, h = e.grandparent_height;
+  } else if (e.grandparent_colour < 0 && e.parent_on_border) {
+    w = e.parent_width, h = e.parent_height;
+  } else {
+    return false;
+  }
+  const int side = w > h ? w : h, frame_side = frame_width > frame_height ? frame_width : frame_height;
+  return side <= 16 * fp.size && 2 * side <= frame_side;
+}
+
 // Spec §7.1 step 3: a region whose centroid lies closer than rootsize/1.5 to a symbol's centre is
 // never a finger or blob (compared squared: no libm call, the same verdict on both backends).
 GPUVIS_HD inline bool near_symbol(double x, double y, double symbol_x, double symbol_y, int root_size) {

@@ -65,9 +65,21 @@ void find_fingers_and_blobs(const segment::RegionTree& t, HostView<const std::ui
   for (int r = 0; r < t.size(); ++r) {
     if (t.colour[r] != 255 || (t.flags[r] & segment::kBorder)) continue;
     const int w = t.bbox_width(r), h = t.bbox_height(r);
-    const blob_rules::Branches branch = blob_rules::branches(w, h, t.degree(r), fp, bp);
+    blob_rules::Branches branch = blob_rules::branches(w, h, t.degree(r), fp, bp);
     if (!branch.finger && !branch.blob) continue;
     if (blob_rules::in_symbol(t.parent.data(), is_root.data(), r)) continue;
+    if (branch.finger) {
+      const int p = t.parent[r], g = p >= 0 ? t.parent[p] : -1;
+      blob_rules::Enclosing e;
+      if (p >= 0) {
+        e.parent_colour = t.colour[p];
+        e.parent_on_border = (t.flags[p] & segment::kBorder) != 0;
+        e.parent_width = t.bbox_width(p), e.parent_height = t.bbox_height(p);
+      }
+      if (g >= 0) e.grandparent_colour = t.colour[g], e.grandparent_width = t.bbox_width(g), e.grandparent_height = t.bbox_height(g);
+      if (blob_rules::inside_print(e, t.width, t.height, fp)) branch.finger = false;
+      if (!branch.blob && !branch.finger) continue;
+    }
     bool near_symbol = false;
     for (const auto& f : fiducials)
       near_symbol = near_symbol || blob_rules::near_symbol(t.centroid_x(r), t.centroid_y(r), f.x, f.y, f.root_size);

@@ -864,6 +864,58 @@ TEST(Track, RealSymbolWithItsInsideWipedIsTrackedByItsRoot) {
 
 // Spec §7.6 (obj_blob, cur_blob): a symbol's root region and a finger are also TUIO blobs, with
 // their owner's session ID, moving with it and gone with it; plain blobs never take them over.
+// Issue #32: a finger keeps one cursor session while it stays down, while prints slide, turn and
+// bounce around it, and no cursor appears anywhere else (on a print or its leaves), with 14 px
+// fingers and the default sensitivity.
+TEST(Track, AFingerKeepsOneSessionWhileItStaysDown) {
+  if (!codec::available()) GTEST_SKIP() << "needs PNG support to read the printed symbols";
+  synth::Generator gen(test::symbols_dir());
+  synth::SceneParams q;
+  q.symbols = 6;
+  q.fingers = 3;
+  q.finger_size = 14;
+  q.min_size = 60;
+  q.max_size = 100;
+  q.speed = 6;
+  q.spin = 0.03;
+  pipeline::DetectorConfig config;
+  config.fingers.size = 14;
+  int stray = 0, shown = 0, checked = 0;
+  for (std::uint32_t seed : {9u, 17u}) {
+    q.seed = seed;
+    pipeline::Detector detector(config);
+    track::Tracker tracker;
+    std::map<int, std::set<int>> sessions_of_finger;
+    int true_fingers = 0;
+    for (q.frame = 0; q.frame < 60; ++q.frame) {
+      const auto scene = gen.make(q);
+      true_fingers = static_cast<int>(scene.fingers.size());
+      const auto& f = tracker.update(detector.detect(scene.image.view()), q.frame / 60.0);
+      for (const auto& c : f.cursors) {
+        if (!c.visible) continue;
+        ++shown;
+        const double x = static_cast<double>(c.m.x) * scene.image.width(), y = static_cast<double>(c.m.y) * scene.image.height();
+        int nearest = -1;
+        for (std::size_t k = 0; k < scene.fingers.size(); ++k)
+          if (std::hypot(scene.fingers[k].x - x, scene.fingers[k].y - y) < scene.fingers[k].size / 2) nearest = static_cast<int>(k);
+        if (nearest < 0) {
+          ++stray;
+          ADD_FAILURE() << "seed " << seed << " frame " << q.frame << ": a cursor at " << x << "," << y << " is no finger";
+        } else {
+          sessions_of_finger[nearest].insert(c.session_id);
+        }
+      }
+    }
+    ASSERT_GT(true_fingers, 0);
+    for (int k = 0; k < true_fingers; ++k, ++checked)
+      EXPECT_EQ(sessions_of_finger[k].size(), 1u) << "seed " << seed << ": finger " << k << " had " << sessions_of_finger[k].size()
+                                                  << " sessions";
+  }
+  EXPECT_EQ(stray, 0);
+  EXPECT_GT(shown, 0);
+  EXPECT_GT(checked, 3);
+}
+
 TEST(Track, ObjectAndFingerBlobsShareTheirOwnersSessionAndLifetime) {
   auto frame_with = [](double shift, bool with_symbol) {
     pipeline::Detections d = table(with_symbol ? std::vector<decode::Fiducial>{symbol(5, 100 + shift, 100)} : std::vector<decode::Fiducial>{});

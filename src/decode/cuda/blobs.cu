@@ -178,10 +178,24 @@ __device__ BlobRecord record(const BlobGeometry& g, double score, int area, int 
 // border, of finger or blob size and shape, not part of a decoded symbol, not near one.
 __device__ blob_rules::Branches candidate(const DeviceTree& t, const Scratch& s, const BlobStage& st, int r) {
   if (t.colour[r] != 255 || (t.flags[r] & segment::kBorder)) return {};
-  const blob_rules::Branches br = blob_rules::branches(t.right[r] - t.left[r] + 1, t.bottom[r] - t.top[r] + 1,
-                                                       degree_of(t, r), st.fingers, st.blobs);
+  blob_rules::Branches br = blob_rules::branches(t.right[r] - t.left[r] + 1, t.bottom[r] - t.top[r] + 1, degree_of(t, r),
+                                                 st.fingers, st.blobs);
   if (!br.finger && !br.blob) return {};
   if (blob_rules::in_symbol(t.parent, s.symbol_root, r)) return {};
+  if (br.finger) {  // a leaf of a print that did not decode is no finger, as on the CPU
+    const int p = t.parent[r], g = p >= 0 ? t.parent[p] : -1;
+    blob_rules::Enclosing e;
+    if (p >= 0) {
+      e.parent_colour = t.colour[p];
+      e.parent_on_border = (t.flags[p] & segment::kBorder) != 0;
+      e.parent_width = t.right[p] - t.left[p] + 1, e.parent_height = t.bottom[p] - t.top[p] + 1;
+    }
+    if (g >= 0)
+      e.grandparent_colour = t.colour[g], e.grandparent_width = t.right[g] - t.left[g] + 1,
+      e.grandparent_height = t.bottom[g] - t.top[g] + 1;
+    if (blob_rules::inside_print(e, t.width, t.height, st.fingers)) br.finger = false;
+    if (!br.finger && !br.blob) return {};
+  }
   const double cx = centroid_x(t, r), cy = centroid_y(t, r);
   const int symbols = s.results->symbols;
   for (int i = 0; i < symbols; ++i) {
