@@ -69,20 +69,22 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
   const auto& reports = decoder.reports();
 
   // Candidates, numbered as in _5_candidates.txt: decoded (green), fuzzy (orange), refused (red);
+  // regions nested like a symbol that never became candidates (purple);
   // regions in the size band of the last symbols that may be a symbol whose inside no longer
   // decodes (blue, root-region tracking).
   Image<std::uint8_t> candidates(grey.width, grey.height, 3);
   for (int y = 0; y < grey.height; ++y)
     for (int x = 0; x < grey.width; ++x)
       for (int k = 0; k < 3; ++k) candidates(x, y, k) = static_cast<std::uint8_t>(grey(x, y) / 2 + 64);
-  const std::uint8_t green[3] = {0, 200, 0}, orange[3] = {255, 140, 0}, blue[3] = {40, 90, 255}, red[3] = {230, 0, 0};
+  const std::uint8_t green[3] = {0, 200, 0}, orange[3] = {255, 140, 0}, blue[3] = {40, 90, 255}, red[3] = {230, 0, 0},
+                     purple[3] = {190, 0, 220};
   auto root_box = [&](int r, const std::uint8_t c[3]) {
     if (r >= 0 && r < tree.size()) box(candidates, tree.left[r] - 1, tree.top[r] - 1, tree.right[r] + 1, tree.bottom[r] + 1, c);
   };
   for (const auto& c : d.roots) root_box(c.region, blue);
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const auto& r = reports[i];
-    const std::uint8_t* c = r.id >= 0 ? green : r.fuzzy ? orange : red;
+    const std::uint8_t* c = !r.candidate ? purple : r.id >= 0 ? green : r.fuzzy ? orange : red;
     root_box(r.region, c);
     draw_digits(candidates, tree.left[r.region], tree.top[r.region] - 8, std::to_string(i + 1), c);
   }
@@ -91,16 +93,21 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
   write_image(base + "_4_detections" + ext, annotate(grey, d).view());
 
   std::ofstream text(base + "_5_candidates.txt");
-  text << "# " << stem << ": " << reports.size() << " candidate roots (regions whose subtree has a symbol's height, "
-       << set.min_height << "-" << set.max_height << ", and size); numbers as in " << stem << "_3_candidates" << ext << "\n"
+  const auto candidates_count = std::count_if(reports.begin(), reports.end(), [](const auto& r) { return r.candidate; });
+  text << "# " << stem << ": " << candidates_count << " candidate roots (regions whose subtree has a symbol's height, "
+       << set.min_height << "-" << set.max_height << ", and size), then " << reports.size() - candidates_count
+       << " regions nested like a symbol that did not become candidates; numbers as in " << stem << "_3_candidates" << ext << "\n"
        << "# n  box x0,y0-x1,y1  descendants height  leaves (above size gate: black/white)  id  outcome: reason  key\n";
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const auto& r = reports[i];
     const int g = r.region;
     text << (i + 1) << "  " << tree.left[g] << "," << tree.top[g] << "-" << tree.right[g] << "," << tree.bottom[g] << "  "
-         << r.descendants << " " << r.height << "  " << r.leaves << " (" << r.gated_black << "/" << r.gated_white << ")  "
-         << (r.id >= 0 ? std::to_string(r.id) : "-") << "  " << (r.id >= 0 ? "symbol" : r.fuzzy ? "fuzzy" : "refused") << ": "
-         << r.reason << "  " << (r.key.empty() ? "-" : r.key) << "\n";
+         << r.descendants << " " << (r.height >= 0 ? std::to_string(r.height) : "-") << "  ";
+    if (r.candidate) text << r.leaves << " (" << r.gated_black << "/" << r.gated_white << ")  ";
+    else text << "- (-/-)  ";
+    text << (r.id >= 0 ? std::to_string(r.id) : "-") << "  "
+         << (!r.candidate ? "not a candidate" : r.id >= 0 ? "symbol" : r.fuzzy ? "fuzzy" : "refused") << ": " << r.reason << "  "
+         << (r.key.empty() ? "-" : r.key) << "\n";
   }
   if (!text) fail(ErrorCode::io, "cannot write '" + base + "_5_candidates.txt'");
 }

@@ -235,6 +235,63 @@ void Decoder::decode(const segment::RegionTree& t, HostView<const std::uint8_t> 
   }
   out.insert(out.end(), fuzzy.begin(), fuzzy.end());
   if (stats) *stats = st;
+  if (explain_) explain_misses(t);
+}
+
+// Regions nested like a symbol that did not become candidates, neither inside a candidate nor
+// around one: where a symbol that never reached the decoder's gates was lost. "Like a symbol":
+// from half the set's fewest descendants to twice its most, nesting as deep as a symbol's or one
+// level deeper, 20 px to half the frame wide.
+void Decoder::explain_misses(const segment::RegionTree& t) {
+  using segment::kBorder;
+  using segment::kFragmented;
+  using segment::kSaturated;
+  const int n = t.size();
+  std::vector<std::uint8_t> candidate(static_cast<std::size_t>(n), 0), around(static_cast<std::size_t>(n), 0);
+  for (int c : candidates_) {
+    candidate[c] = 1;
+    for (int p = t.parent[c]; p >= 0 && !around[p]; p = t.parent[p]) around[p] = 1;
+  }
+  auto inside_candidate = [&](int r) {
+    for (int p = t.parent[r]; p >= 0; p = t.parent[p])
+      if (candidate[p]) return true;
+    return false;
+  };
+  // Each region's nesting height in the parent forest: children have higher depths, so one pass
+  // from the deepest regions up finds it.
+  std::vector<std::int32_t> order(static_cast<std::size_t>(n)), nest_height(static_cast<std::size_t>(n), 0);
+  for (int r = 0; r < n; ++r) order[r] = r;
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return t.depth[a] > t.depth[b]; });
+  for (int r : order)
+    if (t.parent[r] >= 0) nest_height[t.parent[r]] = std::max(nest_height[t.parent[r]], nest_height[r] + 1);
+  const int frame_side = std::max(t.width, t.height);
+  for (int r = 0; r < n; ++r) {
+    if (candidate[r] || around[r]) continue;
+    const int nested = t.descendant_count[r], side = std::max(t.bbox_width(r), t.bbox_height(r));
+    if (nested < set_.rmin() / 2 || nested > 2 * set_.tmax() || nest_height[r] < set_.min_height ||
+        nest_height[r] > set_.max_height + 1 || side < 20 || 2 * side > frame_side || inside_candidate(r))
+      continue;
+    CandidateReport m;
+    m.region = r;
+    m.candidate = false;
+    m.descendants = visit_round_[r] ? desc_[r] : nested;
+    m.height = visit_round_[r] ? height_[r] : -1;
+    if (t.flags[r] & kBorder) {
+      m.reason = "touches the frame's edge";
+    } else if (t.flags[r] & kSaturated) {
+      m.reason = "more neighbours than a symbol's region has (saturated)";
+    } else if (!visit_round_[r]) {
+      m.reason = blocked_[r] ? "not reached: a region below it has more descendants or depth than a symbol allows"
+                 : (t.flags[r] & kFragmented)
+                     ? "lost a neighbour to a saturated region (fragmented)"
+                     : "not reached: a region below it is saturated, fragmented or touches the frame's edge";
+    } else {
+      m.reason = "height " + std::to_string(height_[r]) + " and " + std::to_string(desc_[r]) + " descendants; a symbol has height " +
+                 std::to_string(set_.min_height) + "-" + std::to_string(set_.max_height) + " and " + std::to_string(set_.rmin()) +
+                 "-" + std::to_string(set_.tmax()) + " descendants";
+    }
+    reports_.push_back(std::move(m));
+  }
 }
 
 }  // namespace gpuvis::decode

@@ -33,9 +33,12 @@ struct LeafRef {
 
 // What became of one candidate root (a region whose subtree has a symbol's height and size), for
 // people finding out why a symbol was missed: Decoder::set_explain(true), gpuvis detect --debug.
+// Regions nested like a symbol that never became candidates are reported too (candidate false),
+// with the reason.
 struct CandidateReport {
   int region = -1;
-  int descendants = 0, height = 0;  // the root's in the region tree
+  bool candidate = true;
+  int descendants = 0, height = 0;  // the root's in the region tree (height -1: not reached)
   int leaves = 0, gated_black = 0, gated_white = 0;  // leaves, and those above the size gate by colour
   std::string key;     // the subtree's key as tree files write it ("w0122..."); empty when the walk was cut off
   int id = -1;         // the symbol's ID, or -1
@@ -61,7 +64,8 @@ class Decoder {
               DecodeStats* stats = nullptr);
   // The leaves of the last decode() call's fiducials (see Fiducial::leaf_begin).
   const std::vector<LeafRef>& leaves() const { return leaves_; }
-  // With explain on, decode() also reports every candidate root and what became of it.
+  // With explain on, decode() also reports every candidate root and what became of it, then the
+  // regions nested like a symbol that did not become candidates.
   void set_explain(bool on) { explain_ = on; }
   const std::vector<CandidateReport>& reports() const { return reports_; }
 
@@ -71,6 +75,7 @@ class Decoder {
   std::vector<std::uint8_t> blocked_, fuzzy_root_;
   std::vector<std::int32_t> candidates_, frontier_, next_;
   std::vector<LeafRef> leaves_;
+  void explain_misses(const segment::RegionTree& tree);
   bool explain_ = false;
   std::vector<CandidateReport> reports_;
 };
