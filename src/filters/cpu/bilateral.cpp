@@ -16,11 +16,6 @@
 namespace gpuvis::filters {
 namespace {
 
-template <class T>
-void cpu_rows_to_float(const T* src, std::size_t n, float* dst) {
-  if constexpr (std::is_same_v<T, float>) std::copy_n(src, n, dst);
-  else cpu_rows::to_float(src, n, dst);
-}
 
 template <class T, int C>
 void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
@@ -30,12 +25,12 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
   for (int dy = -r; dy <= r; ++dy)
     for (int dx = -r; dx <= r; ++dx) space_table[(dy + r) * k + dx + r] = std::exp(static_cast<float>(dx * dx + dy * dy) * space_coeff);
   auto space = [&](int dx, int dy) { return space_table[(dy + r) * k + dx + r]; };
-  // 8-bit images with a fixed range sigma: differences are integers, so exp() becomes a table
-  // lookup: by |d| (up to 255) where one channel decides, by the colour distance d² (up to 3·255²
+  // 8-bit images with a fixed range sigma, for a row kernel that looks weights up: differences are
+  // integers, so exp() becomes a table lookup: by |d| (up to 255) where one channel decides, by the colour distance d² (up to 3·255²
   // for l2, 765² for l1) otherwise.
   std::vector<float> abs_table, d2_table;
   const float range_coeff = -0.5f / (p.sigma_range * p.sigma_range);
-  if (std::is_same_v<T, std::uint8_t> && !p.adaptive) {
+  if (std::is_same_v<T, std::uint8_t> && !p.adaptive && cpu_rows::bilateral_uses_tables()) {
     abs_table.resize(256);
     for (int i = 0; i < 256; ++i) abs_table[i] = std::exp(static_cast<float>(i * i) * range_coeff);
     const int cc = C == 4 ? 3 : C;
@@ -69,7 +64,7 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
         const int yy = border_index(sy, h, p.border.mode);
         if (yy >= 0) {
           // Convert the row's samples at once, then split them into the planes' interiors.
-          cpu_rows_to_float(src.row(yy), static_cast<std::size_t>(w) * C, samples.data());
+          cpu_rows::to_float(src.row(yy), static_cast<std::size_t>(w) * C, samples.data());
           for (int x = 0; x < w; ++x)
             for (int c = 0; c < C; ++c) row[c * plane + x + r] = samples[static_cast<std::size_t>(x) * C + c];
         }
@@ -102,11 +97,7 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
         cpu_rows::bilateral(row, w, planar_out.data());
       }
       T* out = dst.row(y);
-      if constexpr (std::is_same_v<T, float>) {
-        std::copy(planar_out.begin(), planar_out.end(), planar_samples.begin());
-      } else {
-        cpu_rows::from_float(planar_out.data(), planar_out.size(), planar_samples.data());
-      }
+      cpu_rows::from_float(planar_out.data(), planar_out.size(), planar_samples.data());
       for (int c = 0; c < C; ++c) {
         const T* o = planar_samples.data() + c * static_cast<std::size_t>(w);
         for (int x = 0; x < w; ++x) out[x * C + c] = o[x];

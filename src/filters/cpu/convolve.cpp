@@ -4,7 +4,6 @@
 // per non-zero weight: a pointer to the padded row at the weight's offset. Separable kernels
 // filter each needed row horizontally once, then combine rows vertically.
 #include <algorithm>
-#include <type_traits>
 #include <vector>
 
 #include "../convolve_common.hpp"
@@ -25,8 +24,7 @@ void load_padded_row(HostView<const T> src, int sy, int rx, const Border& border
   }
   const T* row = src.row(yy);
   float* mid = out + static_cast<std::ptrdiff_t>(rx) * c;
-  if constexpr (std::is_same_v<T, float>) std::copy_n(row, static_cast<std::size_t>(w) * c, mid);
-  else cpu_rows::to_float(row, static_cast<std::size_t>(w) * c, mid);
+  cpu_rows::to_float(row, static_cast<std::size_t>(w) * c, mid);
   for (int x = -rx; x < 0; ++x) {
     const int xx = border_index(x, w, border.mode);
     for (int ch = 0; ch < c; ++ch) mid[x * c + ch] = xx < 0 ? border.value : static_cast<float>(row[xx * c + ch]);
@@ -74,8 +72,7 @@ struct Taps {
 
 template <class T>
 void store_row(const std::vector<float>& acc, T* out) {
-  if constexpr (std::is_same_v<T, float>) std::copy(acc.begin(), acc.end(), out);
-  else cpu_rows::from_float(acc.data(), acc.size(), out);
+  cpu_rows::from_float(acc.data(), acc.size(), out);
 }
 
 template <class T>

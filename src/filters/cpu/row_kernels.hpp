@@ -5,6 +5,7 @@
 // run time) when the build found Highway, else row_kernels_portable.cpp (plain loops the compiler
 // vectorises for the baseline instruction set). Both sum in the same order; they may differ in the
 // last bits of a float where one fuses a multiply-add and the other does not.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -21,6 +22,13 @@ void to_float(const std::uint8_t* src, std::size_t n, float* dst);
 void to_float(const std::uint16_t* src, std::size_t n, float* dst);
 void from_float(const float* src, std::size_t n, std::uint8_t* dst);
 void from_float(const float* src, std::size_t n, std::uint16_t* dst);
+// Floats are copied, so callers need no case for float images.
+inline void to_float(const float* src, std::size_t n, float* dst) { std::copy_n(src, n, dst); }
+inline void from_float(const float* src, std::size_t n, float* dst) { std::copy_n(src, n, dst); }
+
+// Whether bilateral() looks 8-bit weights up in BilateralRow's tables; when not (it computes
+// them), callers need not build the tables.
+bool bilateral_uses_tables();
 
 // The bilateral filter's fixed-σr case for one output row, on planar rows: plane c of source row
 // (y + dy) starts at rows[(dy + radius) * channels + c], padded by `radius` on each side, so that

@@ -179,6 +179,8 @@ void correlate(const float* const* taps, const float* weights, int tap_count, st
 
 void bilateral(const BilateralRow& row, int width, float* out) { HWY_DYNAMIC_DISPATCH(Bilateral)(row, width, out); }
 
+bool bilateral_uses_tables() { return false; }
+
 const char* implementation() {
   static const std::string name = std::string("highway ") + HWY_DYNAMIC_DISPATCH(Implementation)();
   return name.c_str();

@@ -42,6 +42,8 @@ void to_float(const std::uint16_t* src, std::size_t n, float* dst) { scalar::to_
 void from_float(const float* src, std::size_t n, std::uint8_t* dst) { scalar::from_float(src, n, dst); }
 void from_float(const float* src, std::size_t n, std::uint16_t* dst) { scalar::from_float(src, n, dst); }
 
+bool bilateral_uses_tables() { return true; }
+
 const char* implementation() { return "portable"; }
 
 }  // namespace gpuvis::filters::cpu_rows
