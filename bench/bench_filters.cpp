@@ -5,6 +5,7 @@
 // from host to host.
 #include <functional>
 #include <random>
+#include <type_traits>
 
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/bilateral.hpp"
@@ -158,8 +159,47 @@ int main(int argc, char** argv) {
     r = {"filters", "conv2d", "cuda", "end-to-end (host to host, incl. transfers)", w, h, p7, {}};
     r.stats = bench::measure([&] { return bench::time_us([&] { convolve_cuda<float>(f1.view(), fo.view(), k7); }); }, o);
     report.add(r);
+    r = {"filters", "separable", "cuda", "end-to-end (host to host, incl. transfers)", w, h, pg, {}};
+    r.stats = bench::measure([&] { return bench::time_us([&] { convolve_cuda<float>(f1.view(), fo.view(), gauss); }); }, o);
+    report.add(r);
     r = {"filters", "bilateral", "cuda", "end-to-end (host to host, incl. transfers)", w, h, pb, {}};
     r.stats = bench::measure([&] { return bench::time_us([&] { bilateral_cuda<std::uint8_t>(rgb.view(), ro.view(), bp); }); }, o);
+    report.add(r);
+    // The same from and into page-locked host images (cuda::PinnedImage, as a camera driver or a
+    // decoder writing into pinned buffers hands them over): no staging copies on the host.
+    cuda::PinnedImage<float> pf(w, h, 1), pfo(w, h, 1);
+    cuda::PinnedImage<std::uint8_t> prgb(w, h, 3), pro(w, h, 3);
+    copy<float>(f1.view(), pf.view());
+    copy<std::uint8_t>(rgb.view(), prgb.view());
+    const char* pinned_scope = "end-to-end (page-locked host to host, incl. transfers)";
+    r = {"filters", "conv2d", "cuda", pinned_scope, w, h, p7, {}};
+    r.stats = bench::measure([&] { return bench::time_us([&] { convolve_cuda<float>(pf.view(), pfo.view(), k7); }); }, o);
+    report.add(r);
+    r = {"filters", "separable", "cuda", pinned_scope, w, h, pg, {}};
+    r.stats = bench::measure([&] { return bench::time_us([&] { convolve_cuda<float>(pf.view(), pfo.view(), gauss); }); }, o);
+    report.add(r);
+    r = {"filters", "bilateral", "cuda", pinned_scope, w, h, pb, {}};
+    r.stats = bench::measure([&] { return bench::time_us([&] { bilateral_cuda<std::uint8_t>(prgb.view(), pro.view(), bp); }); }, o);
+    report.add(r);
+    // The bus floor: the image up and the result down between page-locked memory and the device,
+    // one after the other, no kernel (what issue #33's goal is measured against).
+    auto floor = [&](auto& host_in, auto& dev_in, auto& host_out, auto& dev_out) {
+      return bench::measure(
+          [&] {
+            return bench::time_us([&] {
+              using T = std::remove_cv_t<std::remove_reference_t<decltype(*host_in.view().data)>>;
+              cuda::upload<T>(host_in.view(), dev_in.view(), s);
+              cuda::download<T>(DeviceView<const T>(dev_out.view()), host_out.view(), s);
+              s.synchronize();
+            });
+          },
+          o);
+    };
+    r = {"filters", "transfer floor", "cuda", "page-locked upload + download, no kernel", w, h, {{"type", "f32x1"}}, {}};
+    r.stats = floor(pf, df, pfo, dfo);
+    report.add(r);
+    r = {"filters", "transfer floor", "cuda", "page-locked upload + download, no kernel", w, h, {{"type", "u8x3"}}, {}};
+    r.stats = floor(prgb, dr, pro, dro);
     report.add(r);
 #endif
   }

@@ -92,8 +92,18 @@ def main():
         try:
             import cv2
             cv2.setNumThreads(os.cpu_count())
-            emit("conv2d", "opencv-cpu", "host", w, h, p7, cpu_time(lambda: cv2.filter2D(img, -1, k7), runs))
+            # Every CPU case of bench_filters: 7x7 u8/f32 with 1 and 3 channels, the separable
+            # Gaussian f32 grey and u8 RGB, the bilateral u8 grey and RGB.
+            grey = rng.integers(0, 256, (h, w), dtype=np.uint8)
+            img3 = (rng.integers(0, 1000, (h, w, 3)) * 1.0).astype(np.float32)
+            for src, typ in ((img, "f32x1"), (grey, "u8x1"), (img3, "f32x3"), (rgb, "u8x3")):
+                emit("conv2d", "opencv-cpu", "host", w, h, {"kernel": "7x7", "type": typ},
+                     cpu_time(lambda: cv2.filter2D(src, -1, k7), runs))
             emit("separable", "opencv-cpu", "host", w, h, pg, cpu_time(lambda: cv2.sepFilter2D(img, -1, g, g), runs))
+            emit("separable", "opencv-cpu", "host", w, h, {"kernel": "gaussian 13 taps", "type": "u8x3"},
+                 cpu_time(lambda: cv2.sepFilter2D(rgb, -1, g, g), runs))
+            emit("bilateral", "opencv-cpu", "host", w, h, {"radius": "3", "type": "u8x1"},
+                 cpu_time(lambda: cv2.bilateralFilter(grey, 7, 30, 3), max(3, runs // 5)))
             emit("bilateral", "opencv-cpu", "host", w, h, pb, cpu_time(lambda: cv2.bilateralFilter(rgb, 7, 30, 3), max(3, runs // 5)))
         except Exception as e:  # noqa: BLE001
             print("opencv peer failed:", e)

@@ -2,6 +2,7 @@
 // The bilateral filter's per-pixel computation, shared verbatim by the CPU and CUDA backends.
 // `fetch(dx, dy, ch)` returns the neighbour's value (border already applied).
 #include <cmath>
+#include <cstring>
 
 #include "convolve_common.hpp"
 #include "gpuvis/filters/bilateral.hpp"
@@ -14,11 +15,45 @@ namespace gpuvis::filters::detail {
 #define GPUVIS_BL_HD
 #endif
 
-GPUVIS_BL_HD inline float bl_exp(float x) {
+// exp(x) for the filter's weights (x <= 0), the same float on every backend: the CPU's scalar and
+// Highway loops and the CUDA kernel run this exact sequence of IEEE operations (none fused: the
+// files that use it are built without FMA contraction), where the libraries' exp functions differ
+// in the last bit and would move an output by one level at rounding ties. Cody-Waite reduction
+// x = n·ln2 + r, |r| <= ln2/2, then a degree-6 Taylor polynomial (relative error < 2e-7) scaled by
+// 2^n through the exponent bits. Below -87 the weight is held at exp(-87) ~ 1.6e-38, the smallest
+// this scaling keeps normal; the centre's weight of 1 makes such weights immaterial.
+// row_kernels_hwy.cpp (WeightExp) mirrors it operation for operation.
+struct WeightExpConstants {
+  static constexpr float kMin = -87.0f;
+  static constexpr float kLog2e = 1.44269504088896341f;
+  static constexpr float kLn2Hi = 0.693145751953125f;  // 15 significant bits: n·kLn2Hi is exact
+  static constexpr float kLn2Lo = 1.42860682030941723212e-6f;
+  static constexpr float kC6 = 1.0f / 720, kC5 = 1.0f / 120, kC4 = 1.0f / 24, kC3 = 1.0f / 6, kC2 = 0.5f;
+};
+
+GPUVIS_BL_HD inline float weight_exp(float x) {
+  using K = WeightExpConstants;
+  x = x > K::kMin ? x : K::kMin;
 #if defined(__CUDA_ARCH__)
-  return expf(x);
+  const float n = rintf(x * K::kLog2e);
 #else
-  return std::exp(x);
+  const float n = std::nearbyint(x * K::kLog2e);  // to nearest even, as rintf and hn::Round
+#endif
+  const float r = (x - n * K::kLn2Hi) - n * K::kLn2Lo;
+  float p = K::kC6;
+  p = p * r + K::kC5;
+  p = p * r + K::kC4;
+  p = p * r + K::kC3;
+  p = p * r + K::kC2;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const int bits = (static_cast<int>(n) + 127) << 23;  // 2^n, n in [-126, 0]
+#if defined(__CUDA_ARCH__)
+  return p * __int_as_float(bits);
+#else
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
 #endif
 }
 
@@ -33,7 +68,7 @@ GPUVIS_BL_HD inline float bl_sqrt(float x) {
 // exp(d2 * coeff), computed directly. The CPU substitutes a table for 8-bit images, whose d2 are
 // small integers; the table holds exactly these values.
 struct ExpWeight {
-  GPUVIS_BL_HD float operator()(float d2, float coeff) const { return bl_exp(d2 * coeff); }
+  GPUVIS_BL_HD float operator()(float d2, float coeff) const { return weight_exp(d2 * coeff); }
 };
 
 // Computes the C output channels of one pixel. Colour distances use the first three channels of

@@ -333,3 +333,97 @@ TEST(KernelFile, EndlessOrHugeFilesAreRefused) {
 
 }  // namespace
 }  // namespace gpuvis::filters
+
+#include "filters/bilateral_rules.hpp"
+
+// detail::weight_exp is the weights' exponential on every backend; it must be exp to float
+// precision over the whole range the filter uses.
+TEST(Bilateral, WeightExponentialIsExpToFloatPrecision) {
+  double worst = 0;
+  for (double x = 0; x >= -87.0; x -= 0.000731) {
+    const double want = std::exp(x), got = detail::weight_exp(static_cast<float>(x));
+    worst = std::max(worst, std::abs(got - std::exp(static_cast<double>(static_cast<float>(x)))) / want);
+  }
+  EXPECT_LT(worst, 3e-7);
+  EXPECT_EQ(detail::weight_exp(0.0f), 1.0f);
+  EXPECT_GT(detail::weight_exp(-1e9f), 0.0f);  // held at exp(-87), never 0 or a denormal
+  EXPECT_LT(detail::weight_exp(-1e9f), 2e-38f);
+}
+
+
+// The CPU filter (vector loops and tables) gives, to the last bit, what the shared per-pixel rule
+// gives, which is the CUDA kernel's computation: so the backends agree without a GPU to compare.
+// Float outputs are compared before rounding, where a fused multiply-add or another exp would show.
+template <class T>
+void check_shared_pixel_rule() {
+  std::uint32_t seed = 70;
+  for (int c : {1, 3, 4})
+    for (RangeMode mode : {RangeMode::colour, RangeMode::per_channel})
+      for (ColourDistance distance : {ColourDistance::l2, ColourDistance::l1})
+        for (bool adaptive : {false, true}) {
+          if (mode == RangeMode::per_channel && distance == ColourDistance::l1) continue;
+          const int w = 203, h = 61;
+          const auto texture = test::textured_colour(w, h, c, seed++);
+          Image<T> src(w, h, c), got(w, h, c);
+          for (int y = 0; y < h; ++y)
+            for (int i = 0; i < w * c; ++i) src.row(y)[i] = static_cast<T>(texture.row(y)[i]);
+          BilateralParams p;
+          p.radius = 3;
+          p.sigma_space = 2.0f;
+          p.sigma_range = 20;
+          p.mode = mode;
+          p.distance = distance;
+          p.adaptive = adaptive;
+          bilateral_cpu<T>(src.view(), got.view(), p);
+          const float space_coeff = -0.5f / (p.sigma_space * p.sigma_space);
+          auto space = [&](int dx, int dy) { return detail::weight_exp(static_cast<float>(dx * dx + dy * dy) * space_coeff); };
+          int differ = 0;
+          for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+              auto fetch = [&](int dx, int dy, int ch) {
+                const int xx = border_index(x + dx, w, p.border.mode), yy = border_index(y + dy, h, p.border.mode);
+                return static_cast<float>(src(xx, yy, ch));
+              };
+              float o[4];
+              if (c == 1) detail::bilateral_pixel<1>(fetch, p.radius, space, detail::ExpWeight{}, p.sigma_range, adaptive, mode, distance, o);
+              else if (c == 3) detail::bilateral_pixel<3>(fetch, p.radius, space, detail::ExpWeight{}, p.sigma_range, adaptive, mode, distance, o);
+              else detail::bilateral_pixel<4>(fetch, p.radius, space, detail::ExpWeight{}, p.sigma_range, adaptive, mode, distance, o);
+              for (int ch = 0; ch < c; ++ch) differ += got(x, y, ch) != detail::saturate<T>(o[ch]);
+            }
+          EXPECT_EQ(differ, 0) << "c=" << c << (mode == RangeMode::per_channel ? " per-channel" : distance == ColourDistance::l1 ? " l1" : " l2")
+                               << (adaptive ? " adaptive" : "");
+        }
+}
+
+TEST(Bilateral, EqualsTheSharedPixelRuleBitForBitU8) { check_shared_pixel_rule<std::uint8_t>(); }
+TEST(Bilateral, EqualsTheSharedPixelRuleBitForBitF32) { check_shared_pixel_rule<float>(); }
+
+// An output pixel's value does not depend on where it falls in a row (vector body or tail), so a
+// tile of an image, as Dask's chunks cut it, gives the whole image's values away from its edges.
+// The tile is 150 wide, so its rows end in a tail shorter than any vector, outside the border.
+TEST(Convolve, TilesGiveTheWholeImagesValues) {
+  for (int c : {1, 3}) {
+    const auto img = test::random_typed<float>(300, 40, c, 12, -100.f, 1000.f);
+    Image<float> tile(150, 30, c);
+    copy<float>(img.view().crop(7, 4, 150, 30), tile.view());
+    auto compare = [&](const Image<float>& whole, const Image<float>& part, int r) {
+      int differ = 0;
+      for (int y = r; y < 30 - r; ++y)
+        for (int x = r; x < 150 - r; ++x)
+          for (int ch = 0; ch < c; ++ch) differ += part(x, y, ch) != whole(x + 7, y + 4, ch);
+      return differ;
+    };
+    for (const char* ks : {"0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1", "gaussian:sigma=1", "box:3"}) {
+      Image<float> whole(300, 40, c), part(150, 30, c);
+      convolve_cpu<float>(img.view(), whole.view(), parse_kernel(ks), {});
+      convolve_cpu<float>(tile.view(), part.view(), parse_kernel(ks), {});
+      EXPECT_EQ(compare(whole, part, 3), 0) << ks << " c=" << c;
+    }
+    BilateralParams p;
+    p.radius = 2;
+    Image<float> whole(300, 40, c), part(150, 30, c);
+    bilateral_cpu<float>(img.view(), whole.view(), p);
+    bilateral_cpu<float>(tile.view(), part.view(), p);
+    EXPECT_EQ(compare(whole, part, 2), 0) << "bilateral c=" << c;
+  }
+}

@@ -145,6 +145,34 @@ TEST(BilateralCuda, EqualsCpu) {
       }
 }
 
+// Bit for bit on camera-like content at 640x480, where one output in 10^5 or so sits on a rounding
+// boundary: floats compared exactly before rounding, 8-bit outputs exactly after.
+TEST(BilateralCuda, EqualsCpuBitForBitOnCameraLikeImages) {
+  GPUVIS_REQUIRE_GPU();
+  std::uint32_t seed = 90;
+  for (int c : {1, 3, 4})
+    for (RangeMode mode : {RangeMode::colour, RangeMode::per_channel})
+      for (bool adaptive : {false, true}) {
+        const auto u8 = test::textured_colour(640, 480, c, seed++);
+        Image<float> f(640, 480, c);
+        for (int y = 0; y < 480; ++y)
+          for (int i = 0; i < 640 * c; ++i) f.row(y)[i] = u8.row(y)[i];
+        BilateralParams p;
+        p.radius = 3;
+        p.sigma_range = 20;
+        p.mode = mode;
+        p.adaptive = adaptive;
+        Image<std::uint8_t> a(640, 480, c), b(640, 480, c);
+        bilateral_cpu<std::uint8_t>(u8.view(), a.view(), p);
+        bilateral_cuda<std::uint8_t>(u8.view(), b.view(), p);
+        EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u) << "u8 c=" << c << " adaptive=" << adaptive;
+        Image<float> fa(640, 480, c), fb(640, 480, c);
+        bilateral_cpu<float>(f.view(), fa.view(), p);
+        bilateral_cuda<float>(f.view(), fb.view(), p);
+        EXPECT_EQ(count_differences<float>(fa.view(), fb.view()), 0u) << "f32 c=" << c << " adaptive=" << adaptive;
+      }
+}
+
 #include "filters/cuda/filters_cuda.hpp"
 
 TEST(ConvolveCuda, DeviceLevelEntryEqualsCpu) {
@@ -164,5 +192,67 @@ TEST(ConvolveCuda, DeviceLevelEntryEqualsCpu) {
       cuda::download<std::uint16_t>(d_dst.view(), gpu.view(), s);
       s.synchronize();
       EXPECT_EQ(differences(gpu, cpu, 0), 0) << ks << " " << bs;
+    }
+}
+
+#include "cuda/memory.hpp"
+
+// The host paths run in overlapped strips (cuda::StripPipeline): a 4K image is cut into several,
+// each staged with its halo rows, through pinned staging or, for page-locked images, straight.
+// Every combination gives the one result: the CPU's for the bilateral (bit for bit), the
+// unstripped device path's for the convolution.
+TEST(FilterStrips, PinnedAndPageableImagesGiveTheSameResult) {
+  GPUVIS_REQUIRE_GPU();
+  const int w = 3840, h = 2160;
+  auto pinned_copy = [](const auto& img) {
+    using T = std::remove_cv_t<std::remove_reference_t<decltype(*img.data())>>;
+    cuda::PinnedImage<T> p(img.width(), img.height(), img.channels());
+    copy<T>(img.view(), p.view());
+    return p;
+  };
+  {
+    const auto rgb = test::textured_colour(w, h, 3, 31);
+    BilateralParams p;
+    p.radius = 3;
+    p.sigma_range = 20;
+    p.border = parse_border("constant:7");
+    Image<std::uint8_t> cpu(w, h, 3), gpu(w, h, 3);
+    bilateral_cpu<std::uint8_t>(rgb.view(), cpu.view(), p);
+    bilateral_cuda<std::uint8_t>(rgb.view(), gpu.view(), p);
+    EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), gpu.view()), 0u) << "pageable";
+    auto src = pinned_copy(rgb);
+    cuda::PinnedImage<std::uint8_t> out(w, h, 3);
+    bilateral_cuda<std::uint8_t>(src.view(), out.view(), p);
+    EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), out.view()), 0u) << "pinned in and out";
+    bilateral_cuda<std::uint8_t>(src.view(), gpu.view(), p);
+    EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), gpu.view()), 0u) << "pinned in";
+    bilateral_cuda<std::uint8_t>(rgb.view(), out.view(), p);
+    EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), out.view()), 0u) << "pinned out";
+  }
+  for (const char* ks : {"gaussian:sigma=2", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1"})
+    for (const char* bs : {"reflect101", "constant:5"}) {
+      const auto f = test::random_typed<float>(w, h, 1, 41, -100.f, 1000.f);
+      ConvolveOptions o;
+      o.border = parse_border(bs);
+      // The unstripped device path, as the reference for the host paths.
+      Image<float> whole(w, h, 1), gpu(w, h, 1);
+      {
+        cuda::Stream s;
+        cuda::DeviceImage<float> d_src(w, h, 1), d_dst(w, h, 1);
+        cuda::DeviceBuffer ws;
+        cuda::upload<float>(f.view(), d_src.view(), s);
+        cuda_impl::convolve<float>(d_src.view(), d_dst.view(), parse_kernel(ks), o, ws, s);
+        cuda::download<float>(d_dst.view(), whole.view(), s);
+        s.synchronize();
+      }
+      convolve_cuda<float>(f.view(), gpu.view(), parse_kernel(ks), o);
+      EXPECT_EQ(count_differences<float>(whole.view(), gpu.view()), 0u) << ks << " " << bs << " pageable";
+      auto src = pinned_copy(f);
+      cuda::PinnedImage<float> out(w, h, 1);
+      convolve_cuda<float>(src.view(), out.view(), parse_kernel(ks), o);
+      EXPECT_EQ(count_differences<float>(whole.view(), out.view()), 0u) << ks << " " << bs << " pinned";
+      o.max_gpu_memory = static_cast<std::size_t>(w) * sizeof(float) * 200;  // three slots of a few dozen rows
+      convolve_cuda<float>(f.view(), gpu.view(), parse_kernel(ks), o);
+      EXPECT_EQ(count_differences<float>(whole.view(), gpu.view()), 0u) << ks << " " << bs << " small budget";
     }
 }

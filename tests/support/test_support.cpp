@@ -43,6 +43,16 @@ Image<std::uint8_t> textured_image(int width, int height, std::uint32_t seed) {
   return img;
 }
 
+Image<std::uint8_t> textured_colour(int width, int height, int channels, std::uint32_t seed) {
+  Image<std::uint8_t> out(width, height, channels);
+  for (int c = 0; c < channels; ++c) {
+    const auto plane = textured_image(width, height, seed + static_cast<std::uint32_t>(c));
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) out(x, y, c) = plane(x, y);
+  }
+  return out;
+}
+
 std::string source_path(const std::string& relative) { return std::string(GPUVIS_SOURCE_DIR) + "/" + relative; }
 
 std::string symbols_dir() {

@@ -21,6 +21,8 @@ Image<std::uint8_t> random_image(int width, int height, std::uint32_t seed, int 
 // Random image with spatial structure: a smooth illumination gradient, blobs and noise, closer to
 // camera frames than white noise (thresholds behave differently on it).
 Image<std::uint8_t> textured_image(int width, int height, std::uint32_t seed);
+// The same in each of `channels` channels (seeds seed, seed + 1, ...).
+Image<std::uint8_t> textured_colour(int width, int height, int channels, std::uint32_t seed);
 
 // Random image of any element type: u8/u16 over their whole range, floats uniform in [lo, hi).
 template <class T>

@@ -23,7 +23,7 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
   const float space_coeff = -0.5f / (p.sigma_space * p.sigma_space);
   std::vector<float> space_table(static_cast<std::size_t>(k) * k);
   for (int dy = -r; dy <= r; ++dy)
-    for (int dx = -r; dx <= r; ++dx) space_table[(dy + r) * k + dx + r] = std::exp(static_cast<float>(dx * dx + dy * dy) * space_coeff);
+    for (int dx = -r; dx <= r; ++dx) space_table[(dy + r) * k + dx + r] = detail::weight_exp(static_cast<float>(dx * dx + dy * dy) * space_coeff);
   auto space = [&](int dx, int dy) { return space_table[(dy + r) * k + dx + r]; };
   // 8-bit images with a fixed range sigma, for a row kernel that looks weights up: differences are
   // integers, so exp() becomes a table lookup: by |d| (up to 255) where one channel decides, by the colour distance d² (up to 3·255²
@@ -32,22 +32,21 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
   const float range_coeff = -0.5f / (p.sigma_range * p.sigma_range);
   if (std::is_same_v<T, std::uint8_t> && !p.adaptive && cpu_rows::bilateral_uses_tables()) {
     abs_table.resize(256);
-    for (int i = 0; i < 256; ++i) abs_table[i] = std::exp(static_cast<float>(i * i) * range_coeff);
+    for (int i = 0; i < 256; ++i) abs_table[i] = detail::weight_exp(static_cast<float>(i * i) * range_coeff);
     const int cc = C == 4 ? 3 : C;
     if (p.mode == RangeMode::colour && cc > 1) {
       const int max_d2 = p.distance == ColourDistance::l2 ? cc * 255 * 255 : (cc * 255) * (cc * 255);
       d2_table.resize(static_cast<std::size_t>(max_d2) + 1);
-      for (int i = 0; i <= max_d2; ++i) d2_table[i] = std::exp(static_cast<float>(i) * range_coeff);
+      for (int i = 0; i <= max_d2; ++i) d2_table[i] = detail::weight_exp(static_cast<float>(i) * range_coeff);
     }
   }
   // The window's taps in bilateral_pixel's order (dy, then dx).
   std::vector<int> tap_dx, tap_dy;
-  std::vector<float> tap_weight, tap_exponent;
+  std::vector<float> tap_weight;
   for (int dy = -r; dy <= r; ++dy)
     for (int dx = -r; dx <= r; ++dx)
       if (dx * dx + dy * dy <= r * r) {
         tap_dx.push_back(dx), tap_dy.push_back(dy), tap_weight.push_back(space(dx, dy));
-        tap_exponent.push_back(static_cast<float>(dx * dx + dy * dy) * space_coeff);
       }
   const std::size_t plane = static_cast<std::size_t>(w + 2 * r);
   parallel_for(0, h, 4, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
@@ -78,7 +77,7 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
       return row;
     };
     std::vector<const float*> planes(static_cast<std::size_t>(k) * C);
-    cpu_rows::BilateralRow row{planes.data(), C, r, tap_dx.data(), tap_dy.data(), tap_weight.data(), tap_exponent.data(), static_cast<int>(tap_weight.size()),
+    cpu_rows::BilateralRow row{planes.data(), C, r, tap_dx.data(), tap_dy.data(), tap_weight.data(), static_cast<int>(tap_weight.size()),
                                p.mode == RangeMode::per_channel, p.distance == ColourDistance::l1,
                                abs_table.empty() ? nullptr : abs_table.data(), d2_table.empty() ? nullptr : d2_table.data(), range_coeff};
     for (int y = static_cast<int>(y0); y < y1; ++y) {

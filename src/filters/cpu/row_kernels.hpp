@@ -33,7 +33,7 @@ bool bilateral_uses_tables();
 // The bilateral filter's fixed-σr case for one output row, on planar rows: plane c of source row
 // (y + dy) starts at rows[(dy + radius) * channels + c], padded by `radius` on each side, so that
 // pixel x's neighbour dx is at index x + radius + dx. Taps are the window's offsets (dx, dy) with
-// their spatial weights. The range weight is exp(d² · range_coeff), range_coeff = -1/2σr²; for
+// their spatial weights. The range weight is detail::weight_exp(d² · range_coeff), range_coeff = -1/2σr²; for
 // 8-bit images, whose differences are integers, tables may hold it: `abs_table[|d|]` (256 entries)
 // where one channel's difference decides (grey, per-channel mode), `d2_table[d²]` for the colour
 // distance. An implementation may compute a weight instead of looking it up.
@@ -43,8 +43,7 @@ struct BilateralRow {
   int radius;
   const int* tap_dx;
   const int* tap_dy;
-  const float* tap_weight;    // exp(r² · space_coeff)
-  const float* tap_exponent;  // r² · space_coeff
+  const float* tap_weight;  // weight_exp(r² · space_coeff)
   int tap_count;
   bool per_channel;  // RangeMode::per_channel: each channel weighs by its own distance
   bool l1;           // ColourDistance::l1 (colour mode): (Σ|d|)² instead of Σd²

@@ -8,9 +8,9 @@
 #include <limits>
 #include <string>
 
-#include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 
+#include "filters/bilateral_rules.hpp"
 #include "filters/cpu/row_kernels_scalar.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -42,12 +42,42 @@ void Correlate(const float* const* taps, const float* weights, int tap_count, st
     for (int t = 0; t < tap_count; ++t) a = hn::MulAdd(hn::Set(d, weights[t]), hn::LoadU(d, taps[t] + x), a);
     hn::StoreU(a, d, out + x);
   }
-  for (; x < n; ++x) out[x] = scalar::correlate_at(taps, weights, tap_count, x);
+  // The last outputs with one-lane vectors of this target, so that every output is the same
+  // multiply-add sequence wherever it falls in the row (a scalar tail would round differently
+  // where the vectors fuse), and images cut into tiles (Dask) give the whole image's values.
+  const hn::CappedTag<float, 1> d1;
+  for (; x < n; ++x) {
+    auto a = hn::Zero(d1);
+    for (int t = 0; t < tap_count; ++t) a = hn::MulAdd(hn::Set(d1, weights[t]), hn::LoadU(d1, taps[t] + x), a);
+    hn::StoreU(a, d1, out + x);
+  }
+}
+
+// detail::weight_exp (../bilateral_rules.hpp) on a vector, operation for operation, so that each
+// lane's weight is the scalar's and the CUDA kernel's to the last bit (this file is built without
+// FMA contraction).
+template <class D, class V>
+HWY_INLINE V WeightExp(D d, V x) {
+  using K = detail::WeightExpConstants;
+  const hn::RebindToSigned<D> di;
+  x = hn::Max(x, hn::Set(d, K::kMin));
+  const auto n = hn::Round(hn::Mul(x, hn::Set(d, K::kLog2e)));
+  const auto r = hn::Sub(hn::Sub(x, hn::Mul(n, hn::Set(d, K::kLn2Hi))), hn::Mul(n, hn::Set(d, K::kLn2Lo)));
+  auto p = hn::Set(d, K::kC6);
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, K::kC5));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, K::kC4));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, K::kC3));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, K::kC2));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 1.0f));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 1.0f));
+  const auto scale = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, n), hn::Set(di, 127))));
+  return hn::Mul(p, scale);
 }
 
 // C channels; kPerChannel: each channel weighs by its own difference (so does grey); kL1: (Σ|d|)²
-// for colour. A tap's weight is one exponential, exp(d² · range_coeff + r² · space_coeff): on the
-// CPUs measured (docs/benchmarks/filters.md) it costs less than gathers from a table.
+// for colour. A tap's weight is its spatial weight times WeightExp(d² · range_coeff), computed:
+// on the CPUs measured (docs/benchmarks/filters.md) that costs less than gathers from a table.
+// Products and sums are not fused, as in the scalar loops and the CUDA kernel.
 template <int C, bool kPerChannel, bool kL1>
 HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
   const hn::ScalableTag<float> d;
@@ -67,14 +97,14 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
     for (int t = 0; t < r.tap_count; ++t) {
       const float* const* row = r.rows + (r.tap_dy[t] + r.radius) * C;
       const std::size_t a = at + r.tap_dx[t];
-      const auto space = hn::Set(d, r.tap_exponent[t]);
-      auto weight = [&](auto d2) { return hn::Exp(d, hn::MulAdd(d2, coeff, space)); };
+      const auto space = hn::Set(d, r.tap_weight[t]);
+      auto weight = [&](auto d2) { return hn::Mul(space, WeightExp(d, hn::Mul(d2, coeff))); };
       const auto v0 = load(row, 0, a), v1 = load(row, 1, a), v2 = load(row, 2, a), v3 = load(row, 3, a);
       if constexpr (kPerChannel) {
         auto add = [&](auto v, auto c, auto& s, auto& w) {
           const auto dd = hn::Sub(v, c);
           const auto wt = weight(hn::Mul(dd, dd));
-          s = hn::MulAdd(wt, v, s);
+          s = hn::Add(s, hn::Mul(wt, v));
           w = hn::Add(w, wt);
         };
         add(v0, c0, s0, w0);
@@ -91,10 +121,10 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
         if constexpr (kCompared > 2) d2 = hn::Add(d2, term(v2, c2));
         if constexpr (kL1) d2 = hn::Mul(d2, d2);
         const auto wt = weight(d2);
-        s0 = hn::MulAdd(wt, v0, s0);
-        if constexpr (C > 1) s1 = hn::MulAdd(wt, v1, s1);
-        if constexpr (C > 2) s2 = hn::MulAdd(wt, v2, s2);
-        if constexpr (C > 3) s3 = hn::MulAdd(wt, v3, s3);
+        s0 = hn::Add(s0, hn::Mul(wt, v0));
+        if constexpr (C > 1) s1 = hn::Add(s1, hn::Mul(wt, v1));
+        if constexpr (C > 2) s2 = hn::Add(s2, hn::Mul(wt, v2));
+        if constexpr (C > 3) s3 = hn::Add(s3, hn::Mul(wt, v3));
         w0 = hn::Add(w0, wt);
       }
     }

@@ -6,24 +6,19 @@
 #include <cstddef>
 #include <limits>
 
+#include "../bilateral_rules.hpp"
 #include "../convolve_common.hpp"
 #include "row_kernels.hpp"
 
 namespace gpuvis::filters::cpu_rows::scalar {
 
-inline float correlate_at(const float* const* taps, const float* weights, int tap_count, std::size_t x) {
-  float acc = 0.0f;
-  for (int t = 0; t < tap_count; ++t) acc += weights[t] * taps[t][x];
-  return acc;
-}
-
 // The weight of one channel's difference d (grey, per-channel mode).
 inline float channel_weight(const BilateralRow& r, float d) {
-  return r.abs_table ? r.abs_table[static_cast<std::size_t>(std::abs(d))] : std::exp(d * d * r.range_coeff);
+  return r.abs_table ? r.abs_table[static_cast<std::size_t>(std::abs(d))] : detail::weight_exp(d * d * r.range_coeff);
 }
 // The weight of a colour distance d².
 inline float colour_weight(const BilateralRow& r, float d2) {
-  return r.d2_table ? r.d2_table[static_cast<std::size_t>(d2)] : std::exp(d2 * r.range_coeff);
+  return r.d2_table ? r.d2_table[static_cast<std::size_t>(d2)] : detail::weight_exp(d2 * r.range_coeff);
 }
 
 template <class T>

@@ -17,7 +17,9 @@
 #include "../convolve_common.hpp"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
+#include "cuda/strip_pipeline.hpp"
 #include "filters/cuda/filters_cuda.hpp"
+#include "filters/cuda/strip.cuh"
 #include "filters/filter_backends.hpp"
 
 namespace gpuvis::filters {
@@ -28,30 +30,6 @@ __constant__ float c_row[kMaxKernel1D];
 __constant__ float c_col[kMaxKernel1D];
 
 constexpr int kTileX = 32, kTileY = 32, kThreadsY = 8;
-
-// The staged strip: `rows` rows of the source, row r holding global row y0 - ry + r (mapped).
-template <class T>
-struct Strip {
-  const T* data;
-  std::size_t pitch;  // elements
-  int width, channels, rows;
-  int y0, ry, height;  // first output row, vertical radius, full image height
-  bool map_rows;       // true: `data` is the whole image and rows are mapped here (device API)
-};
-
-template <class T>
-__device__ inline float strip_value(const Strip<T>& s, int gx, int gy, int ch, Border b) {
-  // gy: global row; rows outside the image use the constant in constant mode, otherwise the
-  // staged (already mapped) row.
-  if (b.mode == BorderMode::constant && (gy < 0 || gy >= s.height)) return b.value;
-  const int xx = border_index(gx, s.width, b.mode);
-  if (xx < 0) return b.value;
-  // Tiles at the end of a strip also load rows below it that no valid output uses; clamping keeps
-  // those reads inside the staged rows.
-  int local = s.map_rows ? border_index(gy, s.height, b.mode) : gy - (s.y0 - s.ry);
-  local = local < s.rows ? local : s.rows - 1;
-  return static_cast<float>(s.data[static_cast<std::size_t>(local) * s.pitch + static_cast<std::size_t>(xx) * s.channels + ch]);
-}
 
 // Loads the tile of source values (border applied) that a block of outputs needs: rows
 // [first_row, first_row + th) and columns [x0 - rx, x0 - rx + tw), C floats per pixel.
@@ -479,68 +457,31 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
   const bool sep = p.separable.separable;
   const int w = src.width, h = src.height, c = src.channels;
   const int ry = (sep ? static_cast<int>(p.separable.column.size()) : p.kernel.height) / 2;
-  // Strip height from the memory budget: staged input (+2ry rows), the float row-pass buffer (none
-  // when the separable kernel fuses), output.
+  // Strips from the memory budget: per strip in flight, the staged input (+2ry rows), the float
+  // row-pass buffer (none when the separable kernel fuses) and the output.
   const std::size_t row_in = sizeof(T) * static_cast<std::size_t>(w) * c;
   const std::size_t row_tmp = sep && !fuses(p, c) ? sizeof(float) * static_cast<std::size_t>(w) * c : 0;
-  const std::size_t per_row = row_in + row_tmp + row_in;
-  const std::size_t fixed = (row_in + row_tmp) * 2 * ry;
-  int strip = h;
-  if (options.max_gpu_memory > 0) {
-    if (options.max_gpu_memory <= fixed + per_row)
-      fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(options.max_gpu_memory >> 10) +
-                                            " KiB is too small: this image and kernel need at least " +
-                                            std::to_string((fixed + per_row + 1023) >> 10) + " KiB");
-    strip = static_cast<int>(std::min<std::size_t>(h, (options.max_gpu_memory - fixed) / per_row));
-  }
-  // Buffers are kept per thread and reallocated only when the shape changes, so a stream of
-  // frames (or a batch of files) does not pay for pinned and device allocations every call.
-  struct Buffers {
-    cuda::Stream stream;
-    cuda::PinnedImage<T> staging, result;
-    cuda::DeviceImage<T> d_in, d_out;
-    cuda::DeviceBuffer d_tmp;
-  };
-  static thread_local std::unique_ptr<Buffers> cache;
-  if (!cache) cache = std::make_unique<Buffers>();
-  Buffers& buf = *cache;
-  cuda::Stream& stream = buf.stream;
-  buf.staging.ensure(w, strip + 2 * ry, c);
-  buf.result.ensure(w, strip, c);
-  buf.d_in.ensure(w, strip + 2 * ry, c);
-  buf.d_out.ensure(w, strip, c);
-  buf.d_tmp.reserve(row_tmp ? row_tmp * static_cast<std::size_t>(strip + 2 * ry) : 1);
-  auto& staging = buf.staging;
-  auto& result = buf.result;
-  auto& d_in = buf.d_in;
-  auto& d_out = buf.d_out;
-  auto& d_tmp = buf.d_tmp;
-  upload_weights(p, stream);
-  for (int y0 = 0; y0 < h; y0 += strip) {
-    const int rows = std::min(strip, h - y0), staged = rows + 2 * ry;
-    // Gather the rows this strip needs, vertical border applied by mapping (constant rows are
-    // recognised in the kernel from their global row and need no data).
-    for (int r = 0; r < staged; ++r) {
-      const int yy = border_index(y0 - ry + r, h, options.border.mode);
-      T* d = staging.view().row(r);
-      if (yy >= 0) std::memcpy(d, src.row(yy), row_in);
-    }
-    auto in_view = staging.view().crop(0, 0, w, staged);
-    auto d_in_view = d_in.view().crop(0, 0, w, staged);
-    cuda::upload<T>(in_view, d_in_view, stream);
-    const Strip<T> s{d_in.view().data, static_cast<std::size_t>(d_in.view().stride) / sizeof(T), w, c, staged, y0, ry, h, false};
-    T* out = d_out.view().data;
-    const std::size_t out_pitch = static_cast<std::size_t>(d_out.view().stride) / sizeof(T);
+  const cuda::StripPlan plan = cuda::plan_strips(row_in, row_in, h, ry, row_tmp, options.max_gpu_memory);
+  if (plan.strip_rows == 0)
+    fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(options.max_gpu_memory >> 10) +
+                                          " KiB is too small: this image and kernel need at least " +
+                                          std::to_string((plan.min_budget + 1023) >> 10) + " KiB");
+  auto& pipeline = cuda::StripPipeline<T>::for_this_thread();
+  upload_weights(p, nullptr);
+  // The vertical border is applied by row mapping (constant rows are recognised in the kernel from
+  // their global row and need no data).
+  auto map_row = [&](int y) { return border_index(y, h, options.border.mode); };
+  pipeline.run(src, dst, ry, plan, map_row, [&](const typename cuda::StripPipeline<T>::Strip& strip) {
+    const Strip<T> s{strip.in.data, static_cast<std::size_t>(strip.in.stride) / sizeof(T), w, c, strip.in_rows, strip.y0, ry, h, false};
+    if (row_tmp) strip.scratch->reserve(row_tmp * static_cast<std::size_t>(plan.strip_rows + 2 * ry));
+    const std::size_t out_pitch = static_cast<std::size_t>(strip.out.stride) / sizeof(T);
+    float* tmp = strip.scratch->template as<float>();
     switch (c) {
-      case 1: launch<T, 1>(p, s, out, out_pitch, rows, d_tmp.as<float>(), options.border, stream); break;
-      case 3: launch<T, 3>(p, s, out, out_pitch, rows, d_tmp.as<float>(), options.border, stream); break;
-      default: launch<T, 4>(p, s, out, out_pitch, rows, d_tmp.as<float>(), options.border, stream); break;
+      case 1: launch<T, 1>(p, s, strip.out.data, out_pitch, strip.rows, tmp, options.border, strip.stream); break;
+      case 3: launch<T, 3>(p, s, strip.out.data, out_pitch, strip.rows, tmp, options.border, strip.stream); break;
+      default: launch<T, 4>(p, s, strip.out.data, out_pitch, strip.rows, tmp, options.border, strip.stream); break;
     }
-    cuda::download<T>(DeviceView<const T>(d_out.view()).crop(0, 0, w, rows), result.view().crop(0, 0, w, rows), stream);
-    stream.synchronize();
-    copy<T>(HostView<const T>(result.view()).crop(0, 0, w, rows), dst.crop(0, y0, w, rows));
-    if (options.progress) options.progress(static_cast<double>(y0 + rows) / h);
-  }
+  }, options.progress);
 }
 
 namespace cuda_impl {

@@ -1,0 +1,205 @@
+#pragma once
+// Runs a device filter over a host image in horizontal strips so that the work of neighbouring
+// strips overlaps: while the GPU uploads, filters and downloads one strip on its stream, the host
+// copies the next strip's rows into pinned staging and the finished strip's rows out of it. Three
+// slots (stream, event, pinned and device buffers) rotate; the buffers are kept between calls and
+// grow only, so a batch of same-sized images allocates once. Where the caller's image is already
+// page-locked (cuda::PinnedImage, cudaMallocHost, cudaHostRegister) the strips move straight
+// between it and the device, without the host copies.
+//
+// Each output row is computed from the same input rows as in one piece (the strip carries `halo`
+// rows above and below), so results do not depend on the strip height.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include "cuda/check.hpp"
+#include "cuda/memory.hpp"
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/core/image.hpp"
+#include "gpuvis/core/parallel.hpp"
+
+namespace gpuvis::cuda {
+
+// How a pipeline cuts an image: strips of `strip_rows` output rows, `slots` of them in flight.
+struct StripPlan {
+  int strip_rows = 0;  // 0: the budget cannot hold even one row (min_budget says what would)
+  int slots = 1;
+  std::size_t min_budget = 0;  // the smallest device budget that holds one strip of one row
+};
+
+// Strips of about `target_bytes` of input (one strip for a small image), within a device memory
+// budget (0: none) that must hold, per slot in flight, the staged input rows (+2·halo), the output
+// rows and `scratch_per_row` bytes per staged row.
+inline StripPlan plan_strips(std::size_t row_in_bytes, std::size_t row_out_bytes, int height, int halo,
+                             std::size_t scratch_per_row, std::size_t budget, std::size_t target_bytes = std::size_t{4} << 20) {
+  constexpr int kMaxSlots = 3, kMaxStrips = 32;
+  StripPlan plan;
+  const std::size_t h = static_cast<std::size_t>(height);
+  std::size_t strips = std::clamp<std::size_t>((h * row_in_bytes + target_bytes - 1) / target_bytes, 1, kMaxStrips);
+  strips = std::min(strips, std::max<std::size_t>(1, h / std::max(4, 2 * halo)));  // halos stay a small share
+  plan.strip_rows = static_cast<int>((h + strips - 1) / strips);
+  plan.slots = static_cast<int>(std::min<std::size_t>(kMaxSlots, (h + plan.strip_rows - 1) / plan.strip_rows));
+  const std::size_t per_row = row_in_bytes + row_out_bytes + scratch_per_row;
+  const std::size_t fixed = (row_in_bytes + scratch_per_row) * 2 * static_cast<std::size_t>(halo);
+  plan.min_budget = fixed + per_row;
+  if (budget == 0) return plan;
+  for (; plan.slots >= 1; --plan.slots) {
+    const std::size_t share = budget / static_cast<std::size_t>(plan.slots);
+    if (share < fixed + per_row) continue;
+    plan.strip_rows = std::min(plan.strip_rows, static_cast<int>(std::min<std::size_t>(h, (share - fixed) / per_row)));
+    return plan;
+  }
+  plan.slots = 1;
+  plan.strip_rows = 0;
+  return plan;
+}
+
+template <class T>
+class StripPipeline {
+ public:
+  // One strip as the filter sees it: staged input rows for global rows y0 - halo .. y0 + rows +
+  // halo - 1 (mapped by the caller's row map; rows it maps to -1 are left unset), and room for the
+  // strip's output rows.
+  struct Strip {
+    int y0 = 0, rows = 0, in_rows = 0;
+    DeviceView<const T> in;
+    DeviceView<T> out;
+    DeviceBuffer* scratch = nullptr;  // the slot's own, for the filter's intermediate buffers
+    cudaStream_t stream = nullptr;
+  };
+
+  // The calling thread's pipeline (its buffers are reused by every filter of element type T).
+  static StripPipeline& for_this_thread() {
+    static thread_local std::unique_ptr<StripPipeline> pipeline;
+    if (!pipeline) pipeline = std::make_unique<StripPipeline>();
+    return *pipeline;
+  }
+
+  // compute(strip) enqueues the filter's kernels on strip.stream; map_row(global row) names the
+  // source row staged for it, or -1. dst may be src's memory only if the filter reads no row of a
+  // later strip after it is written, which the slots' overlap does not guarantee: callers pass
+  // distinct images.
+  template <class MapRow, class Compute>
+  void run(HostView<const T> src, HostView<T> dst, int halo, const StripPlan& plan, MapRow map_row, Compute compute,
+           const std::function<void(double)>& progress = {}) {
+    require(plan.strip_rows > 0 && plan.slots >= 1 && plan.slots <= kSlots, "strip pipeline: no strip plan");
+    const int w = src.width, h = src.height, c = src.channels;
+    const bool src_pinned = is_pinned(src.data), dst_pinned = is_pinned(dst.data);
+    try {
+      const int strips = (h + plan.strip_rows - 1) / plan.strip_rows;
+      for (int i = 0; i < strips; ++i) {
+        Slot& s = slots_[i % plan.slots];
+        finish(s, dst, dst_pinned);
+        const int y0 = i * plan.strip_rows, rows = std::min(plan.strip_rows, h - y0), in_rows = rows + 2 * halo;
+        s.d_in.ensure_at_least(w, plan.strip_rows + 2 * halo, c);
+        s.d_out.ensure_at_least(w, plan.strip_rows, c);
+        DeviceView<T> d_in = s.d_in.view().crop(0, 0, w, in_rows);
+        stage(s, src, d_in, y0 - halo, src_pinned, map_row, plan.strip_rows + 2 * halo);
+        Strip strip{y0, rows, in_rows, d_in, s.d_out.view().crop(0, 0, w, rows), &s.scratch, s.stream};
+        compute(strip);
+        const DeviceView<const T> d_out = strip.out;
+        if (dst_pinned) {
+          download<T>(d_out, dst.crop(0, y0, w, rows), s.stream);
+        } else {
+          s.out.ensure_at_least(w, plan.strip_rows, c);
+          download<T>(d_out, s.out.view().crop(0, 0, w, rows), s.stream);
+        }
+        s.done.record(s.stream);
+        s.pending_y0 = y0;
+        s.pending_rows = rows;
+        if (progress) progress(static_cast<double>(y0) / h);
+      }
+      for (int j = 0; j < plan.slots; ++j) finish(slots_[(strips + j) % plan.slots], dst, dst_pinned);
+      if (progress) progress(1.0);
+    } catch (...) {
+      for (Slot& s : slots_) {  // nothing of this call may reach a later call's image
+        cudaStreamSynchronize(s.stream);
+        s.pending_rows = 0;
+      }
+      throw;
+    }
+  }
+
+ private:
+  static constexpr int kSlots = 3;
+  // Host-side copies of whole rows, split over the CPU threads in pieces of about 1 MiB.
+  static std::ptrdiff_t row_grain(std::size_t row_bytes) {
+    return static_cast<std::ptrdiff_t>(std::max<std::size_t>(1, (std::size_t{1} << 20) / std::max<std::size_t>(1, row_bytes)));
+  }
+
+  // An image buffer that keeps its allocation while the requested shape fits in it.
+  template <class Buffer>
+  struct Grown {
+    Buffer buffer;
+    void ensure_at_least(int w, int h, int c) {
+      const auto v = buffer.view();
+      if (v.width == w && v.channels == c && v.height >= h) return;
+      buffer.ensure(w, h, c);
+    }
+    auto view() { return buffer.view(); }
+  };
+  struct Slot {
+    Stream stream;
+    Event done;
+    Grown<PinnedImage<T>> in, out;
+    Grown<DeviceImage<T>> d_in, d_out;
+    DeviceBuffer scratch;
+    int pending_y0 = 0, pending_rows = 0;
+  };
+
+  // Waits for the slot's strip in flight, if any, and copies its rows to dst (unless they went
+  // there directly).
+  void finish(Slot& s, HostView<T> dst, bool dst_pinned) {
+    if (s.pending_rows == 0) return;
+    s.stream.synchronize();
+    if (!dst_pinned) {
+      const HostView<const T> from = s.out.view();
+      const std::size_t bytes = dst.row_bytes();
+      const int y0 = s.pending_y0;
+      parallel_for(0, s.pending_rows, row_grain(bytes), [&](std::ptrdiff_t a, std::ptrdiff_t b) {
+        for (std::ptrdiff_t r = a; r < b; ++r) std::memcpy(dst.row(y0 + static_cast<int>(r)), from.row(static_cast<int>(r)), bytes);
+      });
+    }
+    s.pending_rows = 0;
+  }
+
+  // Stages global rows first .. first + d_in.height - 1 into d_in: straight from a page-locked
+  // source (one copy per run of consecutive source rows), else through the slot's pinned rows.
+  template <class MapRow>
+  void stage(Slot& s, HostView<const T> src, DeviceView<T> d_in, int first, bool src_pinned, MapRow& map_row, int capacity_rows) {
+    const int n = d_in.height;
+    const std::size_t bytes = src.row_bytes();
+    if (src_pinned) {
+      for (int r = 0; r < n;) {
+        const int y = map_row(first + r);
+        if (y < 0) {
+          ++r;
+          continue;
+        }
+        int run = 1;
+        while (r + run < n && map_row(first + r + run) == y + run) ++run;
+        upload<T>(src.crop(0, y, src.width, run), d_in.crop(0, r, d_in.width, run), s.stream);
+        r += run;
+      }
+      return;
+    }
+    s.in.ensure_at_least(src.width, capacity_rows, src.channels);
+    HostView<T> staged = s.in.view();
+    parallel_for(0, n, row_grain(bytes), [&](std::ptrdiff_t a, std::ptrdiff_t b) {
+      for (std::ptrdiff_t r = a; r < b; ++r) {
+        const int y = map_row(first + static_cast<int>(r));
+        if (y >= 0) std::memcpy(staged.row(static_cast<int>(r)), src.row(y), bytes);
+      }
+    });
+    upload<T>(HostView<const T>(staged).crop(0, 0, src.width, n), d_in, s.stream);
+  }
+
+  Slot slots_[kSlots];
+};
+
+}  // namespace gpuvis::cuda
