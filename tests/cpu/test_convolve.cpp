@@ -335,6 +335,7 @@ TEST(KernelFile, EndlessOrHugeFilesAreRefused) {
 }  // namespace gpuvis::filters
 
 #include "filters/bilateral_rules.hpp"
+#include "filters/cpu/row_kernels.hpp"
 
 // detail::weight_exp is the weights' exponential on every backend; it must be exp to float
 // precision over the whole range the filter uses.
@@ -395,7 +396,13 @@ void check_shared_pixel_rule() {
         }
 }
 
-TEST(Bilateral, EqualsTheSharedPixelRuleBitForBitU8) { check_shared_pixel_rule<std::uint8_t>(); }
+TEST(Bilateral, EqualsTheSharedPixelRuleBitForBitU8) {
+  for (int gather : {0, 1}) {  // weights computed, and looked up in the 8-bit table
+    cpu_rows::set_bilateral_gather(gather);
+    check_shared_pixel_rule<std::uint8_t>();
+  }
+  cpu_rows::set_bilateral_gather(-1);
+}
 TEST(Bilateral, EqualsTheSharedPixelRuleBitForBitF32) { check_shared_pixel_rule<float>(); }
 
 // An output pixel's value does not depend on where it falls in a row (vector body or tail), so a

@@ -25,16 +25,17 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
   for (int dy = -r; dy <= r; ++dy)
     for (int dx = -r; dx <= r; ++dx) space_table[(dy + r) * k + dx + r] = detail::weight_exp(static_cast<float>(dx * dx + dy * dy) * space_coeff);
   auto space = [&](int dx, int dy) { return space_table[(dy + r) * k + dx + r]; };
-  // 8-bit images with a fixed range sigma, for a row kernel that looks weights up: differences are
-  // integers, so exp() becomes a table lookup: by |d| (up to 255) where one channel decides, by the colour distance d² (up to 3·255²
-  // for l2, 765² for l1) otherwise.
+  // 8-bit images with a fixed range sigma: differences are integers, so the range weight can be
+  // looked up, by |d| (up to 255) where one channel decides, by the colour distance d² (up to
+  // 3·255² for l2, 765² for l1) otherwise. The tables hold weight_exp's values, so a lookup gives
+  // what computing gives.
   std::vector<float> abs_table, d2_table;
   const float range_coeff = -0.5f / (p.sigma_range * p.sigma_range);
-  if (std::is_same_v<T, std::uint8_t> && !p.adaptive && cpu_rows::bilateral_uses_tables()) {
+  if (std::is_same_v<T, std::uint8_t> && !p.adaptive) {
     abs_table.resize(256);
     for (int i = 0; i < 256; ++i) abs_table[i] = detail::weight_exp(static_cast<float>(i * i) * range_coeff);
     const int cc = C == 4 ? 3 : C;
-    if (p.mode == RangeMode::colour && cc > 1) {
+    if (p.mode == RangeMode::colour && cc > 1 && cpu_rows::bilateral_uses_colour_table()) {
       const int max_d2 = p.distance == ColourDistance::l2 ? cc * 255 * 255 : (cc * 255) * (cc * 255);
       d2_table.resize(static_cast<std::size_t>(max_d2) + 1);
       for (int i = 0; i <= max_d2; ++i) d2_table[i] = detail::weight_exp(static_cast<float>(i) * range_coeff);

@@ -70,6 +70,12 @@ struct Taps {
   int count() const { return static_cast<int>(weight.size()); }
 };
 
+// Rows per band for `bands_per_thread` bands on each CPU thread (at least 8).
+std::ptrdiff_t band_rows(int height, int bands_per_thread) {
+  const std::ptrdiff_t bands = static_cast<std::ptrdiff_t>(num_threads()) * bands_per_thread;
+  return std::max<std::ptrdiff_t>(8, (height + bands - 1) / bands);
+}
+
 template <class T>
 void store_row(const std::vector<float>& acc, T* out) {
   cpu_rows::from_float(acc.data(), acc.size(), out);
@@ -82,7 +88,10 @@ void convolve_2d(HostView<const T> src, HostView<T> dst, const Kernel& k, const 
   Taps kernel_taps;
   for (int j = 0; j < k.height; ++j)
     for (int i = 0; i < k.width; ++i) kernel_taps.add(j, static_cast<std::ptrdiff_t>(i) * c, k.at(i, j));
-  parallel_for(0, src.height, 8, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
+  // Two bands of rows per thread: each band converts its kernel-height - 1 rows of halo again, so
+  // bands of a few rows (the pool's default of four per thread) cost up to a fifth more work at 16
+  // threads.
+  parallel_for(0, src.height, band_rows(src.height, 2), [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
     RowRing ring(k.height, padded);
     Taps taps = kernel_taps;
     std::vector<float> acc(n);
@@ -104,7 +113,10 @@ void convolve_separable(HostView<const T> src, HostView<T> dst, const SeparableK
   Taps row_taps, column_taps;
   for (int i = 0; i < kw; ++i) row_taps.add(0, static_cast<std::ptrdiff_t>(i) * c, s.row[i]);
   for (int j = 0; j < kh; ++j) column_taps.add(j, 0, s.column[j]);
-  parallel_for(0, src.height, 8, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
+  // One band of rows per thread: each band filters its kernel-height - 1 rows of halo horizontally
+  // again, which at the pool's default of four bands per thread was a third more horizontal work
+  // on 16 threads (measured: 0.6-0.95x OpenCV's speed there, before).
+  parallel_for(0, src.height, band_rows(src.height, 1), [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
     RowRing filtered(kh, n);
     Taps horizontal_taps = row_taps, vertical_taps = column_taps;
     std::vector<float> raw(padded), acc(n);

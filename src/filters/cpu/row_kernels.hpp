@@ -26,9 +26,13 @@ void from_float(const float* src, std::size_t n, std::uint16_t* dst);
 inline void to_float(const float* src, std::size_t n, float* dst) { std::copy_n(src, n, dst); }
 inline void from_float(const float* src, std::size_t n, float* dst) { std::copy_n(src, n, dst); }
 
-// Whether bilateral() looks 8-bit weights up in BilateralRow's tables; when not (it computes
-// them), callers need not build the tables.
-bool bilateral_uses_tables();
+// Whether bilateral() looks colour distances' 8-bit weights up in BilateralRow's d2_table (760 KB
+// for RGB); when not (it computes them), callers need not build it. The 1 KB abs_table is always
+// worth building for 8-bit images: an implementation reads it where that is faster than computing.
+bool bilateral_uses_colour_table();
+// For tests: where both exist, -1 picks whichever of looking up and computing 8-bit weights is
+// faster on this CPU (measured at the first call; the default), 0 always computes, 1 always looks up.
+void set_bilateral_gather(int choice);
 
 // The bilateral filter's fixed-σr case for one output row, on planar rows: plane c of source row
 // (y + dy) starts at rows[(dy + radius) * channels + c], padded by `radius` on each side, so that

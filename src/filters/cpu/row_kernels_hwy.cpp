@@ -5,7 +5,12 @@
 #define HWY_TARGET_INCLUDE "filters/cpu/row_kernels_hwy.cpp"
 #include "hwy/foreach_target.h"  // re-includes this file once per target
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <limits>
+#include <vector>
 #include <string>
 
 #include "hwy/highway.h"
@@ -78,9 +83,12 @@ HWY_INLINE V WeightExp(D d, V x) {
 // for colour. A tap's weight is its spatial weight times WeightExp(d² · range_coeff), computed:
 // on the CPUs measured (docs/benchmarks/filters.md) that costs less than gathers from a table.
 // Products and sums are not fused, as in the scalar loops and the CUDA kernel.
-template <int C, bool kPerChannel, bool kL1>
+// kGather (per-channel 8-bit rows with r.abs_table): the range weight is gathered from the table by
+// |d| instead of computed; the table holds the computed values, so the result is the same.
+template <int C, bool kPerChannel, bool kL1, bool kGather = false>
 HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
   const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
   const auto coeff = hn::Set(d, r.range_coeff);
   const int N = static_cast<int>(hn::Lanes(d));
   constexpr int kCompared = C == 4 ? 3 : C;
@@ -103,7 +111,9 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
       if constexpr (kPerChannel) {
         auto add = [&](auto v, auto c, auto& s, auto& w) {
           const auto dd = hn::Sub(v, c);
-          const auto wt = weight(hn::Mul(dd, dd));
+          hn::Vec<decltype(d)> wt;
+          if constexpr (kGather) wt = hn::Mul(space, hn::GatherIndex(d, r.abs_table, hn::ConvertTo(di, hn::Abs(dd))));
+          else wt = weight(hn::Mul(dd, dd));
           s = hn::Add(s, hn::Mul(wt, v));
           w = hn::Add(w, wt);
         };
@@ -136,7 +146,15 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
   for (; x < width; ++x) scalar::bilateral_at<C, kPerChannel, kL1>(r, width, x, out);
 }
 
-void Bilateral(const BilateralRow& r, int width, float* out) {
+// gather: per-channel 8-bit rows look their weights up in r.abs_table (see gather_pays below).
+void Bilateral(const BilateralRow& r, int width, float* out, bool gather) {
+  if (gather && r.abs_table && (r.per_channel || r.channels == 1)) {
+    switch (r.channels) {
+      case 1: return BilateralRows<1, true, false, true>(r, width, out);
+      case 3: return BilateralRows<3, true, false, true>(r, width, out);
+      default: return BilateralRows<4, true, false, true>(r, width, out);
+    }
+  }
   switch (r.channels) {
     case 1: return BilateralRows<1, true, false>(r, width, out);
     case 3:
@@ -207,9 +225,52 @@ void correlate(const float* const* taps, const float* weights, int tap_count, st
   HWY_DYNAMIC_DISPATCH(Correlate)(taps, weights, tap_count, n, out);
 }
 
-void bilateral(const BilateralRow& row, int width, float* out) { HWY_DYNAMIC_DISPATCH(Bilateral)(row, width, out); }
+namespace {
+// Whether gathering 8-bit range weights from the 1 KB table beats computing them on this CPU:
+// measured once, on a generated grey row of the kind the filter sees (gathers are fast on some
+// x86 cores and slow on others). Either way the outputs are the same.
+bool gather_pays() {
+  static const bool pays = [] {
+    constexpr int kWidth = 4096, kRadius = 3, kRows = 2 * kRadius + 1;
+    std::vector<float> rows(static_cast<std::size_t>(kRows) * (kWidth + 2 * kRadius)), out(kWidth), table(256);
+    std::uint32_t state = 12345;
+    for (float& v : rows) v = static_cast<float>((state = state * 1664525u + 1013904223u) >> 24);
+    for (int i = 0; i < 256; ++i) table[i] = detail::weight_exp(static_cast<float>(i * i) * (-0.5f / (30.0f * 30.0f)));
+    std::vector<const float*> planes;
+    for (int j = 0; j < kRows; ++j) planes.push_back(rows.data() + static_cast<std::size_t>(j) * (kWidth + 2 * kRadius));
+    std::vector<int> tap_dx, tap_dy;
+    std::vector<float> tap_weight;
+    for (int dy = -kRadius; dy <= kRadius; ++dy)
+      for (int dx = -kRadius; dx <= kRadius; ++dx)
+        if (dx * dx + dy * dy <= kRadius * kRadius) tap_dx.push_back(dx), tap_dy.push_back(dy), tap_weight.push_back(0.5f);
+    const BilateralRow row{planes.data(), 1, kRadius, tap_dx.data(), tap_dy.data(), tap_weight.data(), static_cast<int>(tap_weight.size()),
+                           true, false, table.data(), nullptr, -0.5f / (30.0f * 30.0f)};
+    auto best = [&](bool gather) {
+      double fastest = 1e30;
+      for (int i = 0; i < 5; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        HWY_DYNAMIC_DISPATCH(Bilateral)(row, kWidth, out.data(), gather);
+        fastest = std::min(fastest, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      return fastest;
+    };
+    return best(true) < best(false);
+  }();
+  return pays;
+}
 
-bool bilateral_uses_tables() { return false; }
+std::atomic<int> gather_choice{-1};
+}  // namespace
+
+void bilateral(const BilateralRow& row, int width, float* out) {
+  const int choice = gather_choice.load(std::memory_order_relaxed);
+  const bool gather = row.abs_table != nullptr && (choice < 0 ? gather_pays() : choice == 1);
+  HWY_DYNAMIC_DISPATCH(Bilateral)(row, width, out, gather);
+}
+
+bool bilateral_uses_colour_table() { return false; }
+
+void set_bilateral_gather(int choice) { gather_choice.store(choice, std::memory_order_relaxed); }
 
 const char* implementation() {
   static const std::string name = std::string("highway ") + HWY_DYNAMIC_DISPATCH(Implementation)();

@@ -42,7 +42,9 @@ void to_float(const std::uint16_t* src, std::size_t n, float* dst) { scalar::to_
 void from_float(const float* src, std::size_t n, std::uint8_t* dst) { scalar::from_float(src, n, dst); }
 void from_float(const float* src, std::size_t n, std::uint16_t* dst) { scalar::from_float(src, n, dst); }
 
-bool bilateral_uses_tables() { return true; }
+bool bilateral_uses_colour_table() { return true; }
+
+void set_bilateral_gather(int) {}  // the portable loops always look up
 
 const char* implementation() { return "portable"; }
 
