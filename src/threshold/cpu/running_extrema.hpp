@@ -72,7 +72,7 @@ void running_extrema_rows(int n, int h, int lanes, RowMax&& row_max, RowMin&& ro
   }
 }
 
-// Scalar form over one line of n values: out_max[x] = max of in_max over the window [x-h, x+h]
+// One line of n values (by doubling, see the .cpp): out_max[x] = max of in_max over the window [x-h, x+h]
 // truncated to [0, n), out_min[x] likewise the min of in_min. `pad` is scratch, reused between calls.
 void running_extrema_line(const std::uint8_t* in_max, const std::uint8_t* in_min, int n, int h,
                           std::uint8_t* out_max, std::uint8_t* out_min, std::vector<std::uint8_t>& pad);
