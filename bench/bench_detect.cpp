@@ -28,14 +28,14 @@ struct Method {
 
 std::vector<Method> methods() {
   std::vector<Method> m;
-  for (int h : {6, 12, 20}) {
+  for (int h : {6, 12, 16, 20}) {
     threshold::Params p;
     p.bernsen = {h, 32};
     m.push_back({"bernsen h=" + std::to_string(h), p});
   }
   threshold::Params p16;
-  p16.bernsen = {12, 16};
-  m.push_back({"bernsen h=12 gate=16", p16});
+  p16.bernsen = {16, 16};
+  m.push_back({"bernsen h=16 gate=16", p16});
   threshold::Params t;
   t.method = threshold::Method::tiled;
   m.push_back({"tiled (reacTIVision TB)", t});
@@ -44,7 +44,7 @@ std::vector<Method> methods() {
   m.push_back({"bradley-roth (reacTIVision default)", b});
   auto sharp = pipeline::DetectorConfig::default_threshold();
   sharp.sharpen = 2;
-  m.push_back({"bernsen h=12, sharpen 2", sharp});
+  m.push_back({"bernsen h=" + std::to_string(sharp.bernsen.half_window) + ", sharpen 2", sharp});
   return m;
 }
 

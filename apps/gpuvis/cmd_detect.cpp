@@ -85,7 +85,7 @@ void register_detect(CLI::App& app, Command& run) {
       "Output: a table per frame, or with --json one JSON object per line:\n"
       "  {\"file\", \"width\", \"height\", \"fiducials\": [{\"id\", \"x\", \"y\", \"angle\", ...}], \"fingers\", \"blobs\"}\n"
       "x, y in pixels (origin top-left, y down); angle in radians, 0 = upright, clockwise positive.\n"
-      "The default threshold is full Bernsen h=12, gate 32 (docs/decoding.md says why).\n"
+      "The default threshold is full Bernsen h=16, gate 32 (docs/decoding.md says why).\n"
       "--backend cuda runs threshold, segmentation, decoding, fingers and blobs on the GPU; only the results come back.");
   cmd->add_option("inputs", a.inputs, "Image files or folders of images");
   cmd->add_option("--trees", a.trees, "Tree set: default, small, mini or a .trees file")->default_val("default");

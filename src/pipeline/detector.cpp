@@ -11,7 +11,7 @@ namespace gpuvis::pipeline {
 threshold::Params DetectorConfig::default_threshold() {
   threshold::Params p;
   p.method = threshold::Method::bernsen;
-  p.bernsen.half_window = 12;
+  p.bernsen.half_window = 16;
   p.bernsen.gate = 32;
   return p;
 }

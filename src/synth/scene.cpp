@@ -148,7 +148,7 @@ SymbolPrint load_symbol(const std::string& dir, const std::string& set, int id) 
   // threshold, segmentation, decoder). Centroids are taken in pixel-centre coordinates + 0.5 so
   // they live in the same continuous frame as the homography.
   Image<std::uint8_t> binary(p.pixels.width(), p.pixels.height());
-  threshold::Params bernsen;  // full Bernsen h = 12, gate 32: the detector's default
+  threshold::Params bernsen;  // full Bernsen h = 12, gate 32 (on a clean print any window gives its shapes)
   bernsen.backend = Backend::cpu;
   threshold::threshold(p.pixels.view(), binary.view(), bernsen);
   decode::TreeSet trees = decode::TreeSet::load(p.yamaarashi ? "default" : set);

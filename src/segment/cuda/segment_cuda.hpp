@@ -67,7 +67,7 @@ enum class TreeFields { all, for_decoder };
 struct BernsenInput {
   DeviceView<const std::uint8_t> grey;
   DeviceView<std::uint8_t> binary;  // same size as grey
-  int half_window = 12, gate = 32;
+  int half_window = 16, gate = 32;  // the detector's default
 };
 inline constexpr int kThresholdInLabelsMaxRadius = 16;
 
