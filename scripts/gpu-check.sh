@@ -56,6 +56,9 @@ hwyargs=()
 hwydir=$(ls -d "$PWD"/.deps/hwy/usr/lib/*/cmake/hwy 2>/dev/null | head -1)
 if [ -n "$hwydir" ]; then
   hwyargs=(-Dhwy_DIR="$hwydir")
+  # Installed programs get no RPATH into the source tree (CMake leaves the project's own folders
+  # out of the install RPATH), so the install test finds the carried library this way.
+  export LD_LIBRARY_PATH="$(dirname "$(dirname "$hwydir")")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   say "highway: carried copy in .deps/hwy"
 fi
 run cmake -S . -B build-gpu $gen -DCMAKE_BUILD_TYPE=Release -DGPUVIS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" \

@@ -5,6 +5,7 @@
 // pixel as the CUDA backend does.
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "gpuvis/core/parallel.hpp"
 #include "filters/filter_backends.hpp"
 #include "row_kernels.hpp"
+#include "thread_scratch.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -53,9 +55,14 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
   parallel_for(0, h, 4, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
     // A ring of the 2r+1 source rows around the current one, each as C padded planes; each source
     // row is converted once per thread.
-    std::vector<float> ring(plane * C * k), planar_out(static_cast<std::size_t>(w) * C), samples(static_cast<std::size_t>(w) * C);
-    std::vector<T> planar_samples(static_cast<std::size_t>(w) * C);
-    std::vector<int> tag(k, -(1 << 30));
+    // (This thread's scratch, kept between calls: thread_scratch.hpp says why.)
+    const std::size_t row_samples = static_cast<std::size_t>(w) * C;
+    const std::span<float> ring = cpu_rows::thread_scratch<float, 0>(plane * C * k),
+                           planar_out = cpu_rows::thread_scratch<float, 1>(row_samples),
+                           samples = cpu_rows::thread_scratch<float, 2>(row_samples);
+    const std::span<T> planar_samples = cpu_rows::thread_scratch<T, 3>(row_samples);
+    const std::span<int> tag = cpu_rows::thread_scratch<int, 0>(k);
+    std::fill(tag.begin(), tag.end(), -(1 << 30));
     auto row_ptr = [&](int sy) {
       const int slot = ((sy % k) + k) % k;
       float* row = ring.data() + plane * C * slot;
