@@ -10,6 +10,7 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
+#include "filters/cpu/row_kernels.hpp"
 #include "filters/filter_backends.hpp"
 #include "harness.hpp"
 #ifdef GPUVIS_BENCH_CUDA
@@ -88,6 +89,9 @@ void cpu_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kern
 #endif
   const std::map<std::string, std::string> p7{{"kernel", "7x7"}}, pg{{"kernel", "gaussian 13 taps"}},
       pb{{"radius", std::to_string(bp.radius)}};
+  // 8-bit grey weights looked up or computed: whichever this CPU does faster (row_kernels_hwy.cpp).
+  std::map<std::string, std::string> pb_grey = pb;
+  pb_grey["weights"] = cpu_rows::bilateral_gathers() ? "table" : "computed";
   using U8 = Image<std::uint8_t>;
   using F32 = Image<float>;
   for (int c : {1, 3}) {
@@ -99,7 +103,7 @@ void cpu_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kern
   cpu_case<std::uint8_t>(report, "separable", w, h, 3, pg, o,
                          [&](const U8& s, U8& d) { convolve_cpu<std::uint8_t>(s.view(), d.view(), gauss); }, cv_sep);
   for (int c : {1, 3})
-    cpu_case<std::uint8_t>(report, "bilateral", w, h, c, pb, o,
+    cpu_case<std::uint8_t>(report, "bilateral", w, h, c, c == 1 ? pb_grey : pb, o,
                            [&](const U8& s, U8& d) { bilateral_cpu<std::uint8_t>(s.view(), d.view(), bp); }, cv_bilateral);
 }
 }  // namespace

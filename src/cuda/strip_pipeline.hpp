@@ -127,9 +127,10 @@ class StripPipeline {
 
  private:
   static constexpr int kSlots = 3;
-  // Host-side copies of whole rows, split over the CPU threads in pieces of about 1 MiB.
+  // Host-side copies of whole rows, split over the CPU threads in pieces of about 128 KiB: a strip
+  // of 4 MiB then keeps 16 threads copying (one thread copies 5-10 GB/s, the host's memory more).
   static std::ptrdiff_t row_grain(std::size_t row_bytes) {
-    return static_cast<std::ptrdiff_t>(std::max<std::size_t>(1, (std::size_t{1} << 20) / std::max<std::size_t>(1, row_bytes)));
+    return static_cast<std::ptrdiff_t>(std::max<std::size_t>(1, (std::size_t{128} << 10) / std::max<std::size_t>(1, row_bytes)));
   }
 
   // An image buffer that keeps its allocation while the requested shape fits in it.

@@ -33,6 +33,8 @@ bool bilateral_uses_colour_table();
 // For tests: where both exist, -1 picks whichever of looking up and computing 8-bit weights is
 // faster on this CPU (measured at the first call; the default), 0 always computes, 1 always looks up.
 void set_bilateral_gather(int choice);
+// Whether 8-bit per-channel weights are looked up (true) or computed on this CPU, for reports.
+bool bilateral_gathers();
 
 // The bilateral filter's fixed-σr case for one output row, on planar rows: plane c of source row
 // (y + dy) starts at rows[(dy + radius) * channels + c], padded by `radius` on each side, so that

@@ -272,6 +272,11 @@ bool bilateral_uses_colour_table() { return false; }
 
 void set_bilateral_gather(int choice) { gather_choice.store(choice, std::memory_order_relaxed); }
 
+bool bilateral_gathers() {
+  const int choice = gather_choice.load(std::memory_order_relaxed);
+  return choice < 0 ? gather_pays() : choice == 1;
+}
+
 const char* implementation() {
   static const std::string name = std::string("highway ") + HWY_DYNAMIC_DISPATCH(Implementation)();
   return name.c_str();

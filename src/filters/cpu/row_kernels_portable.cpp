@@ -46,6 +46,8 @@ bool bilateral_uses_colour_table() { return true; }
 
 void set_bilateral_gather(int) {}  // the portable loops always look up
 
+bool bilateral_gathers() { return true; }
+
 const char* implementation() { return "portable"; }
 
 }  // namespace gpuvis::filters::cpu_rows
