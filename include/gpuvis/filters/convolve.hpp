@@ -60,15 +60,15 @@ struct ConvolveOptions {
   Border border;
   bool flip = false;               // true convolution (kernel rotated by 180°)
   bool allow_separable = true;     // use the two-pass path for rank-1 kernels
-  std::size_t max_gpu_memory = 0;  // CUDA: process in strips when the frame would exceed this (0 = no limit)
+  std::size_t max_gpu_memory = 0;  // CUDA: device memory for the strips in flight at most (0 = no limit)
   std::function<void(double)> progress;  // optional: fraction done, for long strip-processed jobs
   // Where it runs; automatic: CUDA when a device is usable, else the CPU (resolve_backend). Both
   // backends give the same output (docs/filters.md states the tolerance).
   Backend backend = Backend::automatic;
 };
 
-// src and dst: same size, type and channels; must not overlap. On CUDA the image goes up (in strips
-// when options.max_gpu_memory asks for it), is filtered and comes back.
+// src and dst: same size, type and channels; must not overlap. On CUDA the image goes up, is
+// filtered and comes back in overlapped strips (page-locked images without staging copies).
 template <class T>
 void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {});
 
