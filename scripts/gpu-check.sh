@@ -125,7 +125,12 @@ if [ "$bench" = 1 ] && wants threshold; then
   else
     say "CuPy not available: no peer results"
   fi
-  run python3 scripts/bench_report.py "$outdir"/bench_threshold.jsonl $(ls "$outdir"/peer_cupy_threshold.jsonl 2>/dev/null) \
+  # OpenCV's dilate/erode Bernsen on all cores (this machine's OpenCV is the Python one), checked
+  # against gpuvis's CPU output pixel for pixel.
+  if python3 -c "import cv2" 2>/dev/null; then
+    PYTHONPATH=build-gpu/python run python3 scripts/peers/opencv_threshold.py $quick --out "$outdir/peer_opencv_threshold.jsonl" || status=1
+  fi
+  run python3 scripts/bench_report.py "$outdir"/bench_threshold.jsonl $(ls "$outdir"/peer_cupy_threshold.jsonl "$outdir"/peer_opencv_threshold.jsonl 2>/dev/null) \
     --suite threshold --md "$outdir/threshold.md" --png "$outdir/threshold.png" \
     --title "Threshold stage: CPU, CUDA and CuPy" --command "scripts/gpu-check.sh $quick" || status=1
   combine threshold

@@ -16,18 +16,9 @@ import time
 import numpy as np
 import cupy as cp
 
-from peer_common import read_pgm, stats, bernsen_white
+from peer_common import bernsen_white, frame, read_pgm, stats
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def frame(w, h, sample):
-    sh, sw = sample.shape
-    ys = np.arange(h)
-    xs = np.arange(w)
-    ty = np.where((ys // sh) % 2 == 1, sh - 1 - ys % sh, ys % sh)
-    tx = np.where((xs // sw) % 2 == 1, sw - 1 - xs % sw, xs % sw)
-    return np.ascontiguousarray(sample[ty][:, tx])
 
 
 def bernsen(img, h, gate=32):

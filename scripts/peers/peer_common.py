@@ -1,4 +1,4 @@
-"""Helpers shared by the peer benchmarks: PGM reading, the timing summary in bench/harness.hpp's
+"""Helpers shared by the peer benchmarks: PGM reading, the mirror-tiled frames, the timing summary in bench/harness.hpp's
 format, and full Bernsen with CuPy written the way a Python user would."""
 import numpy as np
 
@@ -9,6 +9,16 @@ def read_pgm(path):
     assert parts[0] == b"P5"
     w, h = int(parts[1]), int(parts[2])
     return np.frombuffer(parts[4][: w * h], dtype=np.uint8).reshape(h, w)
+
+
+def frame(w, h, sample):
+    """The sample mirror-tiled to w x h, as bench_threshold builds its frames."""
+    sh, sw = sample.shape
+    ys = np.arange(h)
+    xs = np.arange(w)
+    ty = np.where((ys // sh) % 2 == 1, sh - 1 - ys % sh, ys % sh)
+    tx = np.where((xs // sw) % 2 == 1, sw - 1 - xs % sw, xs % sw)
+    return np.ascontiguousarray(sample[ty][:, tx])
 
 
 def stats(samples):
