@@ -62,11 +62,11 @@ inline StripPlan plan_strips(std::size_t row_in_bytes, std::size_t row_out_bytes
 template <class T>
 class StripPipeline {
  public:
-  // One strip as the filter sees it: staged input rows for global rows y0 - halo .. y0 + rows +
-  // halo - 1 (mapped by the caller's row map; rows it maps to -1 are left unset), and room for the
-  // strip's output rows.
+  // One strip as the filter sees it: output rows y0 .. y0 + out.height - 1, and the staged input
+  // rows for global rows y0 - halo .. y0 + out.height + halo - 1 (mapped by the caller's row map;
+  // rows it maps to -1 are left unset).
   struct Strip {
-    int y0 = 0, rows = 0, in_rows = 0;
+    int y0 = 0;
     DeviceView<const T> in;
     DeviceView<T> out;
     DeviceBuffer* scratch = nullptr;  // the slot's own, for the filter's intermediate buffers
@@ -100,7 +100,7 @@ class StripPipeline {
         s.d_out.ensure_at_least(w, plan.strip_rows, c);
         DeviceView<T> d_in = s.d_in.view().crop(0, 0, w, in_rows);
         stage(s, src, d_in, y0 - halo, src_pinned, map_row, plan.strip_rows + 2 * halo);
-        Strip strip{y0, rows, in_rows, d_in, s.d_out.view().crop(0, 0, w, rows), &s.scratch, s.stream};
+        Strip strip{y0, d_in, s.d_out.view().crop(0, 0, w, rows), &s.scratch, s.stream};
         compute(strip);
         const DeviceView<const T> d_out = strip.out;
         if (dst_pinned) {

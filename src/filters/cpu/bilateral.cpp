@@ -18,7 +18,6 @@
 namespace gpuvis::filters {
 namespace {
 
-
 template <class T, int C>
 void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
   const int w = src.width, h = src.height, r = p.radius, k = 2 * r + 1;

@@ -80,9 +80,10 @@ HWY_INLINE V WeightExp(D d, V x) {
 }
 
 // C channels; kPerChannel: each channel weighs by its own difference (so does grey); kL1: (Σ|d|)²
-// for colour. A tap's weight is its spatial weight times WeightExp(d² · range_coeff), computed:
-// on the CPUs measured (docs/benchmarks/filters.md) that costs less than gathers from a table.
-// Products and sums are not fused, as in the scalar loops and the CUDA kernel.
+// for colour. A tap's weight is its spatial weight times WeightExp(d² · range_coeff); computing it
+// beat gathering from a table of the 760 KB of colour distances on every CPU measured
+// (docs/benchmarks/filters.md). Products and sums are not fused, as in the scalar loops and the
+// CUDA kernel.
 // kGather (per-channel 8-bit rows with r.abs_table): the range weight is gathered from the table by
 // |d| instead of computed; the table holds the computed values, so the result is the same.
 template <int C, bool kPerChannel, bool kL1, bool kGather = false>
@@ -262,20 +263,18 @@ bool gather_pays() {
 std::atomic<int> gather_choice{-1};
 }  // namespace
 
-void bilateral(const BilateralRow& row, int width, float* out) {
+bool bilateral_gathers() {
   const int choice = gather_choice.load(std::memory_order_relaxed);
-  const bool gather = row.abs_table != nullptr && (choice < 0 ? gather_pays() : choice == 1);
-  HWY_DYNAMIC_DISPATCH(Bilateral)(row, width, out, gather);
+  return choice < 0 ? gather_pays() : choice == 1;
+}
+
+void bilateral(const BilateralRow& row, int width, float* out) {
+  HWY_DYNAMIC_DISPATCH(Bilateral)(row, width, out, row.abs_table != nullptr && bilateral_gathers());
 }
 
 bool bilateral_uses_colour_table() { return false; }
 
 void set_bilateral_gather(int choice) { gather_choice.store(choice, std::memory_order_relaxed); }
-
-bool bilateral_gathers() {
-  const int choice = gather_choice.load(std::memory_order_relaxed);
-  return choice < 0 ? gather_pays() : choice == 1;
-}
 
 const char* implementation() {
   static const std::string name = std::string("highway ") + HWY_DYNAMIC_DISPATCH(Implementation)();

@@ -1,7 +1,5 @@
 // Bilateral filter on the GPU: one thread per pixel over a shared-memory tile with the border
 // applied on load; the per-pixel computation is the CPU's (../bilateral_rules.hpp), bit for bit.
-#include <memory>
-
 #include "../bilateral_rules.hpp"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
@@ -82,8 +80,8 @@ void bilateral_cuda(HostView<const T> src, HostView<T> dst, const BilateralParam
   const cuda::StripPlan plan = cuda::plan_strips(row, row, h, r, 0, 0);
   auto map_row = [&](int y) { return border_index(y, h, p.border.mode); };
   cuda::StripPipeline<T>::for_this_thread().run(src, dst, r, plan, map_row, [&](const typename cuda::StripPipeline<T>::Strip& strip) {
-    const Strip<T> s{strip.in.data, static_cast<std::size_t>(strip.in.stride) / sizeof(T), w, c, strip.in_rows, strip.y0, r, h, false};
-    launch_channels<T>(s, strip.out.data, static_cast<std::size_t>(strip.out.stride) / sizeof(T), strip.rows, p, strip.stream);
+    launch_channels<T>(staged_strip(strip.in, strip.y0, r, h), strip.out.data, static_cast<std::size_t>(strip.out.stride) / sizeof(T),
+                       strip.out.height, p, strip.stream);
   });
 }
 

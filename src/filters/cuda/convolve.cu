@@ -8,11 +8,9 @@
 // from exactly the same inputs as in one shot, so the results are identical.
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <vector>
-#include <cstring>
 
 #include "../convolve_common.hpp"
 #include "cuda/check.hpp"
@@ -472,14 +470,14 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
   // their global row and need no data).
   auto map_row = [&](int y) { return border_index(y, h, options.border.mode); };
   pipeline.run(src, dst, ry, plan, map_row, [&](const typename cuda::StripPipeline<T>::Strip& strip) {
-    const Strip<T> s{strip.in.data, static_cast<std::size_t>(strip.in.stride) / sizeof(T), w, c, strip.in_rows, strip.y0, ry, h, false};
+    const Strip<T> s = staged_strip(strip.in, strip.y0, ry, h);
     if (row_tmp) strip.scratch->reserve(row_tmp * static_cast<std::size_t>(plan.strip_rows + 2 * ry));
     const std::size_t out_pitch = static_cast<std::size_t>(strip.out.stride) / sizeof(T);
     float* tmp = strip.scratch->template as<float>();
     switch (c) {
-      case 1: launch<T, 1>(p, s, strip.out.data, out_pitch, strip.rows, tmp, options.border, strip.stream); break;
-      case 3: launch<T, 3>(p, s, strip.out.data, out_pitch, strip.rows, tmp, options.border, strip.stream); break;
-      default: launch<T, 4>(p, s, strip.out.data, out_pitch, strip.rows, tmp, options.border, strip.stream); break;
+      case 1: launch<T, 1>(p, s, strip.out.data, out_pitch, strip.out.height, tmp, options.border, strip.stream); break;
+      case 3: launch<T, 3>(p, s, strip.out.data, out_pitch, strip.out.height, tmp, options.border, strip.stream); break;
+      default: launch<T, 4>(p, s, strip.out.data, out_pitch, strip.out.height, tmp, options.border, strip.stream); break;
     }
   }, options.progress);
 }

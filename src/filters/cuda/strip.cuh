@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "../convolve_common.hpp"
+#include "gpuvis/core/image.hpp"
 
 namespace gpuvis::filters {
 
@@ -17,6 +18,12 @@ struct Strip {
   int y0, ry, height;  // first output row, vertical radius, full image height
   bool map_rows;       // true: `data` is the whole image and rows are mapped here (device API)
 };
+
+// The strip of a host image that cuda::StripPipeline staged: `in` holds global rows y0 - halo on.
+template <class T>
+Strip<T> staged_strip(DeviceView<const T> in, int y0, int halo, int image_height) {
+  return {in.data, static_cast<std::size_t>(in.stride) / sizeof(T), in.width, in.channels, in.height, y0, halo, image_height, false};
+}
 
 template <class T>
 __device__ inline float strip_value(const Strip<T>& s, int gx, int gy, int ch, Border b) {
