@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -432,5 +433,47 @@ TEST(Convolve, TilesGiveTheWholeImagesValues) {
     bilateral_cpu<float>(img.view(), whole.view(), p);
     bilateral_cpu<float>(tile.view(), part.view(), p);
     EXPECT_EQ(compare(whole, part, 2), 0) << "bilateral c=" << c;
+  }
+}
+
+// Several output rows at once (cpu_rows::correlate_rows, which the CPU convolutions use) give each
+// row's correlate() sum of the same non-zero taps to the last bit, for every row count, in the
+// vector body and the tail, with zero weights skipped: the results are those of one row at a time.
+TEST(Convolve, RowsAtOnceEqualOneRowAtATime) {
+  std::mt19937 rng(91);
+  std::uniform_real_distribution<float> value(-300.f, 300.f);
+  for (auto [kernel_rows, kernel_cols] : {std::pair{13, 1}, std::pair{7, 7}, std::pair{3, 5}}) {
+    const std::size_t n = 1000, pad = 4 * kernel_cols;
+    std::vector<std::vector<float>> input(kernel_rows + cpu_rows::kRowsAtOnce - 1, std::vector<float>(n + pad));
+    for (auto& row : input)
+      for (float& v : row) v = value(rng);
+    std::vector<float> weights(static_cast<std::size_t>(kernel_rows) * kernel_cols);
+    for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = i % 5 == 2 ? 0.0f : value(rng) / 300.f;
+    std::vector<std::ptrdiff_t> offsets;
+    for (int o = 0; o < kernel_cols; ++o) offsets.push_back(3 * o);
+    std::vector<const float*> rows;
+    for (auto& row : input) rows.push_back(row.data());
+    for (int count = 1; count <= cpu_rows::kRowsAtOnce; ++count)
+      for (std::size_t width : {n, std::size_t{37}, std::size_t{5}}) {
+        std::vector<std::vector<float>> got(count, std::vector<float>(width));
+        std::vector<float*> out;
+        for (auto& row : got) out.push_back(row.data());
+        cpu_rows::correlate_rows(rows.data(), weights.data(), kernel_rows, kernel_cols, offsets.data(), count, width, out.data());
+        int differ = 0;
+        for (int j = 0; j < count; ++j) {
+          std::vector<const float*> taps;
+          std::vector<float> tap_weights;
+          for (int r = 0; r < kernel_rows; ++r)
+            for (int o = 0; o < kernel_cols; ++o)
+              if (weights[r * kernel_cols + o] != 0.0f) {
+                taps.push_back(rows[j + r] + offsets[o]);
+                tap_weights.push_back(weights[r * kernel_cols + o]);
+              }
+          std::vector<float> want(width);
+          cpu_rows::correlate(taps.data(), tap_weights.data(), static_cast<int>(taps.size()), width, want.data());
+          for (std::size_t x = 0; x < width; ++x) differ += std::memcmp(&got[j][x], &want[x], sizeof(float)) != 0;
+        }
+        EXPECT_EQ(differ, 0) << kernel_rows << "x" << kernel_cols << " count " << count << " width " << width;
+      }
   }
 }

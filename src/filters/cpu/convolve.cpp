@@ -1,8 +1,9 @@
 // Convolution on the CPU. Each thread takes a band of output rows and keeps a ring of the source
-// rows it needs, converted to float and padded horizontally per the border mode. Each output row
-// is one call of cpu_rows::correlate along the whole row (all channels interleaved), with one tap
-// per non-zero weight: a pointer to the padded row at the weight's offset. Separable kernels
-// filter each needed row horizontally once, then combine rows vertically.
+// rows it needs, converted to float and padded horizontally per the border mode. Four output rows
+// at a time are one call of cpu_rows::correlate_rows along the whole rows (all channels
+// interleaved), which loads each input vector once for all four. Separable kernels filter each
+// needed row horizontally once (cpu_rows::correlate, one tap per non-zero weight), then combine
+// rows vertically.
 #include <algorithm>
 #include <span>
 #include <vector>
@@ -44,7 +45,9 @@ struct RowRing {
   std::span<float> data;
   std::span<int> tag;
   RowRing(int n, std::size_t row_floats)
-      : size(n), stride(row_floats), data(cpu_rows::thread_scratch<float, 0>(row_floats * n)), tag(cpu_rows::thread_scratch<int, 0>(n)) {
+      : size(n),
+        stride(cpu_rows::cache_line_stride<float>(row_floats)),
+        data(cpu_rows::thread_scratch<float, 0>(stride * n)), tag(cpu_rows::thread_scratch<int, 0>(n)) {
     std::fill(tag.begin(), tag.end(), -1 << 30);
   }
   template <class Load>
@@ -86,25 +89,34 @@ void store_row(std::span<const float> acc, T* out) {
   cpu_rows::from_float(acc.data(), acc.size(), out);
 }
 
+// Output rows y .. y + count - 1 from the ring's rows y - ry .. y + count - 1 + ry, stored to dst.
+template <class T, class Load>
+void correlate_band_rows(RowRing& ring, Load&& load, int y, int count, int ry, const float* weights, int kernel_rows, int kernel_cols,
+                         const std::ptrdiff_t* offsets, std::size_t n, std::span<float> acc, HostView<T> dst) {
+  const float* rows[std::max(kMaxKernel1D, kMaxKernel2D) + cpu_rows::kRowsAtOnce - 1];  // kernel_rows + count - 1
+  float* out[cpu_rows::kRowsAtOnce];
+  for (int i = 0; i < kernel_rows + count - 1; ++i) rows[i] = ring.get(y - ry + i, load);
+  for (int j = 0; j < count; ++j) out[j] = acc.data() + cpu_rows::cache_line_stride<float>(n) * j;
+  cpu_rows::correlate_rows(rows, weights, kernel_rows, kernel_cols, offsets, count, n, out);
+  for (int j = 0; j < count; ++j) store_row(std::span<const float>(out[j], n), dst.row(y + j));
+}
+
 template <class T>
 void convolve_2d(HostView<const T> src, HostView<T> dst, const Kernel& k, const Border& border) {
   const int w = src.width, c = src.channels, rx = k.width / 2, ry = k.height / 2;
   const std::size_t padded = static_cast<std::size_t>(w + 2 * rx) * c, n = static_cast<std::size_t>(w) * c;
-  Taps kernel_taps;
-  for (int j = 0; j < k.height; ++j)
-    for (int i = 0; i < k.width; ++i) kernel_taps.add(j, static_cast<std::ptrdiff_t>(i) * c, k.at(i, j));
+  std::vector<std::ptrdiff_t> offsets;
+  for (int i = 0; i < k.width; ++i) offsets.push_back(static_cast<std::ptrdiff_t>(i) * c);
   // Two bands of rows per thread: each band converts its kernel-height - 1 rows of halo again, so
   // bands of a few rows (the pool's default of four per thread) cost up to a fifth more work at 16
   // threads.
   parallel_for(0, src.height, band_rows(src.height, 2), [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
-    RowRing ring(k.height, padded);
-    Taps taps = kernel_taps;
-    const std::span<float> acc = cpu_rows::thread_scratch<float, 1>(n);
+    RowRing ring(k.height + cpu_rows::kRowsAtOnce - 1, padded);
+    const std::span<float> acc = cpu_rows::thread_scratch<float, 1>(cpu_rows::cache_line_stride<float>(n) * cpu_rows::kRowsAtOnce);
     auto load = [&](int sy, float* p) { load_padded_row(src, sy, rx, border, p); };
-    for (int y = static_cast<int>(y0); y < y1; ++y) {
-      for (int t = 0; t < taps.count(); ++t) taps.pointers[t] = ring.get(y + taps.row[t] - ry, load) + taps.offset[t];
-      cpu_rows::correlate(taps.pointers.data(), taps.weight.data(), taps.count(), n, acc.data());
-      store_row(acc, dst.row(y));
+    for (int y = static_cast<int>(y0); y < y1; y += cpu_rows::kRowsAtOnce) {
+      const int count = std::min<int>(cpu_rows::kRowsAtOnce, static_cast<int>(y1) - y);
+      correlate_band_rows(ring, load, y, count, ry, k.weights.data(), k.height, k.width, offsets.data(), n, acc, dst);
     }
   });
 }
@@ -115,25 +127,24 @@ void convolve_separable(HostView<const T> src, HostView<T> dst, const SeparableK
   const int kw = static_cast<int>(s.row.size()), kh = static_cast<int>(s.column.size());
   const int rx = kw / 2, ry = kh / 2;
   const std::size_t padded = static_cast<std::size_t>(w + 2 * rx) * c, n = static_cast<std::size_t>(w) * c;
-  Taps row_taps, column_taps;
+  Taps row_taps;
   for (int i = 0; i < kw; ++i) row_taps.add(0, static_cast<std::ptrdiff_t>(i) * c, s.row[i]);
-  for (int j = 0; j < kh; ++j) column_taps.add(j, 0, s.column[j]);
+  const std::ptrdiff_t no_offset = 0;
   // Two bands of rows per thread: each band filters its kernel-height - 1 rows of halo horizontally
   // again, which at the pool's default of four bands per thread was a third more horizontal work
   // on 16 threads.
   parallel_for(0, src.height, band_rows(src.height, 2), [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
-    RowRing filtered(kh, n);
-    Taps horizontal_taps = row_taps, vertical_taps = column_taps;
-    const std::span<float> raw = cpu_rows::thread_scratch<float, 2>(padded), acc = cpu_rows::thread_scratch<float, 1>(n);
+    RowRing filtered(kh + cpu_rows::kRowsAtOnce - 1, n);
+    Taps horizontal_taps = row_taps;
+    const std::span<float> raw = cpu_rows::thread_scratch<float, 2>(padded), acc = cpu_rows::thread_scratch<float, 1>(cpu_rows::cache_line_stride<float>(n) * cpu_rows::kRowsAtOnce);
     for (int t = 0; t < horizontal_taps.count(); ++t) horizontal_taps.pointers[t] = raw.data() + horizontal_taps.offset[t];
     auto horizontal = [&](int sy, float* out) {
       load_padded_row(src, sy, rx, border, raw.data());
       cpu_rows::correlate(horizontal_taps.pointers.data(), horizontal_taps.weight.data(), horizontal_taps.count(), n, out);
     };
-    for (int y = static_cast<int>(y0); y < y1; ++y) {
-      for (int t = 0; t < vertical_taps.count(); ++t) vertical_taps.pointers[t] = filtered.get(y + vertical_taps.row[t] - ry, horizontal);
-      cpu_rows::correlate(vertical_taps.pointers.data(), vertical_taps.weight.data(), vertical_taps.count(), n, acc.data());
-      store_row(acc, dst.row(y));
+    for (int y = static_cast<int>(y0); y < y1; y += cpu_rows::kRowsAtOnce) {
+      const int count = std::min<int>(cpu_rows::kRowsAtOnce, static_cast<int>(y1) - y);
+      correlate_band_rows(filtered, horizontal, y, count, ry, s.column.data(), kh, 1, &no_offset, n, acc, dst);
     }
   });
 }

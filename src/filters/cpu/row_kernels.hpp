@@ -16,6 +16,17 @@ namespace gpuvis::filters::cpu_rows {
 // of a 2D correlation (one tap per non-zero weight), or one pass of a separable one.
 void correlate(const float* const* taps, const float* weights, int tap_count, std::size_t n, float* out);
 
+// Several output rows of a 2D correlation at once, so that each vector loaded from an input row
+// serves every output row it is a tap of (a kernel of H rows reads each input row for H outputs;
+// one row at a time it was loaded H times, from L2 for wide images):
+//   out[j][x] = Σ_r Σ_o weights[r·cols + o] · rows[j + r][x + offsets[o]],  j < count,
+// over the kernel's rows r < kernel_rows and columns o < kernel_cols whose weight is not 0, summed
+// in the order of r then o, so each output is correlate()'s sum of the same non-zero taps in the
+// same order, bit for bit. rows: kernel_rows + count - 1 pointers; count: 1 .. kRowsAtOnce.
+inline constexpr int kRowsAtOnce = 4;
+void correlate_rows(const float* const* rows, const float* weights, int kernel_rows, int kernel_cols, const std::ptrdiff_t* offsets, int count,
+                    std::size_t n, float* const* out);
+
 // Samples to float, and floats back to samples rounded to nearest (ties to even) and saturated, as
 // detail::saturate does.
 void to_float(const std::uint8_t* src, std::size_t n, float* dst);

@@ -1,6 +1,7 @@
 // The row kernels without a SIMD library: plain loops the compiler vectorises for the baseline
 // instruction set.
 #include <algorithm>
+#include <vector>
 
 #include "row_kernels_scalar.hpp"
 
@@ -13,6 +14,23 @@ void correlate(const float* const* taps, const float* weights, int tap_count, st
   for (int t = 0; t < tap_count; ++t) {
     const float w = weights[t], *p = taps[t];
     for (std::size_t x = 0; x < n; ++x) out[x] += w * p[x];
+  }
+}
+
+void correlate_rows(const float* const* rows, const float* weights, int kernel_rows, int kernel_cols, const std::ptrdiff_t* offsets, int count,
+                    std::size_t n, float* const* out) {
+  std::vector<const float*> taps;
+  std::vector<float> tap_weights;
+  for (int j = 0; j < count; ++j) {
+    taps.clear();
+    tap_weights.clear();
+    for (int r = 0; r < kernel_rows; ++r)
+      for (int o = 0; o < kernel_cols; ++o)
+        if (const float w = weights[r * kernel_cols + o]; w != 0.0f) {
+          taps.push_back(rows[j + r] + offsets[o]);
+          tap_weights.push_back(w);
+        }
+    correlate(taps.data(), tap_weights.data(), static_cast<int>(taps.size()), n, out[j]);
   }
 }
 
