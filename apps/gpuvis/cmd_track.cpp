@@ -183,6 +183,10 @@ int run_track() {
   const auto targets = tuio_targets(file_cfg);
   auto source = open_source(file_cfg);
   pipeline::DetectorConfig config = detector_config(file_cfg);
+  // Ctrl-C stops cleanly from here on: before the live view's address is printed, which is when a
+  // user (or a test) may press it while the detector is still being built.
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
   std::unique_ptr<TrackView> view;
   if (!a.view.empty()) {
     config.device_times = true;  // the page shows the per-stage times
@@ -210,8 +214,6 @@ int run_track() {
     tuio = output::make_tuio_sender(targets, options);
     tuio->send_empty(-1);
   }
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
   // Recorded and generated frames (a folder, a video file, --synth) that are delivered as fast as
   // they are processed carry no time of their own: the tracker's clock is then the frame's place
   // in the sequence at a nominal 60 Hz, so motion prediction, the velocities sent and the JSON
