@@ -37,7 +37,9 @@ std::string Report::cpu_description() {
       model = line.substr(line.find(':') + 2);
       break;
     }
-  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " threads";
+  // The threads the CPU cases ran on (--threads), and the machine's where that is fewer.
+  const unsigned hardware = std::thread::hardware_concurrency(), used = static_cast<unsigned>(num_threads());
+  return model + ", " + std::to_string(used) + (used == 1 ? " thread" : " threads") + (used < hardware ? " of " + std::to_string(hardware) : "");
 }
 
 Report::Report(std::string out_path) : out_path_(std::move(out_path)) {
@@ -93,9 +95,10 @@ Args Args::parse(int argc, char** argv) {
     else if (s == "--filter" && i + 1 < argc) a.filter = argv[++i];
     else if (s == "--save-frames" && i + 1 < argc) a.save_frames = argv[++i];
     else if (s == "--quick") a.quick = true;
+    else if (s == "--threads" && i + 1 < argc && std::atoi(argv[i + 1]) > 0) set_num_threads(std::atoi(argv[++i]));
     else if (s == "--size" && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &a.width, &a.height) == 2) ++i;
     else {
-      std::cerr << "usage: " << argv[0] << " [--out FILE.jsonl] [--filter SUBSTRING] [--size WxH] [--quick] [--save-frames DIR]\n";
+      std::cerr << "usage: " << argv[0] << " [--out FILE.jsonl] [--filter SUBSTRING] [--size WxH] [--quick] [--threads N] [--save-frames DIR]\n";
       std::exit(s == "--help" || s == "-h" ? 0 : 2);
     }
   }

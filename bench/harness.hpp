@@ -68,6 +68,7 @@ struct Args {
   bool quick = false;
   int width = 0, height = 0;  // --size WxH: only this frame size
   std::string save_frames;    // --save-frames DIR: write the benchmark's input frames there (for peers)
+  // --threads N sets the CPU thread pool's size (gpuvis::set_num_threads) before anything runs.
   static Args parse(int argc, char** argv);
   bool wants(const std::string& name) const { return filter.empty() || name.find(filter) != std::string::npos; }
 };
