@@ -22,27 +22,32 @@ HWY_BEFORE_NAMESPACE();
 namespace gpuvis::filters::cpu_rows::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Outputs x .. x + 4N - 1 of correlate(): four vectors of outputs stay in registers across all
+// the taps.
+template <class D>
+HWY_INLINE void CorrelateBlock4(D d, const float* const* taps, const float* weights, int tap_count, std::size_t x, float* out) {
+  const std::size_t N = hn::Lanes(d);
+  auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
+  for (int t = 0; t < tap_count; ++t) {
+    const auto w = hn::Set(d, weights[t]);
+    const float* p = taps[t] + x;
+    a0 = hn::MulAdd(w, hn::LoadU(d, p), a0);
+    a1 = hn::MulAdd(w, hn::LoadU(d, p + N), a1);
+    a2 = hn::MulAdd(w, hn::LoadU(d, p + 2 * N), a2);
+    a3 = hn::MulAdd(w, hn::LoadU(d, p + 3 * N), a3);
+  }
+  hn::StoreU(a0, d, out + x);
+  hn::StoreU(a1, d, out + x + N);
+  hn::StoreU(a2, d, out + x + 2 * N);
+  hn::StoreU(a3, d, out + x + 3 * N);
+}
+
 // Outputs x0 .. n - 1 of correlate().
 HWY_INLINE void CorrelateFrom(const float* const* taps, const float* weights, int tap_count, std::size_t x0, std::size_t n, float* out) {
   const hn::ScalableTag<float> d;
   const std::size_t N = hn::Lanes(d);
   std::size_t x = x0;
-  // Four vectors of outputs at a time stay in registers across all the taps.
-  for (; x + 4 * N <= n; x += 4 * N) {
-    auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
-    for (int t = 0; t < tap_count; ++t) {
-      const auto w = hn::Set(d, weights[t]);
-      const float* p = taps[t] + x;
-      a0 = hn::MulAdd(w, hn::LoadU(d, p), a0);
-      a1 = hn::MulAdd(w, hn::LoadU(d, p + N), a1);
-      a2 = hn::MulAdd(w, hn::LoadU(d, p + 2 * N), a2);
-      a3 = hn::MulAdd(w, hn::LoadU(d, p + 3 * N), a3);
-    }
-    hn::StoreU(a0, d, out + x);
-    hn::StoreU(a1, d, out + x + N);
-    hn::StoreU(a2, d, out + x + 2 * N);
-    hn::StoreU(a3, d, out + x + 3 * N);
-  }
+  for (; x + 4 * N <= n; x += 4 * N) CorrelateBlock4(d, taps, weights, tap_count, x, out);
   for (; x + N <= n; x += N) {
     auto a = hn::Zero(d);
     for (int t = 0; t < tap_count; ++t) a = hn::MulAdd(hn::Set(d, weights[t]), hn::LoadU(d, taps[t] + x), a);
@@ -85,25 +90,8 @@ void CorrelateRows(const float* const* rows, const float* weights, int kernel_ro
   const float* const* tap_rows = pointers.data();
   const float* w = tap_weights.data();
   std::size_t x = 0;
-  for (; x + 4 * N <= n; x += 4 * N) {
-    for (int j = 0; j < count; ++j) {
-      const float* const* p = tap_rows + static_cast<std::ptrdiff_t>(j) * taps;
-      auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
-      for (int t = 0; t < taps; ++t) {
-        const auto wv = hn::Set(d, w[t]);
-        const float* q = p[t] + x;
-        a0 = hn::MulAdd(wv, hn::LoadU(d, q), a0);
-        a1 = hn::MulAdd(wv, hn::LoadU(d, q + N), a1);
-        a2 = hn::MulAdd(wv, hn::LoadU(d, q + 2 * N), a2);
-        a3 = hn::MulAdd(wv, hn::LoadU(d, q + 3 * N), a3);
-      }
-      float* o = out[j] + x;
-      hn::StoreU(a0, d, o);
-      hn::StoreU(a1, d, o + N);
-      hn::StoreU(a2, d, o + 2 * N);
-      hn::StoreU(a3, d, o + 3 * N);
-    }
-  }
+  for (; x + 4 * N <= n; x += 4 * N)
+    for (int j = 0; j < count; ++j) CorrelateBlock4(d, tap_rows + static_cast<std::ptrdiff_t>(j) * taps, w, taps, x, out[j]);
   for (int j = 0; j < count; ++j) CorrelateFrom(tap_rows + static_cast<std::ptrdiff_t>(j) * taps, w, taps, x, n, out[j]);  // the rest
 }
 
