@@ -1,9 +1,9 @@
 // Convolution on the CPU. Each thread takes a band of output rows and keeps a ring of the source
 // rows it needs, converted to float and padded horizontally per the border mode. Four output rows
 // at a time are one call of cpu_rows::correlate_rows along the whole rows (all channels
-// interleaved), which loads each input vector once for all four. Separable kernels filter each
-// needed row horizontally once (cpu_rows::correlate, one tap per non-zero weight), then combine
-// rows vertically.
+// interleaved), which loads each input vector once for all four; one tap per non-zero weight.
+// Separable kernels filter each needed row horizontally once (the row kernel as a one-row 2D
+// kernel), then combine four rows at a time vertically.
 #include <algorithm>
 #include <span>
 #include <vector>
@@ -62,21 +62,12 @@ struct RowRing {
   }
 };
 
-// The non-zero weights of a kernel with their row and their offset along a padded row.
-struct Taps {
-  std::vector<int> row;
-  std::vector<std::ptrdiff_t> offset;
-  std::vector<float> weight;
-  std::vector<const float*> pointers;  // filled per output row
-  void add(int r, std::ptrdiff_t off, float w) {
-    if (w == 0.0f) return;
-    row.push_back(r);
-    offset.push_back(off);
-    weight.push_back(w);
-    pointers.push_back(nullptr);
-  }
-  int count() const { return static_cast<int>(weight.size()); }
-};
+// Where column i of a kernel starts along a padded row of `channels` interleaved samples.
+std::vector<std::ptrdiff_t> column_offsets(int kernel_width, int channels) {
+  std::vector<std::ptrdiff_t> offsets;
+  for (int i = 0; i < kernel_width; ++i) offsets.push_back(static_cast<std::ptrdiff_t>(i) * channels);
+  return offsets;
+}
 
 // Rows per band for `bands_per_thread` bands on each CPU thread (at least 8).
 std::ptrdiff_t band_rows(int height, int bands_per_thread) {
@@ -105,8 +96,7 @@ template <class T>
 void convolve_2d(HostView<const T> src, HostView<T> dst, const Kernel& k, const Border& border) {
   const int w = src.width, c = src.channels, rx = k.width / 2, ry = k.height / 2;
   const std::size_t padded = static_cast<std::size_t>(w + 2 * rx) * c, n = static_cast<std::size_t>(w) * c;
-  std::vector<std::ptrdiff_t> offsets;
-  for (int i = 0; i < k.width; ++i) offsets.push_back(static_cast<std::ptrdiff_t>(i) * c);
+  const std::vector<std::ptrdiff_t> offsets = column_offsets(k.width, c);
   // Two bands of rows per thread: each band converts its kernel-height - 1 rows of halo again, so
   // bands of a few rows (the pool's default of four per thread) cost up to a fifth more work at 16
   // threads.
@@ -127,20 +117,19 @@ void convolve_separable(HostView<const T> src, HostView<T> dst, const SeparableK
   const int kw = static_cast<int>(s.row.size()), kh = static_cast<int>(s.column.size());
   const int rx = kw / 2, ry = kh / 2;
   const std::size_t padded = static_cast<std::size_t>(w + 2 * rx) * c, n = static_cast<std::size_t>(w) * c;
-  Taps row_taps;
-  for (int i = 0; i < kw; ++i) row_taps.add(0, static_cast<std::ptrdiff_t>(i) * c, s.row[i]);
+  const std::vector<std::ptrdiff_t> offsets = column_offsets(kw, c);
   const std::ptrdiff_t no_offset = 0;
   // Two bands of rows per thread: each band filters its kernel-height - 1 rows of halo horizontally
   // again, which at the pool's default of four bands per thread was a third more horizontal work
   // on 16 threads.
   parallel_for(0, src.height, band_rows(src.height, 2), [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
     RowRing filtered(kh + cpu_rows::kRowsAtOnce - 1, n);
-    Taps horizontal_taps = row_taps;
-    const std::span<float> raw = cpu_rows::thread_scratch<float, 2>(padded), acc = cpu_rows::thread_scratch<float, 1>(cpu_rows::cache_line_stride<float>(n) * cpu_rows::kRowsAtOnce);
-    for (int t = 0; t < horizontal_taps.count(); ++t) horizontal_taps.pointers[t] = raw.data() + horizontal_taps.offset[t];
-    auto horizontal = [&](int sy, float* out) {
+    const std::span<float> raw = cpu_rows::thread_scratch<float, 2>(padded),
+                           acc = cpu_rows::thread_scratch<float, 1>(cpu_rows::cache_line_stride<float>(n) * cpu_rows::kRowsAtOnce);
+    const float* raw_row = raw.data();
+    auto horizontal = [&](int sy, float* out) {  // one row of the row kernel
       load_padded_row(src, sy, rx, border, raw.data());
-      cpu_rows::correlate(horizontal_taps.pointers.data(), horizontal_taps.weight.data(), horizontal_taps.count(), n, out);
+      cpu_rows::correlate_rows(&raw_row, s.row.data(), 1, kw, offsets.data(), 1, n, &out);
     };
     for (int y = static_cast<int>(y0); y < y1; y += cpu_rows::kRowsAtOnce) {
       const int count = std::min<int>(cpu_rows::kRowsAtOnce, static_cast<int>(y1) - y);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace gpuvis::filters::cpu_rows {
 
@@ -26,6 +27,18 @@ void correlate(const float* const* taps, const float* weights, int tap_count, st
 inline constexpr int kRowsAtOnce = 4;
 void correlate_rows(const float* const* rows, const float* weights, int kernel_rows, int kernel_cols, const std::ptrdiff_t* offsets, int count,
                     std::size_t n, float* const* out);
+
+// Output row j's non-zero taps of correlate_rows(), in its order: their pointers appended to
+// `pointers` and, where `tap_weights` is given, their weights (the same for every j).
+inline void append_row_taps(const float* const* rows, const float* weights, int kernel_rows, int kernel_cols, const std::ptrdiff_t* offsets,
+                            int j, std::vector<const float*>& pointers, std::vector<float>* tap_weights) {
+  for (int r = 0; r < kernel_rows; ++r)
+    for (int o = 0; o < kernel_cols; ++o)
+      if (const float w = weights[r * kernel_cols + o]; w != 0.0f) {
+        pointers.push_back(rows[j + r] + offsets[o]);
+        if (tap_weights) tap_weights->push_back(w);
+      }
+}
 
 // Samples to float, and floats back to samples rounded to nearest (ties to even) and saturated, as
 // detail::saturate does.

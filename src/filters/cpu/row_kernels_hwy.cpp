@@ -80,12 +80,7 @@ void CorrelateRows(const float* const* rows, const float* weights, int kernel_ro
   pointers.clear();
   tap_weights.clear();
   for (int j = 0; j < count; ++j)
-    for (int r = 0; r < kernel_rows; ++r)
-      for (int o = 0; o < kernel_cols; ++o)
-        if (const float w = weights[r * kernel_cols + o]; w != 0.0f) {
-          pointers.push_back(rows[j + r] + offsets[o]);
-          if (j == 0) tap_weights.push_back(w);
-        }
+    append_row_taps(rows, weights, kernel_rows, kernel_cols, offsets, j, pointers, j == 0 ? &tap_weights : nullptr);
   const int taps = static_cast<int>(tap_weights.size());
   const float* const* tap_rows = pointers.data();
   const float* w = tap_weights.data();

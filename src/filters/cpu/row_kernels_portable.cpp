@@ -1,7 +1,6 @@
 // The row kernels without a SIMD library: plain loops the compiler vectorises for the baseline
 // instruction set.
 #include <algorithm>
-#include <vector>
 
 #include "row_kernels_scalar.hpp"
 
@@ -24,12 +23,7 @@ void correlate_rows(const float* const* rows, const float* weights, int kernel_r
   for (int j = 0; j < count; ++j) {
     taps.clear();
     tap_weights.clear();
-    for (int r = 0; r < kernel_rows; ++r)
-      for (int o = 0; o < kernel_cols; ++o)
-        if (const float w = weights[r * kernel_cols + o]; w != 0.0f) {
-          taps.push_back(rows[j + r] + offsets[o]);
-          tap_weights.push_back(w);
-        }
+    append_row_taps(rows, weights, kernel_rows, kernel_cols, offsets, j, taps, &tap_weights);
     correlate(taps.data(), tap_weights.data(), static_cast<int>(taps.size()), n, out[j]);
   }
 }
