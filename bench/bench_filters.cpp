@@ -91,7 +91,7 @@ void cpu_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kern
       pb{{"radius", std::to_string(bp.radius)}};
   // 8-bit grey weights looked up or computed: whichever this CPU does faster (row_kernels_hwy.cpp).
   std::map<std::string, std::string> pb_grey = pb;
-  pb_grey["weights"] = cpu_rows::bilateral_gathers() ? "table" : "computed";
+  pb_grey["weights"] = cpu_rows::bilateral_lookup_name();
   using U8 = Image<std::uint8_t>;
   using F32 = Image<float>;
   for (int c : {1, 3}) {

@@ -398,11 +398,12 @@ void check_shared_pixel_rule() {
 }
 
 TEST(Bilateral, EqualsTheSharedPixelRuleBitForBitU8) {
-  for (int gather : {0, 1}) {  // weights computed, and looked up in the 8-bit table
-    cpu_rows::set_bilateral_gather(gather);
+  // Weights computed, gathered from the 8-bit table, and looked up in registers.
+  for (auto lookup : {cpu_rows::WeightLookup::compute, cpu_rows::WeightLookup::gather, cpu_rows::WeightLookup::registers}) {
+    cpu_rows::set_bilateral_lookup(lookup);
     check_shared_pixel_rule<std::uint8_t>();
   }
-  cpu_rows::set_bilateral_gather(-1);
+  cpu_rows::set_bilateral_lookup(cpu_rows::WeightLookup::fastest);
 }
 TEST(Bilateral, EqualsTheSharedPixelRuleBitForBitF32) { check_shared_pixel_rule<float>(); }
 

@@ -54,11 +54,17 @@ inline void from_float(const float* src, std::size_t n, float* dst) { std::copy_
 // for RGB); when not (it computes them), callers need not build it. The 1 KB abs_table is always
 // worth building for 8-bit images: an implementation reads it where that is faster than computing.
 bool bilateral_uses_colour_table();
-// For tests: where both exist, -1 picks whichever of looking up and computing 8-bit weights is
-// faster on this CPU (measured at the first call; the default), 0 always computes, 1 always looks up.
-void set_bilateral_gather(int choice);
-// Whether 8-bit per-channel weights are looked up (true) or computed on this CPU, for reports.
-bool bilateral_gathers();
+// How 8-bit per-channel range weights are found: computed (weight_exp on a vector), gathered from
+// the 1 KB abs_table, or looked up in a copy of that table held in sixteen AVX-512 registers (two-
+// table permutes; AVX-512 CPUs only, elsewhere it means gathered). All give the same values; which
+// is fastest depends on the CPU (gathers are slow on some x86 cores and fast on others).
+enum class WeightLookup { fastest = -1, compute = 0, gather = 1, registers = 2 };
+// For tests: force one way; `fastest` (the default) picks the fastest on this CPU, measured at
+// the first call.
+void set_bilateral_lookup(WeightLookup choice);
+// The way in use, and its name for reports ("computed", "gathered", "registers").
+WeightLookup bilateral_lookup();
+const char* bilateral_lookup_name();
 
 // The bilateral filter's fixed-σr case for one output row, on planar rows: plane c of source row
 // (y + dy) starts at rows[(dy + radius) * channels + c], padded by `radius` on each side, so that

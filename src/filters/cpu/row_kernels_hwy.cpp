@@ -193,12 +193,49 @@ HWY_INLINE V WeightExp(D d, V x) {
 // beat gathering from a table of the 760 KB of colour distances on every CPU measured
 // (docs/benchmarks/filters.md). Products and sums are not fused, as in the scalar loops and the
 // CUDA kernel.
-// kGather (per-channel 8-bit rows with r.abs_table): the range weight is gathered from the table by
-// |d| instead of computed; the table holds the computed values, so the result is the same.
-template <int C, bool kPerChannel, bool kL1, bool kGather = false>
+// kLookup (per-channel 8-bit rows with r.abs_table): the range weight is found by |d| in the table
+// instead of computed, gathered (kGather) or from registers (kRegisters, AbsTableInRegisters); the
+// table holds the computed values, so the result is the same.
+constexpr int kCompute = 0, kGather = 1, kRegisters = 2;
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+constexpr bool kHaveRegisterTable = true;
+// The 256 floats of abs_table in sixteen 16-lane registers. A lookup is eight two-table permutes
+// (each covers 32 entries by the index's low five bits) and seven selects by its bits 5-7: about
+// 18 register operations, against a 16-lane gather that some Xeons take 20 cycles or more for.
+// Highway 1.0.3 has no two-table lookup (TwoTablesLookupLanes came in 1.1), so the permute is the
+// AVX-512 intrinsic.
+struct AbsTableInRegisters {
+  hn::Vec512<float> t[16];
+  explicit AbsTableInRegisters(const float* table) {
+    const hn::Full512<float> d;
+    for (int i = 0; i < 16; ++i) t[i] = hn::LoadU(d, table + 16 * i);
+  }
+  HWY_INLINE hn::Vec512<float> operator()(hn::Vec512<std::int32_t> index) const {
+    const hn::Full512<float> d;
+    const hn::Full512<std::int32_t> di;
+    auto pair = [&](int i) { return hn::Vec512<float>{_mm512_permutex2var_ps(t[2 * i].raw, index.raw, t[2 * i + 1].raw)}; };
+    auto bit = [&](int b) { return hn::RebindMask(d, hn::TestBit(index, hn::Set(di, 1 << b))); };
+    const auto b5 = bit(5), b6 = bit(6), b7 = bit(7);
+    const auto q0 = hn::IfThenElse(b5, pair(1), pair(0)), q1 = hn::IfThenElse(b5, pair(3), pair(2));
+    const auto q2 = hn::IfThenElse(b5, pair(5), pair(4)), q3 = hn::IfThenElse(b5, pair(7), pair(6));
+    return hn::IfThenElse(b7, hn::IfThenElse(b6, q3, q2), hn::IfThenElse(b6, q1, q0));
+  }
+};
+#else
+constexpr bool kHaveRegisterTable = false;
+#endif
+
+template <int C, bool kPerChannel, bool kL1, int kLookup = kCompute>
 HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  const auto table_in_registers = [&] {
+    if constexpr (kLookup == kRegisters) return AbsTableInRegisters(r.abs_table);
+    else return 0;  // not used
+  }();
+#endif
   const auto coeff = hn::Set(d, r.range_coeff);
   const int N = static_cast<int>(hn::Lanes(d));
   constexpr int kCompared = C == 4 ? 3 : C;
@@ -222,7 +259,10 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
         auto add = [&](auto v, auto c, auto& s, auto& w) {
           const auto dd = hn::Sub(v, c);
           hn::Vec<decltype(d)> wt;
-          if constexpr (kGather) wt = hn::Mul(space, hn::GatherIndex(d, r.abs_table, hn::ConvertTo(di, hn::Abs(dd))));
+          if constexpr (kLookup == kGather) wt = hn::Mul(space, hn::GatherIndex(d, r.abs_table, hn::ConvertTo(di, hn::Abs(dd))));
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+          else if constexpr (kLookup == kRegisters) wt = hn::Mul(space, table_in_registers(hn::ConvertTo(di, hn::Abs(dd))));
+#endif
           else wt = weight(hn::Mul(dd, dd));
           s = hn::Add(s, hn::Mul(wt, v));
           w = hn::Add(w, wt);
@@ -256,14 +296,24 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
   for (; x < width; ++x) scalar::bilateral_at<C, kPerChannel, kL1>(r, width, x, out);
 }
 
-// gather: per-channel 8-bit rows look their weights up in r.abs_table (see gather_pays below).
-void Bilateral(const BilateralRow& r, int width, float* out, bool gather) {
-  if (gather && r.abs_table && (r.per_channel || r.channels == 1)) {
-    switch (r.channels) {
-      case 1: return BilateralRows<1, true, false, true>(r, width, out);
-      case 3: return BilateralRows<3, true, false, true>(r, width, out);
-      default: return BilateralRows<4, true, false, true>(r, width, out);
-    }
+// lookup (kCompute, kGather or kRegisters): how per-channel 8-bit rows find their weights when
+// r.abs_table is given (see fastest_lookup below); kRegisters needs kHaveRegisterTable.
+template <int kLookup>
+HWY_INLINE bool BilateralLookingUp(const BilateralRow& r, int width, float* out) {
+  if (!r.abs_table || !(r.per_channel || r.channels == 1)) return false;
+  switch (r.channels) {
+    case 1: BilateralRows<1, true, false, kLookup>(r, width, out); break;
+    case 3: BilateralRows<3, true, false, kLookup>(r, width, out); break;
+    default: BilateralRows<4, true, false, kLookup>(r, width, out);
+  }
+  return true;
+}
+
+void Bilateral(const BilateralRow& r, int width, float* out, int lookup) {
+  if (lookup == kRegisters && kHaveRegisterTable) {
+    if (BilateralLookingUp<kHaveRegisterTable ? kRegisters : kGather>(r, width, out)) return;
+  } else if (lookup != kCompute) {
+    if (BilateralLookingUp<kGather>(r, width, out)) return;
   }
   switch (r.channels) {
     case 1: return BilateralRows<1, true, false>(r, width, out);
@@ -277,6 +327,8 @@ void Bilateral(const BilateralRow& r, int width, float* out, bool gather) {
       return BilateralRows<4, false, false>(r, width, out);
   }
 }
+
+bool HasRegisterTable() { return kHaveRegisterTable; }
 
 template <class T>
 HWY_INLINE void ToFloat(const T* src, std::size_t n, float* dst) {
@@ -321,6 +373,7 @@ namespace gpuvis::filters::cpu_rows {
 HWY_EXPORT(Correlate);
 HWY_EXPORT(CorrelateRows);
 HWY_EXPORT(Bilateral);
+HWY_EXPORT(HasRegisterTable);
 HWY_EXPORT(Implementation);
 HWY_EXPORT(ToFloatU8);
 HWY_EXPORT(ToFloatU16);
@@ -342,11 +395,11 @@ void correlate_rows(const float* const* rows, const float* weights, int kernel_r
 }
 
 namespace {
-// Whether gathering 8-bit range weights from the 1 KB table beats computing them on this CPU:
-// measured once, on a generated grey row of the kind the filter sees (gathers are fast on some
-// x86 cores and slow on others). Either way the outputs are the same.
-bool gather_pays() {
-  static const bool pays = [] {
+// The fastest way to find 8-bit range weights on this CPU: measured once, on a generated grey row
+// of the kind the filter sees (gathers are fast on some x86 cores and slow on others). Every way
+// gives the same outputs.
+WeightLookup fastest_lookup() {
+  static const WeightLookup fastest = [] {
     constexpr int kWidth = 4096, kRadius = 3, kRows = 2 * kRadius + 1;
     std::vector<float> rows(static_cast<std::size_t>(kRows) * (kWidth + 2 * kRadius)), out(kWidth), table(256);
     std::uint32_t state = 12345;
@@ -361,35 +414,51 @@ bool gather_pays() {
         if (dx * dx + dy * dy <= kRadius * kRadius) tap_dx.push_back(dx), tap_dy.push_back(dy), tap_weight.push_back(0.5f);
     const BilateralRow row{planes.data(), 1, kRadius, tap_dx.data(), tap_dy.data(), tap_weight.data(), static_cast<int>(tap_weight.size()),
                            true, false, table.data(), nullptr, -0.5f / (30.0f * 30.0f)};
-    auto best = [&](bool gather) {
-      double fastest = 1e30;
+    auto time = [&](WeightLookup lookup) {
+      double shortest = 1e30;
       for (int i = 0; i < 5; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
-        HWY_DYNAMIC_DISPATCH(Bilateral)(row, kWidth, out.data(), gather);
-        fastest = std::min(fastest, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        HWY_DYNAMIC_DISPATCH(Bilateral)(row, kWidth, out.data(), static_cast<int>(lookup));
+        shortest = std::min(shortest, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
-      return fastest;
+      return shortest;
     };
-    return best(true) < best(false);
+    std::vector<WeightLookup> ways{WeightLookup::compute, WeightLookup::gather};
+    if (HWY_DYNAMIC_DISPATCH(HasRegisterTable)()) ways.push_back(WeightLookup::registers);
+    WeightLookup best = ways[0];
+    double best_time = 1e30;
+    for (WeightLookup way : ways)
+      if (const double t = time(way); t < best_time) best = way, best_time = t;
+    return best;
   }();
-  return pays;
+  return fastest;
 }
 
-std::atomic<int> gather_choice{-1};
+std::atomic<int> lookup_choice{static_cast<int>(WeightLookup::fastest)};
 }  // namespace
 
-bool bilateral_gathers() {
-  const int choice = gather_choice.load(std::memory_order_relaxed);
-  return choice < 0 ? gather_pays() : choice == 1;
+WeightLookup bilateral_lookup() {
+  const auto choice = static_cast<WeightLookup>(lookup_choice.load(std::memory_order_relaxed));
+  if (choice == WeightLookup::fastest) return fastest_lookup();
+  if (choice == WeightLookup::registers && !HWY_DYNAMIC_DISPATCH(HasRegisterTable)()) return WeightLookup::gather;
+  return choice;
+}
+
+const char* bilateral_lookup_name() {
+  switch (bilateral_lookup()) {
+    case WeightLookup::compute: return "computed";
+    case WeightLookup::registers: return "registers";
+    default: return "gathered";
+  }
 }
 
 void bilateral(const BilateralRow& row, int width, float* out) {
-  HWY_DYNAMIC_DISPATCH(Bilateral)(row, width, out, row.abs_table != nullptr && bilateral_gathers());
+  HWY_DYNAMIC_DISPATCH(Bilateral)(row, width, out, static_cast<int>(row.abs_table ? bilateral_lookup() : WeightLookup::compute));
 }
 
 bool bilateral_uses_colour_table() { return false; }
 
-void set_bilateral_gather(int choice) { gather_choice.store(choice, std::memory_order_relaxed); }
+void set_bilateral_lookup(WeightLookup choice) { lookup_choice.store(static_cast<int>(choice), std::memory_order_relaxed); }
 
 const char* implementation() {
   static const std::string name = std::string("highway ") + HWY_DYNAMIC_DISPATCH(Implementation)();

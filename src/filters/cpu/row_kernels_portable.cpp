@@ -56,9 +56,10 @@ void from_float(const float* src, std::size_t n, std::uint16_t* dst) { scalar::f
 
 bool bilateral_uses_colour_table() { return true; }
 
-void set_bilateral_gather(int) {}  // the portable loops always look up
+void set_bilateral_lookup(WeightLookup) {}  // the portable loops always look up
 
-bool bilateral_gathers() { return true; }
+WeightLookup bilateral_lookup() { return WeightLookup::gather; }
+const char* bilateral_lookup_name() { return "gathered"; }
 
 const char* implementation() { return "portable"; }
 
