@@ -205,6 +205,14 @@ int main(int argc, char** argv) {
     r = {"filters", "transfer floor", "cuda", "page-locked upload + download, no kernel", w, h, {{"type", "u8x3"}}, {}};
     r.stats = floor(prgb, dr, pro, dro);
     report.add(r);
+    // The same from and into pageable images, as the CUDA runtime copies them (through its own
+    // staging buffers): what a pageable call would cost with no kernel and no overlap of our own.
+    r = {"filters", "transfer floor", "cuda", "pageable upload + download (CUDA runtime's staging), no kernel", w, h, {{"type", "f32x1"}}, {}};
+    r.stats = floor(f1, df, fo, dfo);
+    report.add(r);
+    r = {"filters", "transfer floor", "cuda", "pageable upload + download (CUDA runtime's staging), no kernel", w, h, {{"type", "u8x3"}}, {}};
+    r.stats = floor(rgb, dr, ro, dro);
+    report.add(r);
 #endif
   }
   return 0;
