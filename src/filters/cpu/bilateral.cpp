@@ -1,8 +1,9 @@
 // Bilateral filter on the CPU: rows in parallel; each thread keeps the 2r+1 source rows it needs,
 // converted to float, split into planes and padded per the border mode, so neighbour reads need no
 // bounds checks and a vector of neighbours is one load. A fixed σr runs cpu_rows::bilateral along
-// the row; the adaptive σr, which needs each window's statistics first, runs bilateral_pixel per
-// pixel as the CUDA backend does.
+// the row, reusing for each tap above the weights that the row above computed for the opposite tap
+// below (a weight depends only on the two pixels it joins); the adaptive σr, which needs each
+// window's statistics first, runs bilateral_pixel per pixel as the CUDA backend does.
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -50,6 +51,22 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
       if (dx * dx + dy * dy <= r * r) {
         tap_dx.push_back(dx), tap_dy.push_back(dy), tap_weight.push_back(space(dx, dy));
       }
+  // Taps below (dy > 0) store their weights for the rows below to reuse for the opposite tap
+  // (BilateralRow::store and reuse): above[t] is where tap t's opposite keeps them.
+  const int taps = static_cast<int>(tap_weight.size());
+  std::vector<int> below(taps, -1), above(taps, -1);
+  int below_count = 0;
+  for (int t = 0; t < taps; ++t)
+    if (tap_dy[t] > 0) below[t] = below_count++;
+  for (int t = 0; t < taps; ++t)
+    for (int u = 0; u < taps && tap_dy[t] < 0; ++u)
+      if (tap_dx[u] == -tap_dx[t] && tap_dy[u] == -tap_dy[t]) above[t] = below[u];
+  // One weight plane per tap (grey, or colour distance); per-channel colour would need three, whose
+  // 2 MB per thread at 4K cost what they saved (EPYC, 2026-11-27).
+  const int weight_planes = p.mode == RangeMode::per_channel || C == 1 ? C : 1;
+  const bool reuse = cpu_rows::bilateral_reuses_weights() && !p.adaptive && below_count > 0 && weight_planes == 1;
+  const std::size_t weight_stride = cpu_rows::cache_line_stride<float>(static_cast<std::size_t>(w));
+  const std::size_t tap_floats = weight_stride * weight_planes, slot_floats = tap_floats * below_count;
   const std::size_t plane = static_cast<std::size_t>(w + 2 * r);
   parallel_for(0, h, 4, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
     // A ring of the 2r+1 source rows around the current one, each as C padded planes; each source
@@ -87,7 +104,26 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
     cpu_rows::BilateralRow row{planes.data(), C, r, tap_dx.data(), tap_dy.data(), tap_weight.data(), static_cast<int>(tap_weight.size()),
                                p.mode == RangeMode::per_channel, p.distance == ColourDistance::l1,
                                abs_table.empty() ? nullptr : abs_table.data(), d2_table.empty() ? nullptr : d2_table.data(), range_coeff};
+    // The stored weights of this thread's last r + 1 rows, one slot per row (slot_row: which).
+    const int slots = r + 1;
+    const std::span<float> stored = cpu_rows::thread_scratch<float, 4>(reuse ? slot_floats * slots : 0);
+    const std::span<int> slot_row = cpu_rows::thread_scratch<int, 1>(slots);
+    std::fill(slot_row.begin(), slot_row.end(), -(1 << 30));
+    std::vector<float*> store(taps, nullptr);
+    std::vector<const float*> reused(taps, nullptr);
+    if (reuse) row.store = store.data(), row.reuse = reused.data(), row.weight_stride = weight_stride;
+    auto slot_of = [&](int y) { return static_cast<std::size_t>(((y % slots) + slots) % slots); };
     for (int y = static_cast<int>(y0); y < y1; ++y) {
+      if (reuse) {
+        float* mine = stored.data() + slot_floats * slot_of(y);
+        slot_row[slot_of(y)] = y;
+        for (int t = 0; t < taps; ++t) {
+          store[t] = below[t] >= 0 ? mine + tap_floats * below[t] : nullptr;
+          const int from = y + tap_dy[t];
+          reused[t] = above[t] >= 0 && slot_row[slot_of(from)] == from ? stored.data() + slot_floats * slot_of(from) + tap_floats * above[t]
+                                                                        : nullptr;
+        }
+      }
       for (int j = 0; j < k; ++j) {
         const float* source = row_ptr(y + j - r);
         for (int c = 0; c < C; ++c) planes[static_cast<std::size_t>(j) * C + c] = source + c * plane;

@@ -86,9 +86,22 @@ struct BilateralRow {
   const float* abs_table;
   const float* d2_table;
   float range_coeff;
+  // Weights shared with other rows (where bilateral_reuses_weights()). A tap's weight is the same
+  // for the two pixels it joins: pixel x's tap (dx, dy) and pixel x + dx of row y + dy's tap
+  // (-dx, -dy) compare the same two values at the same distance. So a row stores the weights of
+  // its taps below (store[t], for taps with dy > 0) and a later row reads them for its taps above
+  // (reuse[t], for dy < 0: what row y + dy stored for the opposite tap) instead of computing
+  // them again. A tap's weights are one plane of floats per pixel (per-channel mode: one plane per
+  // channel, weight_stride floats apart); only pixels in whole vectors of the implementation are
+  // stored, and a reuse pointer is read only where every pixel it needs was. Null: compute.
+  float* const* store = nullptr;
+  const float* const* reuse = nullptr;
+  std::size_t weight_stride = 0;
 };
 // out: `channels` planes of `width` floats, plane c at out + c * width.
 void bilateral(const BilateralRow& row, int width, float* out);
+// Whether bilateral() honours BilateralRow::store and reuse (else callers leave them null).
+bool bilateral_reuses_weights();
 
 // Which implementation runs, for `gpuvis info` and the benchmark reports ("highway AVX2", "portable").
 const char* implementation();

@@ -243,44 +243,63 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
   auto load = [&](const float* const* planes, int c, std::size_t at) {
     return C > c ? hn::LoadU(d, planes[c] + at) : hn::Zero(d);
   };
+  // Pixels in whole vectors: those whose weights are stored for later rows (BilateralRow::store).
+  const int body = width - width % N;
   int x = 0;
   for (; x + N <= width; x += N) {
     const std::size_t at = static_cast<std::size_t>(x + r.radius);
     const auto c0 = load(centre_rows, 0, at), c1 = load(centre_rows, 1, at), c2 = load(centre_rows, 2, at),
                c3 = load(centre_rows, 3, at);
     auto s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0, w0 = s0, w1 = s0, w2 = s0, w3 = s0;
+    // Stored weights cover pixels [0, body): these pixels' taps above can read theirs.
+    const bool can_reuse = r.reuse && x >= r.radius && x + N + r.radius <= body;
     for (int t = 0; t < r.tap_count; ++t) {
       const float* const* row = r.rows + (r.tap_dy[t] + r.radius) * C;
       const std::size_t a = at + r.tap_dx[t];
       const auto space = hn::Set(d, r.tap_weight[t]);
       auto weight = [&](auto d2) { return hn::Mul(space, WeightExp(d, hn::Mul(d2, coeff))); };
       const auto v0 = load(row, 0, a), v1 = load(row, 1, a), v2 = load(row, 2, a), v3 = load(row, 3, a);
+      const float* reused = can_reuse ? r.reuse[t] : nullptr;
+      if (reused) reused += x + r.tap_dx[t];
+      float* stored = r.store ? r.store[t] : nullptr;
+      if (stored) stored += x;
       if constexpr (kPerChannel) {
-        auto add = [&](auto v, auto c, auto& s, auto& w) {
-          const auto dd = hn::Sub(v, c);
+        auto add = [&](int ch, auto v, auto c, auto& s, auto& w) {
           hn::Vec<decltype(d)> wt;
-          if constexpr (kLookup == kGather) wt = hn::Mul(space, hn::GatherIndex(d, r.abs_table, hn::ConvertTo(di, hn::Abs(dd))));
+          if (reused) {
+            wt = hn::LoadU(d, reused + ch * r.weight_stride);
+          } else {
+            const auto dd = hn::Sub(v, c);
+            if constexpr (kLookup == kGather) wt = hn::Mul(space, hn::GatherIndex(d, r.abs_table, hn::ConvertTo(di, hn::Abs(dd))));
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-          else if constexpr (kLookup == kRegisters) wt = hn::Mul(space, table_in_registers(hn::ConvertTo(di, hn::Abs(dd))));
+            else if constexpr (kLookup == kRegisters) wt = hn::Mul(space, table_in_registers(hn::ConvertTo(di, hn::Abs(dd))));
 #endif
-          else wt = weight(hn::Mul(dd, dd));
+            else wt = weight(hn::Mul(dd, dd));
+            if (stored) hn::StoreU(wt, d, stored + ch * r.weight_stride);
+          }
           s = hn::Add(s, hn::Mul(wt, v));
           w = hn::Add(w, wt);
         };
-        add(v0, c0, s0, w0);
-        if constexpr (C > 1) add(v1, c1, s1, w1);
-        if constexpr (C > 2) add(v2, c2, s2, w2);
-        if constexpr (C > 3) add(v3, c3, s3, w3);
+        add(0, v0, c0, s0, w0);
+        if constexpr (C > 1) add(1, v1, c1, s1, w1);
+        if constexpr (C > 2) add(2, v2, c2, s2, w2);
+        if constexpr (C > 3) add(3, v3, c3, s3, w3);
       } else {
         auto term = [&](auto v, auto c) {
           const auto dd = hn::Sub(v, c);
           return kL1 ? hn::Abs(dd) : hn::Mul(dd, dd);
         };
-        auto d2 = term(v0, c0);
-        if constexpr (kCompared > 1) d2 = hn::Add(d2, term(v1, c1));
-        if constexpr (kCompared > 2) d2 = hn::Add(d2, term(v2, c2));
-        if constexpr (kL1) d2 = hn::Mul(d2, d2);
-        const auto wt = weight(d2);
+        hn::Vec<decltype(d)> wt;
+        if (reused) {
+          wt = hn::LoadU(d, reused);
+        } else {
+          auto d2 = term(v0, c0);
+          if constexpr (kCompared > 1) d2 = hn::Add(d2, term(v1, c1));
+          if constexpr (kCompared > 2) d2 = hn::Add(d2, term(v2, c2));
+          if constexpr (kL1) d2 = hn::Mul(d2, d2);
+          wt = weight(d2);
+          if (stored) hn::StoreU(wt, d, stored);
+        }
         s0 = hn::Add(s0, hn::Mul(wt, v0));
         if constexpr (C > 1) s1 = hn::Add(s1, hn::Mul(wt, v1));
         if constexpr (C > 2) s2 = hn::Add(s2, hn::Mul(wt, v2));
@@ -462,6 +481,8 @@ void bilateral(const BilateralRow& row, int width, float* out) {
 }
 
 bool bilateral_uses_colour_table() { return false; }
+
+bool bilateral_reuses_weights() { return true; }
 
 void set_bilateral_lookup(WeightLookup choice) { lookup_choice.store(static_cast<int>(choice), std::memory_order_relaxed); }
 

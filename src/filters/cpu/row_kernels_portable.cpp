@@ -56,6 +56,8 @@ void from_float(const float* src, std::size_t n, std::uint16_t* dst) { scalar::f
 
 bool bilateral_uses_colour_table() { return true; }
 
+bool bilateral_reuses_weights() { return false; }
+
 void set_bilateral_lookup(WeightLookup) {}  // the portable loops always look up
 
 WeightLookup bilateral_lookup() { return WeightLookup::gather; }
