@@ -22,12 +22,12 @@ HWY_BEFORE_NAMESPACE();
 namespace gpuvis::filters::cpu_rows::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Outputs x .. x + 4N - 1 of correlate(): four vectors of outputs stay in registers across all
-// the taps.
+// Outputs x .. x + 8N - 1 of correlate(): eight vectors of outputs stay in registers across all
+// the taps, eight independent sums, enough to keep two fused multiply-add units busy.
 template <class D>
-HWY_INLINE void CorrelateBlock4(D d, const float* const* taps, const float* weights, int tap_count, std::size_t x, float* out) {
+HWY_INLINE void CorrelateBlock8(D d, const float* const* taps, const float* weights, int tap_count, std::size_t x, float* out) {
   const std::size_t N = hn::Lanes(d);
-  auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
+  auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
   for (int t = 0; t < tap_count; ++t) {
     const auto w = hn::Set(d, weights[t]);
     const float* p = taps[t] + x;
@@ -35,11 +35,13 @@ HWY_INLINE void CorrelateBlock4(D d, const float* const* taps, const float* weig
     a1 = hn::MulAdd(w, hn::LoadU(d, p + N), a1);
     a2 = hn::MulAdd(w, hn::LoadU(d, p + 2 * N), a2);
     a3 = hn::MulAdd(w, hn::LoadU(d, p + 3 * N), a3);
+    a4 = hn::MulAdd(w, hn::LoadU(d, p + 4 * N), a4);
+    a5 = hn::MulAdd(w, hn::LoadU(d, p + 5 * N), a5);
+    a6 = hn::MulAdd(w, hn::LoadU(d, p + 6 * N), a6);
+    a7 = hn::MulAdd(w, hn::LoadU(d, p + 7 * N), a7);
   }
-  hn::StoreU(a0, d, out + x);
-  hn::StoreU(a1, d, out + x + N);
-  hn::StoreU(a2, d, out + x + 2 * N);
-  hn::StoreU(a3, d, out + x + 3 * N);
+  hn::StoreU(a0, d, out + x), hn::StoreU(a1, d, out + x + N), hn::StoreU(a2, d, out + x + 2 * N), hn::StoreU(a3, d, out + x + 3 * N);
+  hn::StoreU(a4, d, out + x + 4 * N), hn::StoreU(a5, d, out + x + 5 * N), hn::StoreU(a6, d, out + x + 6 * N), hn::StoreU(a7, d, out + x + 7 * N);
 }
 
 // Outputs x0 .. n - 1 of correlate().
@@ -47,7 +49,7 @@ HWY_INLINE void CorrelateFrom(const float* const* taps, const float* weights, in
   const hn::ScalableTag<float> d;
   const std::size_t N = hn::Lanes(d);
   std::size_t x = x0;
-  for (; x + 4 * N <= n; x += 4 * N) CorrelateBlock4(d, taps, weights, tap_count, x, out);
+  for (; x + 8 * N <= n; x += 8 * N) CorrelateBlock8(d, taps, weights, tap_count, x, out);
   for (; x + N <= n; x += N) {
     auto a = hn::Zero(d);
     for (int t = 0; t < tap_count; ++t) a = hn::MulAdd(hn::Set(d, weights[t]), hn::LoadU(d, taps[t] + x), a);
@@ -108,28 +110,6 @@ HWY_INLINE void CorrelateRowsBlock(D d, const RowTap* taps, std::size_t tap_coun
   if (count > 3) hn::StoreU(a30, d, out[3] + x), hn::StoreU(a31, d, out[3] + x + N);
 }
 
-// Outputs x .. x + 8N - 1 of correlate() with eight independent sums: one output row has no other
-// rows to share its loads with (the separable filter's horizontal pass).
-template <class D>
-HWY_INLINE void CorrelateBlock8(D d, const float* const* taps, const float* weights, int tap_count, std::size_t x, float* out) {
-  const std::size_t N = hn::Lanes(d);
-  auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-  for (int t = 0; t < tap_count; ++t) {
-    const auto w = hn::Set(d, weights[t]);
-    const float* p = taps[t] + x;
-    a0 = hn::MulAdd(w, hn::LoadU(d, p), a0);
-    a1 = hn::MulAdd(w, hn::LoadU(d, p + N), a1);
-    a2 = hn::MulAdd(w, hn::LoadU(d, p + 2 * N), a2);
-    a3 = hn::MulAdd(w, hn::LoadU(d, p + 3 * N), a3);
-    a4 = hn::MulAdd(w, hn::LoadU(d, p + 4 * N), a4);
-    a5 = hn::MulAdd(w, hn::LoadU(d, p + 5 * N), a5);
-    a6 = hn::MulAdd(w, hn::LoadU(d, p + 6 * N), a6);
-    a7 = hn::MulAdd(w, hn::LoadU(d, p + 7 * N), a7);
-  }
-  hn::StoreU(a0, d, out + x), hn::StoreU(a1, d, out + x + N), hn::StoreU(a2, d, out + x + 2 * N), hn::StoreU(a3, d, out + x + 3 * N);
-  hn::StoreU(a4, d, out + x + 4 * N), hn::StoreU(a5, d, out + x + 5 * N), hn::StoreU(a6, d, out + x + 6 * N), hn::StoreU(a7, d, out + x + 7 * N);
-}
-
 // Several output rows at once. Each (input row, kernel column) pair is one RowTap, loaded once per
 // block of x for all the output rows it serves: a 13-row column pass over four output rows loads
 // 16 vectors per block instead of 52. Per output, the taps and their order are correlate()'s.
@@ -140,13 +120,11 @@ void CorrelateRows(const float* const* rows, const float* weights, int kernel_ro
   static thread_local std::vector<const float*> pointers;
   static thread_local std::vector<float> tap_weights;
   std::size_t x = 0;
-  if (count == 1) {
+  if (count == 1) {  // no other output row shares its loads (a separable filter's horizontal pass)
     pointers.clear();
     tap_weights.clear();
     append_row_taps(rows, weights, kernel_rows, kernel_cols, offsets, 0, pointers, &tap_weights);
-    const int taps = static_cast<int>(tap_weights.size());
-    for (; x + 8 * N <= n; x += 8 * N) CorrelateBlock8(d, pointers.data(), tap_weights.data(), taps, x, out[0]);
-    CorrelateFrom(pointers.data(), tap_weights.data(), taps, x, n, out[0]);
+    CorrelateFrom(pointers.data(), tap_weights.data(), static_cast<int>(tap_weights.size()), 0, n, out[0]);
     return;
   }
   static thread_local std::vector<RowTap> row_taps;
@@ -202,7 +180,8 @@ constexpr int kCompute = 0, kGather = 1, kRegisters = 2;
 constexpr bool kHaveRegisterTable = true;
 // The 256 floats of abs_table in sixteen 16-lane registers. A lookup is eight two-table permutes
 // (each covers 32 entries by the index's low five bits) and seven selects by its bits 5-7: about
-// 18 register operations, against a 16-lane gather that some Xeons take 20 cycles or more for.
+// 18 register operations instead of a 16-lane gather (on an AMD EPYC the grey filter took 70 ms
+// this way, 142 ms gathering; on an H100 host's Xeon the two tie, docs/benchmarks/filters.md).
 // Highway 1.0.3 has no two-table lookup (TwoTablesLookupLanes came in 1.1), so the permute is the
 // AVX-512 intrinsic.
 struct AbsTableInRegisters {
