@@ -199,20 +199,19 @@ int main(int argc, char** argv) {
           },
           o);
     };
-    r = {"filters", "transfer floor", "cuda", "page-locked upload + download, no kernel", w, h, {{"type", "f32x1"}}, {}};
-    r.stats = floor(pf, df, pfo, dfo);
-    report.add(r);
-    r = {"filters", "transfer floor", "cuda", "page-locked upload + download, no kernel", w, h, {{"type", "u8x3"}}, {}};
-    r.stats = floor(prgb, dr, pro, dro);
-    report.add(r);
+    auto add_floor = [&](const char* scope, const char* type, auto& host_in, auto& dev_in, auto& host_out, auto& dev_out) {
+      bench::Record rec{"filters", "transfer floor", "cuda", scope, w, h, {{"type", type}}, {}};
+      rec.stats = floor(host_in, dev_in, host_out, dev_out);
+      report.add(rec);
+    };
+    const char* page_locked = "page-locked upload + download, no kernel";
+    add_floor(page_locked, "f32x1", pf, df, pfo, dfo);
+    add_floor(page_locked, "u8x3", prgb, dr, pro, dro);
     // The same from and into pageable images, as the CUDA runtime copies them (through its own
     // staging buffers): what a pageable call would cost with no kernel and no overlap of our own.
-    r = {"filters", "transfer floor", "cuda", "pageable upload + download (CUDA runtime's staging), no kernel", w, h, {{"type", "f32x1"}}, {}};
-    r.stats = floor(f1, df, fo, dfo);
-    report.add(r);
-    r = {"filters", "transfer floor", "cuda", "pageable upload + download (CUDA runtime's staging), no kernel", w, h, {{"type", "u8x3"}}, {}};
-    r.stats = floor(rgb, dr, ro, dro);
-    report.add(r);
+    const char* pageable = "pageable upload + download (CUDA runtime's staging), no kernel";
+    add_floor(pageable, "f32x1", f1, df, fo, dfo);
+    add_floor(pageable, "u8x3", rgb, dr, ro, dro);
 #endif
   }
   return 0;

@@ -54,13 +54,12 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
   // Taps below (dy > 0) store their weights for the rows below to reuse for the opposite tap
   // (BilateralRow::store and reuse): above[t] is where tap t's opposite keeps them.
   const int taps = static_cast<int>(tap_weight.size());
-  std::vector<int> below(taps, -1), above(taps, -1);
+  std::vector<int> below(taps, -1), above(taps, -1), below_at(static_cast<std::size_t>(k) * k, -1);  // below_at: by (dy + r, dx + r)
   int below_count = 0;
   for (int t = 0; t < taps; ++t)
-    if (tap_dy[t] > 0) below[t] = below_count++;
+    if (tap_dy[t] > 0) below_at[(tap_dy[t] + r) * k + tap_dx[t] + r] = below[t] = below_count++;
   for (int t = 0; t < taps; ++t)
-    for (int u = 0; u < taps && tap_dy[t] < 0; ++u)
-      if (tap_dx[u] == -tap_dx[t] && tap_dy[u] == -tap_dy[t]) above[t] = below[u];
+    if (tap_dy[t] < 0) above[t] = below_at[(r - tap_dy[t]) * k + r - tap_dx[t]];
   // One weight plane per tap (grey, or colour distance); per-channel colour would need three, whose
   // 2 MB per thread at 4K cost what they saved (EPYC, 2026-11-27).
   const int weight_planes = p.mode == RangeMode::per_channel || C == 1 ? C : 1;
@@ -101,7 +100,7 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
       return row;
     };
     std::vector<const float*> planes(static_cast<std::size_t>(k) * C);
-    cpu_rows::BilateralRow row{planes.data(), C, r, tap_dx.data(), tap_dy.data(), tap_weight.data(), static_cast<int>(tap_weight.size()),
+    cpu_rows::BilateralRow row{planes.data(), C, r, tap_dx.data(), tap_dy.data(), tap_weight.data(), taps,
                                p.mode == RangeMode::per_channel, p.distance == ColourDistance::l1,
                                abs_table.empty() ? nullptr : abs_table.data(), d2_table.empty() ? nullptr : d2_table.data(), range_coeff};
     // The stored weights of this thread's last r + 1 rows, one slot per row (slot_row: which).

@@ -295,7 +295,8 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
 }
 
 // lookup (kCompute, kGather or kRegisters): how per-channel 8-bit rows find their weights when
-// r.abs_table is given (see fastest_lookup below); kRegisters needs kHaveRegisterTable.
+// r.abs_table is given (see fastest_lookup below). Callers ask for kRegisters only where
+// HasRegisterTable(); on other targets BilateralRows would compute instead.
 template <int kLookup>
 HWY_INLINE bool BilateralLookingUp(const BilateralRow& r, int width, float* out) {
   if (!r.abs_table || !(r.per_channel || r.channels == 1)) return false;
@@ -308,11 +309,8 @@ HWY_INLINE bool BilateralLookingUp(const BilateralRow& r, int width, float* out)
 }
 
 void Bilateral(const BilateralRow& r, int width, float* out, int lookup) {
-  if (lookup == kRegisters && kHaveRegisterTable) {
-    if (BilateralLookingUp<kHaveRegisterTable ? kRegisters : kGather>(r, width, out)) return;
-  } else if (lookup != kCompute) {
-    if (BilateralLookingUp<kGather>(r, width, out)) return;
-  }
+  if (lookup == kRegisters && BilateralLookingUp<kRegisters>(r, width, out)) return;
+  if (lookup == kGather && BilateralLookingUp<kGather>(r, width, out)) return;
   switch (r.channels) {
     case 1: return BilateralRows<1, true, false>(r, width, out);
     case 3:
