@@ -1,9 +1,10 @@
 #pragma once
 // A copy whose destination is written with streaming (non-temporal) stores where the CPU has them:
 // the stores go to memory without first reading the destination's cache lines and without
-// evicting the cache for data nobody reads soon. For large host copies on the way to or from the
-// GPU (staging buffers, a filter's output image), which are bound by the host's memory: an
-// ordinary copy reads each destination line before writing it, a third more memory traffic.
+// evicting the cache for data nobody reads soon. For large host copies into buffers that only the
+// GPU's DMA reads next (pinned staging), which are bound by the host's memory: an ordinary copy
+// reads each destination line before writing it, a third more memory traffic. (A filter's output
+// image is written with ordinary stores: its caller reads it next, from the cache.)
 #include <cstddef>
 
 namespace gpuvis {

@@ -77,15 +77,17 @@ void bilateral_cuda(HostView<const T> src, HostView<T> dst, const BilateralParam
   detail::check_images(src, dst);
   const int w = src.width, h = src.height, c = src.channels, r = p.radius;
   const std::size_t row = sizeof(T) * static_cast<std::size_t>(w) * c;
-  // Strips of 1 MiB between page-locked images, 4 MiB (the pipeline's default) otherwise. With no
-  // host copies a strip costs only its calls, and this kernel takes about as long as the copies,
-  // so more strips overlap more of them: on an H100, page-locked u8 RGB went from 369 to 307 µs
-  // at 1080p and from 1090 to 1010 µs at 4K (0.5 MiB: 352 and 1065 µs). The convolutions, whose
-  // kernels are short beside their copies, were slower with 1 MiB (4K: 880 → 1100 µs). Pageable
-  // calls keep 4 MiB: there each strip also costs a pass over the CPU threads, and strips of
-  // 0.5-2 MiB measured no better.
+  // Strips of 1 MiB between page-locked images, 2 MiB from and into pageable ones (the pipeline's
+  // default is 4 MiB). This kernel takes about as long as the copies, so more strips overlap more
+  // of them:
+  //  - page-locked, H100: u8 RGB went from 369 to 307 µs at 1080p and from 1090 to 1010 µs at 4K
+  //    (0.5 MiB: 352 and 1065 µs);
+  //  - pageable, where each strip also costs a pass over the CPU threads, H200 host, 2026-11-27:
+  //    1080p 686 µs with 4 MiB, 440 with 2 MiB, 468 with 1 MiB; 4K 1424-1524, 1416, 1594 µs.
+  // The convolutions, whose kernels are short beside their copies, keep 4 MiB (4K page-locked
+  // with 1 MiB: 880 → 1100 µs; 4K pageable with 2 MiB: 1300 → 1535 µs).
   const bool page_locked = cuda::is_pinned(src.data) && cuda::is_pinned(dst.data);
-  const cuda::StripPlan plan = cuda::plan_strips(row, row, h, r, 0, 0, page_locked ? std::size_t{1} << 20 : std::size_t{4} << 20);
+  const cuda::StripPlan plan = cuda::plan_strips(row, row, h, r, 0, 0, std::size_t{page_locked ? 1u : 2u} << 20);
   auto map_row = [&](int y) { return border_index(y, h, p.border.mode); };
   cuda::StripPipeline<T>::for_this_thread().run(src, dst, r, plan, map_row, [&](const typename cuda::StripPipeline<T>::Strip& strip) {
     launch_channels<T>(staged_strip(strip.in, strip.y0, r, h), strip.out.data, static_cast<std::size_t>(strip.out.stride) / sizeof(T),
