@@ -217,7 +217,8 @@ int main(int argc, char** argv) {
     add_floor(pageable, "f32x1", f1, df, fo, dfo);
     add_floor(pageable, "u8x3", rgb, dr, ro, dro);
     // What any pageable call must do on the host besides the bus: the image copied into pinned
-    // staging (streaming stores) and the result out of it (ordinary stores), by all CPU threads as
+    // staging (streaming stores) and the result out of it (ordinary stores, the staging lines then
+    // released from the cores' caches), by all CPU threads as
     // the strip pipeline does (no transfer, no kernel, nothing overlapped; the four images stay in the
     // host's cache where it holds them, so this is a lower bound); and the alternative, pinning
     // the caller's two images in place for the call (cudaHostRegister, then cudaHostUnregister).
@@ -227,7 +228,7 @@ int main(int argc, char** argv) {
           for (std::ptrdiff_t y = a; y < b; ++y) {
             const int row = static_cast<int>(y);
             if (streaming) copy_streaming(to.row(row), from.row(row), from.row_bytes());
-            else std::memcpy(to.row(row), from.row(row), from.row_bytes());
+            else copy_and_release_source(to.row(row), from.row(row), from.row_bytes());
           }
         });
       };

@@ -6,6 +6,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 namespace gpuvis {
 
@@ -34,5 +38,48 @@ void copy_streaming(void* dst, const void* src, std::size_t bytes) {
   std::memcpy(dst, src, bytes);
 #endif
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+namespace {
+
+enum class Release { none, demote, flush };
+
+Release release_instruction() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return Release::none;
+  if (c & (1u << 25)) return Release::demote;  // CPUID.(EAX=7,ECX=0):ECX[25] CLDEMOTE
+  if (b & (1u << 23)) return Release::flush;   // CPUID.(EAX=7,ECX=0):EBX[23] CLFLUSHOPT
+  return Release::none;
+}
+
+// The first and last cache lines of [p, p + bytes).
+struct Lines {
+  std::uintptr_t first, end;
+  Lines(const void* p, std::size_t bytes)
+      : first(reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{63}), end(reinterpret_cast<std::uintptr_t>(p) + bytes) {}
+};
+
+__attribute__((target("cldemote"))) void demote_lines(const void* p, std::size_t bytes) {
+  const Lines l(p, bytes);
+  for (std::uintptr_t a = l.first; a < l.end; a += 64) _cldemote(reinterpret_cast<void*>(a));
+}
+
+__attribute__((target("clflushopt"))) void flush_lines(const void* p, std::size_t bytes) {
+  const Lines l(p, bytes);
+  for (std::uintptr_t a = l.first; a < l.end; a += 64) _mm_clflushopt(reinterpret_cast<void*>(a));
+  _mm_sfence();  // CLFLUSHOPT is weakly ordered
+}
+
+}  // namespace
+
+void copy_and_release_source(void* dst, const void* src, std::size_t bytes) {
+  static const Release how = release_instruction();
+  std::memcpy(dst, src, bytes);
+  if (how == Release::demote) demote_lines(src, bytes);
+  else if (how == Release::flush) flush_lines(src, bytes);
+}
+#else
+void copy_and_release_source(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+#endif
 
 }  // namespace gpuvis

@@ -58,21 +58,25 @@ TEST(Parallel, AFreshPoolRunsItsFirstJobCompletely) {
   set_num_threads(0);
 }
 
-// The streaming copy (host images to and from the GPU's staging buffers) copies every byte, for
-// every alignment of source and destination and every length around its 64-byte blocks, and
-// writes nothing outside the destination.
+// The streaming copy (host images into the GPU's staging buffers) and the copy that releases its
+// source's cache lines (results out of them) copy every byte, for every alignment of source and
+// destination and every length around their 64-byte blocks, write nothing outside the
+// destination and leave the source as it was.
 TEST(StreamingCopy, CopiesEveryByteAtAnyAlignment) {
   std::vector<unsigned char> src(5000), dst(5200);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 3);
-  for (std::size_t dst_at : {0, 1, 5, 16, 33})
-    for (std::size_t src_at : {0, 3, 16})
-      for (std::size_t bytes : {0, 1, 63, 255, 256, 257, 319, 4096, 4700}) {
-        std::fill(dst.begin(), dst.end(), 0xEE);
-        copy_streaming(dst.data() + dst_at, src.data() + src_at, bytes);
-        ASSERT_TRUE(std::equal(src.begin() + src_at, src.begin() + src_at + bytes, dst.begin() + dst_at))
-            << "dst +" << dst_at << " src +" << src_at << " bytes " << bytes;
-        const auto untouched = [](unsigned char v) { return v == 0xEE; };
-        ASSERT_TRUE(std::all_of(dst.begin(), dst.begin() + dst_at, untouched));
-        ASSERT_TRUE(std::all_of(dst.begin() + dst_at + bytes, dst.end(), untouched));
-      }
+  const std::vector<unsigned char> original = src;
+  for (auto* copy : {&copy_streaming, &copy_and_release_source})
+    for (std::size_t dst_at : {0, 1, 5, 16, 33})
+      for (std::size_t src_at : {0, 3, 16})
+        for (std::size_t bytes : {0, 1, 63, 255, 256, 257, 319, 4096, 4700}) {
+          std::fill(dst.begin(), dst.end(), 0xEE);
+          copy(dst.data() + dst_at, src.data() + src_at, bytes);
+          ASSERT_TRUE(std::equal(src.begin() + src_at, src.begin() + src_at + bytes, dst.begin() + dst_at))
+              << "dst +" << dst_at << " src +" << src_at << " bytes " << bytes;
+          ASSERT_EQ(src, original);
+          const auto untouched = [](unsigned char v) { return v == 0xEE; };
+          ASSERT_TRUE(std::all_of(dst.begin(), dst.begin() + dst_at, untouched));
+          ASSERT_TRUE(std::all_of(dst.begin() + dst_at + bytes, dst.end(), untouched));
+        }
 }
