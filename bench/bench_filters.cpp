@@ -218,10 +218,10 @@ int main(int argc, char** argv) {
     add_floor(pageable, "u8x3", rgb, dr, ro, dro);
     // What any pageable call must do on the host besides the bus: the image copied into pinned
     // staging (streaming stores) and the result out of it (ordinary stores, the staging lines then
-    // released from the cores' caches), by all CPU threads as
-    // the strip pipeline does (no transfer, no kernel, nothing overlapped; the four images stay in the
-    // host's cache where it holds them, so this is a lower bound); and the alternative, pinning
-    // the caller's two images in place for the call (cudaHostRegister, then cudaHostUnregister).
+    // released from the cores' caches), by all CPU threads as the strip pipeline does (no
+    // transfer, no kernel, nothing overlapped; the four images stay in the host's cache where it
+    // holds them, so this is a lower bound); and the alternative, pinning the caller's two images
+    // in place for the call (cudaHostRegister, then cudaHostUnregister).
     auto add_host_rows = [&](const char* type, auto in, auto staged_in, auto staged_out, auto out) {
       auto copy_rows = [&](auto to, auto from, bool streaming) {
         parallel_for(0, h, 16, [&](std::ptrdiff_t a, std::ptrdiff_t b) {
