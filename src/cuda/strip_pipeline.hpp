@@ -16,50 +16,17 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "core/streaming_copy.hpp"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
+#include "cuda/strip_plan.hpp"
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/core/image.hpp"
 #include "gpuvis/core/parallel.hpp"
 
 namespace gpuvis::cuda {
-
-// How a pipeline cuts an image: strips of `strip_rows` output rows, `slots` of them in flight.
-struct StripPlan {
-  int strip_rows = 0;  // 0: the budget cannot hold even one row (min_budget says what would)
-  int slots = 1;
-  std::size_t min_budget = 0;  // the smallest device budget that holds one strip of one row
-};
-
-// Strips of about `target_bytes` of input (one strip for a small image), within a device memory
-// budget (0: none) that must hold, per slot in flight, the staged input rows (+2·halo), the output
-// rows and `scratch_per_row` bytes per staged row. (Strips of 1 MiB, with copies cut into at least
-// two pieces per thread, made 1080p calls slower on an H100 host: 1.1 against 0.7 ms.)
-inline StripPlan plan_strips(std::size_t row_in_bytes, std::size_t row_out_bytes, int height, int halo,
-                             std::size_t scratch_per_row, std::size_t budget, std::size_t target_bytes = std::size_t{4} << 20) {
-  constexpr int kMaxSlots = 3, kMaxStrips = 32;
-  StripPlan plan;
-  const std::size_t h = static_cast<std::size_t>(height);
-  std::size_t strips = std::clamp<std::size_t>((h * row_in_bytes + target_bytes - 1) / target_bytes, 1, kMaxStrips);
-  strips = std::min(strips, std::max<std::size_t>(1, h / std::max(4, 2 * halo)));  // halos stay a small share
-  plan.strip_rows = static_cast<int>((h + strips - 1) / strips);
-  plan.slots = static_cast<int>(std::min<std::size_t>(kMaxSlots, (h + plan.strip_rows - 1) / plan.strip_rows));
-  const std::size_t per_row = row_in_bytes + row_out_bytes + scratch_per_row;
-  const std::size_t fixed = (row_in_bytes + scratch_per_row) * 2 * static_cast<std::size_t>(halo);
-  plan.min_budget = fixed + per_row;
-  if (budget == 0) return plan;
-  for (; plan.slots >= 1; --plan.slots) {
-    const std::size_t share = budget / static_cast<std::size_t>(plan.slots);
-    if (share < fixed + per_row) continue;
-    plan.strip_rows = std::min(plan.strip_rows, static_cast<int>(std::min<std::size_t>(h, (share - fixed) / per_row)));
-    return plan;
-  }
-  plan.slots = 1;
-  plan.strip_rows = 0;
-  return plan;
-}
 
 template <class T>
 class StripPipeline {
@@ -93,11 +60,18 @@ class StripPipeline {
     const int w = src.width, h = src.height, c = src.channels;
     const bool src_pinned = is_pinned(src.data), dst_pinned = is_pinned(dst.data);
     try {
-      const int strips = (h + plan.strip_rows - 1) / plan.strip_rows;
-      for (int i = 0; i < strips; ++i) {
+      // Short first and last strips only between page-locked images. H200 host, 2026-11-27, two
+      // runs: page-locked 1080p 7×7 f32 282-292 → 269-273 µs, separable 300-314 → 280-283 µs, 4K
+      // bilateral 997-1003 → 957-975 µs; from pageable images, whose extra strips each cost a pass
+      // over the CPU threads, no faster (1080p 7×7 385-481 → 423-425 µs, bilateral 394-413 → 421-422).
+      StripPlan cut = plan;
+      if (!src_pinned || !dst_pinned) cut.edge_rows = 0;
+      const std::vector<int> heights = strip_heights(h, cut);
+      const int strips = static_cast<int>(heights.size());
+      for (int i = 0, y0 = 0; i < strips; y0 += heights[i++]) {
         Slot& s = slots_[i % plan.slots];
         wait(s);
-        const int y0 = i * plan.strip_rows, rows = std::min(plan.strip_rows, h - y0), in_rows = rows + 2 * halo;
+        const int rows = heights[i], in_rows = rows + 2 * halo;
         s.d_in.ensure_at_least(w, plan.strip_rows + 2 * halo, c);
         s.d_out.ensure_at_least(w, plan.strip_rows, c);
         if (!src_pinned) s.in.ensure_at_least(w, plan.strip_rows + 2 * halo, c);

@@ -2,12 +2,14 @@
 // direct double-precision reference for every type, channel count and border.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
+#include "cuda/strip_plan.hpp"
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "filters/filter_backends.hpp"
@@ -477,4 +479,45 @@ TEST(Convolve, RowsAtOnceEqualOneRowAtATime) {
         EXPECT_EQ(differ, 0) << kernel_rows << "x" << kernel_cols << " count " << count << " width " << width;
       }
   }
+}
+
+// How the CUDA strip pipeline cuts a host image (cuda/strip_plan.hpp; the CUDA tests check that
+// results do not depend on it): the strips cover every row once, in order, none higher than the
+// plan's strip_rows; images of several strips get a short first and last strip, the rows between
+// shared evenly; and a memory budget bounds what the strips in flight hold.
+TEST(StripPlan, StripsCoverTheImageWithShortEnds) {
+  const std::size_t row = 1920 * 4;  // a 1080p float row
+  const cuda::StripPlan full_hd = cuda::plan_strips(row, row, 1080, 3, 0, 0);
+  EXPECT_EQ(full_hd.strip_rows, 540);
+  EXPECT_EQ(full_hd.edge_rows, 135);
+  EXPECT_EQ(cuda::strip_heights(1080, full_hd), (std::vector<int>{135, 405, 405, 135}));
+  EXPECT_EQ(full_hd.slots, 3);
+  const cuda::StripPlan small = cuda::plan_strips(row, row, 100, 3, 0, 0);  // one strip
+  EXPECT_EQ(small.edge_rows, 0);
+  EXPECT_EQ(cuda::strip_heights(100, small), std::vector<int>{100});
+  for (int height : {1, 7, 64, 1080, 2160, 4321})
+    for (int halo : {0, 3, 16})
+      for (std::size_t budget : {std::size_t{0}, std::size_t{1} << 20, std::size_t{300} << 10}) {
+        const cuda::StripPlan plan = cuda::plan_strips(row, row, height, halo, 0, budget, std::size_t{1} << 20);
+        ASSERT_GT(plan.strip_rows, 0);
+        const std::vector<int> heights = cuda::strip_heights(height, plan);
+        int sum = 0;
+        for (int h : heights) {
+          ASSERT_GT(h, 0);
+          ASSERT_LE(h, plan.strip_rows);
+          sum += h;
+        }
+        ASSERT_EQ(sum, height) << height << " rows, halo " << halo << ", budget " << budget;
+        ASSERT_LE(plan.slots, static_cast<int>(heights.size()));
+        if (budget) {
+          const std::size_t per_slot = (row + row) * plan.strip_rows + row * 2 * halo;
+          ASSERT_LE(per_slot * plan.slots, budget);
+        }
+        if (plan.edge_rows > 0 && heights.size() > 2) {
+          ASSERT_EQ(heights.front(), plan.edge_rows);
+          ASSERT_EQ(heights.back(), plan.edge_rows);
+          const auto [lo, hi] = std::minmax_element(heights.begin() + 1, heights.end() - 1);
+          ASSERT_LE(*hi - *lo, 1);
+        }
+      }
 }
