@@ -84,17 +84,20 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
       if (tag[slot] != sy) {
         tag[slot] = sy;
         const int yy = border_index(sy, h, p.border.mode);
+        // One channel converts straight into its plane; more convert the row's samples at once,
+        // then split them into the planes' interiors.
+        const float* converted = C == 1 ? row + r : samples.data();
         if (yy >= 0) {
-          // Convert the row's samples at once, then split them into the planes' interiors.
-          cpu_rows::to_float(src.row(yy), static_cast<std::size_t>(w) * C, samples.data());
-          for (int x = 0; x < w; ++x)
-            for (int c = 0; c < C; ++c) row[c * plane + x + r] = samples[static_cast<std::size_t>(x) * C + c];
+          cpu_rows::to_float(src.row(yy), static_cast<std::size_t>(w) * C, C == 1 ? row + r : samples.data());
+          if constexpr (C > 1)
+            for (int x = 0; x < w; ++x)
+              for (int c = 0; c < C; ++c) row[c * plane + x + r] = samples[static_cast<std::size_t>(x) * C + c];
         }
         for (int x = -r; x < w + r; ++x) {
           if (yy >= 0 && x >= 0 && x < w) continue;  // the interior is done
           const int xx = border_index(x, w, p.border.mode);
           for (int c = 0; c < C; ++c)
-            row[c * plane + x + r] = (xx < 0 || yy < 0) ? p.border.value : samples[static_cast<std::size_t>(xx) * C + c];
+            row[c * plane + x + r] = (xx < 0 || yy < 0) ? p.border.value : converted[static_cast<std::size_t>(xx) * C + c];
         }
       }
       return row;
@@ -138,10 +141,14 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
         cpu_rows::bilateral(row, w, planar_out.data());
       }
       T* out = dst.row(y);
-      cpu_rows::from_float(planar_out.data(), planar_out.size(), planar_samples.data());
-      for (int c = 0; c < C; ++c) {
-        const T* o = planar_samples.data() + c * static_cast<std::size_t>(w);
-        for (int x = 0; x < w; ++x) out[x * C + c] = o[x];
+      if constexpr (C == 1) {
+        cpu_rows::from_float(planar_out.data(), planar_out.size(), out);
+      } else {
+        cpu_rows::from_float(planar_out.data(), planar_out.size(), planar_samples.data());
+        for (int c = 0; c < C; ++c) {
+          const T* o = planar_samples.data() + c * static_cast<std::size_t>(w);
+          for (int x = 0; x < w; ++x) out[x * C + c] = o[x];
+        }
       }
     }
   });

@@ -205,6 +205,17 @@ struct AbsTableInRegisters {
 constexpr bool kHaveRegisterTable = false;
 #endif
 
+// One tap of a row as BilateralRows walks it: where its neighbours start in each channel's plane
+// (the tap's offset folded in), its spatial weight, and its stored or reused weights (null: none).
+// Built once per row, so the loop over the taps of each vector of pixels reads one small record
+// per tap instead of six arrays and the row's fields, and does no address arithmetic of its own.
+struct BilateralTap {
+  const float* planes[4];
+  float space;
+  const float* reuse;
+  float* store;
+};
+
 template <int C, bool kPerChannel, bool kL1, int kLookup = kCompute>
 HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
   const hn::ScalableTag<float> d;
@@ -222,6 +233,17 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
   auto load = [&](const float* const* planes, int c, std::size_t at) {
     return C > c ? hn::LoadU(d, planes[c] + at) : hn::Zero(d);
   };
+  static thread_local std::vector<BilateralTap> taps;
+  taps.resize(static_cast<std::size_t>(r.tap_count));
+  for (int t = 0; t < r.tap_count; ++t) {
+    BilateralTap& tap = taps[static_cast<std::size_t>(t)];
+    const float* const* row = r.rows + (r.tap_dy[t] + r.radius) * C;
+    const std::ptrdiff_t offset = r.radius + r.tap_dx[t];
+    for (int c = 0; c < 4; ++c) tap.planes[c] = c < C ? row[c] + offset : nullptr;
+    tap.space = r.tap_weight[t];
+    tap.reuse = r.reuse && r.reuse[t] ? r.reuse[t] + r.tap_dx[t] : nullptr;
+    tap.store = r.store ? r.store[t] : nullptr;
+  }
   // Pixels in whole vectors: those whose weights are stored for later rows (BilateralRow::store).
   const int body = width - width % N;
   int x = 0;
@@ -232,16 +254,13 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
     auto s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0, w0 = s0, w1 = s0, w2 = s0, w3 = s0;
     // Stored weights cover pixels [0, body): these pixels' taps above can read theirs.
     const bool can_reuse = r.reuse && x >= r.radius && x + N + r.radius <= body;
-    for (int t = 0; t < r.tap_count; ++t) {
-      const float* const* row = r.rows + (r.tap_dy[t] + r.radius) * C;
-      const std::size_t a = at + r.tap_dx[t];
-      const auto space = hn::Set(d, r.tap_weight[t]);
+    for (const BilateralTap& tap : taps) {
+      const auto space = hn::Set(d, tap.space);
       auto weight = [&](auto d2) { return hn::Mul(space, WeightExp(d, hn::Mul(d2, coeff))); };
-      const auto v0 = load(row, 0, a), v1 = load(row, 1, a), v2 = load(row, 2, a), v3 = load(row, 3, a);
-      const float* reused = can_reuse ? r.reuse[t] : nullptr;
-      if (reused) reused += x + r.tap_dx[t];
-      float* stored = r.store ? r.store[t] : nullptr;
-      if (stored) stored += x;
+      const std::size_t a = static_cast<std::size_t>(x);
+      const auto v0 = load(tap.planes, 0, a), v1 = load(tap.planes, 1, a), v2 = load(tap.planes, 2, a), v3 = load(tap.planes, 3, a);
+      const float* reused = can_reuse && tap.reuse ? tap.reuse + x : nullptr;
+      float* stored = tap.store ? tap.store + x : nullptr;
       if constexpr (kPerChannel) {
         auto add = [&](int ch, auto v, auto c, auto& s, auto& w) {
           hn::Vec<decltype(d)> wt;
