@@ -86,9 +86,9 @@ void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
         const int yy = border_index(sy, h, p.border.mode);
         // One channel converts straight into its plane; more convert the row's samples at once,
         // then split them into the planes' interiors.
-        const float* converted = C == 1 ? row + r : samples.data();
+        float* converted = C == 1 ? row + r : samples.data();
         if (yy >= 0) {
-          cpu_rows::to_float(src.row(yy), static_cast<std::size_t>(w) * C, C == 1 ? row + r : samples.data());
+          cpu_rows::to_float(src.row(yy), static_cast<std::size_t>(w) * C, converted);
           if constexpr (C > 1)
             for (int x = 0; x < w; ++x)
               for (int c = 0; c < C; ++c) row[c * plane + x + r] = samples[static_cast<std::size_t>(x) * C + c];
