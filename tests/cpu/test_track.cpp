@@ -47,6 +47,52 @@ struct Background {
   ~Background() { stop(); }
 };
 
+// Waits (up to 10 s: sanitized builds and loaded machines start slowly) until `done` holds.
+template <class Done>
+void wait_for(Done done) {
+  for (int i = 0; i < 200 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+// Which local addresses have a socket on `port` in /proc/net/<table> (the kernel's own table, e.g.
+// "udp" or "tcp6"): 127.0.0.1, and any other.
+struct Bound {
+  bool loopback = false, other = false;
+};
+Bound bound_on(const std::string& table, int port) {
+  std::ifstream in("/proc/net/" + table);
+  std::string line, local;
+  char want[16];
+  std::snprintf(want, sizeof want, ":%04X", port);
+  Bound b;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string slot;
+    ss >> slot >> local;
+    if (local.size() < 5 || local.substr(local.size() - 5) != want) continue;
+    (local.rfind("0100007F:", 0) == 0 ? b.loopback : b.other) = true;
+  }
+  return b;
+}
+
+// Whether any socket, IPv4 or IPv6, is bound to `port` for `transport` ("udp" or "tcp").
+bool bound_anywhere(const std::string& transport, int port) {
+  for (const std::string& table : {transport, transport + "6"}) {
+    const Bound b = bound_on(table, port);
+    if (b.loopback || b.other) return true;
+  }
+  return false;
+}
+
+// How often `text` occurs in the file at `path`.
+int occurrences(const std::string& path, const std::string& text) {
+  std::ifstream in(path);
+  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int n = 0;
+  for (auto at = all.find(text); at != std::string::npos; at = all.find(text, at + 1)) ++n;
+  return n;
+}
+
 struct Truth {
   std::vector<std::map<int, std::pair<double, double>>> frames;  // per frame: id -> (x, y) pixels
 };
@@ -84,10 +130,11 @@ void check_tuio_at_oscdump(const std::string& transport, int port, const std::st
   const std::string dump = test::temp_path("oscdump.txt");
   Background oscdump("oscdump -L " + listen, dump, "oscdump");
   ASSERT_GT(oscdump.pid, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  wait_for([&] { return bound_anywhere(transport, port); });
   r = test::run_cli("track --folder " + quote(seq) + " --tuio " + transport + ":127.0.0.1:" + std::to_string(port) +
                     " --backend cpu " + track_args);  // every frame: fseq N is frame N - 1, however slow the build
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Everything has arrived once the shutdown's empty bundle (the second "fseq" -1) is printed.
+  wait_for([&] { return occurrences(dump, "\"fseq\" -1") >= 2; });
   oscdump.stop();
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
@@ -177,22 +224,10 @@ TEST(Track, YamaarashiTuioArrivesAtAnExternalOscReceiver) {
   check_tuio_at_oscdump("udp", port, std::to_string(port), "--set yamaarashi", "--yamaarashi");
 }
 
-// Whether a UDP or TCP socket listens on 127.0.0.1:port, per /proc/net (the kernel's own table).
+// Whether a UDP or TCP socket listens on 127.0.0.1:port and on no other IPv4 address.
 bool listens_on_loopback_only(const std::string& table, int port) {
-  std::ifstream in("/proc/net/" + table);
-  std::string line, local;
-  char want[16];
-  std::snprintf(want, sizeof want, ":%04X", port);
-  bool loopback = false, other = false;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::istringstream ss(line);
-    std::string slot;
-    ss >> slot >> local;
-    if (local.size() < 5 || local.substr(local.size() - 5) != want) continue;
-    (local.rfind("0100007F:", 0) == 0 ? loopback : other) = true;
-  }
-  return loopback && !other;
+  const Bound b = bound_on(table, port);
+  return b.loopback && !b.other;
 }
 
 // gpuvis tuio-dump receives what track sends, over UDP and TCP, and listens on 127.0.0.1 only
@@ -209,21 +244,11 @@ TEST(Track, TuioDumpPrintsWhatTrackSendsAndListensOnLoopback) {
     Background receiver(quote(GPUVIS_CLI_PATH) + " tuio-dump --port " + std::to_string(port) + (transport == "tcp" ? " --tcp" : ""),
                         dump, "tuio-dump");
     ASSERT_GT(receiver.pid, 0);
-    // Waits (up to 10 s: sanitized builds start slowly) until `done` holds.
-    auto wait_for = [](auto done) {
-      for (int i = 0; i < 200 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    };
     wait_for([&] { return listens_on_loopback_only(transport, port); });
     EXPECT_TRUE(listens_on_loopback_only(transport, port)) << "tuio-dump must listen on 127.0.0.1 only by default";
     const auto r = test::run_cli("track --folder " + quote(seq) + " --backend cpu --tuio " + transport + ":127.0.0.1:" + std::to_string(port));
     // Everything has arrived once the shutdown's empty bundle (the second "fseq -1") is printed.
-    wait_for([&] {
-      std::ifstream in(dump);
-      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      const std::string marker = "/tuio/2Dobj fseq -1";
-      const auto first = text.find(marker);
-      return first != std::string::npos && text.find(marker, first + 1) != std::string::npos;
-    });
+    wait_for([&] { return occurrences(dump, "/tuio/2Dobj fseq -1") >= 2; });
     receiver.stop();
     ASSERT_EQ(r.exit_code, 0) << r.output;
     // Lines: /tuio/2Dobj set s_id id x y a X Y A m r, then ... fseq N for the bundle.
