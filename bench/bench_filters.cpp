@@ -3,7 +3,6 @@
 // 13-tap Gaussian on f32 grey and u8 RGB, bilateral radius 3 on u8 grey and RGB. CUDA: 7x7 and the
 // Gaussian on f32, bilateral on RGB u8, kernels (device-level entry, CUDA events, no transfers) and
 // from host to host.
-#include <cstring>
 #include <functional>
 #include <random>
 #include <type_traits>

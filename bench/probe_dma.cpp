@@ -4,18 +4,21 @@
 // evidence for how the CUDA strip pipeline treats its staging buffers (core/streaming_copy.hpp,
 // cuda/strip_pipeline.hpp); results in docs/benchmarks/filters.md.
 //
-//   probe_dma            # 1, 2, 4 and 8 MiB; median of 35 runs after 5, CUDA events
+//   probe_dma            # 1, 2, 4 and 8 MiB; medians (bench::measure), CUDA events
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <vector>
 
 #include "harness.hpp"
 #include "core/streaming_copy.hpp"
+#include "cuda/memory.hpp"
 #include "gpuvis/core/parallel.hpp"
+#include "gpuvis/cuda/runtime.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -65,88 +68,75 @@ void host_copy(void* dst, const void* src, std::size_t bytes, HostCopy how) {
   });
 }
 
-template <class F>
-double median_of(F&& f) {
-  std::vector<double> t;
-  for (int r = 0; r < 40; ++r) t.push_back(f());
-  std::sort(t.begin() + 5, t.end());
-  return t[5 + 35 / 2];
+// Medians over at least 35 runs after 5 of warm-up.
+double median_us(const std::function<double()>& run_once) {
+  bench::Options o;
+  o.warmup = 5;
+  o.min_runs = 35;
+  o.min_seconds = 0;
+  return bench::measure(run_once, o).median_us;
 }
 
-void check(cudaError_t e) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "probe_dma: %s\n", cudaGetErrorString(e));
-    std::exit(1);
-  }
+// The DMA rates and the host's copy costs for buffers of `mib` MiB.
+void probe(std::size_t mib, cuda::Stream& up, cuda::Stream& down) {
+  const std::size_t n = mib << 20;
+  cuda::PinnedBuffer pinned_in(n), pinned_out(n);
+  cuda::DeviceBuffer dev_in(n), dev_out(n);
+  std::vector<char> pageable(n, 1), pageable_out(n, 2);
+  std::memset(pinned_in.get(), 3, n);
+  std::memset(pinned_out.get(), 4, n);
+  cuda::Event start, up_done, end;
+  auto row = [&](const char* name, double us, double bytes) {
+    std::printf("%5zu MiB %-58s %9.1f %8.1f\n", mib, name, us, bytes / (us * 1e3));
+  };
+  // Device time (CUDA events) of `transfer` after `before` ran on the host; both streams join.
+  auto dma = [&](const char* name, const std::function<void()>& before, const std::function<void()>& transfer, double bytes) {
+    row(name, median_us([&] {
+          if (before) before();
+          start.record(up);
+          GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(down, start.get()));
+          transfer();
+          up_done.record(down);
+          GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(up, up_done.get()));
+          end.record(up);
+          return 1000.0 * cuda::Event::elapsed_ms(start, end);
+        }),
+        bytes);
+  };
+  auto host = [&](const char* name, const std::function<void()>& f) { row(name, median_us([&] { return bench::time_us(f); }), double(n)); };
+  auto h2d = [&](cudaStream_t s) { GPUVIS_CUDA_CHECK(cudaMemcpyAsync(dev_in.get(), pinned_in.get(), n, cudaMemcpyHostToDevice, s)); };
+  auto d2h = [&] { GPUVIS_CUDA_CHECK(cudaMemcpyAsync(pinned_out.get(), dev_out.get(), n, cudaMemcpyDeviceToHost, down)); };
+  auto fill = [&](HostCopy how) { host_copy(pinned_in.get(), pageable.data(), n, how); };
+  auto read_out = [&](HostCopy how) { host_copy(pageable_out.data(), pinned_out.get(), n, how); };
+  const double one = static_cast<double>(n), two = 2.0 * one;
+  dma("upload, untouched since the last", {}, [&] { h2d(up); }, one);
+  dma("upload after the host filled it with streaming stores", [&] { fill(HostCopy::streaming); }, [&] { h2d(up); }, one);
+  dma("upload after the host filled it with ordinary stores", [&] { fill(HostCopy::ordinary); }, [&] { h2d(up); }, one);
+  dma("download, untouched since the last", {}, d2h, one);
+  dma("download after the host read it", [&] { read_out(HostCopy::ordinary); }, d2h, one);
+  dma("download after the host read it, then released its lines", [&] { read_out(HostCopy::release_source); }, d2h, one);
+  dma("download after the host read it with PREFETCHNTA", [&] { read_out(HostCopy::nta_loads); }, d2h, one);
+  dma("upload and download at once (two streams)", {}, [&] { h2d(up), d2h(); }, two);
+  dma("upload then download (one stream)", {}, [&] { h2d(down), d2h(); }, two);
+  host("host: fill with streaming stores", [&] { fill(HostCopy::streaming); });
+  host("host: read out, ordinary copy", [&] { read_out(HostCopy::ordinary); });
+  host("host: read out, then release the lines", [&] { read_out(HostCopy::release_source); });
 }
 
 }  // namespace
 
 int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "probe_dma: no CUDA device\n");
+  try {
+    if (cuda::device_count() == 0) {
+      std::fprintf(stderr, "probe_dma: no CUDA device\n");
+      return 1;
+    }
+    cuda::Stream up, down;
+    std::printf("%-9s %-58s %9s %8s\n", "size", "case", "median us", "GB/s");
+    for (std::size_t mib : {1, 2, 4, 8}) probe(mib, up, down);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "probe_dma: %s\n", e.what());
     return 1;
   }
-  cudaStream_t up, down;
-  cudaEvent_t start, up_done, end;
-  check(cudaStreamCreate(&up));
-  check(cudaStreamCreate(&down));
-  check(cudaEventCreate(&start));
-  check(cudaEventCreate(&up_done));
-  check(cudaEventCreate(&end));
-  std::printf("%-9s %-58s %9s %8s\n", "size", "case", "median us", "GB/s");
-  for (std::size_t mib : {1, 2, 4, 8}) {
-    const std::size_t n = mib << 20;
-    void *pinned_in = nullptr, *pinned_out = nullptr, *dev_in = nullptr, *dev_out = nullptr;
-    check(cudaMallocHost(&pinned_in, n));
-    check(cudaMallocHost(&pinned_out, n));
-    check(cudaMalloc(&dev_in, n));
-    check(cudaMalloc(&dev_out, n));
-    std::vector<char> pageable(n, 1), pageable_out(n, 2);
-    std::memset(pinned_in, 3, n);
-    std::memset(pinned_out, 4, n);
-    // Device time (CUDA events) of `transfer` after `before` ran on the host; both streams join.
-    auto dma = [&](const char* name, const std::function<void()>& before, const std::function<void()>& transfer, double bytes) {
-      const double us = median_of([&] {
-        if (before) before();
-        check(cudaEventRecord(start, up));
-        check(cudaStreamWaitEvent(down, start));
-        transfer();
-        check(cudaEventRecord(up_done, down));
-        check(cudaStreamWaitEvent(up, up_done));
-        check(cudaEventRecord(end, up));
-        check(cudaEventSynchronize(end));
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, end));
-        return 1000.0 * ms;
-      });
-      std::printf("%5zu MiB %-58s %9.1f %8.1f\n", mib, name, us, bytes / (us * 1e3));
-    };
-    auto host = [&](const char* name, const std::function<void()>& f) {
-      const double us = median_of([&] { return bench::time_us(f); });
-      std::printf("%5zu MiB %-58s %9.1f %8.1f\n", mib, name, us, static_cast<double>(n) / (us * 1e3));
-    };
-    auto h2d = [&] { check(cudaMemcpyAsync(dev_in, pinned_in, n, cudaMemcpyHostToDevice, up)); };
-    auto d2h = [&] { check(cudaMemcpyAsync(pinned_out, dev_out, n, cudaMemcpyDeviceToHost, down)); };
-    const double one = static_cast<double>(n), two = 2.0 * one;
-    dma("upload, untouched since the last", {}, h2d, one);
-    dma("upload after the host filled it with streaming stores", [&] { host_copy(pinned_in, pageable.data(), n, HostCopy::streaming); }, h2d, one);
-    dma("upload after the host filled it with ordinary stores", [&] { host_copy(pinned_in, pageable.data(), n, HostCopy::ordinary); }, h2d, one);
-    dma("download, untouched since the last", {}, d2h, one);
-    dma("download after the host read it", [&] { host_copy(pageable_out.data(), pinned_out, n, HostCopy::ordinary); }, d2h, one);
-    dma("download after the host read it, then released its lines",
-        [&] { host_copy(pageable_out.data(), pinned_out, n, HostCopy::release_source); }, d2h, one);
-    dma("download after the host read it with PREFETCHNTA", [&] { host_copy(pageable_out.data(), pinned_out, n, HostCopy::nta_loads); }, d2h, one);
-    dma("upload and download at once (two streams)", {}, [&] { h2d(), d2h(); }, two);
-    dma("upload then download (one stream)", {}, [&] { check(cudaMemcpyAsync(dev_in, pinned_in, n, cudaMemcpyHostToDevice, down)), d2h(); }, two);
-    host("host: fill with streaming stores", [&] { host_copy(pinned_in, pageable.data(), n, HostCopy::streaming); });
-    host("host: read out, ordinary copy", [&] { host_copy(pageable_out.data(), pinned_out, n, HostCopy::ordinary); });
-    host("host: read out, then release the lines", [&] { host_copy(pageable_out.data(), pinned_out, n, HostCopy::release_source); });
-    check(cudaFreeHost(pinned_in));
-    check(cudaFreeHost(pinned_out));
-    check(cudaFree(dev_in));
-    check(cudaFree(dev_out));
-  }
-  return 0;
 }

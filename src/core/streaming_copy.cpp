@@ -52,7 +52,7 @@ Release release_instruction() {
   return Release::none;
 }
 
-// The first and last cache lines of [p, p + bytes).
+// The cache lines that [p, p + bytes) touches: from the start of the first to the range's end.
 struct Lines {
   std::uintptr_t first, end;
   Lines(const void* p, std::size_t bytes)

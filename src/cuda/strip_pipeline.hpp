@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -64,9 +63,7 @@ class StripPipeline {
       // runs: page-locked 1080p 7×7 f32 282-292 → 269-273 µs, separable 300-314 → 280-283 µs, 4K
       // bilateral 997-1003 → 957-975 µs; from pageable images, whose extra strips each cost a pass
       // over the CPU threads, no faster (1080p 7×7 385-481 → 423-425 µs, bilateral 394-413 → 421-422).
-      StripPlan cut = plan;
-      if (!src_pinned || !dst_pinned) cut.edge_rows = 0;
-      const std::vector<int> heights = strip_heights(h, cut);
+      const std::vector<int> heights = strip_heights(h, plan, src_pinned && dst_pinned);
       const int strips = static_cast<int>(heights.size());
       for (int i = 0, y0 = 0; i < strips; y0 += heights[i++]) {
         Slot& s = slots_[i % plan.slots];

@@ -9,7 +9,7 @@
 namespace gpuvis::cuda {
 
 // How a pipeline cuts an image: strips of at most `strip_rows` output rows, `slots` of them in
-// flight; where edge_rows > 0 the first and last strips have edge_rows rows (strip_heights).
+// flight; edge_rows: the height of a short first and last strip, where strip_heights is asked for them.
 struct StripPlan {
   int strip_rows = 0;  // 0: the budget cannot hold even one row (min_budget says what would)
   int slots = 1;
@@ -18,14 +18,14 @@ struct StripPlan {
 };
 
 // The output rows of each strip of an image of `height` rows. Uniform strips of plan.strip_rows
-// (the last one shorter) where plan.edge_rows is 0; else a short first and last strip of
-// edge_rows and the rows between in as few strips of at most strip_rows as hold them, of equal
-// heights. The short ends shorten the pipeline's fill and drain, which nothing overlaps: the first
+// (the last one shorter) unless `short_ends` and plan.edge_rows > 0; then a short first and last
+// strip of edge_rows and the rows between in as few strips of at most strip_rows as hold them, of
+// equal heights. The short ends shorten the pipeline's fill and drain, which nothing overlaps: the first
 // upload waits for the first strip's host copy, and the last strip's kernel, download and copy out
 // wait for nothing else.
-inline std::vector<int> strip_heights(int height, const StripPlan& plan) {
+inline std::vector<int> strip_heights(int height, const StripPlan& plan, bool short_ends) {
   std::vector<int> heights;
-  const int strip = std::max(1, plan.strip_rows), edge = plan.edge_rows;
+  const int strip = std::max(1, plan.strip_rows), edge = short_ends ? plan.edge_rows : 0;
   if (edge <= 0 || height <= 2 * edge + strip) {
     for (int y = 0; y < height; y += strip) heights.push_back(std::min(strip, height - y));
     return heights;
@@ -55,7 +55,7 @@ inline StripPlan plan_strips(std::size_t row_in_bytes, std::size_t row_out_bytes
     plan.edge_rows = plan.strip_rows < height ? std::min(plan.strip_rows, std::max({plan.strip_rows / 4, 4, 2 * halo})) : 0;
   };
   set_edges();
-  plan.slots = static_cast<int>(std::min<std::size_t>(kMaxSlots, strip_heights(height, plan).size()));
+  plan.slots = static_cast<int>(std::min<std::size_t>(kMaxSlots, strip_heights(height, plan, true).size()));
   const std::size_t per_row = row_in_bytes + row_out_bytes + scratch_per_row;
   const std::size_t fixed = (row_in_bytes + scratch_per_row) * 2 * static_cast<std::size_t>(halo);
   plan.min_budget = fixed + per_row;

@@ -490,17 +490,17 @@ TEST(StripPlan, StripsCoverTheImageWithShortEnds) {
   const cuda::StripPlan full_hd = cuda::plan_strips(row, row, 1080, 3, 0, 0);
   EXPECT_EQ(full_hd.strip_rows, 540);
   EXPECT_EQ(full_hd.edge_rows, 135);
-  EXPECT_EQ(cuda::strip_heights(1080, full_hd), (std::vector<int>{135, 405, 405, 135}));
+  EXPECT_EQ(cuda::strip_heights(1080, full_hd, true), (std::vector<int>{135, 405, 405, 135}));
   EXPECT_EQ(full_hd.slots, 3);
   const cuda::StripPlan small = cuda::plan_strips(row, row, 100, 3, 0, 0);  // one strip
   EXPECT_EQ(small.edge_rows, 0);
-  EXPECT_EQ(cuda::strip_heights(100, small), std::vector<int>{100});
+  EXPECT_EQ(cuda::strip_heights(100, small, true), std::vector<int>{100});
   for (int height : {1, 7, 64, 1080, 2160, 4321})
     for (int halo : {0, 3, 16})
       for (std::size_t budget : {std::size_t{0}, std::size_t{1} << 20, std::size_t{300} << 10}) {
         const cuda::StripPlan plan = cuda::plan_strips(row, row, height, halo, 0, budget, std::size_t{1} << 20);
         ASSERT_GT(plan.strip_rows, 0);
-        const std::vector<int> heights = cuda::strip_heights(height, plan);
+        const std::vector<int> heights = cuda::strip_heights(height, plan, true);
         int sum = 0;
         for (int h : heights) {
           ASSERT_GT(h, 0);

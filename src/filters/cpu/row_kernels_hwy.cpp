@@ -248,7 +248,7 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
   const int body = width - width % N;
   int x = 0;
   for (; x + N <= width; x += N) {
-    const std::size_t at = static_cast<std::size_t>(x + r.radius);
+    const std::size_t at = static_cast<std::size_t>(x + r.radius), a = static_cast<std::size_t>(x);  // centre, taps
     const auto c0 = load(centre_rows, 0, at), c1 = load(centre_rows, 1, at), c2 = load(centre_rows, 2, at),
                c3 = load(centre_rows, 3, at);
     auto s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0, w0 = s0, w1 = s0, w2 = s0, w3 = s0;
@@ -257,7 +257,6 @@ HWY_INLINE void BilateralRows(const BilateralRow& r, int width, float* out) {
     for (const BilateralTap& tap : taps) {
       const auto space = hn::Set(d, tap.space);
       auto weight = [&](auto d2) { return hn::Mul(space, WeightExp(d, hn::Mul(d2, coeff))); };
-      const std::size_t a = static_cast<std::size_t>(x);
       const auto v0 = load(tap.planes, 0, a), v1 = load(tap.planes, 1, a), v2 = load(tap.planes, 2, a), v3 = load(tap.planes, 3, a);
       const float* reused = can_reuse && tap.reuse ? tap.reuse + x : nullptr;
       float* stored = tap.store ? tap.store + x : nullptr;
