@@ -129,10 +129,8 @@ GPUVIS_BL_HD inline void bilateral_pixel(const Fetch& fetch, int radius, const S
           d *= d;
         }
         const float w = ws * range(d, range_coeff[0]);
-        for (int c = 0; c < C; ++c) {
-          sum[c] += w * v[c];
-          wsum[c] += w;
-        }
+        for (int c = 0; c < C; ++c) sum[c] += w * v[c];
+        wsum[0] += w;  // one weight for every channel: their sums of weights are this one
       } else {
         for (int c = 0; c < C; ++c) {
           const float w = ws * range((v[c] - centre[c]) * (v[c] - centre[c]), range_coeff[c]);
@@ -141,7 +139,7 @@ GPUVIS_BL_HD inline void bilateral_pixel(const Fetch& fetch, int radius, const S
         }
       }
     }
-  for (int c = 0; c < C; ++c) out[c] = sum[c] / wsum[c];
+  for (int c = 0; c < C; ++c) out[c] = sum[c] / (mode == RangeMode::colour ? wsum[0] : wsum[c]);
 }
 
 }  // namespace gpuvis::filters::detail
