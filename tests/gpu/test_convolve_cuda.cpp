@@ -206,6 +206,36 @@ TEST(ConvolveCuda, DeviceLevelEntryEqualsCpu) {
 
 #include "cuda/memory.hpp"
 
+// Windows up to the largest radius, whose tiles (3 or 4 channels, radius 64) do not fit in a
+// block's shared memory, so every tap reads the source through the cache; and the l1 colour
+// distance: bit for bit the CPU's, from host images (strips) and on the device.
+TEST(BilateralCuda, LargeWindowsAndL1DistanceEqualCpu) {
+  GPUVIS_REQUIRE_GPU();
+  std::uint32_t seed = 70;
+  for (int c : {1, 3, 4})
+    for (int radius : {20, 64})
+      for (ColourDistance distance : {ColourDistance::l2, ColourDistance::l1}) {
+        BilateralParams p;
+        p.radius = radius;
+        p.sigma_space = static_cast<float>(radius) / 2;
+        p.distance = distance;
+        const auto u8 = test::random_typed<std::uint8_t>(75, 140, c, seed++, -100.f, 1000.f);
+        Image<std::uint8_t> a(75, 140, c), b(75, 140, c);
+        bilateral_cpu<std::uint8_t>(u8.view(), a.view(), p);
+        bilateral_cuda<std::uint8_t>(u8.view(), b.view(), p);
+        EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u)
+            << "c=" << c << " radius " << radius << (distance == ColourDistance::l1 ? " l1" : " l2");
+        cuda::Stream s;
+        cuda::DeviceImage<std::uint8_t> din(75, 140, c), dout(75, 140, c);
+        Image<std::uint8_t> d(75, 140, c);
+        cuda::upload<std::uint8_t>(u8.view(), din.view(), s);
+        cuda_impl::bilateral<std::uint8_t>(din.view(), dout.view(), p, s);
+        cuda::download<std::uint8_t>(dout.view(), d.view(), s);
+        s.synchronize();
+        EXPECT_EQ(count_differences<std::uint8_t>(a.view(), d.view()), 0u) << "device API c=" << c << " radius " << radius;
+      }
+}
+
 // The host paths run in overlapped strips (cuda::StripPipeline): a 4K image is cut into several,
 // each staged with its halo rows, through pinned staging or, for page-locked images, straight.
 // Every combination gives the one result: the CPU's for the bilateral (bit for bit), the

@@ -13,28 +13,36 @@ namespace {
 
 constexpr int kBx = 32, kBy = 8;
 
-template <class T, int C>
+// kTiled: the block's window of the source (its pixels and `radius` more on each side) is loaded
+// into shared memory first; otherwise, for windows too large for it (3 or 4 channels at radii
+// above about 50), every tap reads the source through the cache.
+template <class T, int C, bool kTiled>
 __global__ void bilateral_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, BilateralParams p, float space_coeff) {
-  extern __shared__ float tile[];
+  extern __shared__ float shared[];
   const int r = p.radius, tw = kBx + 2 * r, th = kBy + 2 * r;
   const int x0 = blockIdx.x * kBx, ly0 = blockIdx.y * kBy;  // ly: the output row within the strip
   const int gy0 = s.y0 + ly0;
+  float* tile = shared;
   // The spatial weight depends only on dx² + dy² <= r², so the block computes its r² + 1 values
   // once, after the tile, where each thread computed one per tap (the CPU's table holds the same
   // weight_exp values). With one sum of weights for all channels in colour mode
   // (bilateral_rules.hpp), H200, u8 RGB r = 3, 2026-11-27: 1080p 222 → 180 µs, 4K 862 → 699 µs.
   // Nsight Compute then finds the kernel bound by instruction issue (90 % of issue slots busy).
-  float* space_table = tile + C * tw * th;
+  float* space_table = kTiled ? tile + C * tw * th : shared;
   for (int i = threadIdx.y * blockDim.x + threadIdx.x; i <= r * r; i += blockDim.x * blockDim.y)
     space_table[i] = detail::weight_exp(static_cast<float>(i) * space_coeff);
-  for (int ty = threadIdx.y; ty < th; ty += blockDim.y)
-    for (int tx = threadIdx.x; tx < tw; tx += blockDim.x)
+  if constexpr (kTiled)
+    for (int ty = threadIdx.y; ty < th; ty += blockDim.y)
+      for (int tx = threadIdx.x; tx < tw; tx += blockDim.x)
 #pragma unroll
-      for (int c = 0; c < C; ++c) tile[(ty * tw + tx) * C + c] = strip_value(s, x0 - r + tx, gy0 - r + ty, c, p.border);
+        for (int c = 0; c < C; ++c) tile[(ty * tw + tx) * C + c] = strip_value(s, x0 - r + tx, gy0 - r + ty, c, p.border);
   __syncthreads();
   const int x = x0 + threadIdx.x, ly = ly0 + threadIdx.y;
   if (x >= s.width || ly >= out_rows) return;
-  auto fetch = [&](int dx, int dy, int c) { return tile[((threadIdx.y + r + dy) * tw + threadIdx.x + r + dx) * C + c]; };
+  auto fetch = [&](int dx, int dy, int c) {
+    if constexpr (kTiled) return tile[((threadIdx.y + r + dy) * tw + threadIdx.x + r + dx) * C + c];
+    else return strip_value(s, x + dx, gy0 + threadIdx.y + dy, c, p.border);
+  };
   float o[C];
   auto space = [&](int dx, int dy) { return space_table[dx * dx + dy * dy]; };
   detail::bilateral_pixel<C>(fetch, r, space, detail::ExpWeight{}, p.sigma_range, p.adaptive, p.mode, p.distance, o);
@@ -43,14 +51,33 @@ __global__ void bilateral_kernel(Strip<T> s, T* out, std::size_t out_pitch, int 
   for (int c = 0; c < C; ++c) row[c] = detail::saturate<T>(o[c]);
 }
 
-template <class T, int C>
-void launch(const Strip<T>& s, T* out, std::size_t out_pitch, int out_rows, const BilateralParams& p, cudaStream_t stream) {
-  const std::size_t smem = sizeof(float) * (C * (kBx + 2 * p.radius) * (kBy + 2 * p.radius) + p.radius * p.radius + 1);
+template <class T, int C, bool kTiled>
+void launch_kernel(const Strip<T>& s, T* out, std::size_t out_pitch, int out_rows, const BilateralParams& p, std::size_t smem, cudaStream_t stream) {
   if (smem > 48 * 1024)
-    GPUVIS_CUDA_CHECK(cudaFuncSetAttribute(bilateral_kernel<T, C>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  bilateral_kernel<T, C><<<dim3((s.width + kBx - 1) / kBx, (out_rows + kBy - 1) / kBy), dim3(kBx, kBy), smem, stream>>>(
+    GPUVIS_CUDA_CHECK(cudaFuncSetAttribute(bilateral_kernel<T, C, kTiled>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  bilateral_kernel<T, C, kTiled><<<dim3((s.width + kBx - 1) / kBx, (out_rows + kBy - 1) / kBy), dim3(kBx, kBy), smem, stream>>>(
       s, out, out_pitch, out_rows, p, -0.5f / (p.sigma_space * p.sigma_space));
   GPUVIS_CUDA_CHECK_LAUNCH();
+}
+
+// The shared memory one block may have on the current device (asked once per thread and device).
+std::size_t shared_memory_per_block() {
+  static thread_local int device = -1, bytes = 0;
+  int current = 0;
+  GPUVIS_CUDA_CHECK(cudaGetDevice(&current));
+  if (current != device) {
+    GPUVIS_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, current));
+    device = current;
+  }
+  return static_cast<std::size_t>(bytes);
+}
+
+template <class T, int C>
+void launch(const Strip<T>& s, T* out, std::size_t out_pitch, int out_rows, const BilateralParams& p, cudaStream_t stream) {
+  const std::size_t table = sizeof(float) * (static_cast<std::size_t>(p.radius) * p.radius + 1);
+  const std::size_t tiled = table + sizeof(float) * C * (kBx + 2 * p.radius) * (kBy + 2 * p.radius);
+  if (tiled <= shared_memory_per_block()) launch_kernel<T, C, true>(s, out, out_pitch, out_rows, p, tiled, stream);
+  else launch_kernel<T, C, false>(s, out, out_pitch, out_rows, p, table, stream);
 }
 
 template <class T>
