@@ -79,6 +79,7 @@ int current_device_attribute(cudaDeviceAttr attribute) {
 
 int current_device_major() { return current_device_attribute(cudaDevAttrComputeCapabilityMajor); }
 int current_device_multiprocessors() { return current_device_attribute(cudaDevAttrMultiProcessorCount); }
+int current_device_shared_memory_per_block() { return current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin); }
 
 std::string runtime_version() {
   int v = 0;

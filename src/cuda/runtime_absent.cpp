@@ -8,6 +8,7 @@ bool compiled() { return false; }
 int device_count() { return 0; }
 int current_device_major() { return 0; }
 int current_device_multiprocessors() { return 0; }
+int current_device_shared_memory_per_block() { return 0; }
 std::vector<DeviceInfo> devices() { return {}; }
 std::string runtime_version() { return ""; }
 std::string driver_version() { return ""; }

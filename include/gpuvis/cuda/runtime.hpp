@@ -38,6 +38,8 @@ std::string driver_version();      // e.g. "13.0", empty when unavailable
 int current_device_major();
 // Multiprocessor count of the calling thread's current device; 0 when there is none.
 int current_device_multiprocessors();
+// The shared memory one block of a kernel may opt in to on the current device, in bytes (0 if none).
+int current_device_shared_memory_per_block();
 // Why no device is usable (driver missing, no device, not compiled), for messages.
 std::string unavailable_reason();
 

@@ -7,6 +7,7 @@
 #include "filters/cuda/filters_cuda.hpp"
 #include "filters/cuda/strip.cuh"
 #include "filters/filter_backends.hpp"
+#include "gpuvis/cuda/runtime.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -18,17 +19,16 @@ constexpr int kBx = 32, kBy = 8;
 // above about 50), every tap reads the source through the cache.
 template <class T, int C, bool kTiled>
 __global__ void bilateral_kernel(Strip<T> s, T* out, std::size_t out_pitch, int out_rows, BilateralParams p, float space_coeff) {
-  extern __shared__ float shared[];
+  extern __shared__ float tile[];
   const int r = p.radius, tw = kBx + 2 * r, th = kBy + 2 * r;
   const int x0 = blockIdx.x * kBx, ly0 = blockIdx.y * kBy;  // ly: the output row within the strip
   const int gy0 = s.y0 + ly0;
-  float* tile = shared;
   // The spatial weight depends only on dx² + dy² <= r², so the block computes its r² + 1 values
-  // once, after the tile, where each thread computed one per tap (the CPU's table holds the same
-  // weight_exp values). With one sum of weights for all channels in colour mode
+  // once, after the tile if there is one, where each thread computed one per tap (the CPU's table
+  // holds the same weight_exp values). With one sum of weights for all channels in colour mode
   // (bilateral_rules.hpp), H200, u8 RGB r = 3, 2026-11-27: 1080p 222 → 180 µs, 4K 862 → 699 µs.
   // Nsight Compute then finds the kernel bound by instruction issue (90 % of issue slots busy).
-  float* space_table = kTiled ? tile + C * tw * th : shared;
+  float* space_table = tile + (kTiled ? C * tw * th : 0);
   for (int i = threadIdx.y * blockDim.x + threadIdx.x; i <= r * r; i += blockDim.x * blockDim.y)
     space_table[i] = detail::weight_exp(static_cast<float>(i) * space_coeff);
   if constexpr (kTiled)
@@ -60,23 +60,11 @@ void launch_kernel(const Strip<T>& s, T* out, std::size_t out_pitch, int out_row
   GPUVIS_CUDA_CHECK_LAUNCH();
 }
 
-// The shared memory one block may have on the current device (asked once per thread and device).
-std::size_t shared_memory_per_block() {
-  static thread_local int device = -1, bytes = 0;
-  int current = 0;
-  GPUVIS_CUDA_CHECK(cudaGetDevice(&current));
-  if (current != device) {
-    GPUVIS_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, current));
-    device = current;
-  }
-  return static_cast<std::size_t>(bytes);
-}
-
 template <class T, int C>
 void launch(const Strip<T>& s, T* out, std::size_t out_pitch, int out_rows, const BilateralParams& p, cudaStream_t stream) {
   const std::size_t table = sizeof(float) * (static_cast<std::size_t>(p.radius) * p.radius + 1);
   const std::size_t tiled = table + sizeof(float) * C * (kBx + 2 * p.radius) * (kBy + 2 * p.radius);
-  if (tiled <= shared_memory_per_block()) launch_kernel<T, C, true>(s, out, out_pitch, out_rows, p, tiled, stream);
+  if (tiled <= static_cast<std::size_t>(cuda::current_device_shared_memory_per_block())) launch_kernel<T, C, true>(s, out, out_pitch, out_rows, p, tiled, stream);
   else launch_kernel<T, C, false>(s, out, out_pitch, out_rows, p, table, stream);
 }
 
