@@ -46,6 +46,20 @@ void register_synth(CLI::App& app, Command& run) {
                 "fingers, and leave the frame");
   cmd->add_option("--speed", q.speed, "With --sequence: symbol speed in pixels per frame")->default_val(0);
   cmd->add_option("--spin", spin_deg, "With --sequence: rotation in degrees per frame")->default_val(0);
+  cmd->add_option("--motion-blur", q.motion_blur,
+                  "Exposure as a fraction of the frame interval (0-1): with --sequence each symbol is smeared along its own "
+                  "motion and spin; the truth is the sharp pose at mid-exposure")
+      ->check(CLI::Range(0.0, 1.0))
+      ->default_val(0);
+  cmd->add_option("--motion-px", q.motion_px, "Smear each symbol over this many pixels along its own random direction (a slide during the exposure)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->default_val(0);
+  cmd->add_option("--vignetting", q.vignetting, "Lens fall-off: the corners this fraction darker (0.25-0.45 is a webcam's)")
+      ->check(CLI::Range(0.0, 0.95))
+      ->default_val(0);
+  cmd->add_option("--jpeg", q.jpeg, "Pass each frame through JPEG at this quality, as an MJPEG webcam sends it (1-100; 0: no JPEG)")
+      ->check(CLI::Range(0, 100))
+      ->default_val(0);
   cmd->add_option("--format", format, "Frame file format")->check(CLI::IsMember({"pgm", "png"}))->default_val("pgm");
   cmd->add_option("--symbols-dir", symbols_dir, "Folder with amoeba_<set>_NNN.png prints (default: the bundled data)");
   cmd->add_flag("--overwrite", overwrite, "Replace frames and truth in an existing folder");

@@ -15,4 +15,5 @@ void write_png(const std::string& path, HostView<const std::uint8_t>) { absent(p
 void write_png(const std::string& path, HostView<const std::uint16_t>) { absent(path); }
 void write_jpeg(const std::string& path, HostView<const std::uint8_t>, int) { absent(path); }
 std::vector<std::uint8_t> encode_jpeg(HostView<const std::uint8_t>, int) { absent("JPEG"); }
+Image<std::uint8_t> decode_jpeg(const std::vector<std::uint8_t>&) { absent("JPEG"); }
 }  // namespace gpuvis::codec

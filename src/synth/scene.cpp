@@ -78,6 +78,38 @@ void gaussian_blur(Image<float>& img, double sigma) {
     }
 }
 
+// How a print moves while the shutter is open: its offset (pixels) and turn (radians) from the
+// start of the exposure to its end.
+struct Motion {
+  double dx, dy, turn;
+};
+
+// The instants of an exposure, evenly spread and centred on the frame's time, each as the
+// homography `at(dx, dy, turn)` of the print there: enough instants that no point of a print of
+// side `side` moves more than half a pixel between two (at most 64), one for a still print.
+template <typename At>
+std::vector<Homography> exposure(const Motion& m, double side, At at) {
+  const double path = std::hypot(m.dx, m.dy) + std::abs(m.turn) * side * 0.75;
+  const int instants = std::clamp(static_cast<int>(std::ceil(2 * path)) + 1, 1, 64);
+  std::vector<Homography> hs;
+  for (int k = 0; k < instants; ++k) {
+    const double t = instants == 1 ? 0.0 : static_cast<double>(k) / (instants - 1) - 0.5;
+    hs.push_back(at(t * m.dx, t * m.dy, t * m.turn));
+  }
+  return hs;
+}
+
+// A lens's fall-off: brightness times 1 - strength (r / r_corner)^2 about the frame's centre.
+void vignette(Image<float>& img, double strength) {
+  if (strength <= 0) return;
+  const double cx = img.width() / 2.0, cy = img.height() / 2.0, corner2 = cx * cx + cy * cy;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x) {
+      const double dx = x + 0.5 - cx, dy = y + 0.5 - cy;
+      img(x, y) = static_cast<float>(img(x, y) * (1 - strength * (dx * dx + dy * dy) / corner2));
+    }
+}
+
 double bilinear(const Image<std::uint8_t>& img, double u, double v) {
   u -= 0.5;
   v -= 0.5;  // pixel centres at +0.5
@@ -220,34 +252,42 @@ const SymbolPrint& Generator::print(const std::string& set, int id) {
   return cache_.back();
 }
 
-void Generator::draw_print(Image<float>& reflect, const SymbolPrint& p, const Homography& h, double ink) {
-  const Homography inv = h.inverse();
+void Generator::draw_print(Image<float>& reflect, const SymbolPrint& p, const std::vector<Homography>& exposure, double ink) {
   const double n = p.pixels.width();
   double xmin = 1e9, xmax = -1e9, ymin = 1e9, ymax = -1e9;
-  for (double u : {0.0, n})
-    for (double v : {0.0, n}) {
-      double x, y;
-      h.apply(u, v, x, y);
-      xmin = std::min(xmin, x), xmax = std::max(xmax, x), ymin = std::min(ymin, y), ymax = std::max(ymax, y);
-    }
-  // Supersample when the print is shrunk, so thin strokes are area-averaged rather than aliased.
+  std::vector<Homography> inverse;
+  for (const Homography& h : exposure) {
+    inverse.push_back(h.inverse());
+    for (double u : {0.0, n})
+      for (double v : {0.0, n}) {
+        double x, y;
+        h.apply(u, v, x, y);
+        xmin = std::min(xmin, x), xmax = std::max(xmax, x), ymin = std::min(ymin, y), ymax = std::max(ymax, y);
+      }
+  }
+  // Supersample when the print is shrunk, so thin strokes are area-averaged rather than aliased;
+  // the instants of a long exposure average along the motion too, so they need fewer.
   double sx0, sy0, sx1, sy1;
-  inv.apply(xmin, ymin, sx0, sy0);
-  inv.apply(xmin + 1, ymin, sx1, sy1);
-  const int ss = std::clamp(static_cast<int>(std::ceil(std::hypot(sx1 - sx0, sy1 - sy0))), 1, 6);
+  inverse[0].apply(xmin, ymin, sx0, sy0);
+  inverse[0].apply(xmin + 1, ymin, sx1, sy1);
+  const int instants = static_cast<int>(exposure.size());
+  const int ss0 = std::clamp(static_cast<int>(std::ceil(std::hypot(sx1 - sx0, sy1 - sy0))), 1, 6);
+  const int ss = std::max(instants > 1 ? 2 : 1, ss0 / static_cast<int>(std::ceil(std::sqrt(instants))));
+  const double samples = static_cast<double>(ss * ss) * instants;
   for (int y = std::max(0, static_cast<int>(ymin)); y <= std::min(reflect.height() - 1, static_cast<int>(ymax) + 1); ++y)
     for (int x = std::max(0, static_cast<int>(xmin)); x <= std::min(reflect.width() - 1, static_cast<int>(xmax) + 1); ++x) {
       double acc = 0;
       int inside = 0;
-      for (int j = 0; j < ss; ++j)
-        for (int i = 0; i < ss; ++i) {
-          double u, v;
-          inv.apply(x + (i + 0.5) / ss, y + (j + 0.5) / ss, u, v);
-          if (u < 0 || v < 0 || u >= n || v >= n) continue;
-          ++inside;
-          acc += ink + (kPaper - ink) * bilinear(p.pixels, u, v) / 255.0;
-        }
-      if (inside) reflect(x, y) = static_cast<float>((acc + static_cast<double>(ss * ss - inside) * reflect(x, y)) / (ss * ss));
+      for (const Homography& inv : inverse)
+        for (int j = 0; j < ss; ++j)
+          for (int i = 0; i < ss; ++i) {
+            double u, v;
+            inv.apply(x + (i + 0.5) / ss, y + (j + 0.5) / ss, u, v);
+            if (u < 0 || v < 0 || u >= n || v >= n) continue;
+            ++inside;
+            acc += ink + (kPaper - ink) * bilinear(p.pixels, u, v) / 255.0;
+          }
+      if (inside) reflect(x, y) = static_cast<float>((acc + (samples - inside) * reflect(x, y)) / samples);
     }
 }
 
@@ -255,6 +295,10 @@ Scene Generator::make(const SceneParams& q) {
   require(q.width >= 16 && q.height >= 16, "synth: frames must be at least 16x16");
   require(q.min_size >= 8 && q.max_size >= q.min_size, "synth: symbol sizes must satisfy 8 <= min <= max");
   require(q.set == "default" || q.set == "small" || q.set == "yamaarashi", "synth: symbol set must be default, small or yamaarashi");
+  require(q.motion_blur >= 0 && q.motion_blur <= 1, "synth: motion blur is the exposure's fraction of the frame interval, 0 to 1");
+  require(q.motion_px >= 0 && q.motion_px <= 100, "synth: motion smear must be 0 to 100 pixels");
+  require(q.vignetting >= 0 && q.vignetting < 1, "synth: vignetting must be at least 0 and under 1");
+  require(q.jpeg >= 0 && q.jpeg <= 100, "synth: JPEG quality must be 1 to 100 (0: no JPEG)");
   std::mt19937 rng(q.seed);
   std::uniform_real_distribution<double> U(0, 1);
   Scene scene;
@@ -352,10 +396,19 @@ Scene Generator::make(const SceneParams& q) {
       }
     }
   }
+  // Single-frame smears get their directions from their own generator, so that frames without
+  // them stay what they were.
+  std::mt19937 motion_rng(q.seed ^ 0x6d6f7469u);
   for (const auto& a : placed_symbols) {
     const SymbolPrint& p = print(q.set, a.id);
+    const double dir = U(motion_rng) * 2 * std::numbers::pi;
+    const Motion m{q.motion_blur * a.vx + q.motion_px * std::cos(dir), q.motion_blur * a.vy + q.motion_px * std::sin(dir),
+                   q.motion_blur * q.spin};
     const Homography h = placement(p.pixels.width(), a.side, a.rot + q.frame * q.spin, a.x, a.y, a.px, a.py);
-    draw_print(reflect, p, h, q.ink);
+    draw_print(reflect, p, exposure(m, a.side, [&](double dx, double dy, double turn) {
+                 return placement(p.pixels.width(), a.side, a.rot + q.frame * q.spin + turn, a.x + dx, a.y + dy, a.px, a.py);
+               }),
+               q.ink);
     // In the truth only while the symbol itself (not the paper around it) is inside the frame.
     const double inner = 0.5 * a.side * p.root_size / p.pixels.width();
     if (a.x < inner || a.y < inner || a.x > q.width - inner || a.y > q.height - inner) continue;
@@ -371,12 +424,14 @@ Scene Generator::make(const SceneParams& q) {
       const double d = std::hypot(x - hx, y - hy) / far;
       reflect(x, y) = static_cast<float>(reflect(x, y) * q.brightness / kPaper * (1 - q.illumination * d * d));
     }
+  vignette(reflect, q.vignetting);
   gaussian_blur(reflect, q.blur);
   std::normal_distribution<double> noise(0, q.noise);
   scene.image = Image<std::uint8_t>(q.width, q.height);
   for (int y = 0; y < q.height; ++y)
     for (int x = 0; x < q.width; ++x)
       scene.image(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(reflect(x, y) + (q.noise > 0 ? noise(rng) : 0.0)), 0L, 255L));
+  if (q.jpeg > 0) scene.image = codec::decode_jpeg(codec::encode_jpeg(scene.image.view(), q.jpeg));
   return scene;
 }
 
@@ -388,7 +443,7 @@ Scene Generator::single(const std::string& set, int id, double width, double rot
   Image<float> reflect(frame_size, frame_size);
   reflect.fill(0.35f);
   const Homography h = placement(p.pixels.width(), side, rotation, frame_size / 2.0, frame_size / 2.0, 0, 0);
-  draw_print(reflect, p, h, kInk);
+  draw_print(reflect, p, {h}, kInk);
   gaussian_blur(reflect, blur);
   std::mt19937 rng(seed);
   std::normal_distribution<double> noise(0, noise_sigma);

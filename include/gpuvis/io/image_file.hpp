@@ -62,6 +62,8 @@ void write_png(const std::string& path, HostView<const std::uint16_t> image);
 void write_jpeg(const std::string& path, HostView<const std::uint8_t> image, int quality = 95);
 // The JPEG file's bytes in memory (1 or 3 channels), for sending rather than saving.
 std::vector<std::uint8_t> encode_jpeg(HostView<const std::uint8_t> image, int quality = 90);
+// An image from JPEG bytes in memory (a camera's MJPEG frame, or encode_jpeg's output).
+Image<std::uint8_t> decode_jpeg(const std::vector<std::uint8_t>& bytes);
 }  // namespace codec
 
 }  // namespace gpuvis

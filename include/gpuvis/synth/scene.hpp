@@ -67,6 +67,21 @@ struct SceneParams {
   int frame = 0;
   double speed = 0;  // pixels per frame
   double spin = 0;   // radians per frame
+
+  // The camera (all off by default):
+  // Motion blur: the shutter is open for `motion_blur` of the frame interval (0..1), centred on
+  // the frame's time, and each symbol is smeared along its own motion and spin in the sequence.
+  // The truth is the sharp pose at mid-exposure.
+  double motion_blur = 0;
+  // Single frames: each symbol is smeared over `motion_px` pixels along its own random direction
+  // (a straight slide during the exposure), centred on its true pose. Adds to motion_blur's smear.
+  double motion_px = 0;
+  // Vignetting: the lens darkens the frame towards the corners, by this fraction at the corners
+  // (falling off with the square of the distance from the centre; 0.25-0.45 is a webcam's).
+  double vignetting = 0;
+  // JPEG: the frame goes through JPEG at this quality (1-100; 0 = not), as an MJPEG webcam sends
+  // it. Needs the codec adapter (libjpeg).
+  int jpeg = 0;
 };
 
 struct PlacedSymbol {
@@ -97,7 +112,8 @@ class Generator {
   const SymbolPrint& print(const std::string& set, int id);
 
  private:
-  void draw_print(Image<float>& reflect, const SymbolPrint& print, const Homography& h, double ink = 0.06);
+  // Draws the print averaged over the exposure: one homography per instant (one: a still print).
+  void draw_print(Image<float>& reflect, const SymbolPrint& print, const std::vector<Homography>& exposure, double ink = 0.06);
   std::string dir_;
   std::vector<SymbolPrint> cache_;
 };

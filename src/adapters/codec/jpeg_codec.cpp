@@ -36,8 +36,10 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
-// The decode itself, free of C++ objects with non-trivial destructors so longjmp is safe.
-bool decode(std::FILE* f, ErrorManager& err, Image<std::uint8_t>* out, jpeg_decompress_struct& cinfo) {
+// The decode itself, free of C++ objects with non-trivial destructors so longjmp is safe. From a
+// file (f), or from memory (memory, memory_size).
+bool decode(std::FILE* f, const unsigned char* memory, unsigned long memory_size, ErrorManager& err, Image<std::uint8_t>* out,
+            jpeg_decompress_struct& cinfo) {
   cinfo.err = jpeg_std_error(&err.pub);
   err.pub.error_exit = on_error;
   err.pub.emit_message = on_warning;
@@ -46,7 +48,8 @@ bool decode(std::FILE* f, ErrorManager& err, Image<std::uint8_t>* out, jpeg_deco
     return false;
   }
   jpeg_create_decompress(&cinfo);
-  jpeg_stdio_src(&cinfo, f);
+  if (f) jpeg_stdio_src(&cinfo, f);
+  else jpeg_mem_src(&cinfo, memory, memory_size);
   jpeg_read_header(&cinfo, TRUE);
   if (static_cast<unsigned long long>(cinfo.image_width) * cinfo.image_height > max_image_pixels()) {
     std::snprintf(err.message, sizeof err.message, "image size %ux%u is over the limit of %zu pixels (GPUVIS_MAX_IMAGE_PIXELS raises it)",
@@ -103,7 +106,7 @@ AnyImage read_jpeg(const std::string& path) {
   ErrorManager err{};
   jpeg_decompress_struct cinfo{};
   Image<std::uint8_t> img;
-  if (!decode(f.get(), err, &img, cinfo))
+  if (!decode(f.get(), nullptr, 0, err, &img, cinfo))
     fail(ErrorCode::format, path + (std::strncmp(err.message, "image size", 10) == 0 ? ": " : ": corrupt or truncated JPEG: ") + err.message);
   return img;
 }
@@ -130,6 +133,16 @@ std::vector<std::uint8_t> encode_jpeg(HostView<const std::uint8_t> image, int qu
   std::unique_ptr<unsigned char, decltype(&std::free)> owned(memory, &std::free);
   if (!ok) fail(ErrorCode::io, std::string("cannot encode JPEG: ") + err.message);
   return {memory, memory + size};
+}
+
+Image<std::uint8_t> decode_jpeg(const std::vector<std::uint8_t>& bytes) {
+  if (bytes.empty()) fail(ErrorCode::format, "JPEG: no bytes to decode");
+  ErrorManager err{};
+  jpeg_decompress_struct cinfo{};
+  Image<std::uint8_t> img;
+  if (!decode(nullptr, bytes.data(), static_cast<unsigned long>(bytes.size()), err, &img, cinfo))
+    fail(ErrorCode::format, std::string("corrupt or truncated JPEG: ") + err.message);
+  return img;
 }
 
 }  // namespace gpuvis::codec
