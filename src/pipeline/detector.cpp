@@ -5,6 +5,7 @@
 
 #include "gpuvis/cuda/runtime.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline/second_look/second_look.hpp"
 
 namespace gpuvis::pipeline {
 
@@ -25,6 +26,7 @@ Detector::Detector(DetectorConfig config) : config_(std::move(config)) {
   set.yamaarashi = config_.yamaarashi;
   set.mirror = config_.mirror;
   engine_ = config_.backend == Backend::cuda ? make_cuda_engine(config_, set) : make_cpu_engine(config_, set);
+  if (config_.second_look.enabled) second_look_ = std::make_unique<second_look::SecondLooker>(config_, set);
 }
 
 Detector::~Detector() = default;
@@ -46,6 +48,7 @@ const Detections& Detector::receive() {
   require(in_flight_ > 0, "detect: no frame in flight: submit() first");
   engine_->receive(result_);
   --in_flight_;
+  if (second_look_) second_look_->run(engine_->received_frame(), result_);
   if (config_.calibration) {
     if (!calibration_ || calibration_->width() != result_.width || calibration_->height() != result_.height)
       calibration_.emplace(*config_.calibration, result_.width, result_.height);

@@ -21,6 +21,9 @@ class Engine {
   virtual void receive(Detections& out) = 0;
   // True when submit() returns before the frame is done.
   virtual bool overlaps() const = 0;
+  // The grey frame of the detections receive() last wrote, valid until the next submit() (the
+  // second look reads it after either backend).
+  virtual HostView<const std::uint8_t> received_frame() const = 0;
 };
 
 // `config` is validated; its backend is the engine's.

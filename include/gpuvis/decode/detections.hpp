@@ -19,7 +19,19 @@ struct StageTimes {
   // device_us, the whole frame on the device from upload to results copied back, is measured; the
   // stages are timed on frames launched eagerly (the first of each size, or GPUVIS_CUDA_GRAPH=0).
   double threshold_us = 0, segment_us = 0, decode_us = 0, blobs_us = 0;
+  double second_look_us = 0;  // host time of the second looks (both backends)
   double device_us = 0;
+};
+
+// One second look (DetectorConfig::second_look): a candidate that did not decode, looked at again
+// in the grey frame with its motion blur estimated and taken out. For `gpuvis detect --debug`.
+struct SecondLook {
+  double x = 0, y = 0;  // the candidate's centre, pixels
+  int size = 0;         // its root region's size (max of width and height), pixels
+  bool fuzzy = false;   // a fuzzy candidate (else a root candidate)
+  double angle = 0, length = 0, anisotropy = 0;  // the estimated blur (MotionEstimate)
+  int id = -1;          // the symbol found, or -1
+  const char* outcome = "";  // what became of it
 };
 
 struct Detections {
@@ -37,6 +49,8 @@ struct Detections {
   // the CUDA backend, which keeps them on the device.
   const segment::RegionTree* tree = nullptr;
   bool object_blobs = false, finger_blobs = false;  // the tracker attaches blobs to objects / cursors
+  // The second looks of this frame, in the order they were taken.
+  std::vector<SecondLook> second_looks;
   DecodeStats decode_stats;
   int regions = 0;
   StageTimes times;

@@ -26,6 +26,7 @@ class CpuEngine final : public Engine {
     segment::RegionTree& tree = trees_[slot];
     out.width = grey.width;
     out.height = grey.height;
+    if (keep_frames_) keep(grey, frames_[slot]);
     out.object_blobs = config_.blobs.object_blobs;
     out.finger_blobs = config_.blobs.finger_blobs;
     threshold_stage(grey, out.times);
@@ -38,13 +39,22 @@ class CpuEngine final : public Engine {
     ++in_flight_;
   }
 
+  HostView<const std::uint8_t> received_frame() const override { return frames_[received_].view(); }
+
   void receive(Detections& out) override {
+    received_ = oldest_;
     std::swap(out, pending_[oldest_]);  // swaps the vectors' storage: nothing is allocated per frame
     oldest_ = (oldest_ + 1) % Detector::kMaxInFlight;
     --in_flight_;
   }
 
  private:
+  // The caller may reuse its frame once submit() returns: the second look reads a copy.
+  static void keep(HostView<const std::uint8_t> grey, Image<std::uint8_t>& kept) {
+    if (kept.width() != grey.width || kept.height() != grey.height) kept = Image<std::uint8_t>(grey.width, grey.height);
+    copy(grey, kept.view());
+  }
+
   static threshold::Params with_backend(threshold::Params p) {
     p.backend = Backend::cpu;
     return p;
@@ -106,7 +116,9 @@ class CpuEngine final : public Engine {
   Image<std::uint8_t> binary_;
   segment::RegionTree trees_[Detector::kMaxInFlight];  // each frame in flight's tree
   Detections pending_[Detector::kMaxInFlight];         // each frame in flight's detections
-  int oldest_ = 0, in_flight_ = 0;
+  Image<std::uint8_t> frames_[Detector::kMaxInFlight];   // each frame in flight's grey frame, for the second look
+  bool keep_frames_ = config_.second_look.enabled;
+  int oldest_ = 0, in_flight_ = 0, received_ = 0;
   int root_min_ = 0, root_max_ = 0;  // root-candidate size band (0 = no symbol seen yet)
 };
 

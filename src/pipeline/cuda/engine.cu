@@ -47,6 +47,7 @@ class CudaEngine final : public Engine {
         use_graph_(graphs_wanted()) {}
 
   bool overlaps() const override { return true; }
+  HostView<const std::uint8_t> received_frame() const override { return front_end_.host_frame(received_); }
 
   void submit(HostView<const std::uint8_t> grey, bool times) override {
     // A frame of another size reallocates the device frames: the queued frames must finish first,
@@ -66,6 +67,7 @@ class CudaEngine final : public Engine {
 
   void receive(Detections& out) override {
     const int slot = oldest_;
+    received_ = slot;
     collect(out, slot);
     bool redone = false;
     while (!front_end_.accept(slot, decoder_.segment_totals())) {
@@ -235,6 +237,7 @@ class CudaEngine final : public Engine {
   Shape sized_[kSlots];  // each slot's buffers' shape after its last eager frame (none after an overflow)
   Frame frames_[kSlots];
   int oldest_ = 0, in_flight_ = 0;
+  int received_ = 0;  // the slot of the last received frame
   int previous_ = -1;  // the slot of the last launched frame
   int last_width_ = 0, last_height_ = 0;  // the last submitted frame's size
 };

@@ -39,6 +39,7 @@ void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot, bool time
     copy<std::uint8_t>(grey, s.staging.view());
     source = s.staging.view();
   }
+  s.host = source;
   if (timed) s.start.record(s.stream);
   cuda::upload<std::uint8_t>(source, s.grey.view(), s.stream);
   s.uploaded.record(s.stream);

@@ -45,6 +45,8 @@ class CudaFrontEnd {
   cudaStream_t stream(int slot) const { return slots_[slot].stream.get(); }
   // Waits for every slot's work.
   void synchronize() const;
+  // The slot's last frame on the host: its staging copy, or the caller's pinned frame.
+  HostView<const std::uint8_t> host_frame(int slot) const { return slots_[slot].host; }
   // The slot's frame on the device (the fingers' contrast is measured in it).
   DeviceView<const std::uint8_t> grey(int slot) const { return slots_[slot].grey.view(); }
   // The slot's binary frame on the device (yamaarashi rings are read in it).
@@ -59,6 +61,7 @@ class CudaFrontEnd {
   struct Slot {
     cuda::Stream stream;
     cuda::PinnedImage<std::uint8_t> staging;
+    HostView<const std::uint8_t> host;  // the frame uploaded last (staging, or the caller's pinned frame)
     cuda::DeviceImage<std::uint8_t> grey, binary;
     cuda::DeviceImage<std::uint8_t> sharpened;  // grey after Params::sharpen, when the labelling thresholds
     threshold::cuda_impl::Workspace workspace;

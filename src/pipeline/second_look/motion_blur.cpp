@@ -1,0 +1,127 @@
+#include "pipeline/second_look/motion_blur.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numbers>
+#include <utility>
+
+namespace gpuvis::pipeline::second_look {
+namespace {
+
+float sample(HostView<const float> p, double x, double y) {
+  x = std::clamp(x, 0.0, p.width - 1.0);
+  y = std::clamp(y, 0.0, p.height - 1.0);
+  const int x0 = std::min(static_cast<int>(x), p.width - 2 < 0 ? 0 : p.width - 2);
+  const int y0 = std::min(static_cast<int>(y), p.height - 2 < 0 ? 0 : p.height - 2);
+  const int x1 = std::min(x0 + 1, p.width - 1), y1 = std::min(y0 + 1, p.height - 1);
+  const double fx = x - x0, fy = y - y0;
+  return static_cast<float>((1 - fy) * ((1 - fx) * p(x0, y0) + fx * p(x1, y0)) + fy * ((1 - fx) * p(x0, y1) + fx * p(x1, y1)));
+}
+
+// out = kernel * in, edges replicated.
+void blur(HostView<const float> in, const std::vector<Tap>& kernel, HostView<float> out) {
+  const int w = in.width, h = in.height;
+  for (int y = 0; y < h; ++y) {
+    float* o = out.row(y);
+    std::fill(o, o + w, 0.0f);
+    for (const Tap& t : kernel) {
+      const float* src = in.row(std::clamp(y - t.dy, 0, h - 1));
+      const int lo = std::clamp(t.dx, 0, w), hi = std::clamp(w + t.dx, 0, w);  // x - dx inside [0, w)
+      for (int x = 0; x < lo; ++x) o[x] += t.weight * src[0];
+      for (int x = lo; x < hi; ++x) o[x] += t.weight * src[x - t.dx];
+      for (int x = hi; x < w; ++x) o[x] += t.weight * src[w - 1];
+    }
+  }
+}
+
+}  // namespace
+
+MotionEstimate estimate_motion(HostView<const float> p, int max_length, double min_anisotropy) {
+  MotionEstimate m;
+  const int w = p.width, h = p.height;
+  if (w < 8 || h < 8) return m;
+  double jxx = 0, jyy = 0, jxy = 0;
+  for (int y = 1; y < h - 1; ++y)
+    for (int x = 1; x < w - 1; ++x) {
+      const double gx = 0.5 * (p(x + 1, y) - p(x - 1, y)), gy = 0.5 * (p(x, y + 1) - p(x, y - 1));
+      jxx += gx * gx, jyy += gy * gy, jxy += gx * gy;
+    }
+  const double trace = jxx + jyy;
+  if (trace <= 0) return m;
+  m.anisotropy = std::sqrt((jxx - jyy) * (jxx - jyy) + 4 * jxy * jxy) / trace;
+  // The strongest gradients run across the motion.
+  double angle = 0.5 * std::atan2(2 * jxy, jxx - jyy) + std::numbers::pi / 2;
+  angle = std::fmod(angle + std::numbers::pi, std::numbers::pi);
+  m.angle = angle;
+  if (m.anisotropy < min_anisotropy) return m;
+  const double ux = std::cos(angle), uy = std::sin(angle);
+  // The derivative along the motion, then its autocorrelation along the motion at lags 1..max.
+  Image<float> d(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) d(x, y) = sample(p, x + 0.5 * ux, y + 0.5 * uy) - sample(p, x - 0.5 * ux, y - 0.5 * uy);
+  std::vector<double> r(static_cast<std::size_t>(max_length) + 2, 0.0);
+  for (int k = 0; k <= max_length + 1; ++k) {
+    double acc = 0;
+    int n = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const double sx = x + k * ux, sy = y + k * uy;
+        if (sx < 0 || sy < 0 || sx > w - 1 || sy > h - 1) continue;
+        acc += d(x, y) * sample(d.view(), sx, sy);
+        ++n;
+      }
+    r[k] = n ? acc / n : 0;
+  }
+  int best = 2;
+  for (int k = 3; k <= max_length; ++k)
+    if (r[k] < r[best]) best = k;
+  // Sub-pixel: the parabola through the minimum and its neighbours.
+  const double a = r[best - 1], b = r[best], c = r[best + 1], den = a - 2 * b + c;
+  m.length = best + (den > 0 ? std::clamp(0.5 * (a - c) / den, -0.5, 0.5) : 0.0);
+  return m;
+}
+
+std::vector<Tap> line_kernel(double angle, double length) {
+  std::map<std::pair<int, int>, double> acc;
+  const double ux = std::cos(angle), uy = std::sin(angle);
+  const int samples = std::max(2, static_cast<int>(std::ceil(length * 8)));
+  for (int i = 0; i < samples; ++i) {
+    const double t = length * ((i + 0.5) / samples - 0.5);
+    const double x = t * ux, y = t * uy;
+    const int x0 = static_cast<int>(std::floor(x)), y0 = static_cast<int>(std::floor(y));
+    const double fx = x - x0, fy = y - y0;
+    acc[{x0, y0}] += (1 - fx) * (1 - fy);
+    acc[{x0 + 1, y0}] += fx * (1 - fy);
+    acc[{x0, y0 + 1}] += (1 - fx) * fy;
+    acc[{x0 + 1, y0 + 1}] += fx * fy;
+  }
+  std::vector<Tap> taps;
+  double sum = 0;
+  for (const auto& [at, v] : acc)
+    if (v > 1e-3 * samples) sum += v;
+  for (const auto& [at, v] : acc)
+    if (v > 1e-3 * samples) taps.push_back({at.first, at.second, static_cast<float>(v / sum)});
+  return taps;
+}
+
+Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations) {
+  const int w = blurred.width, h = blurred.height;
+  Image<float> estimate(w, h), reblurred(w, h), ratio(w, h), correction(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) estimate(x, y) = std::max(blurred(x, y), 1.0f);
+  // The kernel's mirror image back-projects the ratio.
+  std::vector<Tap> mirrored = kernel;
+  for (Tap& t : mirrored) t.dx = -t.dx, t.dy = -t.dy;
+  for (int it = 0; it < iterations; ++it) {
+    blur(estimate.view(), kernel, reblurred.view());
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) ratio(x, y) = std::max(blurred(x, y), 1.0f) / std::max(reblurred(x, y), 1e-3f);
+    blur(ratio.view(), mirrored, correction.view());
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) estimate(x, y) *= correction(x, y);
+  }
+  return estimate;
+}
+
+}  // namespace gpuvis::pipeline::second_look

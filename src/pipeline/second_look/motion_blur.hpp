@@ -1,0 +1,41 @@
+#pragma once
+// Linear motion blur in a patch of a frame: how it is estimated and how it is undone. A symbol
+// slid during the exposure is the sharp print convolved with a line segment (the path of one
+// point while the shutter was open), which merges or erases its small leaves. The second look
+// (second_look.hpp) estimates that segment from the patch around a symbol that did not decode
+// and takes it back out before thresholding again.
+#include <vector>
+
+#include "gpuvis/core/image.hpp"
+
+namespace gpuvis::pipeline::second_look {
+
+struct MotionEstimate {
+  double angle = 0;       // direction of travel, radians (x right, y down), in [0, π)
+  double length = 0;      // pixels one point travelled during the exposure
+  double anisotropy = 0;  // 0: gradients in every direction alike (no motion blur) .. 1: all across one
+};
+
+// Direction from the patch's structure tensor (blur along a direction weakens the gradients
+// along it), length from the autocorrelation of the derivative along that direction: a box of
+// length L turns each edge into a pair of opposite edges L apart, so the autocorrelation has its
+// most negative lag at L (Yitzhaky and Kopeika's method). Lengths 2..max_length are found. The
+// length is left 0 when the anisotropy is under `min_anisotropy` (a still patch: not worth it).
+MotionEstimate estimate_motion(HostView<const float> patch, int max_length = 24, double min_anisotropy = 0);
+
+// One tap of a blur kernel: offset in pixels and weight.
+struct Tap {
+  int dx, dy;
+  float weight;
+};
+// The line segment of `length` pixels at `angle`, centred on the origin, as pixel taps (area
+// sampled, weights sum to 1).
+std::vector<Tap> line_kernel(double angle, double length);
+
+// Richardson-Lucy deconvolution of `blurred` by `kernel` (edges replicated): each iteration
+// multiplies the estimate by the back-projected ratio of the patch to the re-blurred estimate.
+// It keeps grey levels positive and converges on the sharp patch where the blur is what the
+// kernel says; a few tens of iterations restore leaves a few pixels wide.
+Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations);
+
+}  // namespace gpuvis::pipeline::second_look

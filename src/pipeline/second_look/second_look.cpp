@@ -1,0 +1,171 @@
+#include "pipeline/second_look/second_look.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "pipeline/second_look/motion_blur.hpp"
+
+namespace gpuvis::pipeline::second_look {
+
+struct SecondLooker::Candidate {
+  double x, y;
+  int size;
+  bool fuzzy;
+  int index;  // into the fiducials (fuzzy) or the root candidates
+};
+
+SecondLooker::SecondLooker(const DetectorConfig& config, const decode::TreeSet& set)
+    : config_(config.second_look), decoder_(set), runs_(set.yamaarashi) {
+  threshold::Params p = config.threshold;
+  p.backend = Backend::cpu;
+  thresholder_ = threshold::make_thresholder(p);
+}
+
+SecondLooker::~SecondLooker() = default;
+
+bool SecondLooker::look(HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found) {
+  report.x = c.x;
+  report.y = c.y;
+  report.size = c.size;
+  report.fuzzy = c.fuzzy;
+  // The symbol, the paper around it, the smear and the threshold's window.
+  const int half = static_cast<int>(std::lround(0.7 * c.size)) + 20;
+  const int x0 = std::max(0, static_cast<int>(c.x) - half), y0 = std::max(0, static_cast<int>(c.y) - half);
+  const int x1 = std::min(grey.width, static_cast<int>(c.x) + half + 1), y1 = std::min(grey.height, static_cast<int>(c.y) + half + 1);
+  if (x1 - x0 < 16 || y1 - y0 < 16) {
+    report.outcome = "too close to the frame's edge";
+    return false;
+  }
+  Image<float> patch(x1 - x0, y1 - y0);
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) patch(x - x0, y - y0) = grey(x, y);
+  const MotionEstimate m = estimate_motion(patch.view(), std::clamp(c.size / 3, 4, 24), config_.min_anisotropy);
+  report.angle = m.angle;
+  report.length = m.length;
+  report.anisotropy = m.anisotropy;
+  if (m.anisotropy < config_.min_anisotropy) {
+    report.outcome = "not motion-blurred (gradients even in every direction)";
+    return false;
+  }
+  // The blur's length is the estimate's least sure part: the patch is deblurred with three
+  // lengths around it, and a symbol counts only when two of them decode it with the same ID (one
+  // length alone sometimes restores a tree of another symbol of the set).
+  int votes_for = -1, votes = 0;
+  decode::Fiducial first;
+  for (double scale : {1.0, 0.8, 1.25}) {
+    const double length = std::max(2.0, m.length * scale);
+    decode::Fiducial f;
+    if (!decode_deblurred(patch.view(), m.angle, length, c, x0, y0, f)) continue;
+    if (votes_for == f.id) {
+      ++votes;
+    } else if (votes == 0) {
+      votes_for = f.id, votes = 1, first = f;
+    }
+    if (votes == 2) {
+      found = first;
+      report.id = f.id;
+      report.outcome = "decoded after taking out the motion blur";
+      return true;
+    }
+  }
+  report.outcome = "did not decode after taking out the motion blur";
+  return false;
+}
+
+bool SecondLooker::decode_deblurred(HostView<const float> patch, double angle, double length, const Candidate& c, int x0, int y0,
+                                    decode::Fiducial& found) {
+  const Image<float> restored = deconvolve(patch, line_kernel(angle, length), config_.iterations);
+  if (sharp_.width() != patch.width || sharp_.height() != patch.height) {
+    sharp_ = Image<std::uint8_t>(patch.width, patch.height);
+    binary_ = Image<std::uint8_t>(patch.width, patch.height);
+  }
+  for (int y = 0; y < patch.height; ++y)
+    for (int x = 0; x < patch.width; ++x) sharp_(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(x, y)), 0L, 255L));
+  thresholder_->apply(sharp_.view(), binary_.view());
+  segment::segment_cpu(binary_.view(), decoder_.tree_set().cap(), tree_, segment::SegmentOptions{.runs = runs_});
+  decoder_.decode(tree_, binary_.view(), fiducials_);
+  // The symbol where the candidate is, of its size.
+  for (const decode::Fiducial& f : fiducials_) {
+    if (f.fuzzy()) continue;
+    const double dx = f.x + x0 - c.x, dy = f.y + y0 - c.y;
+    if (std::hypot(dx, dy) > 0.35 * c.size || f.root_size < 0.6 * c.size || f.root_size > 1.6 * c.size) continue;
+    found = f;
+    found.x += x0, found.y += y0, found.root_x += x0, found.root_y += y0;
+    found.leaf_begin = 0;
+    return true;
+  }
+  return false;
+}
+
+void SecondLooker::run(HostView<const std::uint8_t> grey, Detections& d) {
+  d.second_looks.clear();
+  if (!config_.enabled) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Candidate> candidates;
+  for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
+    if (d.fiducials[i].fuzzy())
+      candidates.push_back({d.fiducials[i].root_x, d.fiducials[i].root_y, d.fiducials[i].root_size, true, i});
+  for (int j = 0; j < static_cast<int>(d.roots.size()); ++j) candidates.push_back({d.roots[j].x, d.roots[j].y, d.roots[j].size, false, j});
+
+  std::vector<int> roots_taken;
+  bool recovered = false;
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    const Candidate& c = candidates[k];
+    // A symbol's root candidates come in pairs (the root and the region around or inside it, both
+    // of a symbol's size): one look at a place is enough.
+    if (std::any_of(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k),
+                    [&](const Candidate& e) { return std::hypot(e.x - c.x, e.y - c.y) < 0.25 * std::min(e.size, c.size); }))
+      continue;
+    if (static_cast<int>(d.second_looks.size()) >= config_.max_looks) break;
+    decode::SecondLook report;
+    decode::Fiducial f;
+    const bool ok = look(grey, c, report, f);
+    if (ok) {
+      // Not a symbol already reported (a second candidate of the same print).
+      for (const decode::Fiducial& g : d.fiducials)
+        if (!g.fuzzy() && g.id == f.id && std::hypot(g.x - f.x, g.y - f.y) < 0.5 * c.size) {
+          report.outcome = "decoded, but already found";
+          report.id = -1;
+        }
+    }
+    d.second_looks.push_back(report);
+    if (report.id < 0) continue;
+    recovered = true;
+    if (c.fuzzy) {
+      f.root = d.fiducials[c.index].root;
+      d.fiducials[c.index] = f;
+    } else {
+      f.root = d.roots[c.index].region;
+      d.fiducials.push_back(f);
+      if (d.object_blobs) d.fiducial_blobs.push_back(d.root_blobs[c.index]);
+      roots_taken.push_back(c.index);
+    }
+  }
+  if (recovered) reorder(roots_taken, d);
+  d.times.second_look_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Root candidates that became symbols leave the list, and valid symbols come first again.
+void SecondLooker::reorder(std::vector<int>& roots_taken, Detections& d) {
+  // Root candidates that became symbols leave the list (and their blobs with them).
+  std::sort(roots_taken.begin(), roots_taken.end(), std::greater<>());
+  for (int j : roots_taken) {
+    d.roots.erase(d.roots.begin() + j);
+    if (d.object_blobs) d.root_blobs.erase(d.root_blobs.begin() + j);
+  }
+  // Valid symbols first, then fuzzy candidates, each in its order; their blobs move with them.
+  std::vector<int> order(d.fiducials.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+  std::stable_partition(order.begin(), order.end(), [&](int k) { return !d.fiducials[k].fuzzy(); });
+  std::vector<decode::Fiducial> fiducials;
+  std::vector<decode::Blob> blobs;
+  for (int k : order) {
+    fiducials.push_back(d.fiducials[k]);
+    if (d.object_blobs) blobs.push_back(d.fiducial_blobs[k]);
+  }
+  d.fiducials.swap(fiducials);
+  if (d.object_blobs) d.fiducial_blobs.swap(blobs);
+}
+
+}  // namespace gpuvis::pipeline::second_look
