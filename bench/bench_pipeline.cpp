@@ -101,13 +101,15 @@ int main(int argc, char** argv) {
     int finger_size;
     bool graph;  // CUDA: device stages as one CUDA graph (the default), or launched one by one
     int half_window = 0;  // Bernsen window half-size h; 0 = the default
+    bool second_look = true;  // the host's second look at candidates that did not decode
   };
   // The h = 16 row (640x480 only) measures what a larger Bernsen window costs end to end: it finds
   // more of the blurred symbols (docs/benchmarks/detect.md).
   const Variant variants[] = {{"detect end to end (symbols, results only)", 0, true},
                               {"detect end to end (symbols, results only, no graph)", 0, false},
                               {"detect end to end (symbols + fingers + blobs)", 18, true},
-                              {"detect end to end (symbols, results only, Bernsen h=16)", 0, true, 16}};
+                              {"detect end to end (symbols, results only, Bernsen h=16)", 0, true, 16},
+                              {"detect end to end (symbols, results only, no second look)", 0, true, 0, false}};
   for (const Frame& f : frames) {
 #ifdef GPUVIS_BENCH_CUDA
     // The frame waits in pinned memory, as a camera driver's ring buffer would hold it (without a
@@ -131,11 +133,12 @@ int main(int argc, char** argv) {
       if (backend == Backend::cpu && f.image.width() > 1000) runs.min_runs = std::min(o.min_runs, 20);
       for (const Variant& v : variants) {
         if (backend == Backend::cpu && !v.graph) continue;
-        if (v.half_window && f.image.width() != 640) continue;
+        if ((v.half_window || !v.second_look) && f.image.width() != 640) continue;
         setenv("GPUVIS_CUDA_GRAPH", v.graph ? "1" : "0", 1);  // read when the detector is made
         pipeline::DetectorConfig config;
         config.backend = backend;
         config.fingers.size = v.finger_size;
+        config.second_look.enabled = v.second_look;
         if (v.half_window) config.threshold.bernsen.half_window = v.half_window;
         if (v.finger_size) {  // blobs of 4..60 px, and the object blobs (every symbol's root as a blob)
           config.blobs.min_size = 4;
@@ -192,7 +195,7 @@ int main(int argc, char** argv) {
         report.add({"pipeline", v.name, be,
                     cuda_be ? "pinned host frame -> host results, transfers included" : "host frame -> host results",
                     f.image.width(), f.image.height(), params, total});
-        if (v.half_window) continue;  // its stage times are the default's
+        if (v.half_window || !v.second_look) continue;  // its stage times are the default's
         // Stage times: the CPU backend's host stages; on CUDA the GPU time of the whole frame and,
         // without the graph, of each stage.
         const auto stage = [&](const std::string& name, const char* scope, const std::vector<double>& times) {

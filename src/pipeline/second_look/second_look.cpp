@@ -106,7 +106,13 @@ void SecondLooker::run(HostView<const std::uint8_t> grey, Detections& d) {
   for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
     if (d.fiducials[i].fuzzy())
       candidates.push_back({d.fiducials[i].root_x, d.fiducials[i].root_y, d.fiducials[i].root_size, true, i});
-  for (int j = 0; j < static_cast<int>(d.roots.size()); ++j) candidates.push_back({d.roots[j].x, d.roots[j].y, d.roots[j].size, false, j});
+  // Root candidates inside or around a symbol already decoded are parts of it.
+  auto in_symbol = [&](const decode::RootCandidate& r) {
+    return std::any_of(d.fiducials.begin(), d.fiducials.end(),
+                       [&](const decode::Fiducial& f) { return !f.fuzzy() && std::hypot(f.x - r.x, f.y - r.y) < 0.5 * f.root_size; });
+  };
+  for (int j = 0; j < static_cast<int>(d.roots.size()); ++j)
+    if (!in_symbol(d.roots[j])) candidates.push_back({d.roots[j].x, d.roots[j].y, d.roots[j].size, false, j});
 
   std::vector<int> roots_taken;
   bool recovered = false;
