@@ -503,7 +503,9 @@ TEST(PipelineCuda, SecondLookOnSmearedFramesEqualsTheCpu) {
   std::size_t next = 0;
   for (const auto& s : scenes) {
     pipelined.submit(s.image.view());
-    if (pipelined.in_flight() == pipeline::Detector::kMaxInFlight) EXPECT_TRUE(test::same_detections(expected[next++], pipelined.receive()));
+    if (pipelined.in_flight() == pipeline::Detector::kMaxInFlight) {
+      EXPECT_TRUE(test::same_detections(expected[next++], pipelined.receive()));
+    }
   }
   while (pipelined.in_flight() > 0) EXPECT_TRUE(test::same_detections(expected[next++], pipelined.receive()));
 }
