@@ -21,7 +21,7 @@ struct DetectArgs {
   std::vector<std::string> inputs;
   std::string trees = "default", backend = "auto", annotate_dir;
   ThresholdOptions options;
-  bool json = false, overwrite = false, fuzzy = false;
+  bool json = false, overwrite = false, fuzzy = false, no_second_look = false;
   decode::FingerParams fingers;
   std::string blob_size, debug_dir;
   int threads = 0, max_fid = 0;
@@ -106,12 +106,15 @@ void register_detect(CLI::App& app, Command& run) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", a.json, "One JSON object per frame on stdout");
   cmd->add_flag("--fuzzy", a.fuzzy, "Also report fuzzy candidates (damaged symbols, id -1)");
+  cmd->add_flag("--no-second-look", a.no_second_look,
+                "Do not look again at candidates that did not decode (by default their motion blur is estimated and taken out, "
+                "and they are decoded again; --debug lists each look)");
   cmd->add_option("--annotate", a.annotate_dir, "Write each frame with the detections drawn into this folder (PNG or PPM)");
   cmd->add_option("--debug", a.debug_dir,
                   "Write each stage's output into this folder: NAME_1_threshold, _2_regions, _3_candidates "
                   "(numbered candidate roots; green: decoded, orange: fuzzy, red: refused; blue: root-region "
                   "candidates), _4_detections, and _5_candidates.txt, which says what became of each numbered "
-                  "candidate (decoded, or the gate that refused it)");
+                  "candidate (decoded, or the gate that refused it), then each second look (estimated blur, outcome)");
   cmd->add_flag("--overwrite", a.overwrite, "Replace existing annotated or debug images");
   cmd->callback([&run] {
     run = [] {
@@ -124,6 +127,7 @@ void register_detect(CLI::App& app, Command& run) {
       config.yamaarashi = a.yamaarashi;
       config.mirror = a.mirror;
       config.fingers = a.fingers;
+      config.second_look.enabled = !a.no_second_look;
       if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
       if (!a.grid.empty()) config.calibration = pipeline::CalibrationGrid::read(a.grid);
       // A bad tree file is reported before any work starts; the set, as the detector applies the

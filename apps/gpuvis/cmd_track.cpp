@@ -45,7 +45,7 @@ struct TrackArgs {
   decode::FingerParams fingers;
   double fps = 0;
   long long frames = 0;  // stop after this many tracked frames (0: when the source ends)
-  bool loop = false, json = false, stats = false, headless = false, no_tuio = false, equalize = false;
+  bool loop = false, json = false, stats = false, headless = false, no_tuio = false, equalize = false, no_second_look = false;
   bool object_blobs = false, finger_blobs = false;
   std::string background;
   std::string view;  // --view [ADDR:]PORT
@@ -85,6 +85,7 @@ pipeline::DetectorConfig detector_config(const config::ReacTIVisionConfig& file_
     config.blobs.min_size = sizes.min_size;
     config.blobs.max_size = sizes.max_size;
   }
+  config.second_look.enabled = !a.no_second_look;
   config.blobs.object_blobs = config.blobs.object_blobs || a.object_blobs;
   config.blobs.finger_blobs = config.blobs.finger_blobs || a.finger_blobs;
   if (!a.grid.empty()) {
@@ -333,6 +334,9 @@ void register_track(CLI::App& app, Command& run) {
       ->check(CLI::IsMember({"1", "1.1", "2", "2.0"}))
       ->default_val("1.1");
   cmd->add_flag("--no-tuio", a.no_tuio, "Do not send TUIO");
+  cmd->add_flag("--no-second-look", a.no_second_look,
+                "Do not look again at candidates that did not decode (by default their motion blur is estimated and taken out, "
+                "and they are decoded again)");
   a.source_opt = cmd->add_option("--source-name", a.source_name, "TUIO source name")->default_val("gpuvis");
   a.smooth_opt = cmd->add_option("--smooth", a.smooth,
                                  "1-euro smoothing for any of: fiducial, finger, blob (comma separated; 'none' for none)");
