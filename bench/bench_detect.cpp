@@ -151,6 +151,30 @@ std::string finger_row(const Condition& cond, const std::vector<synth::Scene>& s
   return row;
 }
 
+// One frame's detections against its truth: a valid ID within a quarter print of a true symbol of
+// that ID is found (its centre error, and angle error in degrees when asked, recorded); any other
+// valid ID is false.
+void score_frame(const synth::Scene& s, const std::vector<decode::Fiducial>& fiducials, int& total, int& found, int& false_ids,
+                 std::vector<double>& centre, std::vector<double>* angle) {
+  std::vector<bool> used(s.symbols.size(), false);
+  for (const auto& f : fiducials) {
+    if (f.fuzzy()) continue;
+    bool ok = false;
+    for (std::size_t k = 0; k < s.symbols.size() && !ok; ++k)
+      if (!used[k] && s.symbols[k].id == f.id && std::hypot(s.symbols[k].x - f.x, s.symbols[k].y - f.y) < s.symbols[k].size / 4) {
+        used[k] = ok = true;
+        centre.push_back(std::hypot(s.symbols[k].x - f.x, s.symbols[k].y - f.y));
+        if (angle) {
+          const double da = std::fmod(std::abs(s.symbols[k].angle - f.angle), 2 * std::numbers::pi);
+          angle->push_back(std::min(da, 2 * std::numbers::pi - da) * 180 / std::numbers::pi);
+        }
+      }
+    false_ids += !ok;
+  }
+  total += static_cast<int>(s.symbols.size());
+  found += static_cast<int>(std::count(used.begin(), used.end(), true));
+}
+
 // The camera's effects on 640x480 frames of 8 printed symbols 48-80 px wide (print sides 1.11
 // times that): each kind of frame at several strengths, the value of a range spread evenly over
 // the frames.
@@ -233,19 +257,7 @@ std::string camera_table(synth::Generator& gen, int frames) {
             same = c[k].id == d.fiducials[k].id && c[k].x == d.fiducials[k].x && c[k].y == d.fiducials[k].y;
           differing += !same;
         }
-        std::vector<bool> used(s.symbols.size(), false);
-        for (const auto& f : d.fiducials) {
-          if (f.fuzzy()) continue;
-          bool ok = false;
-          for (std::size_t k = 0; k < s.symbols.size() && !ok; ++k)
-            if (!used[k] && s.symbols[k].id == f.id && std::hypot(s.symbols[k].x - f.x, s.symbols[k].y - f.y) < s.symbols[k].size / 4) {
-              used[k] = ok = true;
-              centre.push_back(std::hypot(s.symbols[k].x - f.x, s.symbols[k].y - f.y));
-            }
-          false_ids += !ok;
-        }
-        total += static_cast<int>(s.symbols.size());
-        found += static_cast<int>(std::count(used.begin(), used.end(), true));
+        score_frame(s, d.fiducials, total, found, false_ids, centre, nullptr);
       }
       std::sort(centre.begin(), centre.end());
       std::sort(ms.begin(), ms.end());
@@ -312,22 +324,7 @@ int main(int argc, char** argv) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto& d = det.detect(s.image.view());
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        std::vector<bool> used(s.symbols.size(), false);
-        for (const auto& f : d.fiducials) {
-          if (f.fuzzy()) continue;
-          bool ok = false;
-          for (std::size_t k = 0; k < s.symbols.size(); ++k)
-            if (!used[k] && s.symbols[k].id == f.id && std::hypot(s.symbols[k].x - f.x, s.symbols[k].y - f.y) < s.symbols[k].size / 4) {
-              used[k] = ok = true;
-              centre.push_back(std::hypot(s.symbols[k].x - f.x, s.symbols[k].y - f.y));
-              double da = std::fmod(std::abs(s.symbols[k].angle - f.angle), 2 * std::numbers::pi);
-              angle.push_back(std::min(da, 2 * std::numbers::pi - da) * 180 / std::numbers::pi);
-              break;
-            }
-          false_ids += !ok;
-        }
-        total += static_cast<int>(s.symbols.size());
-        found += static_cast<int>(std::count(used.begin(), used.end(), true));
+        score_frame(s, d.fiducials, total, found, false_ids, centre, &angle);
       }
       auto med = [](std::vector<double> v) {
         if (v.empty()) return std::nan("");
