@@ -235,6 +235,7 @@ int run_track() {
     arrivals.push_back(arrival);
   };
   StageStats stats;
+  std::vector<decode::ExpectedSymbol> expected;
   long long tracked = 0;
   bool rebuild_detector = false;
   while (!g_stop && (a.frames == 0 || tracked < a.frames)) {
@@ -265,6 +266,9 @@ int run_track() {
     if (!rebuild_detector && detector->overlaps() && detector->in_flight() < pipeline::Detector::kMaxInFlight &&
         (a.frames == 0 || tracked + detector->in_flight() < a.frames) && capture.try_take(frame, arrival))
       submit();
+    // The second look also looks where the tracker expects its symbols in this frame.
+    tracker.expected_symbols(expected);
+    detector->expect(expected);
     const auto& d = detector->receive();
     const double frame_arrival = arrivals.front();
     arrivals.pop_front();

@@ -113,11 +113,12 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
   // The second looks: candidates that did not decode, looked at again with their motion blur taken out.
   if (!d.second_looks.empty())
     text << "# second looks (" << d.second_looks.size() << ", " << d.times.second_look_us
-         << " us): candidate centre, root size, kind; estimated blur: direction (deg), length (px), anisotropy; id  outcome\n";
+         << " us): candidate centre, root size, kind, the tracked ID expected there; estimated blur: direction (deg), length (px), "
+            "anisotropy; id  outcome\n";
   for (const auto& l : d.second_looks) {
     char line[256];
-    std::snprintf(line, sizeof line, "look  %.1f,%.1f  %d  %s  blur %.0f deg %.1f px %.2f  %s  %s\n", l.x, l.y, l.size,
-                  l.fuzzy ? "fuzzy" : "root", l.angle * 180 / 3.14159265358979, l.length, l.anisotropy,
+    std::snprintf(line, sizeof line, "look  %.1f,%.1f  %d  %s %s  blur %.0f deg %.1f px %.2f  %s  %s\n", l.x, l.y, l.size, l.kind,
+                  l.expected >= 0 ? ("expects " + std::to_string(l.expected)).c_str() : "-", l.angle * 180 / 3.14159265358979, l.length, l.anisotropy,
                   l.id >= 0 ? std::to_string(l.id).c_str() : "-", l.outcome);
     text << line;
   }

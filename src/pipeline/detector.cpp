@@ -48,7 +48,7 @@ const Detections& Detector::receive() {
   require(in_flight_ > 0, "detect: no frame in flight: submit() first");
   engine_->receive(result_);
   --in_flight_;
-  if (second_look_) second_look_->run(engine_->received_frame(), result_);
+  if (second_look_) second_look_->run(engine_->received_frame(), expected_, result_);
   if (config_.calibration) {
     if (!calibration_ || calibration_->width() != result_.width || calibration_->height() != result_.height)
       calibration_.emplace(*config_.calibration, result_.width, result_.height);

@@ -165,6 +165,7 @@ float reach(const Object& o) { return static_cast<float>(o.root_size) / 1.1f; }
 const Frame& Tracker::update(const decode::Detections& d, double time) {
   const float dt = first_ ? 0.0f : static_cast<float>(time - frame_.time);
   first_ = false;
+  last_dt_ = dt;
   frame_.time = time;
   frame_.width = d.width;
   frame_.height = d.height;
@@ -174,6 +175,16 @@ const Frame& Tracker::update(const decode::Detections& d, double time) {
   track_cursors(step);
   track_blobs(step);
   return frame_;
+}
+
+void Tracker::expected_symbols(std::vector<decode::ExpectedSymbol>& out) const {
+  out.clear();
+  const double w = frame_.width, h = frame_.height;
+  for (const Object& o : frame_.objects) {
+    if (o.symbol_id < 0) continue;
+    const double vx = o.m.vx * last_dt_ * w, vy = o.m.vy * last_dt_ * h;  // pixels per frame
+    out.push_back({o.symbol_id, o.m.x * w + vx, o.m.y * h + vy, o.root_size});
+  }
 }
 
 // ---- objects (fiducials, §6) ----

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numbers>
+#include <set>
 
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
+#include "gpuvis/track/tracker.hpp"
 #include "pipeline/second_look/motion_blur.hpp"
 #include "test_support.hpp"
 
@@ -169,4 +172,59 @@ TEST(Synth, CameraEffectsKeepTheTruthAndRefuseBadSettings) {
     if (bad == 3) p.jpeg = 101;
     EXPECT_THROW(gen.make(p), Error) << "setting " << bad;
   }
+}
+
+// A sequence of prints sliding 6 px a frame and turning, with the shutter open for 0.8 of the
+// frame interval (smears of about 5 px): with the tracker's expectations fed back to the detector,
+// every print keeps one session and is reported in nearly every frame it is in, and no object ever
+// carries an ID that is not the print at its place.
+TEST(SecondLook, TrackedSlidingPrintsKeepTheirSession) {
+  synth::Generator gen(test::symbols_dir());
+  synth::SceneParams q;
+  q.symbols = 6;
+  q.min_size = 53;
+  q.max_size = 89;
+  q.speed = 6;
+  q.spin = 1 * std::numbers::pi / 180;
+  q.motion_blur = 0.8;
+  q.seed = 8;
+  pipeline::Detector det(pipeline::DetectorConfig{});
+  track::Tracker tracker;
+  std::vector<decode::ExpectedSymbol> expected;
+  std::map<int, int> present, reported;
+  std::map<int, std::set<int>> sessions;
+  int wrong = 0, recovered = 0;
+  for (int t = 0; t < 60; ++t) {
+    q.frame = t;
+    const auto scene = gen.make(q);
+    tracker.expected_symbols(expected);
+    det.expect(expected);
+    const auto& d = det.detect(scene.image.view());
+    for (const auto& l : d.second_looks) recovered += l.id >= 0;
+    const auto& f = tracker.update(d, t / 60.0);
+    for (const auto& s : scene.symbols) {
+      ++present[s.id];
+      for (const auto& o : f.objects)
+        if (o.symbol_id == s.id && std::hypot(o.m.x * q.width - s.x, o.m.y * q.height - s.y) < s.size / 3) {
+          ++reported[s.id];
+          sessions[s.id].insert(o.session_id);
+          break;
+        }
+    }
+    for (const auto& o : f.objects) {
+      if (!o.updated) continue;
+      for (const auto& s : scene.symbols)
+        if (s.id != o.symbol_id && std::hypot(o.m.x * q.width - s.x, o.m.y * q.height - s.y) < s.size / 3) ++wrong;
+    }
+  }
+  EXPECT_GT(recovered, 0) << "the sequence does not need the second look";
+  int total = 0, found = 0;
+  for (const auto& [id, n] : present) {
+    total += n;
+    found += reported[id];
+    EXPECT_GE(reported[id], 0.9 * n) << "symbol " << id;
+    EXPECT_LE(sessions[id].size(), 1u) << "symbol " << id;
+  }
+  EXPECT_GE(found, 0.97 * total);
+  EXPECT_EQ(wrong, 0);
 }

@@ -23,12 +23,22 @@ struct StageTimes {
   double device_us = 0;
 };
 
+// A symbol the tracker follows, where it should be in the next frame (constant velocity). The
+// detector's second look looks at its place when the symbol did not decode there, and a symbol of
+// another ID that the first pass read there gives way to it when the deblurred patch is it.
+struct ExpectedSymbol {
+  int id = -1;
+  double x = 0, y = 0;  // predicted centre, pixels
+  int root_size = 0;    // its root region's size, pixels
+};
+
 // One second look (DetectorConfig::second_look): a candidate that did not decode, looked at again
 // in the grey frame with its motion blur estimated and taken out. For `gpuvis detect --debug`.
 struct SecondLook {
   double x = 0, y = 0;  // the candidate's centre, pixels
   int size = 0;         // its root region's size (max of width and height), pixels
-  bool fuzzy = false;   // a fuzzy candidate (else a root candidate)
+  const char* kind = "";  // "fuzzy" or "root" candidate, or "place" (where an expected symbol should be)
+  int expected = -1;    // the ID of the tracked symbol expected there, or -1
   double angle = 0, length = 0, anisotropy = 0;  // the estimated blur (MotionEstimate)
   int id = -1;          // the symbol found, or -1
   const char* outcome = "";  // what became of it

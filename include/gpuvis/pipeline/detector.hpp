@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpuvis/core/backend.hpp"
 #include "gpuvis/core/image.hpp"
@@ -102,6 +103,11 @@ class Detector {
   // its results are received.
   void submit(HostView<const std::uint8_t> grey);
   const Detections& receive();
+  // The symbols a tracker expects in the next received frame (track::Tracker::expected_symbols):
+  // the second look also looks where each of them should be when it did not decode there, and
+  // the expected symbol found there replaces another ID the first pass read at its place. Used
+  // from the next receive() on; an empty list expects nothing.
+  void expect(const std::vector<decode::ExpectedSymbol>& symbols) { expected_ = symbols; }
   int in_flight() const { return in_flight_; }
   // True when submit() returns before the frame is done (CUDA): only then does a second frame in
   // flight make the stream of frames faster.
@@ -111,6 +117,7 @@ class Detector {
   DetectorConfig config_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<second_look::SecondLooker> second_look_;
+  std::vector<decode::ExpectedSymbol> expected_;
   Detections result_;  // the last received frame's
   std::optional<CalibrationMap> calibration_;  // config_.calibration bound to the last frame size
   int in_flight_ = 0;

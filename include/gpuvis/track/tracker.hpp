@@ -108,6 +108,10 @@ class Tracker {
   const Frame& frame() const { return frame_; }
   // Removes everything (shutdown): the next frame reports empty alive lists.
   const Frame& clear(double time);
+  // Where each object with a symbol ID should be in the next frame, moving on at its velocity
+  // for one more frame interval: for the detector's second look (pipeline::Detector::expect),
+  // which then looks for a smeared symbol where the tracker expects it.
+  void expected_symbols(std::vector<decode::ExpectedSymbol>& out) const;
 
  private:
   struct Step;  // the frame being tracked (tracker.cpp)
@@ -141,6 +145,7 @@ class Tracker {
   std::int32_t next_session_ = 0;
   std::vector<int> cursor_ids_, blob_ids_;
   bool first_ = true;
+  float last_dt_ = 0;  // the last frame interval, seconds
 };
 
 }  // namespace gpuvis::track

@@ -9,10 +9,12 @@
 namespace gpuvis::pipeline::second_look {
 
 struct SecondLooker::Candidate {
+  enum class Kind { fuzzy, root, place };
   double x, y;
   int size;
-  bool fuzzy;
-  int index;  // into the fiducials (fuzzy) or the root candidates
+  Kind kind;
+  int index;          // into the fiducials (fuzzy) or the root candidates (root); -1 for a place
+  int expected = -1;  // the ID of a tracked symbol expected here
 };
 
 SecondLooker::SecondLooker(const DetectorConfig& config, const decode::TreeSet& set)
@@ -28,7 +30,8 @@ bool SecondLooker::look(HostView<const std::uint8_t> grey, const Candidate& c, d
   report.x = c.x;
   report.y = c.y;
   report.size = c.size;
-  report.fuzzy = c.fuzzy;
+  report.kind = c.kind == Candidate::Kind::fuzzy ? "fuzzy" : c.kind == Candidate::Kind::root ? "root" : "place";
+  report.expected = c.expected;
   // The symbol, the paper around it, the smear and the threshold's window.
   const int half = static_cast<int>(std::lround(0.7 * c.size)) + 20;
   const int x0 = std::max(0, static_cast<int>(c.x) - half), y0 = std::max(0, static_cast<int>(c.y) - half);
@@ -50,7 +53,8 @@ bool SecondLooker::look(HostView<const std::uint8_t> grey, const Candidate& c, d
   }
   // The blur's length is the estimate's least sure part: the patch is deblurred with three
   // lengths around it, and a symbol counts only when two of them decode it with the same ID (one
-  // length alone sometimes restores a tree of another symbol of the set).
+  // length alone sometimes restores a tree of another symbol of the set). That holds where the
+  // tracker expects a symbol too: a tracked ID can itself be a misread.
   int votes_for = -1, votes = 0;
   decode::Fiducial first;
   for (double scale : {1.0, 0.8, 1.25}) {
@@ -64,7 +68,7 @@ bool SecondLooker::look(HostView<const std::uint8_t> grey, const Candidate& c, d
     }
     if (votes == 2) {
       found = first;
-      report.id = f.id;
+      report.id = found.id;
       report.outcome = "decoded after taking out the motion blur";
       return true;
     }
@@ -98,22 +102,44 @@ bool SecondLooker::decode_deblurred(HostView<const float> patch, double angle, d
   return false;
 }
 
-void SecondLooker::run(HostView<const std::uint8_t> grey, Detections& d) {
-  d.second_looks.clear();
-  if (!config_.enabled) return;
-  const auto t0 = std::chrono::steady_clock::now();
+std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d) {
   std::vector<Candidate> candidates;
   for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
     if (d.fiducials[i].fuzzy())
-      candidates.push_back({d.fiducials[i].root_x, d.fiducials[i].root_y, d.fiducials[i].root_size, true, i});
+      candidates.push_back({d.fiducials[i].root_x, d.fiducials[i].root_y, d.fiducials[i].root_size, Candidate::Kind::fuzzy, i});
   // Root candidates inside or around a symbol already decoded are parts of it.
-  auto in_symbol = [&](const decode::RootCandidate& r) {
-    return std::any_of(d.fiducials.begin(), d.fiducials.end(),
-                       [&](const decode::Fiducial& f) { return !f.fuzzy() && std::hypot(f.x - r.x, f.y - r.y) < 0.5 * f.root_size; });
+  auto in_symbol = [&](double x, double y, int id) {
+    return std::any_of(d.fiducials.begin(), d.fiducials.end(), [&](const decode::Fiducial& f) {
+      return !f.fuzzy() && (id < 0 || f.id == id) && std::hypot(f.x - x, f.y - y) < 0.5 * f.root_size;
+    });
   };
   for (int j = 0; j < static_cast<int>(d.roots.size()); ++j)
-    if (!in_symbol(d.roots[j])) candidates.push_back({d.roots[j].x, d.roots[j].y, d.roots[j].size, false, j});
+    if (!in_symbol(d.roots[j].x, d.roots[j].y, -1)) candidates.push_back({d.roots[j].x, d.roots[j].y, d.roots[j].size, Candidate::Kind::root, j});
+  // Expected symbols that did not decode where they should be: the candidate nearest their place,
+  // or the place itself.
+  for (const decode::ExpectedSymbol& e : expected) {
+    if (e.id < 0 || e.root_size <= 0 || in_symbol(e.x, e.y, e.id) || e.x < 0 || e.y < 0 || e.x >= d.width || e.y >= d.height) continue;
+    Candidate* nearest = nullptr;
+    for (Candidate& c : candidates)
+      if (c.expected < 0 && std::hypot(c.x - e.x, c.y - e.y) < 0.5 * e.root_size &&
+          (!nearest || std::hypot(c.x - e.x, c.y - e.y) < std::hypot(nearest->x - e.x, nearest->y - e.y)))
+        nearest = &c;
+    if (!nearest) {
+      candidates.push_back({e.x, e.y, e.root_size, Candidate::Kind::place, -1});
+      nearest = &candidates.back();
+    }
+    nearest->expected = e.id;
+  }
+  // Expected symbols first: they are the ones a tracker would lose.
+  std::stable_partition(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.expected >= 0; });
+  return candidates;
+}
 
+void SecondLooker::run(HostView<const std::uint8_t> grey, const std::vector<decode::ExpectedSymbol>& expected, Detections& d) {
+  d.second_looks.clear();
+  if (!config_.enabled) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<Candidate> candidates = gather(expected, d);
   std::vector<int> roots_taken;
   bool recovered = false;
   for (std::size_t k = 0; k < candidates.size(); ++k) {
@@ -135,12 +161,27 @@ void SecondLooker::run(HostView<const std::uint8_t> grey, Detections& d) {
           report.id = -1;
         }
     }
+    // The tracked symbol, deblurred where the tracker expects it, over a symbol of another ID that
+    // the first pass read there: that read was of the smeared print, and the tracker would
+    // otherwise start a new object with its ID.
+    decode::Fiducial* misread = nullptr;
+    if (report.id >= 0 && report.id == c.expected)
+      for (decode::Fiducial& g : d.fiducials)
+        if (!g.fuzzy() && g.id != f.id && std::hypot(g.x - f.x, g.y - f.y) < 0.5 * c.size) misread = &g;
+    if (misread) report.outcome = "the expected symbol, decoded after taking out the motion blur where the first pass read another";
     d.second_looks.push_back(report);
     if (report.id < 0) continue;
     recovered = true;
-    if (c.fuzzy) {
+    if (misread) {
+      f.root = misread->root;
+      *misread = f;
+    } else if (c.kind == Candidate::Kind::fuzzy) {
       f.root = d.fiducials[c.index].root;
       d.fiducials[c.index] = f;
+    } else if (c.kind == Candidate::Kind::place) {  // no region of the frame is its root
+      f.root = -1;
+      d.fiducials.push_back(f);
+      if (d.object_blobs) d.fiducial_blobs.push_back(decode::Blob{});
     } else {
       f.root = d.roots[c.index].region;
       d.fiducials.push_back(f);

@@ -15,8 +15,9 @@ class SecondLooker {
  public:
   SecondLooker(const DetectorConfig& config, const decode::TreeSet& set);
   ~SecondLooker();
-  // Looks again at d's fuzzy fiducials and root candidates in `grey`, the frame d came from.
-  void run(HostView<const std::uint8_t> grey, Detections& d);
+  // Looks again at d's fuzzy fiducials and root candidates in `grey`, the frame d came from, and
+  // where each expected symbol that d lacks should be.
+  void run(HostView<const std::uint8_t> grey, const std::vector<decode::ExpectedSymbol>& expected, Detections& d);
 
  private:
   struct Candidate;
@@ -26,6 +27,9 @@ class SecondLooker {
   // thresholds, segments and decodes it: the valid symbol where `c` is, of its size.
   bool decode_deblurred(HostView<const float> patch, double angle, double length, const Candidate& c, int x0, int y0,
                         decode::Fiducial& found);
+  // The candidates of a frame: fuzzy fiducials, root candidates not inside a decoded symbol, and
+  // the places of expected symbols that did not decode (marked on a candidate already there).
+  static std::vector<Candidate> gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d);
   static void reorder(std::vector<int>& roots_taken, Detections& d);
   SecondLookConfig config_;
   std::unique_ptr<threshold::Thresholder> thresholder_;
