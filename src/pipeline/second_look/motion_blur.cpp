@@ -56,22 +56,24 @@ MotionEstimate estimate_motion(HostView<const float> p, int max_length, double m
   m.angle = angle;
   if (m.anisotropy < min_anisotropy) return m;
   const double ux = std::cos(angle), uy = std::sin(angle);
-  // The derivative along the motion, then its autocorrelation along the motion at lags 1..max.
-  Image<float> d(w, h);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) d(x, y) = sample(p, x + 0.5 * ux, y + 0.5 * uy) - sample(p, x - 0.5 * ux, y - 0.5 * uy);
-  std::vector<double> r(static_cast<std::size_t>(max_length) + 2, 0.0);
-  for (int k = 0; k <= max_length + 1; ++k) {
-    double acc = 0;
-    int n = 0;
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) {
-        const double sx = x + k * ux, sy = y + k * uy;
-        if (sx < 0 || sy < 0 || sx > w - 1 || sy > h - 1) continue;
-        acc += d(x, y) * sample(d.view(), sx, sy);
-        ++n;
-      }
-    r[k] = n ? acc / n : 0;
+  // The patch resampled once on a grid turned to the motion (u along it, v across, the largest
+  // square that fits the patch at any angle), so that the derivative along the motion and its
+  // autocorrelation at every lag are plain shifts along the grid's rows.
+  const int half = (std::min(w, h) - 2) * 7 / 20;  // 0.7 of the half-side: the turned square stays inside
+  const int n = 2 * half + 1;
+  if (n < max_length + 4) return m;
+  const double cx = (w - 1) / 2.0, cy = (h - 1) / 2.0;
+  Image<float> turned(n, n);
+  for (int v = -half; v <= half; ++v)
+    for (int u = -half; u <= half; ++u) turned(u + half, v + half) = sample(p, cx + u * ux - v * uy, cy + u * uy + v * ux);
+  std::vector<double> r(static_cast<std::size_t>(max_length) + 2, 0.0);  // autocorrelation by lag
+  for (int v = 0; v < n; ++v) {
+    const float* row = turned.row(v);
+    for (int k = 0; k <= max_length + 1; ++k) {
+      double acc = 0;
+      for (int u = 0; u + k + 1 < n; ++u) acc += static_cast<double>(row[u + 1] - row[u]) * (row[u + k + 1] - row[u + k]);
+      r[k] += acc / (n - k - 1);
+    }
   }
   int best = 2;
   for (int k = 3; k <= max_length; ++k)

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "gpuvis/core/parallel.hpp"
 #include "pipeline/second_look/motion_blur.hpp"
 
 namespace gpuvis::pipeline::second_look {
@@ -18,15 +19,31 @@ struct SecondLooker::Candidate {
 };
 
 SecondLooker::SecondLooker(const DetectorConfig& config, const decode::TreeSet& set)
-    : config_(config.second_look), decoder_(set), runs_(set.yamaarashi) {
-  threshold::Params p = config.threshold;
-  p.backend = Backend::cpu;
-  thresholder_ = threshold::make_thresholder(p);
+    : config_(config.second_look), threshold_(config.threshold), set_(set), runs_(set.yamaarashi) {
+  threshold_.backend = Backend::cpu;
 }
 
 SecondLooker::~SecondLooker() = default;
 
-bool SecondLooker::look(HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found) {
+std::unique_ptr<SecondLooker::Scratch> SecondLooker::take_scratch() {
+  {
+    std::lock_guard lock(pool_mutex_);
+    if (!pool_.empty()) {
+      auto s = std::move(pool_.back());
+      pool_.pop_back();
+      return s;
+    }
+  }
+  return std::make_unique<Scratch>(Scratch{threshold::make_thresholder(threshold_), decode::Decoder(set_), {}, {}, {}, {}});
+}
+
+void SecondLooker::give_back(std::unique_ptr<Scratch> scratch) {
+  std::lock_guard lock(pool_mutex_);
+  pool_.push_back(std::move(scratch));
+}
+
+bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report,
+                        decode::Fiducial& found) const {
   report.x = c.x;
   report.y = c.y;
   report.size = c.size;
@@ -60,7 +77,7 @@ bool SecondLooker::look(HostView<const std::uint8_t> grey, const Candidate& c, d
   for (double scale : {1.0, 0.8, 1.25}) {
     const double length = std::max(2.0, m.length * scale);
     decode::Fiducial f;
-    if (!decode_deblurred(patch.view(), m.angle, length, c, x0, y0, f)) continue;
+    if (!decode_deblurred(s, patch.view(), m.angle, length, c, x0, y0, f)) continue;
     if (votes_for == f.id) {
       ++votes;
     } else if (votes == 0) {
@@ -77,20 +94,20 @@ bool SecondLooker::look(HostView<const std::uint8_t> grey, const Candidate& c, d
   return false;
 }
 
-bool SecondLooker::decode_deblurred(HostView<const float> patch, double angle, double length, const Candidate& c, int x0, int y0,
-                                    decode::Fiducial& found) {
+bool SecondLooker::decode_deblurred(Scratch& s, HostView<const float> patch, double angle, double length, const Candidate& c, int x0,
+                                    int y0, decode::Fiducial& found) const {
   const Image<float> restored = deconvolve(patch, line_kernel(angle, length), config_.iterations);
-  if (sharp_.width() != patch.width || sharp_.height() != patch.height) {
-    sharp_ = Image<std::uint8_t>(patch.width, patch.height);
-    binary_ = Image<std::uint8_t>(patch.width, patch.height);
+  if (s.sharp.width() != patch.width || s.sharp.height() != patch.height) {
+    s.sharp = Image<std::uint8_t>(patch.width, patch.height);
+    s.binary = Image<std::uint8_t>(patch.width, patch.height);
   }
   for (int y = 0; y < patch.height; ++y)
-    for (int x = 0; x < patch.width; ++x) sharp_(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(x, y)), 0L, 255L));
-  thresholder_->apply(sharp_.view(), binary_.view());
-  segment::segment_cpu(binary_.view(), decoder_.tree_set().cap(), tree_, segment::SegmentOptions{.runs = runs_});
-  decoder_.decode(tree_, binary_.view(), fiducials_);
+    for (int x = 0; x < patch.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(x, y)), 0L, 255L));
+  s.thresholder->apply(s.sharp.view(), s.binary.view());
+  segment::segment_cpu(s.binary.view(), set_.cap(), s.tree, segment::SegmentOptions{.runs = runs_});
+  s.decoder.decode(s.tree, s.binary.view(), s.fiducials);
   // The symbol where the candidate is, of its size.
-  for (const decode::Fiducial& f : fiducials_) {
+  for (const decode::Fiducial& f : s.fiducials) {
     if (f.fuzzy()) continue;
     const double dx = f.x + x0 - c.x, dy = f.y + y0 - c.y;
     if (std::hypot(dx, dy) > 0.35 * c.size || f.root_size < 0.6 * c.size || f.root_size > 1.6 * c.size) continue;
@@ -140,20 +157,33 @@ void SecondLooker::run(HostView<const std::uint8_t> grey, const std::vector<deco
   if (!config_.enabled) return;
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<Candidate> candidates = gather(expected, d);
+  // One look per place (a symbol's root candidates come in pairs: the root and the region around
+  // or inside it, both of a symbol's size), at most max_looks.
+  std::vector<const Candidate*> places;
+  for (std::size_t k = 0; k < candidates.size() && static_cast<int>(places.size()) < config_.max_looks; ++k) {
+    const Candidate& c = candidates[k];
+    if (std::none_of(places.begin(), places.end(),
+                     [&](const Candidate* e) { return std::hypot(e->x - c.x, e->y - c.y) < 0.25 * std::min(e->size, c.size); }))
+      places.push_back(&c);
+  }
+  // The looks are independent: in parallel, each with its own scratch; their results are used in
+  // the order of the candidates, so the detections do not depend on the number of threads.
+  std::vector<decode::SecondLook> reports(places.size());
+  std::vector<decode::Fiducial> found(places.size());
+  std::vector<std::uint8_t> ok(places.size(), 0);
+  parallel_for(0, static_cast<std::ptrdiff_t>(places.size()), 1, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+    auto scratch = take_scratch();
+    for (std::ptrdiff_t k = begin; k < end; ++k) ok[k] = look(*scratch, grey, *places[k], reports[k], found[k]);
+    give_back(std::move(scratch));
+  });
+
   std::vector<int> roots_taken;
   bool recovered = false;
-  for (std::size_t k = 0; k < candidates.size(); ++k) {
-    const Candidate& c = candidates[k];
-    // A symbol's root candidates come in pairs (the root and the region around or inside it, both
-    // of a symbol's size): one look at a place is enough.
-    if (std::any_of(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k),
-                    [&](const Candidate& e) { return std::hypot(e.x - c.x, e.y - c.y) < 0.25 * std::min(e.size, c.size); }))
-      continue;
-    if (static_cast<int>(d.second_looks.size()) >= config_.max_looks) break;
-    decode::SecondLook report;
-    decode::Fiducial f;
-    const bool ok = look(grey, c, report, f);
-    if (ok) {
+  for (std::size_t k = 0; k < places.size(); ++k) {
+    const Candidate& c = *places[k];
+    decode::SecondLook& report = reports[k];
+    decode::Fiducial& f = found[k];
+    if (ok[k]) {
       // Not a symbol already reported (a second candidate of the same print).
       for (const decode::Fiducial& g : d.fiducials)
         if (!g.fuzzy() && g.id == f.id && std::hypot(g.x - f.x, g.y - f.y) < 0.5 * c.size) {

@@ -5,6 +5,8 @@
 // and decode stages. A symbol found there, of the candidate's size and where the candidate is,
 // replaces it. Runs on the host for both backends, so both report the same symbols.
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/pipeline/detector.hpp"
@@ -21,23 +23,33 @@ class SecondLooker {
 
  private:
   struct Candidate;
+  // What one look works in: the CPU stages and their buffers. Looks run in parallel, one scratch
+  // each, taken from a pool that grows to the number of threads.
+  struct Scratch {
+    std::unique_ptr<threshold::Thresholder> thresholder;
+    decode::Decoder decoder;
+    segment::RegionTree tree;
+    Image<std::uint8_t> sharp, binary;
+    std::vector<decode::Fiducial> fiducials;
+  };
+  std::unique_ptr<Scratch> take_scratch();
+  void give_back(std::unique_ptr<Scratch> scratch);
   // The symbol in the patch around `c` after taking out the blur, if one decodes there.
-  bool look(HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found);
+  bool look(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found) const;
   // Deconvolves the patch (at x0, y0 in the frame) by a line of `length` at `angle`, then
   // thresholds, segments and decodes it: the valid symbol where `c` is, of its size.
-  bool decode_deblurred(HostView<const float> patch, double angle, double length, const Candidate& c, int x0, int y0,
-                        decode::Fiducial& found);
+  bool decode_deblurred(Scratch& s, HostView<const float> patch, double angle, double length, const Candidate& c, int x0, int y0,
+                        decode::Fiducial& found) const;
   // The candidates of a frame: fuzzy fiducials, root candidates not inside a decoded symbol, and
   // the places of expected symbols that did not decode (marked on a candidate already there).
   static std::vector<Candidate> gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d);
   static void reorder(std::vector<int>& roots_taken, Detections& d);
   SecondLookConfig config_;
-  std::unique_ptr<threshold::Thresholder> thresholder_;
-  decode::Decoder decoder_;
-  segment::RegionTree tree_;
-  Image<std::uint8_t> sharp_, binary_;
-  std::vector<decode::Fiducial> fiducials_;
+  threshold::Params threshold_;
+  decode::TreeSet set_;
   bool runs_;
+  std::mutex pool_mutex_;
+  std::vector<std::unique_ptr<Scratch>> pool_;
 };
 
 }  // namespace gpuvis::pipeline::second_look
