@@ -97,8 +97,7 @@ TEST(SecondLook, MotionEstimateFindsTheSmearsDirectionAndLength) {
 }
 
 // Symbols smeared over 5 px: about a third are lost without the second look; with it nearly all
-// are found, and it adds no false ID (the first pass still reads one print of these frames as
-// another symbol: a false ID the second look does not check).
+// are found, and the first pass's misread of a smeared print (one in these frames) is corrected.
 TEST(SecondLook, SymbolsSmearedOver5PixelsAreFound) {
   const auto scenes = smeared_scenes(5, 10, 71);
   pipeline::DetectorConfig off;
@@ -108,10 +107,12 @@ TEST(SecondLook, SymbolsSmearedOver5PixelsAreFound) {
   EXPECT_LT(a.found, 0.85 * a.total) << "the frames no longer test the second look";
   EXPECT_GE(b.found, 0.85 * b.total);
   EXPECT_EQ(b.found, a.found + b.recovered);
-  EXPECT_EQ(b.false_ids, a.false_ids);
+  EXPECT_GT(a.false_ids, 0) << "the frames no longer test the check of the first pass";
+  EXPECT_EQ(b.false_ids, 0);
 }
 
-// At 7 px the first pass finds almost nothing; the second look finds some, with no false ID of its own.
+// At 7 px the first pass finds almost nothing and misreads some prints; the second look finds
+// more, and leaves fewer false IDs than the first pass.
 TEST(SecondLook, SymbolsSmearedOver7PixelsAreFoundMoreOften) {
   const auto scenes = smeared_scenes(7, 8, 91);
   pipeline::DetectorConfig off;
@@ -119,8 +120,8 @@ TEST(SecondLook, SymbolsSmearedOver7PixelsAreFoundMoreOften) {
   pipeline::Detector first_pass(off), with_look(pipeline::DetectorConfig{});
   const Score a = score(first_pass, scenes), b = score(with_look, scenes);
   EXPECT_GT(b.recovered, 0);
-  EXPECT_EQ(b.found, a.found + b.recovered);
-  EXPECT_EQ(b.false_ids, a.false_ids);
+  EXPECT_GE(b.found, a.found + b.recovered - a.false_ids);
+  EXPECT_LT(b.false_ids, a.false_ids);
 }
 
 // Still frames (and 3 px smears, which the first pass reads): the same detections with and without
@@ -205,7 +206,7 @@ TEST(SecondLook, TrackedSlidingPrintsKeepTheirSession) {
     for (const auto& s : scene.symbols) {
       ++present[s.id];
       for (const auto& o : f.objects)
-        if (o.symbol_id == s.id && std::hypot(o.m.x * q.width - s.x, o.m.y * q.height - s.y) < s.size / 3) {
+        if (o.symbol_id == s.id && std::hypot(double{o.m.x} * q.width - s.x, double{o.m.y} * q.height - s.y) < s.size / 3) {
           ++reported[s.id];
           sessions[s.id].insert(o.session_id);
           break;
@@ -214,7 +215,7 @@ TEST(SecondLook, TrackedSlidingPrintsKeepTheirSession) {
     for (const auto& o : f.objects) {
       if (!o.updated) continue;
       for (const auto& s : scene.symbols)
-        if (s.id != o.symbol_id && std::hypot(o.m.x * q.width - s.x, o.m.y * q.height - s.y) < s.size / 3) ++wrong;
+        if (s.id != o.symbol_id && std::hypot(double{o.m.x} * q.width - s.x, double{o.m.y} * q.height - s.y) < s.size / 3) ++wrong;
     }
   }
   EXPECT_GT(recovered, 0) << "the sequence does not need the second look";

@@ -31,6 +31,10 @@ struct SecondLookConfig {
   // Patches whose gradients are this even in every direction are not motion-blurred. On generated
   // 640x480 frames a still symbol's patch measured 0-0.12, one smeared over 5 px 0.18-0.58.
   double min_anisotropy = 0.15;
+  // In a frame where a look found motion, the first pass's symbols whose patches are smeared are
+  // read again too: two deblurred lengths agreeing on another ID replace the first pass's, and a
+  // patch that does not decode at all makes the symbol a fuzzy candidate.
+  bool verify = true;
 };
 
 struct DetectorConfig {

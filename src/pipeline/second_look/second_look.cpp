@@ -10,11 +10,11 @@
 namespace gpuvis::pipeline::second_look {
 
 struct SecondLooker::Candidate {
-  enum class Kind { fuzzy, root, place };
+  enum class Kind { fuzzy, root, place, verify };
   double x, y;
   int size;
   Kind kind;
-  int index;          // into the fiducials (fuzzy) or the root candidates (root); -1 for a place
+  int index;          // into the fiducials (fuzzy, verify) or the root candidates (root); -1 for a place
   int expected = -1;  // the ID of a tracked symbol expected here
 };
 
@@ -47,7 +47,8 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   report.x = c.x;
   report.y = c.y;
   report.size = c.size;
-  report.kind = c.kind == Candidate::Kind::fuzzy ? "fuzzy" : c.kind == Candidate::Kind::root ? "root" : "place";
+  static constexpr const char* kinds[] = {"fuzzy", "root", "place", "verify"};
+  report.kind = kinds[static_cast<int>(c.kind)];
   report.expected = c.expected;
   // The symbol, the paper around it, the smear and the threshold's window.
   const int half = static_cast<int>(std::lround(0.7 * c.size)) + 20;
@@ -119,6 +120,20 @@ bool SecondLooker::decode_deblurred(Scratch& s, HostView<const float> patch, dou
   return false;
 }
 
+void SecondLooker::look_all(HostView<const std::uint8_t> grey, const std::vector<const Candidate*>& places,
+                            std::vector<decode::SecondLook>& reports, std::vector<decode::Fiducial>& found, std::vector<std::uint8_t>& ok) {
+  // The looks are independent: in parallel, each with its own scratch; their results are used in
+  // the order of the candidates, so the detections do not depend on the number of threads.
+  reports.assign(places.size(), {});
+  found.assign(places.size(), {});
+  ok.assign(places.size(), 0);
+  parallel_for(0, static_cast<std::ptrdiff_t>(places.size()), 1, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+    auto scratch = take_scratch();
+    for (std::ptrdiff_t k = begin; k < end; ++k) ok[k] = look(*scratch, grey, *places[k], reports[k], found[k]);
+    give_back(std::move(scratch));
+  });
+}
+
 std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d) {
   std::vector<Candidate> candidates;
   for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
@@ -166,16 +181,13 @@ void SecondLooker::run(HostView<const std::uint8_t> grey, const std::vector<deco
                      [&](const Candidate* e) { return std::hypot(e->x - c.x, e->y - c.y) < 0.25 * std::min(e->size, c.size); }))
       places.push_back(&c);
   }
-  // The looks are independent: in parallel, each with its own scratch; their results are used in
-  // the order of the candidates, so the detections do not depend on the number of threads.
-  std::vector<decode::SecondLook> reports(places.size());
-  std::vector<decode::Fiducial> found(places.size());
-  std::vector<std::uint8_t> ok(places.size(), 0);
-  parallel_for(0, static_cast<std::ptrdiff_t>(places.size()), 1, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-    auto scratch = take_scratch();
-    for (std::ptrdiff_t k = begin; k < end; ++k) ok[k] = look(*scratch, grey, *places[k], reports[k], found[k]);
-    give_back(std::move(scratch));
-  });
+  std::vector<int> first_pass;  // the first pass's symbols, checked below in a frame with motion
+  for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
+    if (!d.fiducials[i].fuzzy()) first_pass.push_back(i);
+  std::vector<decode::SecondLook> reports;
+  std::vector<decode::Fiducial> found;
+  std::vector<std::uint8_t> ok;
+  look_all(grey, places, reports, found, ok);
 
   std::vector<int> roots_taken;
   bool recovered = false;
@@ -217,6 +229,43 @@ void SecondLooker::run(HostView<const std::uint8_t> grey, const std::vector<deco
       d.fiducials.push_back(f);
       if (d.object_blobs) d.fiducial_blobs.push_back(d.root_blobs[c.index]);
       roots_taken.push_back(c.index);
+    }
+  }
+  // In a frame where something moved, the first pass's own symbols whose patches are smeared are
+  // read again: a smeared print can decode as another symbol of the set. Where two deblurred
+  // lengths agree on another ID, that ID replaces the first pass's; where they agree on none, the
+  // symbol becomes a fuzzy candidate.
+  const bool motion = std::any_of(d.second_looks.begin(), d.second_looks.end(),
+                                  [&](const decode::SecondLook& l) { return l.anisotropy >= config_.min_anisotropy; });
+  if (motion && config_.verify) {
+    std::vector<Candidate> checks;
+    for (int i : first_pass) {
+      const decode::Fiducial& f = d.fiducials[i];
+      checks.push_back({f.x, f.y, f.root_size, Candidate::Kind::verify, i});
+    }
+    std::vector<const Candidate*> check_places;
+    for (const Candidate& c : checks) check_places.push_back(&c);
+    look_all(grey, check_places, reports, found, ok);
+    for (std::size_t k = 0; k < checks.size(); ++k) {
+      if (reports[k].anisotropy < config_.min_anisotropy) continue;  // a still symbol: nothing was looked at
+      decode::Fiducial& g = d.fiducials[checks[k].index];
+      if (ok[k] && found[k].id != g.id) {
+        reports[k].outcome = "the first pass read another ID here; deblurred, the patch decodes as this one";
+        found[k].root = g.root;
+        g = found[k];
+        recovered = true;
+      } else if (ok[k]) {
+        reports[k].outcome = "the first pass's ID, confirmed after taking out the motion blur";
+        reports[k].id = -1;
+      } else {
+        // Smeared, and the deblurred patch is no symbol: the first pass's read is not trusted.
+        // It becomes a fuzzy candidate, which can keep a tracked object but never create one.
+        reports[k].outcome = "the first pass read a symbol here; deblurred, the patch does not decode: made fuzzy";
+        reports[k].id = -1;
+        g.id = -1;
+        recovered = true;
+      }
+      d.second_looks.push_back(reports[k]);
     }
   }
   if (recovered) reorder(roots_taken, d);

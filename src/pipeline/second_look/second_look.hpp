@@ -40,6 +40,9 @@ class SecondLooker {
   // thresholds, segments and decodes it: the valid symbol where `c` is, of its size.
   bool decode_deblurred(Scratch& s, HostView<const float> patch, double angle, double length, const Candidate& c, int x0, int y0,
                         decode::Fiducial& found) const;
+  // Every place's look, in parallel: reports, symbols found and whether one was, place by place.
+  void look_all(HostView<const std::uint8_t> grey, const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,
+                std::vector<decode::Fiducial>& found, std::vector<std::uint8_t>& ok);
   // The candidates of a frame: fuzzy fiducials, root candidates not inside a decoded symbol, and
   // the places of expected symbols that did not decode (marked on a candidate already there).
   static std::vector<Candidate> gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d);
