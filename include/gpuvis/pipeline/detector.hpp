@@ -27,7 +27,11 @@ using decode::StageTimes;
 struct SecondLookConfig {
   bool enabled = true;
   int max_looks = 16;     // per frame, in the order of the candidates (fuzzy ones first)
-  int iterations = 16;    // Richardson-Lucy iterations per deblurred patch
+  // Richardson-Lucy iterations per deblurred patch, and the weight of its total-variation term
+  // (grey levels as 0..1). On generated frames smeared over 5-7 px, 30 iterations at 0.006 found
+  // 10-20 % more symbols than 16 plain ones; more iterations or weight found no more.
+  int iterations = 30;
+  double smoothness = 0.006;
   // Patches whose gradients are this even in every direction are not motion-blurred. On generated
   // 640x480 frames a still symbol's patch measured 0-0.12, one smeared over 5 px 0.18-0.58.
   double min_anisotropy = 0.15;

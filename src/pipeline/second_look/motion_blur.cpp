@@ -107,21 +107,35 @@ std::vector<Tap> line_kernel(double angle, double length) {
   return taps;
 }
 
-Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations) {
+Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness) {
   const int w = blurred.width, h = blurred.height;
-  Image<float> estimate(w, h), reblurred(w, h), ratio(w, h), correction(w, h);
+  Image<float> estimate(w, h), reblurred(w, h), ratio(w, h), correction(w, h), nx(w, h), ny(w, h);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) estimate(x, y) = std::max(blurred(x, y), 1.0f);
   // The kernel's mirror image back-projects the ratio.
   std::vector<Tap> mirrored = kernel;
   for (Tap& t : mirrored) t.dx = -t.dx, t.dy = -t.dy;
+  const auto lambda = static_cast<float>(smoothness);
   for (int it = 0; it < iterations; ++it) {
     blur(estimate.view(), kernel, reblurred.view());
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) ratio(x, y) = std::max(blurred(x, y), 1.0f) / std::max(reblurred(x, y), 1e-3f);
     blur(ratio.view(), mirrored, correction.view());
+    // The total variation term: the estimate's unit gradient field (grey levels as 0..1), whose
+    // divergence is the curvature of its level lines.
     for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) estimate(x, y) *= correction(x, y);
+      for (int x = 0; x < w; ++x) {
+        const float gx = (estimate(std::min(x + 1, w - 1), y) - estimate(x, y)) / 255.0f;
+        const float gy = (estimate(x, std::min(y + 1, h - 1)) - estimate(x, y)) / 255.0f;
+        const float norm = std::sqrt(gx * gx + gy * gy) + 1e-3f;
+        nx(x, y) = gx / norm;
+        ny(x, y) = gy / norm;
+      }
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const float curvature = nx(x, y) - nx(std::max(x - 1, 0), y) + ny(x, y) - ny(x, std::max(y - 1, 0));
+        estimate(x, y) *= correction(x, y) / std::max(0.5f, 1.0f - lambda * curvature);
+      }
   }
   return estimate;
 }
