@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numbers>
 
 #include "gpuvis/core/parallel.hpp"
 #include "pipeline/second_look/motion_blur.hpp"
@@ -69,28 +70,30 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     report.outcome = "not motion-blurred (gradients even in every direction)";
     return false;
   }
-  // The blur's length is the estimate's least sure part: the patch is deblurred with three
-  // lengths around it, and a symbol counts only when two of them decode it with the same ID (one
-  // length alone sometimes restores a tree of another symbol of the set). That holds where the
-  // tracker expects a symbol too: a tracked ID can itself be a misread.
+  // The estimate is not exact: the patch is deblurred at three lengths around it, then at the same
+  // lengths 5 degrees either side, and a symbol counts only when two of these decode it with the
+  // same ID (one alone sometimes restores the tree of another symbol of the set). That holds where
+  // the tracker expects a symbol too: a tracked ID can itself be a misread.
   int votes_for = -1, votes = 0;
   decode::Fiducial first;
-  for (double scale : {1.0, 0.8, 1.25}) {
-    const double length = std::max(2.0, m.length * scale);
-    decode::Fiducial f;
-    if (!decode_deblurred(s, patch.view(), m.angle, length, c, x0, y0, f)) continue;
-    if (votes_for == f.id) {
-      ++votes;
-    } else if (votes == 0) {
-      votes_for = f.id, votes = 1, first = f;
+  constexpr double kTurn = 5 * std::numbers::pi / 180;
+  for (double turn : {0.0, -kTurn, kTurn})
+    for (double scale : {1.0, 0.8, 1.25}) {
+      const double length = std::max(2.0, m.length * scale);
+      decode::Fiducial f;
+      if (!decode_deblurred(s, patch.view(), m.angle + turn, length, c, x0, y0, f)) continue;
+      if (votes_for == f.id) {
+        ++votes;
+      } else if (votes == 0) {
+        votes_for = f.id, votes = 1, first = f;
+      }
+      if (votes == 2) {
+        found = first;
+        report.id = found.id;
+        report.outcome = "decoded after taking out the motion blur";
+        return true;
+      }
     }
-    if (votes == 2) {
-      found = first;
-      report.id = found.id;
-      report.outcome = "decoded after taking out the motion blur";
-      return true;
-    }
-  }
   report.outcome = "did not decode after taking out the motion blur";
   return false;
 }
