@@ -118,24 +118,33 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
   const auto lambda = static_cast<float>(smoothness);
   for (int it = 0; it < iterations; ++it) {
     blur(estimate.view(), kernel, reblurred.view());
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) ratio(x, y) = std::max(blurred(x, y), 1.0f) / std::max(reblurred(x, y), 1e-3f);
+    for (int y = 0; y < h; ++y) {
+      const float *b = blurred.row(y), *r = reblurred.row(y);
+      float* q = ratio.row(y);
+      for (int x = 0; x < w; ++x) q[x] = std::max(b[x], 1.0f) / std::max(r[x], 1e-3f);
+    }
     blur(ratio.view(), mirrored, correction.view());
     // The total variation term: the estimate's unit gradient field (grey levels as 0..1), whose
-    // divergence is the curvature of its level lines.
-    for (int y = 0; y < h; ++y)
+    // divergence is the curvature of its level lines (forward differences, zero past the edges).
+    for (int y = 0; y < h; ++y) {
+      const float* u = estimate.row(y);
+      const float* below = estimate.row(std::min(y + 1, h - 1));
+      float *gx = nx.row(y), *gy = ny.row(y);
       for (int x = 0; x < w; ++x) {
-        const float gx = (estimate(std::min(x + 1, w - 1), y) - estimate(x, y)) / 255.0f;
-        const float gy = (estimate(x, std::min(y + 1, h - 1)) - estimate(x, y)) / 255.0f;
-        const float norm = std::sqrt(gx * gx + gy * gy) + 1e-3f;
-        nx(x, y) = gx / norm;
-        ny(x, y) = gy / norm;
+        const float dx = (x + 1 < w ? u[x + 1] - u[x] : 0.0f) * (1.0f / 255), dy = (below[x] - u[x]) * (1.0f / 255);
+        const float inv = 1.0f / (std::sqrt(dx * dx + dy * dy) + 1e-3f);
+        gx[x] = dx * inv;
+        gy[x] = dy * inv;
       }
-    for (int y = 0; y < h; ++y)
+    }
+    for (int y = 0; y < h; ++y) {
+      float* u = estimate.row(y);
+      const float *c = correction.row(y), *gx = nx.row(y), *gy = ny.row(y), *gy_above = ny.row(std::max(y - 1, 0));
       for (int x = 0; x < w; ++x) {
-        const float curvature = nx(x, y) - nx(std::max(x - 1, 0), y) + ny(x, y) - ny(x, std::max(y - 1, 0));
-        estimate(x, y) *= correction(x, y) / std::max(0.5f, 1.0f - lambda * curvature);
+        const float curvature = gx[x] - gx[x > 0 ? x - 1 : 0] + gy[x] - (y > 0 ? gy_above[x] : gy[x]);
+        u[x] *= c[x] / std::max(0.5f, 1.0f - lambda * curvature);
       }
+    }
   }
   return estimate;
 }
