@@ -4,14 +4,18 @@
 //  2. per-stage time (threshold, segment, decode) at 640x480 on one CPU thread;
 //  3. the same on noisy frames with ~20 000 and ~29 000 regions, against the clean one.
 //  0. the camera's effects (vignetting, JPEG, motion blur, a webcam's mix, dim prints, Gaussian
-//     blur): recall and false IDs with the second look off and on, and CUDA against the CPU.
+//     blur): recall and false IDs with the second look off and on, and CUDA against the CPU; and
+//     tracked sequences of sliding prints (--sequence-md): frames reported, sessions, wrong IDs.
 // Writes timing JSON lines (--out) and, with --md FILE, the accuracy table as Markdown; with
-// --camera-md FILE the camera table (--camera-only: that table alone).
+// --camera-md FILE the camera table and --sequence-md FILE the sequences' (--camera-only: those
+// two alone).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <set>
 #include <numbers>
 #include <random>
 #include <sstream>
@@ -20,6 +24,7 @@
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
+#include "gpuvis/track/tracker.hpp"
 #include "harness.hpp"
 
 using namespace gpuvis;
@@ -273,16 +278,109 @@ std::string camera_table(synth::Generator& gen, int frames) {
   return table.str();
 }
 
+// Tracked sequences: prints sliding at `speed` px per frame and turning 2 degrees per frame, the
+// shutter open for `exposure` of the frame interval; the detector, the tracker and the tracker's
+// expectations fed back (as gpuvis track does). Per print: the frames it is reported in (an object
+// of its ID within a third of its size), its sessions, the centre error; wrong IDs are objects
+// updated over a print of another ID.
+std::string sequence_table(synth::Generator& gen, int frames) {
+  std::ostringstream table;
+  table << "| speed (px/frame) | exposure | smear (px) | detector | reported | worst print | sessions per print (most) | wrong IDs | "
+           "median / p95 centre error (px) | median ms/frame |\n|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
+  const bool cuda = gpuvis::cuda::device_count() > 0;
+  for (double speed : {4.0, 6.0, 8.0, 12.0})
+    for (double exposure : {0.5, 1.0}) {
+      std::vector<synth::Scene> scenes;
+      synth::SceneParams q;
+      q.symbols = 6;
+      q.min_size = 53;
+      q.max_size = 89;
+      q.speed = speed;
+      q.spin = 2 * std::numbers::pi / 180;
+      q.motion_blur = exposure;
+      q.seed = 77;
+      for (int t = 0; t < frames; ++t) {
+        q.frame = t;
+        scenes.push_back(gen.make(q));
+      }
+      struct Run {
+        std::string name;
+        Backend backend;
+        bool second_look;
+      };
+      std::vector<Run> runs{{"CPU, no second look", Backend::cpu, false}, {"CPU", Backend::cpu, true}};
+      if (cuda) runs.push_back({"CUDA", Backend::cuda, true});
+      for (const Run& run : runs) {
+        pipeline::DetectorConfig cfg;
+        cfg.backend = run.backend;
+        cfg.second_look.enabled = run.second_look;
+        pipeline::Detector det(cfg);
+        track::Tracker tracker;
+        std::vector<decode::ExpectedSymbol> expected;
+        std::map<int, int> present, reported;
+        std::map<int, std::set<int>> sessions;
+        std::vector<double> err, ms;
+        int wrong = 0;
+        for (std::size_t t = 0; t < scenes.size(); ++t) {
+          const auto& s = scenes[t];
+          const auto t0 = std::chrono::steady_clock::now();
+          tracker.expected_symbols(expected);
+          det.expect(expected);
+          const auto& d = det.detect(s.image.view());
+          const auto& f = tracker.update(d, static_cast<double>(t) / 60);
+          ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+          for (const auto& sym : s.symbols) {
+            ++present[sym.id];
+            for (const auto& o : f.objects) {
+              const double e = std::hypot(double{o.m.x} * q.width - sym.x, double{o.m.y} * q.height - sym.y);
+              if (o.symbol_id == sym.id && e < sym.size / 3) {
+                ++reported[sym.id];
+                sessions[sym.id].insert(o.session_id);
+                err.push_back(e);
+                break;
+              }
+            }
+          }
+          for (const auto& o : f.objects)
+            if (o.updated)
+              for (const auto& sym : s.symbols)
+                wrong += sym.id != o.symbol_id &&
+                         std::hypot(double{o.m.x} * q.width - sym.x, double{o.m.y} * q.height - sym.y) < sym.size / 3;
+        }
+        int total = 0, found = 0;
+        double worst = 1;
+        std::size_t most_sessions = 0;
+        for (const auto& [id, n] : present) {
+          total += n;
+          found += reported[id];
+          worst = std::min(worst, static_cast<double>(reported[id]) / n);
+          most_sessions = std::max(most_sessions, sessions[id].size());
+        }
+        std::sort(err.begin(), err.end());
+        std::sort(ms.begin(), ms.end());
+        const auto at = [&](double f) { return err.empty() ? std::nan("") : err[static_cast<std::size_t>(f * static_cast<double>(err.size() - 1))]; };
+        char row[512];
+        std::snprintf(row, sizeof row, "| %g | %g | %g | %s | %d/%d (%.1f%%) | %.2f | %zu | %d | %.2f / %.2f | %.2f |\n", speed, exposure,
+                      speed * exposure, run.name.c_str(), found, total, 100.0 * found / std::max(total, 1), worst, most_sessions, wrong,
+                      at(0.5), at(0.95), ms[ms.size() / 2]);
+        table << row;
+        std::fputs(row, stderr);
+      }
+    }
+  return table.str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string md, camera_md;
+  std::string md, camera_md, sequence_md;
   bool camera_only = false;
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--md" && i + 1 < argc) md = argv[++i];
     else if (std::string(argv[i]) == "--camera-md" && i + 1 < argc) camera_md = argv[++i];
     else if (std::string(argv[i]) == "--camera-only") camera_only = true;
+    else if (std::string(argv[i]) == "--sequence-md" && i + 1 < argc) sequence_md = argv[++i];
     else rest.push_back(argv[i]);
   }
   const auto args = bench::Args::parse(static_cast<int>(rest.size()), rest.data());
@@ -294,6 +392,8 @@ int main(int argc, char** argv) {
   synth::Generator camera_gen(symbols);
   const std::string camera = camera_table(camera_gen, frames);
   if (!camera_md.empty()) std::ofstream(camera_md) << camera;
+  const std::string sequences = sequence_table(camera_gen, args.quick ? 40 : 120);
+  if (!sequence_md.empty()) std::ofstream(sequence_md) << sequences;
   if (camera_only) return 0;
 
   // 1. Threshold choice.
