@@ -279,9 +279,14 @@ void Tracker::follow_root_regions(const Step& s, const std::vector<bool>& replac
     if (o.updated || replaced[i]) continue;
     int best = -1;
     float best_d = reach(o);
+    // A moving symbol's root is smeared along its motion, up to the distance it moves in a frame,
+    // and once the outline around it smears away it merges with the paper around the print (up to
+    // 1.21 times the root's size): it may be that much larger than when it was still.
+    const float smear = std::hypot(o.m.vx * s.W, o.m.vy * s.H) * s.dt;
+    const float largest = smear > 1 ? static_cast<float>(o.root_size) * 1.2f * 1.21f + smear : static_cast<float>(o.root_size) * 1.2f;
     for (std::size_t j = 0; j < roots.size(); ++j) {
       const auto& c = roots[j];
-      if (root_used[j] || c.colour != o.root_colour || c.size * 1.2 < o.root_size || c.size > o.root_size * 1.2) continue;
+      if (root_used[j] || c.colour != o.root_colour || c.size * 1.2 < o.root_size || static_cast<float>(c.size) > largest) continue;
       const float dist = s.distance(o.m, c.x + o.root_dx, c.y + o.root_dy);
       if (dist < best_d) best_d = dist, best = static_cast<int>(j);
     }

@@ -117,11 +117,15 @@ Truth read_truth(const std::string& path) {
 
 // Tracks a generated sequence with TUIO going to liblo's oscdump, listening at `listen` (a UDP port
 // or a liblo URL), through `transport` ("udp" or "tcp"), and checks what arrived. `synth_args` and
-// `track_args` are added to the two commands (another symbol set, and its detector flags).
+// `track_args` are added to the two commands (another symbol set, and its detector flags). Every
+// position must be within `tolerance` px of the truth, but for `allowed_off` of them; with
+// `some_leave`, prints leave the frame and their sessions end.
 void check_tuio_at_oscdump(const std::string& transport, int port, const std::string& listen,
-                           const std::string& synth_args = "", const std::string& track_args = "") {
+                           const std::string& synth_args = "", const std::string& track_args = "",
+                           const std::string& motion = "--speed 12 --spin 2", double tolerance = 1.0, double allowed_off = 0,
+                           bool some_leave = true) {
   const std::string seq = test::temp_path("seq");
-  auto r = test::run_cli("synth " + quote(seq) + " --count 24 --sequence --speed 12 --spin 2 --symbols 4 --seed 4 --overwrite " +
+  auto r = test::run_cli("synth " + quote(seq) + " --count 24 --sequence " + motion + " --symbols 4 --seed 4 --overwrite " +
                          synth_args);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Truth truth = read_truth(seq + "/truth.jsonl");
@@ -175,7 +179,7 @@ void check_tuio_at_oscdump(const std::string& transport, int port, const std::st
         const auto& f = truth.frames[frame];
         const auto it = f.find(id);
         if (it == f.end()) ++unknown_ids;
-        else if (std::hypot(it->second.first - x, it->second.second - y) > 1.0) ++bad_positions;
+        else if (std::hypot(it->second.first - x, it->second.second - y) > tolerance) ++bad_positions;
       }
       pending_sets.clear();
     }
@@ -183,7 +187,7 @@ void check_tuio_at_oscdump(const std::string& transport, int port, const std::st
   ASSERT_GT(sets, 40) << "too few TUIO set messages arrived";
   for (std::size_t i = 1; i < fseqs.size(); ++i) EXPECT_GT(fseqs[i], fseqs[i - 1]) << "fseq must increase";
   EXPECT_EQ(unknown_ids, 0) << "IDs that are not in the frame";
-  EXPECT_EQ(bad_positions, 0) << "positions more than 1 px from the truth";
+  EXPECT_LE(bad_positions, allowed_off * sets) << "positions more than " << tolerance << " px from the truth";
   for (const auto& [id, sessions] : sessions_of_id) {
     std::string list;
     for (int s : sessions) list += std::to_string(s) + " ";
@@ -194,7 +198,9 @@ void check_tuio_at_oscdump(const std::string& transport, int port, const std::st
   EXPECT_TRUE(alive_lists.back().empty()) << "the last alive list must be empty after shutdown";
   std::set<int> first(alive_lists[1].begin(), alive_lists[1].end());
   std::set<int> late(alive_lists[alive_lists.size() - 3].begin(), alive_lists[alive_lists.size() - 3].end());
-  EXPECT_LT(late.size(), first.size()) << "symbols that moved out should have been removed";
+  if (some_leave) {
+    EXPECT_LT(late.size(), first.size()) << "symbols that moved out should have been removed";
+  }
   for (int s : late) EXPECT_TRUE(first.count(s)) << "no new sessions for the same symbols";
 }
 }  // namespace
@@ -214,6 +220,20 @@ TEST(Track, TuioOverTcpArrivesAtAnExternalOscReceiver) {
   if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
   const int port = 44000 + getpid() % 2000;
   check_tuio_at_oscdump("tcp", port, "osc.tcp://:" + std::to_string(port));
+}
+
+// Prints 48-80 px wide sliding 6 px a frame (8 after a bounce) and turning, the shutter open for
+// 0.8 of the frame interval: smears of 5-6.5 px, which the first pass often does not read. The
+// second look and motion-aware root tracking keep every print in one session at the receiver;
+// positions are within 1.5 px of the truth but for the frames where a print is followed by its
+// smeared root alone (a few px off).
+TEST(Track, SmearedSlidingPrintsKeepOneSessionAtTheReceiver) {
+  if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo)";
+  if (!have_oscdump()) GTEST_SKIP() << "oscdump (Debian liblo-tools) is not installed";
+  if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
+  const int port = 48000 + getpid() % 2000;
+  check_tuio_at_oscdump("udp", port, std::to_string(port), "--motion-blur 0.8 --min-size 53 --max-size 89", "",
+                        "--speed 6 --spin 2", 1.5, 0.25, false);
 }
 
 // Yamaarashi symbols (IDs up to 65535) drawn by synth, decoded and sent as TUIO objects.
