@@ -51,8 +51,10 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   static constexpr const char* kinds[] = {"fuzzy", "root", "place", "verify"};
   report.kind = kinds[static_cast<int>(c.kind)];
   report.expected = c.expected;
-  // The symbol, the paper around it, the smear and the threshold's window.
-  const int half = static_cast<int>(std::lround(0.7 * c.size)) + 20;
+  // The symbol, the paper around it and the smear: 1.4 times the candidate's size and 4 px. (A
+  // margin of 20 px for the threshold's window found no more symbols on generated frames, and cost
+  // 40 % more time.)
+  const int half = static_cast<int>(std::lround(0.7 * c.size)) + 4;
   const int x0 = std::max(0, static_cast<int>(c.x) - half), y0 = std::max(0, static_cast<int>(c.y) - half);
   const int x1 = std::min(grey.width, static_cast<int>(c.x) + half + 1), y1 = std::min(grey.height, static_cast<int>(c.y) + half + 1);
   if (x1 - x0 < 16 || y1 - y0 < 16) {
