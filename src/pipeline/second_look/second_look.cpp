@@ -72,30 +72,33 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     report.outcome = "not motion-blurred (gradients even in every direction)";
     return false;
   }
-  // The estimate is not exact: the patch is deblurred at three lengths around it, then at the same
-  // lengths 5 degrees either side, and a symbol counts only when two of these decode it with the
-  // same ID (one alone sometimes restores the tree of another symbol of the set). That holds where
-  // the tracker expects a symbol too: a tracked ID can itself be a misread.
+  // The estimate is not exact: the patch is deblurred at three lengths around it, then at the
+  // estimated length 5 degrees either side, and a symbol counts only when two of these five decode
+  // it with the same ID (one alone sometimes restores the tree of another symbol of the set). That
+  // holds where the tracker expects a symbol too: a tracked ID can itself be a misread. (The other
+  // lengths either side too found no more symbols on generated frames, for 60 % more time.)
   int votes_for = -1, votes = 0;
   decode::Fiducial first;
   constexpr double kTurn = 5 * std::numbers::pi / 180;
-  for (double turn : {0.0, -kTurn, kTurn})
-    for (double scale : {1.0, 0.8, 1.25}) {
-      const double length = std::max(2.0, m.length * scale);
-      decode::Fiducial f;
-      if (!decode_deblurred(s, patch.view(), m.angle + turn, length, c, x0, y0, f)) continue;
-      if (votes_for == f.id) {
-        ++votes;
-      } else if (votes == 0) {
-        votes_for = f.id, votes = 1, first = f;
-      }
-      if (votes == 2) {
-        found = first;
-        report.id = found.id;
-        report.outcome = "decoded after taking out the motion blur";
-        return true;
-      }
+  constexpr struct {
+    double turn, scale;
+  } kTrials[] = {{0, 1.0}, {0, 0.8}, {0, 1.25}, {-kTurn, 1.0}, {kTurn, 1.0}};
+  for (const auto& trial : kTrials) {
+    const double length = std::max(2.0, m.length * trial.scale);
+    decode::Fiducial f;
+    if (!decode_deblurred(s, patch.view(), m.angle + trial.turn, length, c, x0, y0, f)) continue;
+    if (votes_for == f.id) {
+      ++votes;
+    } else if (votes == 0) {
+      votes_for = f.id, votes = 1, first = f;
     }
+    if (votes == 2) {
+      found = first;
+      report.id = found.id;
+      report.outcome = "decoded after taking out the motion blur";
+      return true;
+    }
+  }
   report.outcome = "did not decode after taking out the motion blur";
   return false;
 }
