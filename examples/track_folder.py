@@ -27,6 +27,7 @@ def main():
     sender = gpuvis.TuioSender([args.tuio]) if args.tuio else None
     alive = {}
     for i, path in enumerate(files):
+        detector.expect(tracker.expected_symbols())  # the second look also looks where tracked symbols should be
         frame = tracker.update(detector.detect(gpuvis.read_grey(str(path))), time=i / args.fps)
         now = {o.session_id: o for o in frame.objects}
         for s, o in now.items():

@@ -456,8 +456,9 @@ pipeline::DetectorConfig detector_config(const std::string& trees, const std::st
                                          std::optional<int> gate, std::optional<int> sharpen, int finger_size, double finger_sensitivity,
                                          int finger_contrast, int blob_min, int blob_max, bool object_blobs,
                                          bool finger_blobs, int max_fid, bool yamaarashi, bool mirror,
-                                         const std::string& backend) {
+                                         const std::string& backend, bool second_look) {
   pipeline::DetectorConfig c;
+  c.second_look.enabled = second_look;
   c.trees = trees;
   c.threshold.method = threshold::parse_method(method);
   if (window) c.threshold.bernsen.half_window = c.threshold.bradley_roth.size = *window;
@@ -621,23 +622,27 @@ PYBIND11_MODULE(_gpuvis, m) {
       .def_readonly("fiducials", &decode::Detections::fiducials)
       .def_readonly("fingers", &decode::Detections::fingers)
       .def_readonly("blobs", &decode::Detections::blobs)
+      .def_readonly("second_looks", &decode::Detections::second_looks)
       .def("fiducials_array", &fiducials_array, "The fiducials as a structured array (id, x, y, angle, root_size)");
 
   py::class_<pipeline::Detector>(m, "Detector")
       .def(py::init([](const std::string& trees, const std::string& method, std::optional<int> window, std::optional<int> gate,
                        std::optional<int> sharpen, int finger_size, double finger_sensitivity, int finger_contrast, int blob_min, int blob_max,
                        bool object_blobs, bool finger_blobs, int max_fid, bool yamaarashi, bool mirror,
-                       const std::string& backend) {
+                       const std::string& backend, bool second_look) {
              return pipeline::Detector(detector_config(trees, method, window, gate, sharpen, finger_size, finger_sensitivity,
                                                        finger_contrast, blob_min, blob_max, object_blobs, finger_blobs,
-                                                       max_fid, yamaarashi, mirror, backend));
+                                                       max_fid, yamaarashi, mirror, backend, second_look));
            }),
            py::arg("trees") = "default", py::arg("method") = "bernsen", py::arg("window") = py::none(),
            py::arg("gate") = py::none(), py::arg("sharpen") = py::none(), py::arg("finger_size") = 0, py::arg("finger_sensitivity") = 0.75,
            py::arg("finger_contrast") = 16, py::arg("blob_min") = 0, py::arg("blob_max") = 0, py::arg("object_blobs") = false,
            py::arg("finger_blobs") = false, py::arg("max_fid") = 0, py::arg("yamaarashi") = false, py::arg("mirror") = false,
-           py::arg("backend") = "auto")
+           py::arg("backend") = "auto", py::arg("second_look") = true)
       .def_property_readonly("backend", [](const pipeline::Detector& d) { return std::string(to_string(d.backend())); })
+      .def("expect", &pipeline::Detector::expect, py::arg("symbols"),
+           "Where a tracker expects its symbols in the next frame (Tracker.expected_symbols()): the second look also "
+           "deblurs there when a symbol did not decode")
       .def(
           "detect",
           [](pipeline::Detector& d, py::array frame) {
@@ -647,6 +652,24 @@ PYBIND11_MODULE(_gpuvis, m) {
             return decode::Detections(d.detect(HostView<const std::uint8_t>(v)));
           },
           py::arg("frame"), "Fiducials, fingers and blobs of a grey uint8 frame");
+
+  py::class_<decode::ExpectedSymbol>(m, "ExpectedSymbol")
+      .def(py::init([](int id, double x, double y, int root_size) { return decode::ExpectedSymbol{id, x, y, root_size}; }),
+           py::arg("id"), py::arg("x"), py::arg("y"), py::arg("root_size"))
+      .def_readwrite("id", &decode::ExpectedSymbol::id)
+      .def_readwrite("x", &decode::ExpectedSymbol::x)
+      .def_readwrite("y", &decode::ExpectedSymbol::y)
+      .def_readwrite("root_size", &decode::ExpectedSymbol::root_size);
+  py::class_<decode::SecondLook>(m, "SecondLook")
+      .def_readonly("x", &decode::SecondLook::x)
+      .def_readonly("y", &decode::SecondLook::y)
+      .def_readonly("size", &decode::SecondLook::size)
+      .def_readonly("angle", &decode::SecondLook::angle)
+      .def_readonly("length", &decode::SecondLook::length)
+      .def_readonly("anisotropy", &decode::SecondLook::anisotropy)
+      .def_readonly("id", &decode::SecondLook::id)
+      .def_property_readonly("kind", [](const decode::SecondLook& l) { return std::string(l.kind); })
+      .def_property_readonly("outcome", [](const decode::SecondLook& l) { return std::string(l.outcome); });
 
   py::class_<track::Object>(m, "Object")
       .def_readonly("session_id", &track::Object::session_id)
@@ -683,7 +706,15 @@ PYBIND11_MODULE(_gpuvis, m) {
            py::arg("smooth_objects") = false, py::arg("smooth_cursors") = false, py::arg("smooth_blobs") = false)
       .def(
           "update", [](track::Tracker& t, const decode::Detections& d, double time) { return track::Frame(t.update(d, time)); },
-          py::arg("detections"), py::arg("time"), "Advance by one frame taken at `time` seconds; returns the tracked state");
+          py::arg("detections"), py::arg("time"), "Advance by one frame taken at `time` seconds; returns the tracked state")
+      .def(
+          "expected_symbols",
+          [](const track::Tracker& t) {
+            std::vector<decode::ExpectedSymbol> out;
+            t.expected_symbols(out);
+            return out;
+          },
+          "Where each tracked symbol should be in the next frame (pixels), for Detector.expect");
 
   py::class_<output::TuioSender>(m, "TuioSender")
       .def(py::init([](const std::vector<std::string>& targets, const std::string& source) {

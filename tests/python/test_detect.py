@@ -104,3 +104,40 @@ def test_yamaarashi_round_trip_on_every_backend(cli, tmp_path):
             assert [(o["id"], o["session"]) for o in a["objects"]] == [(o["id"], o["session"]) for o in b["objects"]]
             for oa, ob in zip(a["objects"], b["objects"]):
                 assert abs(oa["x"] - ob["x"]) < 1e-5 and abs(oa["y"] - ob["y"]) < 1e-5
+
+
+def test_smeared_sliding_prints_keep_their_sessions(cli, tmp_path):
+    """Prints sliding with smears of about 5 px: the detector's second look, told by the tracker
+    where its symbols should be, keeps every print in one session; without it the tracker loses
+    some of them."""
+    from conftest import symbols_args
+    seq = tmp_path / "smeared"
+    cli("synth", seq, "--count", "30", "--sequence", "--speed", "6", "--spin", "1", "--motion-blur", "0.8", "--symbols", "6",
+        "--min-size", "53", "--max-size", "89", "--seed", "8", *symbols_args())
+    truth = [json.loads(line) for line in (seq / "truth.jsonl").read_text().splitlines()]
+
+    def track(second_look):
+        detector = gpuvis.Detector(backend="cpu", second_look=second_look)
+        tracker = gpuvis.Tracker()
+        reported, present, sessions, looks = 0, 0, {}, 0
+        for i, t in enumerate(truth):
+            detector.expect(tracker.expected_symbols())
+            d = detector.detect(gpuvis.read_grey(str(seq / t["file"])))
+            looks += sum(1 for l in d.second_looks if l.id >= 0)
+            frame = tracker.update(d, time=i / 60)
+            for s in t["symbols"]:
+                present += 1
+                for o in frame.objects:
+                    if o.symbol_id == s["id"] and np.hypot(o.x * 640 - s["x"], o.y * 480 - s["y"]) < s["size"] / 3:
+                        reported += 1
+                        sessions.setdefault(s["id"], set()).add(o.session_id)
+                        break
+        return reported / present, sessions, looks
+
+    with_look, sessions, looks = track(True)
+    without, _, none = track(False)
+    assert looks > 0 and none == 0
+    assert with_look >= 0.97 and with_look > without, (with_look, without)
+    assert all(len(v) == 1 for v in sessions.values()), sessions
+    expected = gpuvis.ExpectedSymbol(id=3, x=10.5, y=20.0, root_size=40)
+    assert (expected.id, expected.x, expected.root_size) == (3, 10.5, 40)

@@ -9,6 +9,10 @@ a device is usable, else the CPU), ``"cpu"`` or ``"cuda"``, and both backends gi
     det = gpuvis.Detector(backend="cpu")
     for f in det.detect(grey).fiducials: print(f.id, f.x, f.y, f.angle)
 
+A tracker tells the detector where its symbols should be in the next frame, so that symbols smeared
+by motion are looked for there too: ``det.expect(tracker.expected_symbols())`` before each
+``det.detect``.
+
 Arrays on the GPU (anything with ``__cuda_array_interface__``: CuPy arrays, PyTorch CUDA tensors)
 are filtered where they are by ``threshold``, ``convolve`` and ``bilateral``, and the result comes
 back as the same kind of array, still on the device.
@@ -22,10 +26,12 @@ from ._gpuvis import (  # noqa: F401
     DeviceArray,
     Detector,
     Error,
+    ExpectedSymbol,
     Fiducial,
     Finger,
     Frame,
     Object,
+    SecondLook,
     TrackedBlob,
     Tracker,
     TuioSender,
