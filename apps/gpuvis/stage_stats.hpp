@@ -18,6 +18,7 @@ class StageStats {
     decode_ += d.times.decode_us;
     device_ += d.times.device_us;
     blobs_ += d.times.blobs_us;
+    second_look_ += d.times.second_look_us;
     track_ += track_us;
     send_ += send_us;
     latency_ += latency_us;
@@ -35,7 +36,7 @@ class StageStats {
     else
       std::cerr << "threshold " << threshold_ / n << ", segment " << segment_ / n << ", decode " << decode_ / n
                 << ", fingers+blobs " << blobs_ / n;
-    std::cerr << ", track " << track_ / n << ", send " << send_ / n << " | latency arrival->sent " << latency_ / n << " (max "
+    std::cerr << ", second look " << second_look_ / n << ", track " << track_ / n << ", send " << send_ / n << " | latency arrival->sent " << latency_ / n << " (max "
               << latency_max_ << ") | dropped " << dropped << "\n";
     *this = {};
   }
@@ -53,6 +54,7 @@ class StageStats {
       stage("decode", decode_);
       stage("fingers+blobs", blobs_);
     }
+    stage("second look", second_look_);
     stage("track", track_);
     stage("send", send_);
     nlohmann::json j = {{"fps", seconds > 0 ? frames_ / seconds : 0.0}, {"stages_us", stages}, {"latency_us", latency_ / n},
@@ -62,7 +64,7 @@ class StageStats {
   }
 
  private:
-  double threshold_ = 0, segment_ = 0, decode_ = 0, device_ = 0, blobs_ = 0, track_ = 0, send_ = 0, latency_ = 0,
+  double threshold_ = 0, segment_ = 0, decode_ = 0, device_ = 0, blobs_ = 0, second_look_ = 0, track_ = 0, send_ = 0, latency_ = 0,
          latency_max_ = 0;
   int frames_ = 0;
 };
