@@ -17,6 +17,7 @@ struct SecondLooker::Candidate {
   Kind kind;
   int index;          // into the fiducials (fuzzy, verify) or the root candidates (root); -1 for a place
   int expected = -1;  // the ID of a tracked symbol expected here
+  int claimed = -1;   // verify: the ID the first pass read here
 };
 
 SecondLooker::SecondLooker(const DetectorConfig& config, const decode::TreeSet& set)
@@ -77,8 +78,14 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   // it with the same ID (one alone sometimes restores the tree of another symbol of the set). That
   // holds where the tracker expects a symbol too: a tracked ID can itself be a misread. (The other
   // lengths either side too found no more symbols on generated frames, for 60 % more time.)
-  int votes_for = -1, votes = 0;
-  decode::Fiducial first;
+  // Votes per ID: the first to reach two wins. The first pass's read of a symbol being checked is
+  // a vote already, so one deblurred patch that agrees confirms it, and only another ID needs two.
+  struct Vote {
+    int id, count;
+    decode::Fiducial first;
+  };
+  std::vector<Vote> votes;
+  if (c.kind == Candidate::Kind::verify) votes.push_back({c.claimed, 1, {}});
   constexpr double kTurn = 5 * std::numbers::pi / 180;
   constexpr struct {
     double turn, scale;
@@ -87,13 +94,14 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     const double length = std::max(2.0, m.length * trial.scale);
     decode::Fiducial f;
     if (!decode_deblurred(s, patch.view(), m.angle + trial.turn, length, c, x0, y0, f)) continue;
-    if (votes_for == f.id) {
-      ++votes;
-    } else if (votes == 0) {
-      votes_for = f.id, votes = 1, first = f;
+    auto v = std::find_if(votes.begin(), votes.end(), [&](const Vote& e) { return e.id == f.id; });
+    if (v == votes.end()) {
+      votes.push_back({f.id, 1, f});
+      continue;
     }
-    if (votes == 2) {
-      found = first;
+    if (v->count++ == 1 && v->first.id < 0) v->first = f;  // the first pass's vote has no deblurred symbol
+    if (v->count == 2) {
+      found = v->first;
       report.id = found.id;
       report.outcome = "decoded after taking out the motion blur";
       return true;
@@ -251,7 +259,7 @@ void SecondLooker::run(HostView<const std::uint8_t> grey, const std::vector<deco
     std::vector<Candidate> checks;
     for (int i : first_pass) {
       const decode::Fiducial& f = d.fiducials[i];
-      checks.push_back({f.x, f.y, f.root_size, Candidate::Kind::verify, i});
+      checks.push_back({f.x, f.y, f.root_size, Candidate::Kind::verify, i, -1, f.id});
     }
     std::vector<const Candidate*> check_places;
     for (const Candidate& c : checks) check_places.push_back(&c);
