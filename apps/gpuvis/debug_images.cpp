@@ -1,6 +1,7 @@
 #include "debug_images.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -89,6 +90,22 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
     root_box(r.region, c);
     draw_digits(candidates, tree.left[r.region], tree.top[r.region] - 8, std::to_string(i + 1), c);
   }
+  // The second looks: a cyan box (white when a symbol was found there) with the estimated smear as
+  // a line through its centre, numbered L1, L2, ... as in _5_candidates.txt.
+  const std::uint8_t cyan[3] = {0, 220, 230}, white[3] = {255, 255, 255};
+  for (std::size_t i = 0; i < d.second_looks.size(); ++i) {
+    const auto& l = d.second_looks[i];
+    const std::uint8_t* c = l.id >= 0 ? white : cyan;
+    const int half = l.size / 2 + 3;
+    const int cx = static_cast<int>(std::lround(l.x)), cy = static_cast<int>(std::lround(l.y));
+    box(candidates, cx - half, cy - half, cx + half, cy + half, c);
+    for (double t = -l.length / 2; t <= l.length / 2; t += 0.25) {
+      const int x = static_cast<int>(std::lround(l.x + t * std::cos(l.angle))), y = static_cast<int>(std::lround(l.y + t * std::sin(l.angle)));
+      if (x >= 0 && y >= 0 && x < candidates.width() && y < candidates.height())
+        for (int k = 0; k < 3; ++k) candidates(x, y, k) = c[k];
+    }
+    draw_digits(candidates, cx - half, cy + half + 2, std::to_string(i + 1), c);
+  }
   write_image(base + "_3_candidates" + ext, candidates.view());
 
   write_image(base + "_4_detections" + ext, annotate(grey, d).view());
@@ -115,9 +132,10 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
     text << "# second looks (" << d.second_looks.size() << ", " << d.times.second_look_us
          << " us): candidate centre, root size, kind, the tracked ID expected there; estimated blur: direction (deg), length (px), "
             "anisotropy; id  outcome\n";
-  for (const auto& l : d.second_looks) {
+  for (std::size_t i = 0; i < d.second_looks.size(); ++i) {
+    const auto& l = d.second_looks[i];
     char line[256];
-    std::snprintf(line, sizeof line, "look  %.1f,%.1f  %d  %s %s  blur %.0f deg %.1f px %.2f  %s  %s\n", l.x, l.y, l.size, l.kind,
+    std::snprintf(line, sizeof line, "L%zu  %.1f,%.1f  %d  %s %s  blur %.0f deg %.1f px %.2f  %s  %s\n", i + 1, l.x, l.y, l.size, l.kind,
                   l.expected >= 0 ? ("expects " + std::to_string(l.expected)).c_str() : "-", l.angle * 180 / 3.14159265358979, l.length, l.anisotropy,
                   l.id >= 0 ? std::to_string(l.id).c_str() : "-", l.outcome);
     text << line;
