@@ -199,16 +199,26 @@ void SecondLooker::run(HostView<const std::uint8_t> grey, const std::vector<deco
                      [&](const Candidate* e) { return std::hypot(e->x - c.x, e->y - c.y) < 0.25 * std::min(e->size, c.size); }))
       places.push_back(&c);
   }
-  std::vector<int> first_pass;  // the first pass's symbols, checked below in a frame with motion
+  std::vector<int> first_pass;  // the first pass's symbols, checked in a frame with motion
   for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
     if (!d.fiducials[i].fuzzy()) first_pass.push_back(i);
   std::vector<decode::SecondLook> reports;
   std::vector<decode::Fiducial> found;
   std::vector<std::uint8_t> ok;
   look_all(grey, places, reports, found, ok);
-
   std::vector<int> roots_taken;
-  bool recovered = false;
+  bool changed = apply_looks(places, reports, found, ok, d, roots_taken);
+  const bool motion = std::any_of(d.second_looks.begin(), d.second_looks.end(),
+                                  [&](const decode::SecondLook& l) { return l.anisotropy >= config_.min_anisotropy; });
+  if (motion && config_.verify) changed |= check_first_pass(grey, first_pass, d);
+  if (changed) reorder(roots_taken, d);
+  d.times.second_look_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool SecondLooker::apply_looks(const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,
+                               std::vector<decode::Fiducial>& found, const std::vector<std::uint8_t>& ok, Detections& d,
+                               std::vector<int>& roots_taken) {
+  bool changed = false;
   for (std::size_t k = 0; k < places.size(); ++k) {
     const Candidate& c = *places[k];
     decode::SecondLook& report = reports[k];
@@ -231,7 +241,7 @@ void SecondLooker::run(HostView<const std::uint8_t> grey, const std::vector<deco
     if (misread) report.outcome = "the expected symbol, decoded after taking out the motion blur where the first pass read another";
     d.second_looks.push_back(report);
     if (report.id < 0) continue;
-    recovered = true;
+    changed = true;
     if (misread) {
       f.root = misread->root;
       *misread = f;
@@ -249,45 +259,47 @@ void SecondLooker::run(HostView<const std::uint8_t> grey, const std::vector<deco
       roots_taken.push_back(c.index);
     }
   }
-  // In a frame where something moved, the first pass's own symbols whose patches are smeared are
-  // read again: a smeared print can decode as another symbol of the set. Where two deblurred
-  // lengths agree on another ID, that ID replaces the first pass's; where they agree on none, the
-  // symbol becomes a fuzzy candidate.
-  const bool motion = std::any_of(d.second_looks.begin(), d.second_looks.end(),
-                                  [&](const decode::SecondLook& l) { return l.anisotropy >= config_.min_anisotropy; });
-  if (motion && config_.verify) {
-    std::vector<Candidate> checks;
-    for (int i : first_pass) {
-      const decode::Fiducial& f = d.fiducials[i];
-      checks.push_back({f.x, f.y, f.root_size, Candidate::Kind::verify, i, -1, f.id});
-    }
-    std::vector<const Candidate*> check_places;
-    for (const Candidate& c : checks) check_places.push_back(&c);
-    look_all(grey, check_places, reports, found, ok);
-    for (std::size_t k = 0; k < checks.size(); ++k) {
-      if (reports[k].anisotropy < config_.min_anisotropy) continue;  // a still symbol: nothing was looked at
-      decode::Fiducial& g = d.fiducials[checks[k].index];
-      if (ok[k] && found[k].id != g.id) {
-        reports[k].outcome = "the first pass read another ID here; deblurred, the patch decodes as this one";
-        found[k].root = g.root;
-        g = found[k];
-        recovered = true;
-      } else if (ok[k]) {
-        reports[k].outcome = "the first pass's ID, confirmed after taking out the motion blur";
-        reports[k].id = -1;
-      } else {
-        // Smeared, and the deblurred patch is no symbol: the first pass's read is not trusted.
-        // It becomes a fuzzy candidate, which can keep a tracked object but never create one.
-        reports[k].outcome = "the first pass read a symbol here; deblurred, the patch does not decode: made fuzzy";
-        reports[k].id = -1;
-        g.id = -1;
-        recovered = true;
-      }
-      d.second_looks.push_back(reports[k]);
-    }
+  return changed;
+}
+
+// The first pass's own symbols whose patches are smeared, read again: a smeared print can decode
+// as another symbol of the set. Where two deblurred patches agree on another ID, that ID replaces
+// the first pass's; where none agrees with any, the symbol becomes a fuzzy candidate.
+bool SecondLooker::check_first_pass(HostView<const std::uint8_t> grey, const std::vector<int>& first_pass, Detections& d) {
+  std::vector<Candidate> checks;
+  for (int i : first_pass) {
+    const decode::Fiducial& f = d.fiducials[i];
+    checks.push_back({f.x, f.y, f.root_size, Candidate::Kind::verify, i, -1, f.id});
   }
-  if (recovered) reorder(roots_taken, d);
-  d.times.second_look_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<const Candidate*> places;
+  for (const Candidate& c : checks) places.push_back(&c);
+  std::vector<decode::SecondLook> reports;
+  std::vector<decode::Fiducial> found;
+  std::vector<std::uint8_t> ok;
+  look_all(grey, places, reports, found, ok);
+  bool changed = false;
+  for (std::size_t k = 0; k < checks.size(); ++k) {
+    if (reports[k].anisotropy < config_.min_anisotropy) continue;  // a still symbol: nothing was looked at
+    decode::Fiducial& g = d.fiducials[checks[k].index];
+    if (ok[k] && found[k].id != g.id) {
+      reports[k].outcome = "the first pass read another ID here; deblurred, the patch decodes as this one";
+      found[k].root = g.root;
+      g = found[k];
+      changed = true;
+    } else if (ok[k]) {
+      reports[k].outcome = "the first pass's ID, confirmed after taking out the motion blur";
+      reports[k].id = -1;
+    } else {
+      // Smeared, and the deblurred patch is no symbol: the first pass's read is not trusted. It
+      // becomes a fuzzy candidate, which can keep a tracked object but never create one.
+      reports[k].outcome = "the first pass read a symbol here; deblurred, the patch does not decode: made fuzzy";
+      reports[k].id = -1;
+      g.id = -1;
+      changed = true;
+    }
+    d.second_looks.push_back(reports[k]);
+  }
+  return changed;
 }
 
 // Root candidates that became symbols leave the list, and valid symbols come first again.

@@ -46,6 +46,14 @@ class SecondLooker {
   // The candidates of a frame: fuzzy fiducials, root candidates not inside a decoded symbol, and
   // the places of expected symbols that did not decode (marked on a candidate already there).
   static std::vector<Candidate> gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d);
+  // The looks' symbols into d: each replaces its fuzzy candidate, a symbol the first pass misread at
+  // an expected symbol's place, or joins the list (a root candidate's, recorded in roots_taken).
+  // True when d changed.
+  static bool apply_looks(const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,
+                          std::vector<decode::Fiducial>& found, const std::vector<std::uint8_t>& ok, Detections& d,
+                          std::vector<int>& roots_taken);
+  // Looks at the first pass's symbols (indices into d.fiducials) and corrects them. True when d changed.
+  bool check_first_pass(HostView<const std::uint8_t> grey, const std::vector<int>& first_pass, Detections& d);
   static void reorder(std::vector<int>& roots_taken, Detections& d);
   SecondLookConfig config_;
   threshold::Params threshold_;
