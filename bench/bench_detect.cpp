@@ -216,13 +216,25 @@ std::vector<CameraCondition> camera_conditions() {
   return c;
 }
 
+// The detectors the camera and sequence tables compare: the CPU without and with the second look,
+// and CUDA when a device is present.
+struct DetectorRun {
+  std::string name;
+  Backend backend;
+  bool second_look;
+};
+std::vector<DetectorRun> detector_runs() {
+  std::vector<DetectorRun> runs{{"CPU, no second look", Backend::cpu, false}, {"CPU", Backend::cpu, true}};
+  if (gpuvis::cuda::device_count() > 0) runs.push_back({"CUDA", Backend::cuda, true});
+  return runs;
+}
+
 // Recall, false IDs, centre error and time of the default detector with the second look off and
 // on (CPU, one thread), and on CUDA when a device is present (its detections compared with the
 // CPU's frame by frame).
 std::string camera_table(synth::Generator& gen, int frames) {
   std::ostringstream table;
   table << "| frames | detector | found | false IDs | median centre error (px) | median ms/frame |\n|---|---|---:|---:|---:|---:|\n";
-  const bool cuda = gpuvis::cuda::device_count() > 0;
   for (const auto& cond : camera_conditions()) {
     std::vector<synth::Scene> scenes;
     for (int i = 0; i < frames; ++i) {
@@ -234,15 +246,8 @@ std::string camera_table(synth::Generator& gen, int frames) {
       cond.apply(q, frames > 1 ? static_cast<double>(i) / (frames - 1) : 0.0);
       scenes.push_back(gen.make(q));
     }
-    struct Run {
-      std::string name;
-      Backend backend;
-      bool second_look;
-    };
-    std::vector<Run> runs{{"CPU, no second look", Backend::cpu, false}, {"CPU", Backend::cpu, true}};
-    if (cuda) runs.push_back({"CUDA", Backend::cuda, true});
     std::vector<std::vector<decode::Fiducial>> cpu_results;
-    for (const Run& run : runs) {
+    for (const DetectorRun& run : detector_runs()) {
       pipeline::DetectorConfig cfg;
       cfg.backend = run.backend;
       cfg.second_look.enabled = run.second_look;
@@ -287,7 +292,6 @@ std::string sequence_table(synth::Generator& gen, int frames) {
   std::ostringstream table;
   table << "| speed (px/frame) | exposure | smear (px) | detector | reported | worst print | sessions per print (most) | wrong IDs | "
            "median / p95 centre error (px) | median ms/frame |\n|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
-  const bool cuda = gpuvis::cuda::device_count() > 0;
   for (double speed : {4.0, 6.0, 8.0, 12.0})
     for (double exposure : {0.5, 1.0}) {
       std::vector<synth::Scene> scenes;
@@ -303,14 +307,7 @@ std::string sequence_table(synth::Generator& gen, int frames) {
         q.frame = t;
         scenes.push_back(gen.make(q));
       }
-      struct Run {
-        std::string name;
-        Backend backend;
-        bool second_look;
-      };
-      std::vector<Run> runs{{"CPU, no second look", Backend::cpu, false}, {"CPU", Backend::cpu, true}};
-      if (cuda) runs.push_back({"CUDA", Backend::cuda, true});
-      for (const Run& run : runs) {
+      for (const DetectorRun& run : detector_runs()) {
         pipeline::DetectorConfig cfg;
         cfg.backend = run.backend;
         cfg.second_look.enabled = run.second_look;
