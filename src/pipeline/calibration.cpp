@@ -184,6 +184,12 @@ std::array<double, 2> CalibrationMap::undistort(double x, double y) const {
   return {ux, uy};
 }
 
+std::array<double, 2> CalibrationMap::distort(double x, double y) const {
+  if (identity_) return {x, y};
+  const Displacement d = displacement(x / layout_.cell_w, y / layout_.cell_h);
+  return {x + d[0] * layout_.cell_w, y + d[1] * layout_.cell_h};
+}
+
 void CalibrationMap::apply(decode::Detections& d) const {
   if (identity_) return;
   auto move = [&](double& x, double& y) {

@@ -48,12 +48,22 @@ const Detections& Detector::receive() {
   require(in_flight_ > 0, "detect: no frame in flight: submit() first");
   engine_->receive(result_);
   --in_flight_;
-  if (second_look_) second_look_->run(engine_->received_frame(), expected_, result_);
-  if (config_.calibration) {
-    if (!calibration_ || calibration_->width() != result_.width || calibration_->height() != result_.height)
-      calibration_.emplace(*config_.calibration, result_.width, result_.height);
-    calibration_->apply(result_);
+  if (config_.calibration && (!calibration_ || calibration_->width() != result_.width || calibration_->height() != result_.height))
+    calibration_.emplace(*config_.calibration, result_.width, result_.height);
+  if (second_look_) {
+    // A tracker expects its symbols in table pixels when a grid moves the results there; the second
+    // look works in the camera's.
+    if (calibration_ && !expected_.empty()) {
+      for (auto& e : expected_) {
+        const auto p = calibration_->distort(e.x, e.y);
+        e.x = p[0];
+        e.y = p[1];
+      }
+    }
+    second_look_->run(engine_->received_frame(), expected_, result_);
+    expected_.clear();  // they were for this frame
   }
+  if (calibration_) calibration_->apply(result_);
   return result_;
 }
 

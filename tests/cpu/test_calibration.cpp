@@ -149,6 +149,11 @@ TEST(Calibration, ContinuousInverseAgreesWithTheDistortionMap) {
         const auto g = m.displacement(u[0] / l.cell_w, u[1] / l.cell_h);
         ASSERT_NEAR(u[0] + g[0] * l.cell_w, x, 1e-6);
         ASSERT_NEAR(u[1] + g[1] * l.cell_h, y, 1e-6);
+        // distort() takes the undistorted point back to the camera (the second look's expected
+        // places of tracked symbols).
+        const auto p = m.distort(u[0], u[1]);
+        ASSERT_NEAR(p[0], x, 1e-6);
+        ASSERT_NEAR(p[1], y, 1e-6);
       }
     EXPECT_GT(mapped, w * h / 9 / 2);
     EXPECT_LE(worst, 1.25);

@@ -68,6 +68,8 @@ class CalibrationMap {
   // for the camera point p (pixels, pixel centres at integers). Within a pixel of the
   // distortion map's entry wherever the map has one.
   std::array<double, 2> undistort(double x, double y) const;
+  // The inverse: the camera point p = u + G(u / cell) * cell that shows the undistorted point u.
+  std::array<double, 2> distort(double x, double y) const;
   // Moves detections from camera to undistorted pixels: fiducial centres and their angles (turned
   // by the map's local Jacobian), root centres, root candidates, fingers' and blobs' centres. Sizes
   // and blob angles stay as measured (as in reacTIVision).

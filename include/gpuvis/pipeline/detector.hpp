@@ -113,8 +113,9 @@ class Detector {
   const Detections& receive();
   // The symbols a tracker expects in the next received frame (track::Tracker::expected_symbols):
   // the second look also looks where each of them should be when it did not decode there, and
-  // the expected symbol found there replaces another ID the first pass read at its place. Used
-  // from the next receive() on; an empty list expects nothing.
+  // the expected symbol found there replaces another ID the first pass read at its place. For the
+  // next receive() only. Positions are those the detections are reported in (table pixels when a
+  // calibration grid is set).
   void expect(const std::vector<decode::ExpectedSymbol>& symbols) { expected_ = symbols; }
   int in_flight() const { return in_flight_; }
   // True when submit() returns before the frame is done (CUDA): only then does a second frame in
