@@ -210,7 +210,17 @@ void SecondLooker::run(HostView<const std::uint8_t> grey, const std::vector<deco
   bool changed = apply_looks(places, reports, found, ok, d, roots_taken);
   const bool motion = std::any_of(d.second_looks.begin(), d.second_looks.end(),
                                   [&](const decode::SecondLook& l) { return l.anisotropy >= config_.min_anisotropy; });
-  if (motion && config_.verify) changed |= check_first_pass(grey, first_pass, d);
+  if (motion && config_.verify) {
+    // A symbol the tracker follows, read with its ID where the tracker expects it, has its
+    // history behind it: only the others are checked.
+    std::erase_if(first_pass, [&](int i) {
+      const decode::Fiducial& f = d.fiducials[i];
+      return std::any_of(expected.begin(), expected.end(), [&](const decode::ExpectedSymbol& e) {
+        return e.id == f.id && std::hypot(e.x - f.x, e.y - f.y) < 0.5 * e.root_size;
+      });
+    });
+    changed |= check_first_pass(grey, first_pass, d);
+  }
   if (changed) reorder(roots_taken, d);
   d.times.second_look_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
