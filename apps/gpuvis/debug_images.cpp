@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <numbers>
 
 #include "annotate.hpp"
 #include "gpuvis/core/error.hpp"
@@ -136,7 +137,7 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
     const auto& l = d.second_looks[i];
     char line[256];
     std::snprintf(line, sizeof line, "L%zu  %.1f,%.1f  %d  %s %s  blur %.0f deg %.1f px %.2f  %s  %s\n", i + 1, l.x, l.y, l.size, l.kind,
-                  l.expected >= 0 ? ("expects " + std::to_string(l.expected)).c_str() : "-", l.angle * 180 / 3.14159265358979, l.length, l.anisotropy,
+                  l.expected >= 0 ? ("expects " + std::to_string(l.expected)).c_str() : "-", l.angle * 180 / std::numbers::pi, l.length, l.anisotropy,
                   l.id >= 0 ? std::to_string(l.id).c_str() : "-", l.outcome);
     text << line;
   }

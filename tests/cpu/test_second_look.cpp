@@ -8,6 +8,7 @@
 #include <map>
 #include <numbers>
 #include <set>
+#include <utility>
 
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
@@ -43,6 +44,14 @@ Score score(pipeline::Detector& det, const std::vector<synth::Scene>& scenes) {
     s.found += static_cast<int>(std::count(used.begin(), used.end(), true));
   }
   return s;
+}
+
+// The scores of the first pass alone and with the second look, on the same frames.
+std::pair<Score, Score> first_pass_and_second_look(const std::vector<synth::Scene>& scenes) {
+  pipeline::DetectorConfig off;
+  off.second_look.enabled = false;
+  pipeline::Detector first_pass(off), with_look(pipeline::DetectorConfig{});
+  return {score(first_pass, scenes), score(with_look, scenes)};
 }
 
 std::vector<synth::Scene> smeared_scenes(double motion_px, int count, std::uint32_t seed) {
@@ -100,10 +109,7 @@ TEST(SecondLook, MotionEstimateFindsTheSmearsDirectionAndLength) {
 // are found, and the first pass's misread of a smeared print (one in these frames) is corrected.
 TEST(SecondLook, SymbolsSmearedOver5PixelsAreFound) {
   const auto scenes = smeared_scenes(5, 10, 71);
-  pipeline::DetectorConfig off;
-  off.second_look.enabled = false;
-  pipeline::Detector first_pass(off), with_look(pipeline::DetectorConfig{});
-  const Score a = score(first_pass, scenes), b = score(with_look, scenes);
+  const auto [a, b] = first_pass_and_second_look(scenes);
   EXPECT_LT(a.found, 0.85 * a.total) << "the frames no longer test the second look";
   EXPECT_GE(b.found, 0.9 * b.total);
   EXPECT_EQ(b.found, a.found + b.recovered);
@@ -115,10 +121,7 @@ TEST(SecondLook, SymbolsSmearedOver5PixelsAreFound) {
 // more, and leaves fewer false IDs than the first pass.
 TEST(SecondLook, SymbolsSmearedOver7PixelsAreFoundMoreOften) {
   const auto scenes = smeared_scenes(7, 8, 91);
-  pipeline::DetectorConfig off;
-  off.second_look.enabled = false;
-  pipeline::Detector first_pass(off), with_look(pipeline::DetectorConfig{});
-  const Score a = score(first_pass, scenes), b = score(with_look, scenes);
+  const auto [a, b] = first_pass_and_second_look(scenes);
   EXPECT_GT(b.recovered, 0);
   EXPECT_GE(b.found, a.found + b.recovered - a.false_ids);
   EXPECT_LT(b.false_ids, a.false_ids);

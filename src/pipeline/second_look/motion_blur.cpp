@@ -12,8 +12,8 @@ namespace {
 float sample(HostView<const float> p, double x, double y) {
   x = std::clamp(x, 0.0, p.width - 1.0);
   y = std::clamp(y, 0.0, p.height - 1.0);
-  const int x0 = std::min(static_cast<int>(x), p.width - 2 < 0 ? 0 : p.width - 2);
-  const int y0 = std::min(static_cast<int>(y), p.height - 2 < 0 ? 0 : p.height - 2);
+  const int x0 = std::min(static_cast<int>(x), std::max(0, p.width - 2));
+  const int y0 = std::min(static_cast<int>(y), std::max(0, p.height - 2));
   const int x1 = std::min(x0 + 1, p.width - 1), y1 = std::min(y0 + 1, p.height - 1);
   const double fx = x - x0, fy = y - y0;
   return static_cast<float>((1 - fy) * ((1 - fx) * p(x0, y0) + fx * p(x1, y0)) + fy * ((1 - fx) * p(x0, y1) + fx * p(x1, y1)));
