@@ -160,6 +160,8 @@ void register_detect(CLI::App& app, Command& run) {
       }
       config.backend = choose_backend(a.backend);
       config.device_times = true;  // the JSON lines carry them
+      // --debug shows the backend's own binary frame and regions.
+      config.taps = {.threshold = !a.debug_dir.empty(), .regions = !a.debug_dir.empty()};
       pipeline::Detector detector(config);
       int failures = 0;
       for (const auto& file : files) {
@@ -197,7 +199,7 @@ void register_detect(CLI::App& app, Command& run) {
         }
         if (!a.annotate_dir.empty()) write_image(annotated_path(file), annotate(grey.view(), d).view());
         if (!a.debug_dir.empty())
-          write_debug_images(a.debug_dir, std::filesystem::path(file).stem().string(), ext, grey.view(), config, set, d);
+          write_debug_images(a.debug_dir, std::filesystem::path(file).stem().string(), ext, grey.view(), set, d);
       }
       return failures ? 1 : 0;
     };

@@ -86,6 +86,8 @@ pipeline::DetectorConfig detector_config(const config::ReacTIVisionConfig& file_
     config.blobs.max_size = sizes.max_size;
   }
   config.second_look.enabled = !a.no_second_look;
+  config.equalize = config.equalize || a.equalize || !a.background.empty();
+  if (!a.background.empty()) config.background = std::make_shared<const Image<std::uint8_t>>(read_grey8(a.background));
   config.blobs.object_blobs = config.blobs.object_blobs || a.object_blobs;
   config.blobs.finger_blobs = config.blobs.finger_blobs || a.finger_blobs;
   if (!a.grid.empty()) {
@@ -170,8 +172,8 @@ track::TrackerParams tracker_params(const config::ReacTIVisionConfig& file_cfg) 
   return params;
 }
 
-// The loop: capture -> (equalise) -> detect -> track -> TUIO / JSON, until the source ends or a
-// signal arrives.
+// The loop: source -> detector (equaliser, stages, second look) -> tracker -> TUIO / JSON / live
+// view, until the source ends or a signal arrives.
 int run_track() {
   config::ReacTIVisionConfig file_cfg;
   if (!a.config.empty()) {
@@ -199,17 +201,13 @@ int run_track() {
     if (!a.grid.empty()) files.grid = a.grid;
     const output::LiveViewOptions view_options = output::parse_live_view_address(a.view);
     view = std::make_unique<TrackView>(view_options,
-                                       TrackSettings{config, a.equalize || !a.background.empty() || file_cfg.equalize,
-                                                     options.invert_x, options.invert_y, options.invert_angle},
+                                       TrackSettings{config, options.invert_x, options.invert_y, options.invert_angle},
                                        std::move(files));
     std::cerr << "gpuvis: live view on http://" << view_options.address << ":" << view->port()
               << "/\n" << std::flush;
   }
   auto detector = std::make_unique<pipeline::Detector>(config);
   track::Tracker tracker(tracker_params(file_cfg));
-  threshold::Equalizer equalizer;
-  bool equalize = a.equalize || !a.background.empty() || file_cfg.equalize;
-  if (!a.background.empty()) equalizer.capture(read_grey8(a.background).view());
   std::unique_ptr<output::TuioSender> tuio;
   if (!a.no_tuio) {
     tuio = output::make_tuio_sender(targets, options);
@@ -227,10 +225,6 @@ int run_track() {
   double arrival = 0, last_report = source::now_seconds();
   std::deque<double> arrivals;  // of the frames in flight, oldest first
   auto submit = [&] {
-    if (equalize) {
-      if (!equalizer.has_background()) equalizer.capture(frame.view());  // spec §2.3: this frame becomes flat
-      equalizer.apply(frame.view());  // a background of another size is an error, not a silent skip
-    }
     detector->submit(frame.view());
     arrivals.push_back(arrival);
   };
@@ -249,11 +243,14 @@ int run_track() {
         const auto& s = view->settings();
         tuio->set_inversion(s.invert_x, s.invert_y, s.invert_angle);
       }
-      if (changes.recapture) equalizer = threshold::Equalizer{};  // the next frame becomes the background
-      equalize = view->settings().equalize;
+      if (changes.equalizer) detector->set_equalize(view->settings().detector.equalize);
+      if (changes.recapture) detector->recapture_background();  // the next frame becomes the empty table
+      if (changes.taps) detector->set_taps(view->settings().detector.taps);
     }
     if (rebuild_detector && detector->in_flight() == 0) {
-      detector = std::make_unique<pipeline::Detector>(view->settings().detector);
+      pipeline::DetectorConfig next = view->settings().detector;
+      next.background = detector->background();  // the empty table stays as captured
+      detector = std::make_unique<pipeline::Detector>(std::move(next));
       rebuild_detector = false;
     }
     if (detector->in_flight() == 0) {
@@ -282,7 +279,7 @@ int run_track() {
     stats.add(d, (t1 - t0) * 1e6, (sent - t1) * 1e6, (sent - frame_arrival) * 1e6);
     // With two CUDA frames in flight `frame` is already the next one: the page's picture may lead
     // its detections by a frame, which nobody sees at 15 pictures a second.
-    if (view) view->show(frame.view(), f, d, (t1 - t0) * 1e6, (sent - t1) * 1e6, (sent - frame_arrival) * 1e6, capture.dropped(), sent);
+    if (view) view->show(detector->received_frame(), f, d, (t1 - t0) * 1e6, (sent - t1) * 1e6, (sent - frame_arrival) * 1e6, capture.dropped(), sent);
     if (a.stats && sent - last_report >= 1.0) {
       stats.print(sent - last_report, capture.dropped());
       last_report = sent;

@@ -11,7 +11,6 @@
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/segment/region_tree.hpp"
-#include "gpuvis/threshold/threshold.hpp"
 
 namespace gpuvis::cli {
 namespace {
@@ -42,16 +41,14 @@ std::vector<std::string> debug_outputs(const std::string& ext) {
 }
 
 void write_debug_images(const std::string& dir, const std::string& stem, const std::string& ext, HostView<const std::uint8_t> grey,
-                        const pipeline::DetectorConfig& config, const decode::TreeSet& set, const pipeline::Detections& d) {
+                        const decode::TreeSet& set, const pipeline::Detections& d) {
   const std::string base = dir + "/" + stem;
-  Image<std::uint8_t> binary(grey.width, grey.height);
-  threshold::Params tp = config.threshold;
-  tp.backend = Backend::cpu;
-  threshold::threshold(grey, binary.view(), tp);
-  write_image(base + "_1_threshold" + ext, binary.view());
+  // The backend's own binary frame and region tree (the detector's stage taps).
+  require(!d.binary.empty() && d.tree && d.tree->run_begin.size() == static_cast<std::size_t>(d.tree->size()) + 1,
+          "debug images need the detector's threshold and regions taps (DetectorConfig::taps)");
+  const segment::RegionTree& tree = *d.tree;
+  write_image(base + "_1_threshold" + ext, d.binary);
 
-  segment::RegionTree tree;
-  segment::segment_cpu(binary.view(), set.cap(), tree, segment::SegmentOptions{.runs = true});
   Image<std::uint8_t> regions(grey.width, grey.height, 3);
   for (int r = 0; r < tree.size(); ++r) {
     std::uint8_t c[3];
@@ -64,11 +61,12 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
   }
   write_image(base + "_2_regions" + ext, regions.view());
 
-  // The decoder again, explaining: every candidate root and what became of it.
+  // The backend's tree decoded again on the host, explaining every candidate root and what became
+  // of it (both backends decode a tree alike: CPU = CUDA on every test frame).
   decode::Decoder decoder(set);
   decoder.set_explain(true);
   std::vector<decode::Fiducial> fiducials;
-  decoder.decode(tree, binary.view(), fiducials);
+  decoder.decode(tree, d.binary, fiducials);
   const auto& reports = decoder.reports();
 
   // Candidates, numbered as in _5_candidates.txt: decoded (green), fuzzy (orange), refused (red);

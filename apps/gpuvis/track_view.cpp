@@ -129,7 +129,7 @@ void TrackView::apply_settings(const json& j, Changes& changes) {
     if (det.blobs.max_size > 0 && det.blobs.max_size < det.blobs.min_size)
       fail(ErrorCode::invalid_argument, "blob max size must be at least the min size (or 0: no blobs)");
   }
-  take(j, "equalize", next.equalize);
+  take(j, "equalize", next.detector.equalize);
   if (j.contains("invert")) {
     take(j.at("invert"), "x", next.invert_x);
     take(j.at("invert"), "y", next.invert_y);
@@ -140,6 +140,7 @@ void TrackView::apply_settings(const json& j, Changes& changes) {
     if (display != "camera" && display != "binary" && display != "undistorted")
       fail(ErrorCode::invalid_argument, "display must be camera, binary or undistorted");
     display_ = display;
+    next.detector.taps.threshold = display_ == "binary";
   }
   const auto& old = settings_.detector;
   changes.detector |= threshold_json(det.threshold) != threshold_json(old.threshold) || det.fingers.size != old.fingers.size ||
@@ -148,7 +149,9 @@ void TrackView::apply_settings(const json& j, Changes& changes) {
                       det.blobs.object_blobs != old.blobs.object_blobs || det.blobs.finger_blobs != old.blobs.finger_blobs;
   changes.inversion |= next.invert_x != settings_.invert_x || next.invert_y != settings_.invert_y ||
                        next.invert_angle != settings_.invert_angle;
-  changes.recapture |= next.equalize && !settings_.equalize;  // switching the equaliser on takes a new background
+  changes.equalizer |= next.detector.equalize != settings_.detector.equalize;
+  changes.recapture |= next.detector.equalize && !settings_.detector.equalize;  // switching the equaliser on takes a new background
+  changes.taps |= next.detector.taps.threshold != settings_.detector.taps.threshold;
   settings_ = std::move(next);
   publish_settings();
 }
@@ -201,7 +204,6 @@ void TrackView::apply_grid(const json& j, Changes& changes) {
 void TrackView::save_settings() {
   config::ReacTIVisionConfig cfg = files_.base;
   cfg.detector = settings_.detector;
-  cfg.equalize = settings_.equalize;
   cfg.tuio_options.invert_x = settings_.invert_x;
   cfg.tuio_options.invert_y = settings_.invert_y;
   cfg.tuio_options.invert_angle = settings_.invert_angle;
@@ -230,7 +232,7 @@ void TrackView::publish_settings() {
         {"max_size", det.blobs.max_size},
         {"object_blobs", det.blobs.object_blobs},
         {"finger_blobs", det.blobs.finger_blobs}}},
-      {"equalize", settings_.equalize},
+      {"equalize", settings_.detector.equalize},
       {"invert", {{"x", settings_.invert_x}, {"y", settings_.invert_y}, {"angle", settings_.invert_angle}}},
       {"display", display_},
       {"backend", std::string(to_string(det.backend))},
@@ -277,14 +279,8 @@ void TrackView::show(HostView<const std::uint8_t> frame, const track::Frame& tra
   }
   if (view_->clients() == 0) return;
   if (view_->wants_picture()) {
-    if (display_ == "binary") {
-      threshold::Params params = settings_.detector.threshold;
-      params.backend = Backend::cpu;  // the same binary frame as the detector's, on either backend
-      view_->offer_picture(frame, [params](Image<std::uint8_t> grey) {
-        Image<std::uint8_t> binary(grey.width(), grey.height(), 1);
-        threshold::threshold(grey.view(), binary.view(), params);
-        return binary;
-      });
+    if (display_ == "binary" && !detections.binary.empty()) {
+      view_->offer_picture(detections.binary);  // the backend's own (the threshold tap)
     } else if (display_ == "undistorted" && settings_.detector.calibration) {
       view_->offer_picture(frame, [grid = *settings_.detector.calibration](Image<std::uint8_t> grey) {
         return undistorted(grey, grid);

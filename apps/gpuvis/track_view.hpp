@@ -17,8 +17,7 @@ namespace gpuvis::cli {
 
 // Everything the page can change.
 struct TrackSettings {
-  pipeline::DetectorConfig detector;
-  bool equalize = false;
+  pipeline::DetectorConfig detector;  // with the equaliser, and the threshold tap for the binary picture
   bool invert_x = false, invert_y = false, invert_angle = false;
 };
 
@@ -39,14 +38,16 @@ class TrackView {
     bool detector = false;     // threshold, fingers, blobs: the detector must be made again
     bool calibration = false;  // the grid: Detector::set_calibration(settings().detector.calibration)
     bool inversion = false;    // TuioSender::set_inversion
-    bool recapture = false;    // take the next frame as the empty table
-    bool any() const { return detector || calibration || inversion || recapture; }
+    bool equalizer = false;    // Detector::set_equalize(settings().detector.equalize)
+    bool recapture = false;    // Detector::recapture_background(): the next frame is the empty table
+    bool taps = false;         // Detector::set_taps(settings().detector.taps)
+    bool any() const { return detector || calibration || inversion || equalizer || recapture || taps; }
   };
   // Reads the page's messages; on the tracking thread, once per frame.
   Changes poll();
   const TrackSettings& settings() const { return settings_; }
 
-  // After each tracked frame: `frame` is what the detector saw (equalised when on).
+  // After each tracked frame: `frame` is what the detector saw (Detector::received_frame).
   void show(HostView<const std::uint8_t> frame, const track::Frame& tracked, const pipeline::Detections& detections,
             double track_us, double send_us, double latency_us, long dropped, double now);
 

@@ -35,12 +35,47 @@ Detector& Detector::operator=(Detector&&) noexcept = default;
 
 bool Detector::overlaps() const { return engine_->overlaps(); }
 
+void Detector::set_equalize(bool on) {
+  config_.equalize = on;
+  if (!on) background_.reset();
+}
+
+void Detector::recapture_background() {
+  config_.background.reset();
+  background_.reset();
+}
+
+std::shared_ptr<const Image<std::uint8_t>> Detector::background() const {
+  if (!background_) return config_.background;
+  return std::make_shared<const Image<std::uint8_t>>(background_->background().clone());
+}
+
+void Detector::set_taps(StageTaps taps) { config_.taps = taps; }
+
+HostView<const std::uint8_t> Detector::received_frame() const { return engine_->received_frame(); }
+
+// The equaliser's background for the frame being submitted: captured from the configured picture,
+// or from this frame, when there is none yet.
+std::shared_ptr<const threshold::Equalizer> Detector::background_for(HostView<const std::uint8_t> grey) {
+  if (!config_.equalize) return nullptr;
+  if (!background_) {
+    auto equalizer = std::make_shared<threshold::Equalizer>();
+    equalizer->capture(config_.background ? config_.background->view() : grey);
+    background_ = std::move(equalizer);
+  }
+  const Image<std::uint8_t>& b = background_->background();
+  require(b.width() == grey.width && b.height() == grey.height,
+          "equalizer: frame size " + describe_size(grey.width, grey.height) + " differs from the background's " +
+              describe_size(b.width(), b.height()) + "; capture the background again");
+  return background_;
+}
+
 void Detector::submit(HostView<const std::uint8_t> grey) {
   require(in_flight_ < kMaxInFlight,
           "detect: " + std::to_string(kMaxInFlight) + " frames in flight already: receive() before submitting more");
   require(grey.channels == 1, "detect: frames must be 8-bit grey");
   check_image_shape(grey.width, grey.height, 1);
-  engine_->submit(grey, config_.device_times);
+  engine_->submit(Submission{grey, background_for(grey), config_.device_times, config_.taps});
   ++in_flight_;
 }
 
@@ -60,7 +95,7 @@ const Detections& Detector::receive() {
         e.y = p[1];
       }
     }
-    second_look_->run(engine_->received_frame(), expected_, result_);
+    second_look_->run([this] { return engine_->received_frame(); }, expected_, result_);
     expected_.clear();  // they were for this frame
   }
   if (calibration_) calibration_->apply(result_);

@@ -12,18 +12,28 @@
 
 namespace gpuvis::pipeline {
 
+// One frame for an engine, with what the Detector decided for it.
+struct Submission {
+  HostView<const std::uint8_t> grey;
+  // The equaliser's background and level (null: not equalised); of the frame's size. The engine
+  // keeps it with the frame until the frame is received.
+  std::shared_ptr<const threshold::Equalizer> background;
+  bool device_times = false;
+  StageTaps taps;
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
   // Starts detection on a frame (the CPU engine finishes it here).
-  virtual void submit(HostView<const std::uint8_t> grey, bool device_times) = 0;
+  virtual void submit(const Submission& frame) = 0;
   // Writes the oldest submitted frame's detections into `out`, reusing its vectors' storage.
   virtual void receive(Detections& out) = 0;
   // True when submit() returns before the frame is done.
   virtual bool overlaps() const = 0;
-  // The grey frame of the detections receive() last wrote, valid until the next submit() (the
-  // second look reads it after either backend).
-  virtual HostView<const std::uint8_t> received_frame() const = 0;
+  // The grey frame of the detections receive() last wrote as the stages saw it (equalised when
+  // it was), valid until the next submit() (the second look reads it after either backend).
+  virtual HostView<const std::uint8_t> received_frame() = 0;
 };
 
 // `config` is validated; its backend is the engine's.

@@ -18,15 +18,22 @@ void Equalizer::capture(HostView<const std::uint8_t> frame) {
   enabled_ = true;
 }
 
-void Equalizer::apply(HostView<std::uint8_t> frame) const {
-  if (!enabled_ || background_.empty()) return;
+void Equalizer::apply(HostView<std::uint8_t> frame) const { apply(HostView<const std::uint8_t>(frame), frame); }
+
+void Equalizer::apply(HostView<const std::uint8_t> frame, HostView<std::uint8_t> out) const {
+  if (!enabled_ || background_.empty()) {
+    if (frame.data != out.data) copy(frame, out);
+    return;
+  }
   require(frame.width == background_.width() && frame.height == background_.height() && frame.channels == 1,
           "equalizer: frame size " + describe_size(frame.width, frame.height) + " differs from the captured background " +
               describe_size(background_.width(), background_.height()) + "; capture the background again");
+  require(out.width == frame.width && out.height == frame.height && out.channels == 1, "equalizer: output size differs from the frame's");
   for (int y = 0; y < frame.height; ++y) {
-    std::uint8_t* f = frame.row(y);
+    const std::uint8_t* f = frame.row(y);
     const std::uint8_t* b = background_.row(y);
-    for (int x = 0; x < frame.width; ++x) f[x] = static_cast<std::uint8_t>(std::clamp(f[x] - b[x] + level_, 0, 255));
+    std::uint8_t* o = out.row(y);
+    for (int x = 0; x < frame.width; ++x) o[x] = static_cast<std::uint8_t>(std::clamp(f[x] - b[x] + level_, 0, 255));
   }
 }
 

@@ -389,6 +389,69 @@ TEST(Detector, TwoFramesInFlightGiveWhatOneAtATimeGives) {
   EXPECT_THROW(two.submit(frames[2].view()), Error);  // two in flight already
 }
 
+// reacTIVision's equaliser inside the detector (spec §2.3): the first frame is the empty table,
+// every later one is detected as if it had been equalised before (Equalizer), the second look
+// and received_frame() see the equalised frame, and a recapture makes the next frame the table.
+TEST(Detector, EqualiserTakesTheFirstFrameAsTheEmptyTable) {
+  const auto frames = test::under_uneven_light(test::symbols_and_wiped_frames(4, 640, 480, 41));
+  pipeline::DetectorConfig config;
+  config.equalize = true;
+  pipeline::Detector equalising(config), plain(pipeline::DetectorConfig{});
+  threshold::Equalizer equalizer;
+  equalizer.capture(frames[0].view());
+  EXPECT_TRUE(equalising.detect(frames[0].view()).fiducials.empty()) << "the empty table equalises to a flat frame";
+  int symbols = 0;
+  for (std::size_t i = 1; i < frames.size(); ++i) {
+    Image<std::uint8_t> by_hand = frames[i].clone();
+    equalizer.apply(by_hand.view());
+    const auto& expected = plain.detect(by_hand.view());
+    symbols += static_cast<int>(expected.fiducials.size());
+    EXPECT_TRUE(test::same_detections(expected, equalising.detect(frames[i].view()))) << "frame " << i;
+    EXPECT_EQ(count_differences<std::uint8_t>(by_hand.view(), equalising.received_frame()), 0u) << "frame " << i;
+  }
+  EXPECT_GT(symbols, 10);
+  equalising.recapture_background();
+  EXPECT_TRUE(equalising.detect(frames[2].view()).fiducials.empty()) << "the recaptured frame is flat";
+  // A background of another size is refused with what to do.
+  const auto small = test::symbols_and_wiped_frames(1, 320, 240, 42);
+  try {
+    equalising.detect(small[0].view());
+    FAIL() << "a frame of another size was equalised";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("capture the background again"), std::string::npos) << e.what();
+  }
+  // A given picture of the empty table is used from the first frame on.
+  config.background = std::make_shared<const Image<std::uint8_t>>(frames[0].clone());
+  pipeline::Detector given(config);
+  Image<std::uint8_t> by_hand = frames[1].clone();
+  equalizer.apply(by_hand.view());
+  pipeline::Detector fresh(pipeline::DetectorConfig{});  // no root-candidate band yet, as `given`
+  EXPECT_TRUE(test::same_detections(fresh.detect(by_hand.view()), given.detect(frames[1].view())));
+}
+
+// The stage taps hand out the stages' own binary frame and region tree (with runs), equal to the
+// threshold and segmentation run on their own; without taps there is no binary frame.
+TEST(Detector, StageTapsHandOutTheBinaryFrameAndTheRegions) {
+  const auto frames = test::symbols_and_wiped_frames(2, 640, 480, 43);
+  pipeline::DetectorConfig config;
+  EXPECT_TRUE(pipeline::Detector(config).detect(frames[0].view()).binary.empty());
+  config.taps = {.threshold = true, .regions = true};
+  pipeline::Detector detector(config);
+  for (const auto& f : frames) {
+    const auto& d = detector.detect(f.view());
+    Image<std::uint8_t> binary(f.width(), f.height());
+    threshold::Params params = config.threshold;
+    params.backend = Backend::cpu;
+    threshold::threshold(f.view(), binary.view(), params);
+    ASSERT_FALSE(d.binary.empty());
+    EXPECT_EQ(count_differences<std::uint8_t>(binary.view(), d.binary), 0u);
+    segment::RegionTree tree;
+    segment::segment_cpu(binary.view(), decode::TreeSet::load("default").cap(), tree, {.runs = true});
+    ASSERT_NE(d.tree, nullptr);
+    EXPECT_EQ(test::tree_difference(tree, *d.tree), "");
+  }
+}
+
 // `gpuvis synth --sequence` moves prints as objects on a table move: they bounce off each other and
 // off fingers and never overlap (two prints sliding over each other would fuse into one region),
 // and still travel and leave the frame.

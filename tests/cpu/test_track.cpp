@@ -405,7 +405,7 @@ TEST(Config, ReadsReacTIVisionXmlAndNamesTheLineOfErrors) {
   EXPECT_EQ(c.detector.threshold.method, threshold::Method::tiled);
   EXPECT_EQ(c.detector.threshold.tiled.tile, 12);
   EXPECT_EQ(c.detector.threshold.tiled.gradient, 24);
-  EXPECT_TRUE(c.equalize);
+  EXPECT_TRUE(c.detector.equalize);
   EXPECT_EQ(c.camera_config, (std::filesystem::path(path).parent_path() / "cam/camera.xml").string());
   EXPECT_EQ(c.detector.max_fid, 0);  // the last <fiducial> sets it
   EXPECT_TRUE(c.detector.yamaarashi);
@@ -466,7 +466,7 @@ TEST(Config, EveryReacTIVisionSettingIsHonouredOrNamed) {
   EXPECT_FALSE(c.tracker.smooth_objects);
   EXPECT_TRUE(c.tracker.smooth_cursors);
   EXPECT_TRUE(c.tracker.smooth_blobs);
-  EXPECT_TRUE(c.equalize);
+  EXPECT_TRUE(c.detector.equalize);
   EXPECT_EQ(c.detector.threshold.method, threshold::Method::bradley_roth);
   EXPECT_FLOAT_EQ(c.detector.threshold.bradley_roth.bias, 0.64f);  // gradient "max" = 64 -> 64/100
   EXPECT_EQ(c.detector.threshold.bradley_roth.size, 2);             // "min" gives 2 (spec §2.1)
@@ -523,7 +523,7 @@ TEST(Config, SavedSettingsReadBackAndKeepTheRestOfTheFile) {
     cfg.detector.threshold = t;
     cfg.detector.fingers = {14, 0.6, 20};
     cfg.detector.blobs = {5, 90, true, false};
-    cfg.equalize = true;
+    cfg.detector.equalize = true;
     cfg.tuio_options.invert_y = true;
     config::save_reactivision_xml(path, cfg, "table.grid");
     std::ifstream in(path);
@@ -558,7 +558,7 @@ TEST(Config, SavedSettingsReadBackAndKeepTheRestOfTheFile) {
     EXPECT_EQ(back.detector.blobs.max_size, 90);
     EXPECT_TRUE(back.detector.blobs.object_blobs);
     EXPECT_FALSE(back.detector.blobs.finger_blobs);
-    EXPECT_TRUE(back.equalize);
+    EXPECT_TRUE(back.detector.equalize);
     EXPECT_FALSE(back.tuio_options.invert_x);
     EXPECT_TRUE(back.tuio_options.invert_y);
     EXPECT_TRUE(back.detector.calibration.has_value());

@@ -509,3 +509,66 @@ TEST(PipelineCuda, SecondLookOnSmearedFramesEqualsTheCpu) {
   }
   while (pipelined.in_flight() > 0) EXPECT_TRUE(test::same_detections(expected[next++], pipelined.receive()));
 }
+
+// The equaliser runs on the device for CUDA and the stage taps copy the device's binary frame and
+// region tree back: detections, the equalised frame, the binary frame and every field of the tree
+// equal the CPU backend's, one frame at a time and two in flight, across a recapture.
+TEST(PipelineCuda, EqualiserAndStageTapsEqualTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  const auto frames = test::under_uneven_light(test::symbols_and_wiped_frames(7, 640, 480, 44));
+  pipeline::DetectorConfig config = with_fingers_and_blobs(18, 0, 60);
+  config.equalize = true;
+  config.taps = {.threshold = true, .regions = true};
+  pipeline::Detector cpu(config), gpu(on_gpu(config)), pipelined(on_gpu(config));
+  auto same = [](const pipeline::Detections& a, const pipeline::Detections& b) -> ::testing::AssertionResult {
+    if (auto r = test::same_detections(a, b); !r) return r;
+    if (a.binary.empty() || b.binary.empty()) return ::testing::AssertionFailure() << "no binary frame tapped";
+    if (count_differences<std::uint8_t>(a.binary, b.binary) != 0) return ::testing::AssertionFailure() << "binary frames differ";
+    if (!a.tree || !b.tree) return ::testing::AssertionFailure() << "no region tree tapped";
+    const std::string diff = test::tree_difference(*a.tree, *b.tree);
+    if (!diff.empty()) return ::testing::AssertionFailure() << "region trees: " << diff;
+    return ::testing::AssertionSuccess();
+  };
+  const std::size_t recapture_at = 4;  // this frame becomes the empty table again
+  std::vector<pipeline::Detections> expected;
+  std::vector<segment::RegionTree> trees(frames.size());
+  std::vector<Image<std::uint8_t>> binaries;
+  int symbols = 0;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    if (i == recapture_at) {
+      cpu.recapture_background();
+      gpu.recapture_background();
+    }
+    const auto& c = cpu.detect(frames[i].view());
+    symbols += static_cast<int>(c.fiducials.size());
+    const Image<std::uint8_t> seen = [&] {
+      Image<std::uint8_t> copy_of(frames[i].width(), frames[i].height());
+      copy<std::uint8_t>(cpu.received_frame(), copy_of.view());
+      return copy_of;
+    }();
+    const auto& g = gpu.detect(frames[i].view());
+    EXPECT_TRUE(same(c, g)) << "frame " << i;
+    EXPECT_EQ(count_differences<std::uint8_t>(seen.view(), gpu.received_frame()), 0u) << "equalised frame " << i;
+    // Kept for the pipelined detector: its own copies of the taps, which the next frame overwrites.
+    expected.push_back(c);
+    trees[i] = *c.tree;
+    binaries.push_back(Image<std::uint8_t>(c.binary.width, c.binary.height));
+    copy<std::uint8_t>(c.binary, binaries.back().view());
+    expected.back().tree = &trees[i];
+    expected.back().binary = binaries.back().view();
+  }
+  EXPECT_GT(symbols, 10);
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    if (i == recapture_at) pipelined.recapture_background();  // with a frame in flight: it keeps its own
+    pipelined.submit(frames[i].view());
+    if (pipelined.in_flight() == pipeline::Detector::kMaxInFlight) {
+      EXPECT_TRUE(same(expected[next], pipelined.receive())) << "pipelined frame " << next;
+      ++next;
+    }
+  }
+  while (pipelined.in_flight() > 0) {
+    EXPECT_TRUE(same(expected[next], pipelined.receive())) << "pipelined frame " << next;
+    ++next;
+  }
+}

@@ -111,6 +111,33 @@ std::vector<Image<std::uint8_t>> symbols_and_wiped_frames(int count, int width, 
   return frames;
 }
 
+std::vector<Image<std::uint8_t>> under_uneven_light(const std::vector<Image<std::uint8_t>>& frames) {
+  std::vector<Image<std::uint8_t>> out;
+  const int width = frames.front().width(), height = frames.front().height();
+  auto shade = [&](int x, int y) { return 70 * (x + y) / (width + height); };
+  out.emplace_back(width, height);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) out.back()(x, y) = static_cast<std::uint8_t>(230 - shade(x, y));
+  for (const auto& f : frames) {
+    out.emplace_back(width, height);
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) out.back()(x, y) = static_cast<std::uint8_t>(std::max(0, f(x, y) - shade(x, y)));
+  }
+  return out;
+}
+
+std::string tree_difference(const segment::RegionTree& a, const segment::RegionTree& b) {
+  if (a.size() != b.size()) return "region counts " + std::to_string(a.size()) + " and " + std::to_string(b.size());
+  const bool same = a.colour == b.colour && a.flags == b.flags && a.area == b.area && a.left == b.left && a.top == b.top &&
+                    a.right == b.right && a.bottom == b.bottom && a.sum_x == b.sum_x && a.sum_y == b.sum_y && a.parent == b.parent &&
+                    a.depth == b.depth && a.descendant_count == b.descendant_count && a.adj_begin == b.adj_begin && a.adj == b.adj;
+  if (!same) return "per-region fields or neighbours differ";
+  if (a.run_begin != b.run_begin || a.runs.size() != b.runs.size()) return "run lists differ";
+  for (std::size_t i = 0; i < a.runs.size(); ++i)
+    if (a.runs[i].y != b.runs[i].y || a.runs[i].x0 != b.runs[i].x0 || a.runs[i].x1 != b.runs[i].x1) return "run " + std::to_string(i) + " differs";
+  return "";
+}
+
 void match_to_truth(const synth::Scene& scene, const std::vector<decode::Fiducial>& fiducials, TruthMatch& acc) {
   std::vector<bool> matched(scene.symbols.size(), false);
   for (const auto& f : fiducials) {

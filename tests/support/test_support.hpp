@@ -48,6 +48,14 @@ std::string symbols_dir();
 // root is left as a root candidate in the band the previous frame's symbols set.
 std::vector<Image<std::uint8_t>> symbols_and_wiped_frames(int count, int width, int height, std::uint32_t seed);
 
+// A table under uneven light, for the equaliser: the picture of the empty table (paper white
+// darkened towards one corner by up to 70 grey levels) first, then `frames` darkened by the same
+// shading.
+std::vector<Image<std::uint8_t>> under_uneven_light(const std::vector<Image<std::uint8_t>>& frames);
+
+// Two region trees are the same: every region's fields, neighbours and runs ("" when they are).
+std::string tree_difference(const segment::RegionTree& a, const segment::RegionTree& b);
+
 // Detections against a generated scene's truth, added up over frames: a valid fiducial is found
 // when a true symbol of its ID lies within a quarter of the symbol's size (each true symbol is
 // matched once); any other valid fiducial is a false ID.

@@ -12,12 +12,11 @@
 namespace gpuvis::config {
 
 struct ReacTIVisionConfig {
-  pipeline::DetectorConfig detector;  // trees, max_fid, threshold, fingers, blobs
+  pipeline::DetectorConfig detector;  // trees, max_fid, threshold, fingers, blobs, <image equalize>
   std::vector<output::TuioTarget> tuio;
   output::TuioOptions tuio_options;
   track::TrackerParams tracker;  // <filter fiducial finger blob>
   std::string camera_config;       // <camera config>: a camera.xml path, or "default" (search path)
-  bool equalize = false;          // <image equalize>: the first frame becomes the background (§2.3)
   int threads = 0;                // <threshold threads>: CPU threads (0 = one per core, "max")
   std::vector<std::string> warnings;  // "file:line: <element attr>: not supported, ignored"
 };

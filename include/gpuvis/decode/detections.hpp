@@ -55,9 +55,11 @@ struct Detections {
   // With BlobParams::object_blobs: the blob of each fiducial's root region and of each root
   // candidate, index for index (spec §7.6); empty otherwise.
   std::vector<Blob> fiducial_blobs, root_blobs;
-  // This frame's regions (valid until the next detect() or receive()) on the CPU backend; null on
-  // the CUDA backend, which keeps them on the device.
+  // This frame's regions (valid until the next detect() or receive()): on the CPU backend always,
+  // on CUDA (which keeps them on the device) with the detector's regions tap, else null.
   const segment::RegionTree* tree = nullptr;
+  // This frame's binary frame, with the detector's threshold tap (else empty; valid likewise).
+  HostView<const std::uint8_t> binary;
   bool object_blobs = false, finger_blobs = false;  // the tracker attaches blobs to objects / cursors
   // The second looks of this frame, in the order they were taken.
   std::vector<SecondLook> second_looks;

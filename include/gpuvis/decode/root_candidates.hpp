@@ -26,8 +26,19 @@ struct RootCandidate {
 void find_root_candidates(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, int min_size,
                           int max_size, std::vector<RootCandidate>& out, std::size_t limit = 1024);
 
+// The root-candidate stage of the CPU backend (the CUDA decoder's stage 3 keeps the same band on
+// the device): each frame's candidates in the band that the last frame with valid symbols set,
+// which then moves on to this frame's symbols (next_root_band). No band before the first symbol.
+class RootCandidateFinder {
+ public:
+  void find(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& out);
+
+ private:
+  int min_size_ = 0, max_size_ = 0;
+};
+
 // The size band of the next frame's root candidates (reacTIVision's object band) from the smallest
-// and largest root size of this frame's valid symbols. One rule for the CPU Detector and the CUDA
+// and largest root size of this frame's valid symbols. One rule for RootCandidateFinder and the CUDA
 // decoder, which keeps the band on the device.
 struct RootSizeBand {
   int min_size, max_size;

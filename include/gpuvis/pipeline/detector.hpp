@@ -41,7 +41,24 @@ struct SecondLookConfig {
   bool verify = true;
 };
 
+// What the backend computed for a frame, handed out beside its detections when asked for (for
+// `gpuvis detect --debug` and the live view's binary picture): the CUDA backend then copies its
+// device buffers back, so what is shown is what the detections came from.
+struct StageTaps {
+  bool threshold = false;  // Detections::binary: the threshold stage's binary frame
+  // Detections::tree: the region tree with its runs (the CPU backend hands out its tree always,
+  // without runs unless fingers, blobs or yamaarashi symbols need them).
+  bool regions = false;
+  bool any() const { return threshold || regions; }
+};
+
 struct DetectorConfig {
+  // reacTIVision's equaliser (<image equalize>, spec §2.3): each frame minus the empty table's
+  // picture plus that picture's centre level, before the threshold (on the device for CUDA).
+  // `background`: that picture; null: the first frame received once equalize is on, and again
+  // after Detector::recapture_background().
+  bool equalize = false;
+  std::shared_ptr<const Image<std::uint8_t>> background;
   // The threshold's method and parameters; its `backend` is not consulted: the detector's is.
   threshold::Params threshold = default_threshold();
   std::string trees = "default";  // default | small | mini | path to a .trees file
@@ -64,6 +81,7 @@ struct DetectorConfig {
   // results arrive, the same on both backends. Its point count must suit the frame size.
   std::optional<CalibrationGrid> calibration;
   SecondLookConfig second_look;
+  StageTaps taps;
 
   // The threshold chosen for detection from measurements on generated scenes (docs/decoding.md).
   static threshold::Params default_threshold();
@@ -94,6 +112,15 @@ class Detector {
     calibration_.reset();
   }
 
+  // The equaliser from the next submitted frame on: switching it on without a background picture, or
+  // recapturing, makes that frame the empty table.
+  void set_equalize(bool on);
+  void recapture_background();
+  // The equaliser's background picture (null when none was captured or given).
+  std::shared_ptr<const Image<std::uint8_t>> background() const;
+  // The stage taps from the next submitted frame on (cheap to change).
+  void set_taps(StageTaps taps);
+
   // Runs the stages on an 8-bit grey frame. The result stays valid until the next call.
   const Detections& detect(HostView<const std::uint8_t> grey) {
     submit(grey);
@@ -118,13 +145,20 @@ class Detector {
   // calibration grid is set).
   void expect(const std::vector<decode::ExpectedSymbol>& symbols) { expected_ = symbols; }
   int in_flight() const { return in_flight_; }
+  // The last received frame as the stages saw it (equalised when the equaliser is on), valid until
+  // the next submit().
+  HostView<const std::uint8_t> received_frame() const;
   // True when submit() returns before the frame is done (CUDA): only then does a second frame in
   // flight make the stream of frames faster.
   bool overlaps() const;
 
  private:
+  std::shared_ptr<const threshold::Equalizer> background_for(HostView<const std::uint8_t> grey);
   DetectorConfig config_;
   std::unique_ptr<Engine> engine_;
+  // The background the next submitted frame is equalised with (null: equaliser off, or the next
+  // frame becomes the background). Shared with the frames in flight, which keep their own.
+  std::shared_ptr<const threshold::Equalizer> background_;
   std::unique_ptr<second_look::SecondLooker> second_look_;
   std::vector<decode::ExpectedSymbol> expected_;
   Detections result_;  // the last received frame's

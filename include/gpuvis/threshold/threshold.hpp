@@ -85,6 +85,9 @@ class Equalizer {
   // v <- clamp(v - (B - a), 0, 255) in place, when enabled and a background of the same size exists.
   void apply(HostView<std::uint8_t> frame) const;
   int background_level() const { return level_; }
+  const Image<std::uint8_t>& background() const { return background_; }
+  // apply() from `frame` into `out` (of the background's size), leaving `frame` as it is.
+  void apply(HostView<const std::uint8_t> frame, HostView<std::uint8_t> out) const;
 
  private:
   Image<std::uint8_t> background_;

@@ -182,7 +182,7 @@ void read_calibration(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisi
 }
 
 void read_image(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
-  r.boolean(e, "equalize", cfg.equalize);
+  r.boolean(e, "equalize", cfg.detector.equalize);
   if (const char* d = e->Attribute("display")) {
     const std::string display = d;
     if (display != "none" && display != "src" && display != "dest") r.bad(e, "display", "'" + display + "' is not none, src or dest");
@@ -306,7 +306,7 @@ void save_reactivision_xml(const std::string& path, const ReacTIVisionConfig& cf
   fiducial->SetAttribute("yamaarashi", det.yamaarashi ? "true" : "false");
   fiducial->SetAttribute("mirror", det.mirror ? "true" : "false");
   if (!fiducial->Attribute("max_fid")) fiducial->SetAttribute("max_fid", det.max_fid);
-  child(doc, root, "image")->SetAttribute("equalize", cfg.equalize ? "true" : "false");
+  child(doc, root, "image")->SetAttribute("equalize", cfg.detector.equalize ? "true" : "false");
   auto* calibration = child(doc, root, "calibration");
   std::string invert = " ";  // reacTIVision writes a space before the letters (spec §9.1)
   if (cfg.tuio_options.invert_x) invert += 'x';

@@ -76,7 +76,7 @@ class Decoder {
   void reserve(int capacity, int run_capacity, int root_limit = RootBand{}.limit, int rows = 0);
   int generation() const;
   // The root-candidate band lives on the device. Each frame's decoding selects with it and then
-  // moves it to that frame's valid symbols (root sizes / 1.2 .. * 1.2, as pipeline::Detector does
+  // moves it to that frame's valid symbols (root sizes / 1.2 .. * 1.2, as decode::RootCandidateFinder does
   // for the CPU backend) when it has any, so a stream of frames needs no host round trip for it.
   // set_band() replaces it in stream order (none until set: min_size 0, max_size -1).
   void set_band(const RootBand& band, cudaStream_t stream);

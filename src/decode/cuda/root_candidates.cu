@@ -1,7 +1,7 @@
 // Stage 3 of CUDA decoding: root candidates (as decode::find_root_candidates). Stage 2 marked the
 // decoded roots and their neighbours taken; the qualifying regions are numbered in region order
 // (select_roots), so the first `limit` are the CPU's. Last, the band moves on to this frame's symbols, as
-// pipeline::Detector does on the host for the CPU backend: the next frame needs no host round trip
+// decode::RootCandidateFinder does on the host for the CPU backend: the next frame needs no host round trip
 // (and a frame queued behind this one still gets its band).
 #include <cub/block/block_scan.cuh>
 

@@ -20,26 +20,33 @@ class CpuEngine final : public Engine {
 
   bool overlaps() const override { return false; }
 
-  void submit(HostView<const std::uint8_t> grey, bool /*device_times*/) override {
+  void submit(const Submission& frame) override {
     const int slot = (oldest_ + in_flight_) % Detector::kMaxInFlight;
     Detections& out = pending_[slot];
     segment::RegionTree& tree = trees_[slot];
+    HostView<const std::uint8_t> grey = frame.grey;
     out.width = grey.width;
     out.height = grey.height;
-    if (keep_frames_) keep(grey, frames_[slot]);
+    // The caller may reuse its frame once submit() returns: the stages and the second look read a
+    // copy, which is the equalised frame when the equaliser is on.
+    ensure_size(frames_[slot], grey.width, grey.height);
+    if (frame.background) frame.background->apply(grey, frames_[slot].view());
+    else copy(grey, frames_[slot].view());
+    grey = frames_[slot].view();
     out.object_blobs = config_.blobs.object_blobs;
     out.finger_blobs = config_.blobs.finger_blobs;
-    threshold_stage(grey, out.times);
-    segment_stage(tree, out.times);
-    decode_stage(tree, out);
+    Image<std::uint8_t>& binary = binaries_[slot];
+    threshold_stage(grey, binary, out.times);
+    segment_stage(binary, tree, frame.taps.regions, out.times);
+    decode_stage(tree, binary, out);
     blob_stage(tree, grey, out);
     out.regions = tree.size();
     out.tree = &tree;
-    next_band(out.fiducials);
+    out.binary = frame.taps.threshold ? HostView<const std::uint8_t>(binary.view()) : HostView<const std::uint8_t>{};
     ++in_flight_;
   }
 
-  HostView<const std::uint8_t> received_frame() const override { return frames_[received_].view(); }
+  HostView<const std::uint8_t> received_frame() override { return frames_[received_].view(); }
 
   void receive(Detections& out) override {
     received_ = oldest_;
@@ -49,10 +56,8 @@ class CpuEngine final : public Engine {
   }
 
  private:
-  // The caller may reuse its frame once submit() returns: the second look reads a copy.
-  static void keep(HostView<const std::uint8_t> grey, Image<std::uint8_t>& kept) {
-    if (kept.width() != grey.width || kept.height() != grey.height) kept = Image<std::uint8_t>(grey.width, grey.height);
-    copy(grey, kept.view());
+  static void ensure_size(Image<std::uint8_t>& image, int width, int height) {
+    if (image.width() != width || image.height() != height) image = Image<std::uint8_t>(width, height);
   }
 
   static threshold::Params with_backend(threshold::Params p) {
@@ -60,26 +65,28 @@ class CpuEngine final : public Engine {
     return p;
   }
 
-  void threshold_stage(HostView<const std::uint8_t> grey, StageTimes& times) {
-    if (binary_.width() != grey.width || binary_.height() != grey.height) binary_ = Image<std::uint8_t>(grey.width, grey.height);
+  void threshold_stage(HostView<const std::uint8_t> grey, Image<std::uint8_t>& binary, StageTimes& times) {
+    ensure_size(binary, grey.width, grey.height);
     const auto t0 = std::chrono::steady_clock::now();
-    thresholder_->apply(grey, binary_.view());
+    thresholder_->apply(grey, binary.view());
     times.threshold_us = since_us(t0);
   }
 
   // The region tree keeps each region's runs only when fingers or blobs are asked for, or
-  // yamaarashi symbols (their root's oriented box).
-  void segment_stage(segment::RegionTree& tree, StageTimes& times) {
+  // yamaarashi symbols (their root's oriented box), or the regions tap.
+  void segment_stage(const Image<std::uint8_t>& binary, segment::RegionTree& tree, bool tap, StageTimes& times) {
     const auto t0 = std::chrono::steady_clock::now();
-    const bool runs = decode::measures_blobs(config_.fingers, config_.blobs) || config_.yamaarashi;
-    segment::segment_cpu(binary_.view(), decoder_.tree_set().cap(), tree, segment::SegmentOptions{.runs = runs});
+    const bool runs = decode::measures_blobs(config_.fingers, config_.blobs) || config_.yamaarashi || tap;
+    segment::segment_cpu(binary.view(), decoder_.tree_set().cap(), tree, segment::SegmentOptions{.runs = runs});
     times.segment_us = since_us(t0);
   }
 
-  void decode_stage(const segment::RegionTree& tree, Detections& out) {
+  // Symbols, then the root candidates in the band of the last frame with symbols, which then
+  // moves on to this frame's (the CUDA decoder's stages 1-3).
+  void decode_stage(const segment::RegionTree& tree, const Image<std::uint8_t>& binary, Detections& out) {
     const auto t0 = std::chrono::steady_clock::now();
-    decoder_.decode(tree, binary_.view(), out.fiducials, &out.decode_stats);
-    decode::find_root_candidates(tree, out.fiducials, root_min_, root_max_, out.roots);
+    decoder_.decode(tree, binary.view(), out.fiducials, &out.decode_stats);
+    roots_.find(tree, out.fiducials, out.roots);
     out.times.decode_us = since_us(t0);
   }
 
@@ -95,31 +102,15 @@ class CpuEngine final : public Engine {
     out.times.blobs_us = since_us(t0);
   }
 
-  // The root-candidate band of the next frame, from this frame's symbols (reacTIVision's object
-  // band; the CUDA decoder does the same on the device).
-  void next_band(const std::vector<decode::Fiducial>& fiducials) {
-    int smallest = 0, largest = 0;
-    for (const auto& f : fiducials)
-      if (!f.fuzzy()) {
-        smallest = smallest ? std::min(smallest, f.root_size) : f.root_size;
-        largest = std::max(largest, f.root_size);
-      }
-    if (largest == 0) return;
-    const auto band = decode::next_root_band(smallest, largest);
-    root_min_ = band.min_size;
-    root_max_ = band.max_size;
-  }
-
   DetectorConfig config_;
   std::unique_ptr<threshold::Thresholder> thresholder_;
   decode::Decoder decoder_;
-  Image<std::uint8_t> binary_;
+  decode::RootCandidateFinder roots_;
+  Image<std::uint8_t> binaries_[Detector::kMaxInFlight];  // each frame in flight's binary frame
   segment::RegionTree trees_[Detector::kMaxInFlight];  // each frame in flight's tree
   Detections pending_[Detector::kMaxInFlight];         // each frame in flight's detections
-  Image<std::uint8_t> frames_[Detector::kMaxInFlight];   // each frame in flight's grey frame, for the second look
-  bool keep_frames_ = config_.second_look.enabled;
+  Image<std::uint8_t> frames_[Detector::kMaxInFlight];   // each frame in flight's (equalised) grey frame
   int oldest_ = 0, in_flight_ = 0, received_ = 0;
-  int root_min_ = 0, root_max_ = 0;  // root-candidate size band (0 = no symbol seen yet)
 };
 
 }  // namespace

@@ -47,9 +47,21 @@ class CudaEngine final : public Engine {
         use_graph_(graphs_wanted()) {}
 
   bool overlaps() const override { return true; }
-  HostView<const std::uint8_t> received_frame() const override { return front_end_.host_frame(received_); }
+  // The staging copy is the frame as it came: equalised on the host only when asked for.
+  HostView<const std::uint8_t> received_frame() override {
+    const Frame& f = frames_[received_];
+    if (!f.background) return front_end_.host_frame(received_);
+    if (!received_equalised_) {
+      const auto raw = front_end_.host_frame(received_);
+      if (equalised_.width() != raw.width || equalised_.height() != raw.height) equalised_ = Image<std::uint8_t>(raw.width, raw.height);
+      f.background->apply(raw, equalised_.view());
+      received_equalised_ = true;
+    }
+    return equalised_.view();
+  }
 
-  void submit(HostView<const std::uint8_t> grey, bool times) override {
+  void submit(const Submission& submission) override {
+    const HostView<const std::uint8_t> grey = submission.grey;
     // A frame of another size reallocates the device frames: the queued frames must finish first,
     // and every graph holds old addresses.
     if (grey.width != last_width_ || grey.height != last_height_) {
@@ -59,8 +71,8 @@ class CudaEngine final : public Engine {
       last_height_ = grey.height;
     }
     const int slot = (oldest_ + in_flight_) % kSlots;
-    front_end_.upload(grey, slot, times);
-    frames_[slot] = {grey.width, grey.height, false, times};
+    front_end_.upload(grey, slot, submission.device_times, submission.background);
+    frames_[slot] = {grey.width, grey.height, false, submission.device_times, submission.taps, submission.background};
     ++in_flight_;
     launch(slot);
   }
@@ -68,6 +80,7 @@ class CudaEngine final : public Engine {
   void receive(Detections& out) override {
     const int slot = oldest_;
     received_ = slot;
+    received_equalised_ = false;
     collect(out, slot);
     bool redone = false;
     while (!front_end_.accept(slot, decoder_.segment_totals())) {
@@ -86,7 +99,7 @@ class CudaEngine final : public Engine {
     out.height = frames_[slot].height;
     out.object_blobs = object_blobs_;
     out.finger_blobs = finger_blobs_;
-    out.tree = nullptr;
+    tap(out, slot);
     out.regions = static_cast<int>(decoder_.segment_totals() >> 32);
     out.times = {};
     const cuda::Event& decoded = decoder_.launched_event(slot);
@@ -127,6 +140,8 @@ class CudaEngine final : public Engine {
     int width = 0, height = 0;
     bool eager = false;  // launched stage by stage (its stage times were recorded)
     bool timed = false;  // its GPU times are measured (submit)
+    StageTaps taps;
+    std::shared_ptr<const threshold::Equalizer> background;  // null: not equalised
   };
   // A slot's graphs: the whole frame, and the same in two parts around the band stage's wait.
   struct Graphs {
@@ -141,6 +156,21 @@ class CudaEngine final : public Engine {
     std::swap(out.blobs, blobs_.blobs);
     std::swap(out.fiducial_blobs, blobs_.fiducial_blobs);
     std::swap(out.root_blobs, blobs_.root_blobs);
+  }
+
+  // The stage taps the frame asked for, copied from the slot's device buffers (the frame is done).
+  void tap(Detections& out, int slot) {
+    const StageTaps& taps = frames_[slot].taps;
+    out.tree = nullptr;
+    out.binary = {};
+    if (taps.regions) {
+      front_end_.download_tree(slot, tapped_trees_[slot]);
+      out.tree = &tapped_trees_[slot];
+    }
+    if (taps.threshold) {
+      front_end_.download_binary(slot, tapped_binaries_[slot]);
+      out.binary = tapped_binaries_[slot].view();
+    }
   }
 
   // The slot's shape now: its frame's size, its segmenter's capacities at its last frame and
@@ -183,7 +213,8 @@ class CudaEngine final : public Engine {
       before = nullptr;
     }
     Graphs& g = graphs_[slot];
-    const bool sized = use_graph_ && sized_[slot] == shape(slot);
+    // A frame whose tree is tapped needs every field of it, which the graphs leave out.
+    const bool sized = use_graph_ && !f.taps.regions && sized_[slot] == shape(slot);
     if (sized && (g.shape == sized_[slot] || capture(slot))) {
       if (!before) {
         g.whole.launch(stream);
@@ -194,7 +225,8 @@ class CudaEngine final : public Engine {
       }
       f.eager = false;
     } else {
-      const auto& tree = front_end_.enqueue_device_stages(cap_, slot);
+      const auto& tree = front_end_.enqueue_device_stages(
+          cap_, slot, f.taps.regions ? segment::cuda_impl::TreeFields::all : segment::cuda_impl::TreeFields::for_decoder);
       decoder_.reserve(tree.capacity, tree.run_capacity, decode::cuda_impl::RootBand{}.limit, tree.height);
       decoder_.enqueue_symbols(tree, front_end_.binary(slot), stream, slot);
       wait_for_band();
@@ -236,6 +268,10 @@ class CudaEngine final : public Engine {
   Graphs graphs_[kSlots];
   Shape sized_[kSlots];  // each slot's buffers' shape after its last eager frame (none after an overflow)
   Frame frames_[kSlots];
+  segment::RegionTree tapped_trees_[kSlots];
+  Image<std::uint8_t> tapped_binaries_[kSlots];
+  Image<std::uint8_t> equalised_;  // the received frame equalised on the host (received_frame)
+  bool received_equalised_ = false;
   int oldest_ = 0, in_flight_ = 0;
   int received_ = 0;  // the slot of the last received frame
   int previous_ = -1;  // the slot of the last launched frame

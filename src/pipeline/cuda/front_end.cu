@@ -22,7 +22,8 @@ long long threshold_in_labels_max_pixels() {
 
 CudaFrontEnd::CudaFrontEnd(const threshold::Params& p) : params_(p), threshold_in_labels_max_pixels_(threshold_in_labels_max_pixels()) {}
 
-void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot, bool timed) {
+void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot, bool timed,
+                          const std::shared_ptr<const threshold::Equalizer>& background) {
   Slot& s = slots_[slot];
   if (s.grey.width() != grey.width || s.grey.height() != grey.height) {
     s.stream.synchronize();  // reallocating: nothing may still read them
@@ -43,6 +44,21 @@ void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot, bool time
   if (timed) s.start.record(s.stream);
   cuda::upload<std::uint8_t>(source, s.grey.view(), s.stream);
   s.uploaded.record(s.stream);
+  if (background) {
+    if (s.background_of != background) {  // a new background (rare): the stream's order protects the old one's readers
+      s.background.ensure(grey.width, grey.height);
+      cuda::upload<std::uint8_t>(background->background().view(), s.background.view(), s.stream);
+      s.background_of = background;
+    }
+    threshold::cuda_impl::equalize(s.grey.view(), s.background.view(), background->background_level(), s.stream);
+  }
+}
+
+void CudaFrontEnd::download_binary(int slot, Image<std::uint8_t>& out) const {
+  const Slot& s = slots_[slot];
+  if (out.width() != s.binary.width() || out.height() != s.binary.height()) out = Image<std::uint8_t>(s.binary.width(), s.binary.height());
+  cuda::download<std::uint8_t>(s.binary.view(), out.view(), s.stream);
+  s.stream.synchronize();
 }
 
 void CudaFrontEnd::synchronize() const {
@@ -72,10 +88,10 @@ const segment::cuda_impl::DeviceTree& CudaFrontEnd::threshold_and_segment(Slot& 
   return segment(DeviceView<const std::uint8_t>(s.binary.view()));
 }
 
-const segment::cuda_impl::DeviceTree& CudaFrontEnd::enqueue_device_stages(int cap, int slot) {
+const segment::cuda_impl::DeviceTree& CudaFrontEnd::enqueue_device_stages(int cap, int slot, segment::cuda_impl::TreeFields fields) {
   Slot& s = slots_[slot];
   const auto& tree = threshold_and_segment(s, [&](const auto& frame) -> const segment::cuda_impl::DeviceTree& {
-    return s.segmenter.segment_async(frame, cap, s.stream, segment::cuda_impl::TreeFields::for_decoder);
+    return s.segmenter.segment_async(frame, cap, s.stream, fields);
   });
   s.segmented.record(s.stream);
   return tree;

@@ -7,6 +7,8 @@
 // and compute at the same time (the GPU is mostly idle during one small frame's chains of
 // dependent loads). A frame's upload is the first thing on its slot's stream, so it needs no
 // event between streams, and it follows the slot's previous frame in stream order.
+#include <memory>
+
 #include "cuda/memory.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "segment/cuda/segment_cuda.hpp"
@@ -26,7 +28,10 @@ class CudaFrontEnd {
   // stay as it is until its results are received.
   // `timed`: record the slot's start event before the upload (for threshold_us and the frame's
   // device time); an event costs host time before the copy starts.
-  void upload(HostView<const std::uint8_t> grey, int slot, bool timed = true);
+  // `background`: the equaliser's, applied on the device after the upload (null: none); the slot
+  // uploads a background once and keeps it while the same one comes.
+  void upload(HostView<const std::uint8_t> grey, int slot, bool timed = true,
+              const std::shared_ptr<const threshold::Equalizer>& background = nullptr);
   // Whether the segmentation's labelling thresholds the frame itself (segment::cuda_impl::BernsenInput):
   // full Bernsen with a small window on a frame of at most 1920x1080, where two launches less on
   // the frame's path outweigh the tile threshold's O(h) work per pixel (front_end.cu).
@@ -34,7 +39,13 @@ class CudaFrontEnd {
   // Enqueues threshold and segmentation of the slot's frame on its stream without waiting
   // (the segmenter's segment_async): nothing here allocates once a frame of this size and region
   // count has run, so it can be captured into a CUDA graph.
-  const segment::cuda_impl::DeviceTree& enqueue_device_stages(int cap, int slot);
+  // `fields`: all of them for a frame whose tree is downloaded (download_tree).
+  const segment::cuda_impl::DeviceTree& enqueue_device_stages(
+      int cap, int slot, segment::cuda_impl::TreeFields fields = segment::cuda_impl::TreeFields::for_decoder);
+  // The slot's last tree (segmented with every field) and binary frame copied to the host, once
+  // its counts were accepted; each waits for the slot's stream.
+  void download_tree(int slot, segment::RegionTree& out) const { slots_[slot].segmenter.download(out, stream(slot)); }
+  void download_binary(int slot, Image<std::uint8_t>& out) const;
   // The slot's last segmented tree (enqueue_device_stages' result).
   const segment::cuda_impl::DeviceTree& tree(int slot) const { return slots_[slot].segmenter.tree(); }
   // Segmenter::accept of the slot for its last frame's counts.
@@ -63,6 +74,8 @@ class CudaFrontEnd {
     cuda::PinnedImage<std::uint8_t> staging;
     HostView<const std::uint8_t> host;  // the frame uploaded last (staging, or the caller's pinned frame)
     cuda::DeviceImage<std::uint8_t> grey, binary;
+    cuda::DeviceImage<std::uint8_t> background;  // the equaliser's, uploaded from `background_of`
+    std::shared_ptr<const threshold::Equalizer> background_of;
     cuda::DeviceImage<std::uint8_t> sharpened;  // grey after Params::sharpen, when the labelling thresholds
     threshold::cuda_impl::Workspace workspace;
     segment::cuda_impl::Segmenter segmenter;

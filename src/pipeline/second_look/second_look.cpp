@@ -183,13 +183,15 @@ std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<deco
   return candidates;
 }
 
-void SecondLooker::run(HostView<const std::uint8_t> grey, const std::vector<decode::ExpectedSymbol>& expected, Detections& d) {
+void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& frame, const std::vector<decode::ExpectedSymbol>& expected,
+                       Detections& d) {
   d.second_looks.clear();
   d.times.second_look_us = 0;
   if (!config_.enabled) return;
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<Candidate> candidates = gather(expected, d);
   if (candidates.empty()) return;  // a frame where everything decoded: nothing allocated, nothing looked at
+  const HostView<const std::uint8_t> grey = frame();
   // One look per place (a symbol's root candidates come in pairs: the root and the region around
   // or inside it, both of a symbol's size), at most max_looks.
   std::vector<const Candidate*> places;

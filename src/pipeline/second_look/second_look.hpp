@@ -4,6 +4,7 @@
 // deconvolved (motion_blur.hpp), and the sharpened patch goes through the CPU's threshold, segment
 // and decode stages. A symbol found there, of the candidate's size and where the candidate is,
 // replaces it. Runs on the host for both backends, so both report the same symbols.
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -17,9 +18,11 @@ class SecondLooker {
  public:
   SecondLooker(const DetectorConfig& config, const decode::TreeSet& set);
   ~SecondLooker();
-  // Looks again at d's fuzzy fiducials and root candidates in `grey`, the frame d came from, and
-  // where each expected symbol that d lacks should be.
-  void run(HostView<const std::uint8_t> grey, const std::vector<decode::ExpectedSymbol>& expected, Detections& d);
+  // Looks again at d's fuzzy fiducials and root candidates in the frame d came from, and where each
+  // expected symbol that d lacks should be. `frame` hands out that frame as the stages saw it; it
+  // is called only when there is something to look at (it may have to equalise the frame first).
+  void run(const std::function<HostView<const std::uint8_t>()>& frame, const std::vector<decode::ExpectedSymbol>& expected,
+           Detections& d);
 
  private:
   struct Candidate;
