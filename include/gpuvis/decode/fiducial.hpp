@@ -2,6 +2,7 @@
 // Stage 3 of the tracker: amoeba fiducial decoding from the region tree (spec §4–§5, with the
 // statistics defined soundly as in docs/decoding.md).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,11 @@
 #include "gpuvis/segment/region_tree.hpp"
 
 namespace gpuvis::decode {
+
+namespace cpu {
+struct DecoderScratch;
+struct SymbolOutcome;
+}
 
 struct Fiducial {
   int id = -1;          // fiducial ID, or -1 for a fuzzy candidate (a damaged symbol)
@@ -53,9 +59,16 @@ struct DecodeStats {
 // Decodes every symbol in `tree`, which must have been segmented with cap = set.cap(). Valid
 // fiducials come first in discovery order, then fuzzy candidates (which can update tracked objects
 // but never create them). Per-region scratch lives in the Decoder and is reused between frames.
+// The phases are the CUDA decoder's (src/decode/cpu, src/decode/cuda): 1. propagation from the
+// leaves up finds the candidate roots; 2. each candidate's subtree gives its key, gates and pose
+// (2b. a yamaarashi ring). Root candidates (3, RootCandidateFinder) and fingers and blobs (4,
+// find_fingers_and_blobs) follow on the same tree.
 class Decoder {
  public:
-  explicit Decoder(TreeSet set) : set_(std::move(set)) {}
+  explicit Decoder(TreeSet set);
+  ~Decoder();
+  Decoder(Decoder&&) noexcept;
+  Decoder& operator=(Decoder&&) noexcept;
   const TreeSet& tree_set() const { return set_; }
   void decode(const segment::RegionTree& tree, std::vector<Fiducial>& out, DecodeStats* stats = nullptr);
   // The same with the frame's binary image, which yamaarashi symbols need (their ring of bits is
@@ -70,12 +83,11 @@ class Decoder {
   const std::vector<CandidateReport>& reports() const { return reports_; }
 
  private:
+  // Adds what became of the candidate `root` to reports().
+  void report(const segment::RegionTree& t, int root, const cpu::SymbolOutcome& symbol);
   TreeSet set_;
-  std::vector<std::int32_t> desc_, height_, cvc_, node_depth_, visit_round_, parent_;
-  std::vector<std::uint8_t> blocked_, fuzzy_root_;
-  std::vector<std::int32_t> candidates_, frontier_, next_;
+  std::unique_ptr<cpu::DecoderScratch> scratch_;  // the phases' per-region arrays (src/decode/cpu/phases.hpp)
   std::vector<LeafRef> leaves_;
-  void explain_misses(const segment::RegionTree& tree);
   bool explain_ = false;
   std::vector<CandidateReport> reports_;
 };

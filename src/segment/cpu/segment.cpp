@@ -6,6 +6,9 @@
 // run and costs more than the work it guards. Every pass after the union-find is therefore
 // written without data-dependent branches (conditional moves, "write always, advance by a bool"),
 // and the passes share one sequential walk over the runs wherever they can.
+//
+// The stages are the CUDA segmenter's (segment_cuda.hpp): labels (label_runs), numbering and
+// regions (number_and_measure), finishing (write_regions, write_runs, build_adjacency).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -257,21 +260,11 @@ void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& 
   t.adj.resize(static_cast<std::size_t>(nadj));
 }
 
-}  // namespace
-
-void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, SegmentOptions options) {
-  require(binary.channels == 1, "segment: the binary frame must have one channel");
-  check_image_shape(binary.width, binary.height, 1);
-  require(cap >= 1, "segment: adjacency cap must be at least 1");
+// Stage 1, labels (the CUDA segmenter's labels.cu): runs row by row, each row joined to the row
+// above while both are in cache. Every union of two different sets removes one region, so the
+// region count falls out. Returns it.
+int label_runs(HostView<const std::uint8_t> binary, Scratch& s) {
   const int w = binary.width, h = binary.height;
-  t.width = w;
-  t.height = h;
-  t.cap = cap;
-  static thread_local Scratch scratch;
-  Scratch& s = scratch;
-
-  // 1-2. Runs row by row; each row is joined to the row above while both are in cache. Every
-  //      union of two different sets removes one region, so the region count falls out.
   s.runs.clear();
   s.row_begin.assign(static_cast<std::size_t>(h) + 1, 0);
   s.norm.assign(static_cast<std::size_t>(w) + 16, 0);
@@ -291,21 +284,22 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, Se
     std::swap(s.rid_a, s.rid_b);
   }
   s.row_begin[h] = static_cast<std::int32_t>(s.runs.size());
-  const int nruns = static_cast<int>(s.runs.size());
-  const int nregions = nruns - merges;
-  const auto nr = static_cast<std::size_t>(nregions);
+  return static_cast<int>(s.runs.size()) - merges;
+}
 
-  // 3. Numbering, statistics and adjacency pairs in one pass.
-  s.region_of.resize(static_cast<std::size_t>(nruns));
+// Stages 2-3, numbering and regions: region numbers, statistics and adjacency pairs in one pass.
+// Returns the pair count.
+int number_and_measure(int nregions, Scratch& s) {
+  const auto nr = static_cast<std::size_t>(nregions);
+  const auto nruns = s.runs.size();
+  s.region_of.resize(nruns);
   s.acc.assign(nr, RegionAcc{0, INT_MAX, -1, 0, 0, 0});
   s.first_run.resize(nr + 1);
-  s.pairs.resize(static_cast<std::size_t>(nruns));
-  const int npairs = label_and_measure(s);
+  s.pairs.resize(nruns);
+  return label_and_measure(s);
+}
 
-  // 4. The statistics into the tree's arrays, and the parent forest: the region above the first
-  //    pixel, for regions off the border. Parents come earlier in raster order, so the same forward
-  //    pass gives depths and child counts, and a backward pass subtree sizes (branch-free: index 0
-  //    stands in for "no parent" and receives a zero).
+void size_region_arrays(RegionTree& t, std::size_t nr) {
   t.colour.resize(nr);
   t.flags.resize(nr);
   t.area.resize(nr);
@@ -321,6 +315,14 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, Se
   t.depth.resize(nr);
   t.child_count.assign(nr, 0);
   t.descendant_count.assign(nr, 0);
+}
+
+// Stage 4, finishing (first part): the statistics into the tree's arrays, and the parent forest:
+// the region above the first pixel, for regions off the border. Parents come earlier in raster
+// order, so the same forward pass gives depths and child counts, and a backward pass subtree sizes
+// (branch-free: index 0 stands in for "no parent" and receives a zero).
+void write_regions(int nregions, int w, int h, const Scratch& s, RegionTree& t) {
+  size_region_arrays(t, static_cast<std::size_t>(nregions));
   // (Raw pointers: a store through the byte arrays may alias anything, so indexing the vectors
   // would reload every vector's data pointer after each one.)
   const RawRun* runs = s.runs.data();
@@ -362,21 +364,38 @@ void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, Se
     const int p = parent[r];
     descendants[std::max(p, 0)] += p >= 0 ? descendants[r] + 1 : 0;
   }
+}
 
-  // 5. Each region's runs (CSR) by counting sort, when asked for.
+// Each region's runs (CSR) by counting sort, when asked for (else both arrays are left empty).
+void write_runs(int nregions, bool wanted, Scratch& s, RegionTree& t) {
   t.run_begin.clear();
   t.runs.clear();
-  if (options.runs) {
-    t.run_begin.assign(nr + 1, 0);
-    for (int r = 0; r < nruns; ++r) ++t.run_begin[s.region_of[r] + 1];
-    std::partial_sum(t.run_begin.begin(), t.run_begin.end(), t.run_begin.begin());
-    t.runs.resize(static_cast<std::size_t>(nruns));
-    s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
-    for (int r = 0; r < nruns; ++r) t.runs[s.fill[s.region_of[r]]++] = {runs[r].y, runs[r].x0, runs[r].x1};
-  }
+  if (!wanted) return;
+  const int nruns = static_cast<int>(s.runs.size());
+  t.run_begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
+  for (int r = 0; r < nruns; ++r) ++t.run_begin[s.region_of[r] + 1];
+  std::partial_sum(t.run_begin.begin(), t.run_begin.end(), t.run_begin.begin());
+  t.runs.resize(static_cast<std::size_t>(nruns));
+  s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
+  for (int r = 0; r < nruns; ++r) t.runs[s.fill[s.region_of[r]]++] = {s.runs[r].y, s.runs[r].x0, s.runs[r].x1};
+}
 
-  // 6. Adjacency lists and saturation.
-  build_adjacency(nregions, npairs, cap, s, t);
+}  // namespace
+
+void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, SegmentOptions options) {
+  require(binary.channels == 1, "segment: the binary frame must have one channel");
+  check_image_shape(binary.width, binary.height, 1);
+  require(cap >= 1, "segment: adjacency cap must be at least 1");
+  t.width = binary.width;
+  t.height = binary.height;
+  t.cap = cap;
+  static thread_local Scratch scratch;
+  Scratch& s = scratch;
+  const int nregions = label_runs(binary, s);
+  const int npairs = number_and_measure(nregions, s);
+  write_regions(nregions, binary.width, binary.height, s, t);
+  write_runs(nregions, options.runs, s, t);
+  build_adjacency(nregions, npairs, cap, s, t);  // finishing: adjacency lists and saturation
 }
 
 }  // namespace gpuvis::segment

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "blob_rules.hpp"
+#include "decode/blob_rules.hpp"
 
 namespace gpuvis::decode {
 namespace {

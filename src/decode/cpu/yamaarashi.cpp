@@ -1,10 +1,10 @@
 // Yamaarashi decoding on the CPU: the root's oriented box (blob_rules.hpp through blob_geometry),
 // the core's reference points and the 24 samples, with the rules of yamaarashi_rules.hpp.
-#include "yamaarashi.hpp"
+#include "decode/cpu/yamaarashi.hpp"
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/decode/blobs.hpp"
-#include "yamaarashi_rules.hpp"
+#include "decode/yamaarashi_rules.hpp"
 
 namespace gpuvis::decode {
 namespace {
