@@ -21,6 +21,7 @@ packages=(
   librsvg2-bin                                   # rsvg-convert: the tests print symbol sheets and detect them
   librsvg2-dev poppler-utils                     # PDF sheets (librsvg draws the SVG pages into cairo's PDF); pdftoppm for their test
   clang libclang-rt-14-dev                       # scripts/fuzz.sh: libFuzzer with ASan and UBSan
+  universal-ctags                                # scripts/function_lengths.py: every function fits on a screen
   nodejs                                         # a third-party TUIO 1.1/2.0 client for the tests (tests/node; npm below)
   chromium                                       # the live view's browser test (headless, driven by puppeteer-core)
 )

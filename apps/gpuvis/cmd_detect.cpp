@@ -28,6 +28,7 @@ struct DetectArgs {
   bool yamaarashi = false, mirror = false;
   std::string grid;
 };
+DetectArgs a;
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
   std::vector<std::string> files;
@@ -76,10 +77,108 @@ nlohmann::json to_json(const std::string& file, const pipeline::Detections& d, b
             {"device", d.times.device_us}}}};  // CUDA: the whole device frame (stages are 0 when run as a graph)
 }
 
+// One frame's detections as the table `gpuvis detect` prints without --json.
+void print_table(const std::string& file, const pipeline::Detections& d) {
+  int shown = 0;
+  for (const auto& f : d.fiducials) shown += !f.fuzzy() || a.fuzzy;
+  std::cout << file << ": " << d.width << "x" << d.height << ", " << shown << " fiducial" << (shown == 1 ? "" : "s")
+            << ", " << d.fingers.size() << " finger" << (d.fingers.size() == 1 ? "" : "s") << ", " << d.blobs.size()
+            << " blob" << (d.blobs.size() == 1 ? "" : "s") << "\n";
+  for (const auto& f : d.fiducials) {
+    if (f.fuzzy() && !a.fuzzy) continue;
+    std::cout << "  id " << std::setw(4) << (f.fuzzy() ? std::string("?") : std::to_string(f.id)) << std::fixed
+              << std::setprecision(2) << "  x " << std::setw(8) << f.x << "  y " << std::setw(8) << f.y
+              << "  angle " << std::setw(6) << f.angle << " rad (" << std::setprecision(1) << std::setw(5)
+              << f.angle * 180 / M_PI << " deg)  size " << f.root_size << "\n";
+  }
+  for (const auto& f : d.fingers)
+    std::cout << "  finger" << std::fixed << std::setprecision(2) << "  x " << std::setw(8) << f.x << "  y " << std::setw(8)
+              << f.y << "  size " << std::max(f.width, f.height) << "\n";
+  for (const auto& b : d.blobs)
+    std::cout << "  blob  " << std::fixed << std::setprecision(2) << "  x " << std::setw(8) << b.x << "  y " << std::setw(8)
+              << b.y << "  " << b.width << "x" << b.height << "  angle " << b.angle << "  area " << b.area << "\n";
+}
+
+// The detector's configuration from the flags (the backend is chosen later, once the outputs are
+// checked).
+pipeline::DetectorConfig detector_config() {
+  pipeline::DetectorConfig config;
+  config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
+  config.trees = a.trees;
+  config.max_fid = a.max_fid;
+  config.yamaarashi = a.yamaarashi;
+  config.mirror = a.mirror;
+  config.fingers = a.fingers;
+  config.second_look.enabled = !a.no_second_look;
+  if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
+  if (!a.grid.empty()) config.calibration = pipeline::CalibrationGrid::read(a.grid);
+  return config;
+}
+
+int run_detect() {
+  require(!a.inputs.empty(), "detect needs at least one image file or folder");
+  if (a.threads) set_num_threads(a.threads);
+  pipeline::DetectorConfig config = detector_config();
+  // A bad tree file is reported before any work starts; the set, as the detector applies the
+  // options to it, serves the debug output.
+  decode::TreeSet set = decode::TreeSet::load(config.trees);
+  set.max_id = config.max_fid;
+  set.yamaarashi = config.yamaarashi;
+  set.mirror = config.mirror;
+  const std::vector<std::string> files = expand_inputs(a.inputs);
+  const std::string ext = codec::available() ? ".png" : ".ppm";
+  auto annotated_path = [&](const std::string& file) {
+    return (std::filesystem::path(a.annotate_dir) / std::filesystem::path(file).stem()).string() + ext;
+  };
+  auto debug_base = [&](const std::string& file) {
+    return (std::filesystem::path(a.debug_dir) / std::filesystem::path(file).stem()).string();
+  };
+  if (!a.debug_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.debug_dir, ec);
+    if (!std::filesystem::is_directory(a.debug_dir)) fail(ErrorCode::io, "cannot create the debug folder '" + a.debug_dir + "'");
+    for (const auto& file : files)
+      for (const auto& output : debug_outputs(ext)) check_output_path(debug_base(file) + output, file, a.overwrite);
+  }
+  if (!a.annotate_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.annotate_dir, ec);
+    if (!std::filesystem::is_directory(a.annotate_dir))
+      fail(ErrorCode::io, "cannot create the annotation folder '" + a.annotate_dir + "'");
+    for (const auto& file : files) check_output_path(annotated_path(file), file, a.overwrite);
+  }
+  config.backend = choose_backend(a.backend);
+  config.device_times = true;  // the JSON lines carry them
+  // --debug shows the backend's own binary frame and regions.
+  config.taps = {.threshold = !a.debug_dir.empty(), .regions = !a.debug_dir.empty()};
+  pipeline::Detector detector(config);
+  int failures = 0;
+  for (const auto& file : files) {
+    Image<std::uint8_t> grey;
+    try {
+      grey = read_grey8(file);
+    } catch (const Error& e) {
+      // One unreadable frame in a folder is reported and skipped; the exit status says so.
+      std::cerr << "gpuvis: error: " << e.what() << "\n";
+      ++failures;
+      continue;
+    }
+    const auto& d = detector.detect(grey.view());
+    if (a.json) {
+      std::cout << to_json(std::filesystem::path(file).filename().string(), d, a.fuzzy).dump() << "\n";
+    } else {
+      print_table(file, d);
+    }
+    if (!a.annotate_dir.empty()) write_image(annotated_path(file), annotate(grey.view(), d).view());
+    if (!a.debug_dir.empty())
+      write_debug_images(a.debug_dir, std::filesystem::path(file).stem().string(), ext, grey.view(), set, d);
+  }
+  return failures ? 1 : 0;
+}
+
 }  // namespace
 
 void register_detect(CLI::App& app, Command& run) {
-  static DetectArgs a;
   auto* cmd = app.add_subcommand("detect", "Find amoeba (and yamaarashi) fiducials in image files (one result per frame)");
   cmd->footer(
       "Output: a table per frame, or with --json one JSON object per line:\n"
@@ -116,94 +215,7 @@ void register_detect(CLI::App& app, Command& run) {
                   "candidates), _4_detections, and _5_candidates.txt, which says what became of each numbered "
                   "candidate (decoded, or the gate that refused it), then each second look (estimated blur, outcome)");
   cmd->add_flag("--overwrite", a.overwrite, "Replace existing annotated or debug images");
-  cmd->callback([&run] {
-    run = [] {
-      require(!a.inputs.empty(), "detect needs at least one image file or folder");
-      if (a.threads) set_num_threads(a.threads);
-      pipeline::DetectorConfig config;
-      config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
-      config.trees = a.trees;
-      config.max_fid = a.max_fid;
-      config.yamaarashi = a.yamaarashi;
-      config.mirror = a.mirror;
-      config.fingers = a.fingers;
-      config.second_look.enabled = !a.no_second_look;
-      if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
-      if (!a.grid.empty()) config.calibration = pipeline::CalibrationGrid::read(a.grid);
-      // A bad tree file is reported before any work starts; the set, as the detector applies the
-      // options to it, serves the debug output.
-      decode::TreeSet set = decode::TreeSet::load(config.trees);
-      set.max_id = config.max_fid;
-      set.yamaarashi = config.yamaarashi;
-      set.mirror = config.mirror;
-      const std::vector<std::string> files = expand_inputs(a.inputs);
-      const std::string ext = codec::available() ? ".png" : ".ppm";
-      auto annotated_path = [&](const std::string& file) {
-        return (std::filesystem::path(a.annotate_dir) / std::filesystem::path(file).stem()).string() + ext;
-      };
-      auto debug_base = [&](const std::string& file) {
-        return (std::filesystem::path(a.debug_dir) / std::filesystem::path(file).stem()).string();
-      };
-      if (!a.debug_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(a.debug_dir, ec);
-        if (!std::filesystem::is_directory(a.debug_dir)) fail(ErrorCode::io, "cannot create the debug folder '" + a.debug_dir + "'");
-        for (const auto& file : files)
-          for (const auto& output : debug_outputs(ext)) check_output_path(debug_base(file) + output, file, a.overwrite);
-      }
-      if (!a.annotate_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(a.annotate_dir, ec);
-        if (!std::filesystem::is_directory(a.annotate_dir))
-          fail(ErrorCode::io, "cannot create the annotation folder '" + a.annotate_dir + "'");
-        for (const auto& file : files) check_output_path(annotated_path(file), file, a.overwrite);
-      }
-      config.backend = choose_backend(a.backend);
-      config.device_times = true;  // the JSON lines carry them
-      // --debug shows the backend's own binary frame and regions.
-      config.taps = {.threshold = !a.debug_dir.empty(), .regions = !a.debug_dir.empty()};
-      pipeline::Detector detector(config);
-      int failures = 0;
-      for (const auto& file : files) {
-        Image<std::uint8_t> grey;
-        try {
-          grey = read_grey8(file);
-        } catch (const Error& e) {
-          // One unreadable frame in a folder is reported and skipped; the exit status says so.
-          std::cerr << "gpuvis: error: " << e.what() << "\n";
-          ++failures;
-          continue;
-        }
-        const auto& d = detector.detect(grey.view());
-        if (a.json) {
-          std::cout << to_json(std::filesystem::path(file).filename().string(), d, a.fuzzy).dump() << "\n";
-        } else {
-          int shown = 0;
-          for (const auto& f : d.fiducials) shown += !f.fuzzy() || a.fuzzy;
-          std::cout << file << ": " << d.width << "x" << d.height << ", " << shown << " fiducial" << (shown == 1 ? "" : "s")
-                    << ", " << d.fingers.size() << " finger" << (d.fingers.size() == 1 ? "" : "s") << ", " << d.blobs.size()
-                    << " blob" << (d.blobs.size() == 1 ? "" : "s") << "\n";
-          for (const auto& f : d.fiducials) {
-            if (f.fuzzy() && !a.fuzzy) continue;
-            std::cout << "  id " << std::setw(4) << (f.fuzzy() ? std::string("?") : std::to_string(f.id)) << std::fixed
-                      << std::setprecision(2) << "  x " << std::setw(8) << f.x << "  y " << std::setw(8) << f.y
-                      << "  angle " << std::setw(6) << f.angle << " rad (" << std::setprecision(1) << std::setw(5)
-                      << f.angle * 180 / M_PI << " deg)  size " << f.root_size << "\n";
-          }
-          for (const auto& f : d.fingers)
-            std::cout << "  finger" << std::fixed << std::setprecision(2) << "  x " << std::setw(8) << f.x << "  y " << std::setw(8)
-                      << f.y << "  size " << std::max(f.width, f.height) << "\n";
-          for (const auto& b : d.blobs)
-            std::cout << "  blob  " << std::fixed << std::setprecision(2) << "  x " << std::setw(8) << b.x << "  y " << std::setw(8)
-                      << b.y << "  " << b.width << "x" << b.height << "  angle " << b.angle << "  area " << b.area << "\n";
-        }
-        if (!a.annotate_dir.empty()) write_image(annotated_path(file), annotate(grey.view(), d).view());
-        if (!a.debug_dir.empty())
-          write_debug_images(a.debug_dir, std::filesystem::path(file).stem().string(), ext, grey.view(), set, d);
-      }
-      return failures ? 1 : 0;
-    };
-  });
+  cmd->callback([&run] { run = run_detect; });
 }
 
 }  // namespace gpuvis::cli

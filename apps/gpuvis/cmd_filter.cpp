@@ -118,11 +118,8 @@ void mean_shift_volume(const std::string& in, const std::string& out, const filt
   notice("wrote " + out + " in " + std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()).substr(0, 5) + " s");
 }
 
-}  // namespace
-
-void register_filter(CLI::App& app, Command& run) {
-  auto* filter = app.add_subcommand("filter", "Image filters: convolve (2D / separable), bilateral, meanshift");
-  filter->require_subcommand(1);
+// gpuvis filter convolve
+void register_convolve(CLI::App* filter, Command& run) {
   static std::string in, out, kernel_spec, border = "reflect101", backend = "auto";
   static bool flip = false, overwrite = false, no_separable = false;
   static double max_gpu_mib = 0;
@@ -167,7 +164,10 @@ void register_filter(CLI::App& app, Command& run) {
       return 0;
     };
   });
+}
 
+// gpuvis filter bilateral
+void register_bilateral(CLI::App* filter, Command& run) {
   static filters::BilateralParams bp;
   static std::string b_in, b_out, b_border = "reflect101", b_backend = "auto", distance = "l2";
   static bool per_channel = false, b_overwrite = false;
@@ -208,7 +208,10 @@ void register_filter(CLI::App& app, Command& run) {
       return 0;
     };
   });
+}
 
+// gpuvis filter meanshift
+void register_meanshift(CLI::App* filter, Command& run) {
   static std::string m_in, m_out, m_kernel = "epanechnikov", m_colour = "luv", m_backend = "auto", m_ranges;
   static filters::MeanShiftParams mp;
   static bool m_overwrite = false, m_volume = false;
@@ -268,6 +271,16 @@ void register_filter(CLI::App& app, Command& run) {
       return 0;
     };
   });
+}
+
+}  // namespace
+
+void register_filter(CLI::App& app, Command& run) {
+  auto* filter = app.add_subcommand("filter", "Image filters: convolve (2D / separable), bilateral, meanshift");
+  filter->require_subcommand(1);
+  register_convolve(filter, run);
+  register_bilateral(filter, run);
+  register_meanshift(filter, run);
 }
 
 }  // namespace gpuvis::cli

@@ -88,6 +88,162 @@ void write_atomically(const std::string& path, WriteFn&& write) {
   }
 }
 
+struct LifeArgs {
+  std::string pattern, size, rule_text, border = "torus", gif, png, rle, population, crop, backend_name = "auto";
+  double density = -1;
+  std::uint64_t seed = 1;
+  std::int64_t generations = 100;
+  int every = 1, scale = 1, delay = 5, threads = 0;
+  bool overwrite = false;
+};
+LifeArgs a;
+
+// Everything the user gave that can be checked before reading the pattern.
+void check_inputs_and_outputs() {
+  if (a.pattern.empty() == (a.density < 0))
+    fail(ErrorCode::invalid_argument, a.pattern.empty() ? "give a pattern file or --random DENSITY"
+                                                        : "give either a pattern file or --random, not both");
+  for (const std::string* out : {&a.gif, &a.png, &a.rle, &a.population}) {
+    if (out->empty()) continue;
+    check_output_path(*out, a.pattern, a.overwrite);
+  }
+  if (!a.png.empty()) check_writable(a.png);
+  if (!a.gif.empty() && !gif::available())
+    fail(ErrorCode::unsupported, "this gpuvis was built without GIF support (install libgif-dev and rebuild)");
+}
+
+// The board's size: --size, else an image's own, else room around the pattern.
+std::pair<int, int> board_size(const std::optional<life::Pattern>& pat) {
+  int w = 0, h = 0;
+  if (!a.size.empty()) std::tie(w, h) = parse_size(a.size);
+  else if (!pat) fail(ErrorCode::invalid_argument, "--random needs --size WIDTHxHEIGHT");
+  else if (is_image_path(a.pattern)) std::tie(w, h) = std::pair{pat->cells.width(), pat->cells.height()};
+  else w = std::max(256, 3 * pat->cells.width()), h = std::max(256, 3 * pat->cells.height());
+  if (pat && (pat->cells.width() > w || pat->cells.height() > h))
+    fail(ErrorCode::invalid_argument, "the pattern (" + std::to_string(pat->cells.width()) + "x" + std::to_string(pat->cells.height()) +
+                                          ") does not fit on a " + std::to_string(w) + "x" + std::to_string(h) +
+                                          " board; give a larger --size");
+  return {w, h};
+}
+
+// The part of the board drawn into the GIF and PNG, checked against what those formats hold.
+Rect drawn_view(int w, int h) {
+  const Rect view = a.crop.empty() ? Rect{0, 0, w, h} : parse_crop(a.crop, w, h);
+  const long long frame_w = static_cast<long long>(view.w) * a.scale, frame_h = static_cast<long long>(view.h) * a.scale;
+  if (!a.gif.empty() && (frame_w > gif::max_side || frame_h > gif::max_side))
+    fail(ErrorCode::invalid_argument, "GIF frames would be " + std::to_string(frame_w) + "x" + std::to_string(frame_h) +
+                                          " pixels, more than a GIF allows (65535 a side); pick a region with --crop");
+  if (!a.png.empty() && frame_w * frame_h > (1LL << 31) - 1)
+    fail(ErrorCode::invalid_argument, "the PNG would be " + std::to_string(frame_w) + "x" + std::to_string(frame_h) +
+                                          " pixels (over 2^31); pick a region with --crop");
+  return view;
+}
+
+// --population's CSV, written beside the target and renamed into place when complete (removed if
+// the run fails).
+class PopulationFile {
+ public:
+  PopulationFile(const std::string& path, std::uint64_t start_population) : path_(path) {
+    if (path.empty()) return;
+    const std::filesystem::path p(path);
+    tmp_ = (p.parent_path() / ("." + p.filename().string() + ".partial")).string();
+    file_.open(tmp_, std::ios::trunc);
+    if (!file_) fail(ErrorCode::io, "cannot write '" + path + "'");
+    file_ << "generation,population\n0," << start_population << "\n";
+  }
+  ~PopulationFile() {
+    if (!tmp_.empty()) std::remove(tmp_.c_str());
+  }
+  bool open() const { return file_.is_open(); }
+  void add(std::int64_t generation, std::uint64_t population) { file_ << generation << "," << population << "\n"; }
+  void finish() {
+    if (!file_.is_open()) return;
+    file_.close();
+    if (!file_) fail(ErrorCode::io, "writing '" + path_ + "' failed (disk full?)");
+    std::error_code ec;
+    std::filesystem::rename(tmp_, path_, ec);
+    if (ec) fail(ErrorCode::io, "cannot write '" + path_ + "': " + ec.message());
+    tmp_.clear();
+  }
+
+ private:
+  std::string path_, tmp_;
+  std::ofstream file_;
+};
+
+// Runs the simulation to --generations in chunks (up to the next GIF frame, and short enough to
+// show progress). Returns the simulation's own time in seconds: frames and files are not counted.
+double run_generations(life::Simulation& sim, std::optional<gif::AnimationWriter>& animation, PopulationFile& population,
+                       const Rect& view) {
+  Progress progress("life");
+  double seconds = 0;
+  const std::int64_t generations = a.generations;
+  const std::int64_t chunk = a.gif.empty() ? std::max<std::int64_t>(1, std::min<std::int64_t>(generations, 1000)) : a.every;
+  life::Board snapshot;
+  while (sim.generation() < generations) {
+    const std::int64_t n = std::min(chunk, generations - sim.generation());
+    const auto t0 = std::chrono::steady_clock::now();
+    if (population.open()) sim.advance_counting(n, [&](std::int64_t g, std::uint64_t p) { population.add(g, p); });
+    else sim.advance(n);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (animation && (sim.generation() % a.every == 0 || sim.generation() == generations)) {
+      sim.read(snapshot);
+      animation->add_frame(render(snapshot, view, a.scale, 0, 1));
+    }
+    progress(static_cast<double>(sim.generation()) / static_cast<double>(std::max<std::int64_t>(1, generations)));
+  }
+  return seconds;
+}
+
+int run_life() {
+  if (a.threads) set_num_threads(a.threads);
+  check_inputs_and_outputs();  // everything the user gave is checked before any work starts
+  std::optional<life::Pattern> pat;
+  if (!a.pattern.empty()) pat = life::read_pattern(a.pattern);
+  life::Options options;
+  options.rule = !a.rule_text.empty() ? life::parse_rule(a.rule_text) : (pat && pat->rule ? *pat->rule : life::conway);
+  options.topology = a.border == "dead" ? life::Topology::dead : life::Topology::torus;
+  const auto [w, h] = board_size(pat);
+  const Rect view = drawn_view(w, h);
+  options.backend = choose_backend(a.backend_name);
+
+  // Copies held at once: the initial board, the simulation's two on the CPU, and the snapshot the
+  // outputs are drawn from.
+  const bool outputs = !a.gif.empty() || !a.png.empty() || !a.rle.empty();
+  life::require_host_memory(w, h, 1 + (options.backend == Backend::cpu ? 2 : 0) + (outputs ? 1 : 0));
+  life::Board board(w, h);
+  if (pat) life::place(board, pat->cells, (w - pat->cells.width()) / 2, (h - pat->cells.height()) / 2, options.topology);
+  else life::fill_random(board, a.density, a.seed);
+
+  const std::uint64_t start_population = board.population();
+  auto sim = life::make_simulation(board, options);
+  std::optional<gif::AnimationWriter> animation;
+  if (!a.gif.empty()) {
+    animation.emplace(a.gif, view.w * a.scale, view.h * a.scale, std::vector<std::array<std::uint8_t, 3>>{{16, 16, 24}, {250, 250, 240}},
+                      a.delay);
+    animation->add_frame(render(board, view, a.scale, 0, 1));
+  }
+  board = life::Board();  // the simulation holds its own copy
+  PopulationFile population(a.population, start_population);
+  const double seconds = run_generations(*sim, animation, population, view);
+  life::Board snapshot;
+  if (outputs) sim->read(snapshot);
+  const std::uint64_t end_population = sim->population();
+  if (animation) animation->finish();
+  population.finish();
+  if (!a.rle.empty()) life::write_rle(a.rle, snapshot, options.rule, "generation " + std::to_string(a.generations) + ", gpuvis life");
+  if (!a.png.empty()) {
+    const Image<std::uint8_t> img = render(snapshot, view, a.scale, 0, 255);
+    write_atomically(a.png, [&](const std::string& tmp) { write_image(tmp, img.view()); });
+  }
+  const double updates = static_cast<double>(w) * h * static_cast<double>(a.generations);
+  std::printf("%s %s %dx%d: %lld generations in %.3f s on %s (%.3g cell updates/s); population %llu -> %llu\n",
+              life::to_string(options.rule).c_str(), a.border.c_str(), w, h, static_cast<long long>(a.generations), seconds,
+              std::string(to_string(sim->backend())).c_str(), seconds > 0 ? updates / seconds : 0.0,
+              static_cast<unsigned long long>(start_population), static_cast<unsigned long long>(end_population));
+  return 0;
+}
+
 }  // namespace
 
 void register_life(CLI::App& app, Command& run) {
@@ -100,153 +256,32 @@ void register_life(CLI::App& app, Command& run) {
       "Rules: B3/S23 (Conway), B36/S23 (HighLife), B2/S (Seeds), B3678/S34678 (Day & Night), the S/B form 23/3,\n"
       "or the names conway, highlife, seeds, daynight. Patterns: .rle (LifeWiki, Golly), .cells, or an image\n"
       "(a cell is alive where the pixel is bright, grey >= 128); the pattern is placed in the board's centre.");
-  static std::string pattern, size, rule_text, border = "torus", gif, png, rle, population, crop, backend_name = "auto";
-  static double density = -1;
-  static std::uint64_t seed = 1;
-  static std::int64_t generations = 100;
-  static int every = 1, scale = 1, delay = 5, threads = 0;
-  static bool overwrite = false;
-  cmd->add_option("pattern", pattern, "Pattern file: .rle, .cells or an image (omit with --random)");
-  cmd->add_option("--random", density, "Start from a random soup with this density (0..1) instead of a pattern")
+  cmd->add_option("pattern", a.pattern, "Pattern file: .rle, .cells or an image (omit with --random)");
+  cmd->add_option("--random", a.density, "Start from a random soup with this density (0..1) instead of a pattern")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--seed", seed, "Seed of the random soup")->default_val(1);
-  cmd->add_option("--size", size,
+  cmd->add_option("--seed", a.seed, "Seed of the random soup")->default_val(1);
+  cmd->add_option("--size", a.size,
                   "Board WIDTHxHEIGHT (default: an image's own size; for .rle/.cells the larger of 256 and three times "
                   "the pattern, each side)");
-  cmd->add_option("--rule", rule_text, "Rule, e.g. B3/S23 or 23/3 (default: the RLE header's rule, else B3/S23)");
-  cmd->add_option("--border", border, "torus (wrap around) or dead (cells outside stay dead)")
+  cmd->add_option("--rule", a.rule_text, "Rule, e.g. B3/S23 or 23/3 (default: the RLE header's rule, else B3/S23)");
+  cmd->add_option("--border", a.border, "torus (wrap around) or dead (cells outside stay dead)")
       ->check(CLI::IsMember({"torus", "dead"}))
       ->default_val("torus");
-  cmd->add_option("--generations", generations, "Generations to run")->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))->default_val(100);
-  cmd->add_option("--gif", gif, "Write an animated GIF (looping)");
-  cmd->add_option("--every", every, "A GIF frame every K generations (the first and last board always)")
+  cmd->add_option("--generations", a.generations, "Generations to run")->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))->default_val(100);
+  cmd->add_option("--gif", a.gif, "Write an animated GIF (looping)");
+  cmd->add_option("--every", a.every, "A GIF frame every K generations (the first and last board always)")
       ->check(CLI::Range(1, 1 << 30))
       ->default_val(1);
-  cmd->add_option("--delay", delay, "GIF frame time in hundredths of a second")->check(CLI::Range(0, 65535))->default_val(5);
-  cmd->add_option("--scale", scale, "Pixels per cell side in the GIF and PNG")->check(CLI::Range(1, 64))->default_val(1);
-  cmd->add_option("--crop", crop, "Only this part of the board in the GIF and PNG: X,Y,WIDTH,HEIGHT");
-  cmd->add_option("--png", png, "Write the final board as an image (live cells white)");
-  cmd->add_option("--rle", rle, "Write the final board as an RLE pattern");
-  cmd->add_option("--population", population, "Write 'generation,population' lines for every generation (CSV)");
-  add_backend_option(*cmd, backend_name);
-  add_threads_option(*cmd, threads);
-  cmd->add_flag("--overwrite", overwrite, "Replace existing outputs");
-  cmd->callback([&run] {
-    run = [] {
-      if (threads) set_num_threads(threads);
-      // Everything the user gave is checked before any work starts.
-      if (pattern.empty() == (density < 0))
-        fail(ErrorCode::invalid_argument, pattern.empty() ? "give a pattern file or --random DENSITY"
-                                                          : "give either a pattern file or --random, not both");
-      for (const std::string* out : {&gif, &png, &rle, &population}) {
-        if (out->empty()) continue;
-        check_output_path(*out, pattern, overwrite);
-      }
-      if (!png.empty()) check_writable(png);
-      if (!gif.empty() && !gif::available())
-        fail(ErrorCode::unsupported, "this gpuvis was built without GIF support (install libgif-dev and rebuild)");
-
-      std::optional<life::Pattern> pat;
-      if (!pattern.empty()) pat = life::read_pattern(pattern);
-      life::Options options;
-      options.rule = !rule_text.empty() ? life::parse_rule(rule_text) : (pat && pat->rule ? *pat->rule : life::conway);
-      options.topology = border == "dead" ? life::Topology::dead : life::Topology::torus;
-      int w = 0, h = 0;
-      if (!size.empty()) std::tie(w, h) = parse_size(size);
-      else if (!pat) fail(ErrorCode::invalid_argument, "--random needs --size WIDTHxHEIGHT");
-      else if (is_image_path(pattern)) std::tie(w, h) = std::pair{pat->cells.width(), pat->cells.height()};
-      else w = std::max(256, 3 * pat->cells.width()), h = std::max(256, 3 * pat->cells.height());
-      if (pat && (pat->cells.width() > w || pat->cells.height() > h))
-        fail(ErrorCode::invalid_argument, "the pattern (" + std::to_string(pat->cells.width()) + "x" +
-                                              std::to_string(pat->cells.height()) + ") does not fit on a " + std::to_string(w) +
-                                              "x" + std::to_string(h) + " board; give a larger --size");
-      const Rect view = crop.empty() ? Rect{0, 0, w, h} : parse_crop(crop, w, h);
-      const long long frame_w = static_cast<long long>(view.w) * scale, frame_h = static_cast<long long>(view.h) * scale;
-      if (!gif.empty() && (frame_w > gif::max_side || frame_h > gif::max_side))
-        fail(ErrorCode::invalid_argument, "GIF frames would be " + std::to_string(frame_w) + "x" + std::to_string(frame_h) +
-                                              " pixels, more than a GIF allows (65535 a side); pick a region with --crop");
-      if (!png.empty() && frame_w * frame_h > (1LL << 31) - 1)
-        fail(ErrorCode::invalid_argument, "the PNG would be " + std::to_string(frame_w) + "x" + std::to_string(frame_h) +
-                                              " pixels (over 2^31); pick a region with --crop");
-      options.backend = choose_backend(backend_name);
-
-      // Copies held at once: the initial board, the simulation's two on the CPU, and the snapshot
-      // the outputs are drawn from.
-      const bool outputs = !gif.empty() || !png.empty() || !rle.empty();
-      life::require_host_memory(w, h, 1 + (options.backend == Backend::cpu ? 2 : 0) + (outputs ? 1 : 0));
-      life::Board board(w, h);
-      if (pat) life::place(board, pat->cells, (w - pat->cells.width()) / 2, (h - pat->cells.height()) / 2, options.topology);
-      else life::fill_random(board, density, seed);
-
-      const std::uint64_t start_population = board.population();
-      auto sim = life::make_simulation(board, options);
-      std::optional<gif::AnimationWriter> animation;
-      if (!gif.empty()) {
-        animation.emplace(gif, static_cast<int>(frame_w), static_cast<int>(frame_h),
-                          std::vector<std::array<std::uint8_t, 3>>{{16, 16, 24}, {250, 250, 240}}, delay);
-        animation->add_frame(render(board, view, scale, 0, 1));
-      }
-      board = life::Board();  // the simulation holds its own copy
-      std::string pop_tmp;
-      std::ofstream pop_file;
-      if (!population.empty()) {
-        const std::filesystem::path p(population);
-        pop_tmp = (p.parent_path() / ("." + p.filename().string() + ".partial")).string();
-        pop_file.open(pop_tmp, std::ios::trunc);
-        if (!pop_file) fail(ErrorCode::io, "cannot write '" + population + "'");
-        pop_file << "generation,population\n0," << start_population << "\n";
-      }
-      struct RemoveTemp {
-        std::string& path;
-        ~RemoveTemp() {
-          if (!path.empty()) std::remove(path.c_str());
-        }
-      } remove_pop_tmp{pop_tmp};
-
-      Progress progress("life");
-      double seconds = 0;  // simulation only: frames and files are not counted
-      // Runs in chunks: up to the next GIF frame, and short enough to show progress.
-      const std::int64_t chunk = gif.empty() ? std::max<std::int64_t>(1, std::min<std::int64_t>(generations, 1000)) : every;
-      life::Board snapshot;
-      while (sim->generation() < generations) {
-        const std::int64_t n = std::min(chunk, generations - sim->generation());
-        const auto t0 = std::chrono::steady_clock::now();
-        if (pop_file.is_open())
-          sim->advance_counting(n, [&](std::int64_t g, std::uint64_t p) { pop_file << g << "," << p << "\n"; });
-        else
-          sim->advance(n);
-        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (animation && (sim->generation() % every == 0 || sim->generation() == generations)) {
-          sim->read(snapshot);
-          animation->add_frame(render(snapshot, view, scale, 0, 1));
-        }
-        progress(static_cast<double>(sim->generation()) / static_cast<double>(std::max<std::int64_t>(1, generations)));
-      }
-      if (outputs) sim->read(snapshot);
-      const std::uint64_t end_population = sim->population();
-
-      if (animation) animation->finish();
-      if (pop_file.is_open()) {
-        pop_file.close();
-        if (!pop_file) fail(ErrorCode::io, "writing '" + population + "' failed (disk full?)");
-        std::error_code ec;
-        std::filesystem::rename(pop_tmp, population, ec);
-        if (ec) fail(ErrorCode::io, "cannot write '" + population + "': " + ec.message());
-        pop_tmp.clear();
-      }
-      if (!rle.empty()) life::write_rle(rle, snapshot, options.rule, "generation " + std::to_string(generations) + ", gpuvis life");
-      if (!png.empty()) {
-        const Image<std::uint8_t> img = render(snapshot, view, scale, 0, 255);
-        write_atomically(png, [&](const std::string& tmp) { write_image(tmp, img.view()); });
-      }
-      const double updates = static_cast<double>(w) * h * static_cast<double>(generations);
-      std::printf("%s %s %dx%d: %lld generations in %.3f s on %s (%.3g cell updates/s); population %llu -> %llu\n",
-                  life::to_string(options.rule).c_str(), border.c_str(), w, h, static_cast<long long>(generations), seconds,
-                  std::string(to_string(sim->backend())).c_str(), seconds > 0 ? updates / seconds : 0.0,
-                  static_cast<unsigned long long>(start_population), static_cast<unsigned long long>(end_population));
-      return 0;
-    };
-  });
+  cmd->add_option("--delay", a.delay, "GIF frame time in hundredths of a second")->check(CLI::Range(0, 65535))->default_val(5);
+  cmd->add_option("--scale", a.scale, "Pixels per cell side in the GIF and PNG")->check(CLI::Range(1, 64))->default_val(1);
+  cmd->add_option("--crop", a.crop, "Only this part of the board in the GIF and PNG: X,Y,WIDTH,HEIGHT");
+  cmd->add_option("--png", a.png, "Write the final board as an image (live cells white)");
+  cmd->add_option("--rle", a.rle, "Write the final board as an RLE pattern");
+  cmd->add_option("--population", a.population, "Write 'generation,population' lines for every generation (CSV)");
+  add_backend_option(*cmd, a.backend_name);
+  add_threads_option(*cmd, a.threads);
+  cmd->add_flag("--overwrite", a.overwrite, "Replace existing outputs");
+  cmd->callback([&run] { run = run_life; });
 }
 
 }  // namespace gpuvis::cli

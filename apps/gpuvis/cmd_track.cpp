@@ -172,6 +172,35 @@ track::TrackerParams tracker_params(const config::ReacTIVisionConfig& file_cfg) 
   return params;
 }
 
+// The live view (--view), with what the page can change and where it saves.
+std::unique_ptr<TrackView> open_view(const pipeline::DetectorConfig& config, const output::TuioOptions& options,
+                                     const config::ReacTIVisionConfig& file_cfg) {
+  TrackViewFiles files;
+  if (!a.config.empty()) {
+    files.settings = a.config;
+    files.base = file_cfg;
+  }
+  if (!a.grid.empty()) files.grid = a.grid;
+  const output::LiveViewOptions view_options = output::parse_live_view_address(a.view);
+  auto view = std::make_unique<TrackView>(view_options, TrackSettings{config, options.invert_x, options.invert_y, options.invert_angle},
+                                          std::move(files));
+  std::cerr << "gpuvis: live view on http://" << view_options.address << ":" << view->port() << "/\n" << std::flush;
+  return view;
+}
+
+// The live view's changes, applied from this frame on. A new detector (threshold, fingers, blobs)
+// waits until no frame is in flight: `rebuild` says one is due.
+void apply_view_changes(TrackView& view, pipeline::Detector& detector, output::TuioSender* tuio, bool& rebuild) {
+  const auto changes = view.poll();
+  rebuild |= changes.detector;
+  const auto& s = view.settings();
+  if (changes.calibration) detector.set_calibration(s.detector.calibration);
+  if (changes.inversion && tuio) tuio->set_inversion(s.invert_x, s.invert_y, s.invert_angle);
+  if (changes.equalizer) detector.set_equalize(s.detector.equalize);
+  if (changes.recapture) detector.recapture_background();  // the next frame becomes the empty table
+  if (changes.taps) detector.set_taps(s.detector.taps);
+}
+
 // The loop: source -> detector (equaliser, stages, second look) -> tracker -> TUIO / JSON / live
 // view, until the source ends or a signal arrives.
 int run_track() {
@@ -193,18 +222,7 @@ int run_track() {
   std::unique_ptr<TrackView> view;
   if (!a.view.empty()) {
     config.device_times = true;  // the page shows the per-stage times
-    TrackViewFiles files;
-    if (!a.config.empty()) {
-      files.settings = a.config;
-      files.base = file_cfg;
-    }
-    if (!a.grid.empty()) files.grid = a.grid;
-    const output::LiveViewOptions view_options = output::parse_live_view_address(a.view);
-    view = std::make_unique<TrackView>(view_options,
-                                       TrackSettings{config, options.invert_x, options.invert_y, options.invert_angle},
-                                       std::move(files));
-    std::cerr << "gpuvis: live view on http://" << view_options.address << ":" << view->port()
-              << "/\n" << std::flush;
+    view = open_view(config, options, file_cfg);
   }
   auto detector = std::make_unique<pipeline::Detector>(config);
   track::Tracker tracker(tracker_params(file_cfg));
@@ -233,20 +251,7 @@ int run_track() {
   long long tracked = 0;
   bool rebuild_detector = false;
   while (!g_stop && (a.frames == 0 || tracked < a.frames)) {
-    // The live view's changes, applied from this frame on; a new detector waits until no frame is
-    // in flight (the overlap below is held back meanwhile).
-    if (view) {
-      const auto changes = view->poll();
-      rebuild_detector |= changes.detector;
-      if (changes.calibration) detector->set_calibration(view->settings().detector.calibration);
-      if (changes.inversion && tuio) {
-        const auto& s = view->settings();
-        tuio->set_inversion(s.invert_x, s.invert_y, s.invert_angle);
-      }
-      if (changes.equalizer) detector->set_equalize(view->settings().detector.equalize);
-      if (changes.recapture) detector->recapture_background();  // the next frame becomes the empty table
-      if (changes.taps) detector->set_taps(view->settings().detector.taps);
-    }
+    if (view) apply_view_changes(*view, *detector, tuio.get(), rebuild_detector);
     if (rebuild_detector && detector->in_flight() == 0) {
       pipeline::DetectorConfig next = view->settings().detector;
       next.background = detector->background();  // the empty table stays as captured

@@ -491,21 +491,8 @@ py::object fiducials_array(const decode::Detections& d) {
   return out;
 }
 
-}  // namespace
-
-PYBIND11_MODULE(_gpuvis, m) {
-  m.doc() = "gpuvis: reacTIVision-compatible fiducial tracking and fast image filters on CUDA and CPU";
-  m.attr("__version__") = version();
-  static py::exception<Error> error(m, "Error", PyExc_RuntimeError);
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const Error& e) {
-      if (e.code() == ErrorCode::invalid_argument) PyErr_SetString(PyExc_ValueError, e.what());
-      else error(e.what());
-    }
-  });
-
+// Backends, files, kernels, threads.
+void bind_utilities(py::module_& m) {
   m.def("cuda_available", [] { return cuda::device_count() > 0; }, "True when a CUDA device is usable");
   m.def("resolve_backend", [](const std::string& b) { return std::string(to_string(resolve_backend(parse_backend(b)))); },
         py::arg("backend") = "auto", "The backend 'auto' (or the given one) runs on: 'cpu' or 'cuda'");
@@ -531,7 +518,10 @@ PYBIND11_MODULE(_gpuvis, m) {
   m.def("tuio_available", &output::tuio_available, "True when this build can send TUIO (liblo and Boost were found)");
   m.def("set_num_threads", &set_num_threads, py::arg("n"), "CPU worker threads (0 = one per core); results do not depend on it");
   m.def("num_threads", &num_threads);
+}
 
+// The image filters and Life on NumPy arrays (and device arrays where noted).
+void bind_filters(py::module_& m) {
   m.def("threshold", &threshold_py, py::arg("img"), py::arg("method") = "bernsen", py::arg("window") = py::none(),
         py::arg("gate") = py::none(), py::arg("tile") = py::none(), py::arg("bias") = py::none(), py::arg("contrast") = py::none(),
         py::arg("sharpen") = py::none(), py::arg("backend") = "auto",
@@ -562,7 +552,10 @@ PYBIND11_MODULE(_gpuvis, m) {
         "(channels=True: a trailing channel axis): (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox})");
   m.def("life", &life_py, py::arg("board"), py::arg("generations"), py::arg("rule") = "B3/S23", py::arg("border") = "torus",
         py::arg("backend") = "auto", "Advance a Life board (uint8, non-zero = alive) by `generations`; returns 0/1 cells");
+}
 
+// Results in device memory.
+void bind_device_arrays(py::module_& m) {
   py::class_<DeviceArray, std::shared_ptr<DeviceArray>>(m, "DeviceArray",
                                                        "A result in device memory: cupy.asarray(a) or torch.as_tensor(a, "
                                                        "device='cuda') use it without a copy; .get() copies it to NumPy")
@@ -590,7 +583,10 @@ PYBIND11_MODULE(_gpuvis, m) {
         return out;
       },
       py::arg("array"), "Copies a NumPy array to the CUDA device as a DeviceArray (for callers without CuPy or PyTorch)");
+}
 
+// The detector and what it finds.
+void bind_detection(py::module_& m) {
   py::class_<decode::Fiducial>(m, "Fiducial")
       .def_readonly("id", &decode::Fiducial::id)
       .def_readonly("x", &decode::Fiducial::x)
@@ -670,7 +666,10 @@ PYBIND11_MODULE(_gpuvis, m) {
       .def_readonly("id", &decode::SecondLook::id)
       .def_property_readonly("kind", [](const decode::SecondLook& l) { return std::string(l.kind); })
       .def_property_readonly("outcome", [](const decode::SecondLook& l) { return std::string(l.outcome); });
+}
 
+// The tracker and its frames.
+void bind_tracking(py::module_& m) {
   py::class_<track::Object>(m, "Object")
       .def_readonly("session_id", &track::Object::session_id)
       .def_readonly("symbol_id", &track::Object::symbol_id)
@@ -715,7 +714,10 @@ PYBIND11_MODULE(_gpuvis, m) {
             return out;
           },
           "Where each tracked symbol should be in the next frame (pixels), for Detector.expect");
+}
 
+// TUIO output.
+void bind_tuio(py::module_& m) {
   py::class_<output::TuioSender>(m, "TuioSender")
       .def(py::init([](const std::vector<std::string>& targets, const std::string& source) {
              std::vector<output::TuioTarget> t;
@@ -728,4 +730,26 @@ PYBIND11_MODULE(_gpuvis, m) {
       .def("send", &output::TuioSender::send, py::arg("frame"), "Send one frame's TUIO 1.1 bundles")
       .def("send_empty", &output::TuioSender::send_empty, py::arg("fseq") = -1, "Empty alive lists (at shutdown)")
       .def_property_readonly("packets_sent", &output::TuioSender::packets_sent);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_gpuvis, m) {
+  m.doc() = "gpuvis: reacTIVision-compatible fiducial tracking and fast image filters on CUDA and CPU";
+  m.attr("__version__") = version();
+  static py::exception<Error> error(m, "Error", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::invalid_argument) PyErr_SetString(PyExc_ValueError, e.what());
+      else error(e.what());
+    }
+  });
+  bind_utilities(m);
+  bind_filters(m);
+  bind_device_arrays(m);
+  bind_detection(m);
+  bind_tracking(m);
+  bind_tuio(m);
 }

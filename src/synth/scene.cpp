@@ -291,7 +291,9 @@ void Generator::draw_print(Image<float>& reflect, const SymbolPrint& p, const st
     }
 }
 
-Scene Generator::make(const SceneParams& q) {
+namespace {
+
+void validate(const SceneParams& q) {
   require(q.width >= 16 && q.height >= 16, "synth: frames must be at least 16x16");
   require(q.min_size >= 8 && q.max_size >= q.min_size, "synth: symbol sizes must satisfy 8 <= min <= max");
   require(q.set == "default" || q.set == "small" || q.set == "yamaarashi", "synth: symbol set must be default, small or yamaarashi");
@@ -299,23 +301,24 @@ Scene Generator::make(const SceneParams& q) {
   require(q.motion_px >= 0 && q.motion_px <= 100, "synth: motion smear must be 0 to 100 pixels");
   require(q.vignetting >= 0 && q.vignetting < 1, "synth: vignetting must be at least 0 and under 1");
   require(q.jpeg >= 0 && q.jpeg <= 100, "synth: JPEG quality must be 1 to 100 (0: no JPEG)");
-  std::mt19937 rng(q.seed);
-  std::uniform_real_distribution<double> U(0, 1);
-  Scene scene;
-  Image<float> reflect(q.width, q.height);
-  reflect.fill(static_cast<float>(q.table));
-  struct Disk {
-    double x, y, r;
-  };
-  std::vector<Disk> used;
-  // Every symbol is placed first (where it is at frame 0, its size, turn, tilt and direction of
-  // travel), the fingers next; then the sequence is played to frame `q.frame` and the symbols drawn.
-  struct Placement {
-    int id;  // its print is looked up again when drawn: the cache of prints may move as it grows
-    double side, rot, px, py;
-    double x, y, vx, vy, r;  // centre, velocity (pixels per frame), collision radius
-  };
-  std::vector<Placement> placed_symbols;
+}
+
+struct Disk {
+  double x, y, r;
+};
+
+// A symbol where it is at frame 0: its size, turn, tilt and direction of travel.
+struct Placement {
+  int id;  // its print is looked up again when drawn: the cache of prints may move as it grows
+  double side, rot, px, py;
+  double x, y, vx, vy, r;  // centre, velocity (pixels per frame), collision radius
+};
+
+using Uniform = std::uniform_real_distribution<double>;
+
+// Every symbol placed where no other lies (a full frame takes fewer), its disk added to `used`.
+std::vector<Placement> place_symbols(const SceneParams& q, std::mt19937& rng, Uniform& U, std::vector<Disk>& used) {
+  std::vector<Placement> placed;
   const int count = q.ids.empty() ? q.symbols : static_cast<int>(q.ids.size());
   const int set_size = q.set == "default" ? 216 : q.set == "small" ? 24 : kYamaarashiIds;
   for (int k = 0; k < count; ++k) {
@@ -324,20 +327,24 @@ Scene Generator::make(const SceneParams& q) {
     const double rot = U(rng) * 2 * std::numbers::pi;
     const double radius = side * 0.75;  // the rotated square's half diagonal, with a little margin
     double cx = 0, cy = 0;
-    bool placed = false;
-    for (int attempt = 0; attempt < 200 && !placed; ++attempt) {
+    bool fits = false;
+    for (int attempt = 0; attempt < 200 && !fits; ++attempt) {
       cx = radius + U(rng) * (q.width - 2 * radius);
       cy = radius + U(rng) * (q.height - 2 * radius);
-      placed = q.width > 2 * radius && q.height > 2 * radius &&
-               std::all_of(used.begin(), used.end(), [&](const Disk& d) { return std::hypot(d.x - cx, d.y - cy) > d.r + radius; });
+      fits = q.width > 2 * radius && q.height > 2 * radius &&
+             std::all_of(used.begin(), used.end(), [&](const Disk& d) { return std::hypot(d.x - cx, d.y - cy) > d.r + radius; });
     }
-    if (!placed) continue;  // the frame is full
+    if (!fits) continue;  // the frame is full
     used.push_back({cx, cy, radius});
     const double px = (U(rng) * 2 - 1) * q.perspective, py = (U(rng) * 2 - 1) * q.perspective;
     const double dir = U(rng) * 2 * std::numbers::pi;  // drawn for every symbol, so the sequence is stable
-    placed_symbols.push_back({id, side, rot, px, py, cx, cy, q.speed * std::cos(dir), q.speed * std::sin(dir), radius});
+    placed.push_back({id, side, rot, px, py, cx, cy, q.speed * std::cos(dir), q.speed * std::sin(dir), radius});
   }
-  const std::size_t symbol_disks = used.size();
+  return placed;
+}
+
+// Soft-edged fingertips where nothing else lies, drawn into `reflect`; their disks added to `used`.
+void draw_fingers(const SceneParams& q, std::mt19937& rng, Uniform& U, std::vector<Disk>& used, Image<float>& reflect, Scene& scene) {
   for (int k = 0; k < q.fingers; ++k) {
     const double r = q.finger_size / 2 * (0.85 + 0.3 * U(rng));
     for (int attempt = 0; attempt < 200; ++attempt) {
@@ -351,7 +358,7 @@ Scene Generator::make(const SceneParams& q) {
           if (x < 0 || y < 0 || x >= q.width || y >= q.height) continue;
           const double dx = x + 0.5 - cx, dy = y + 0.5 - cy;
           const double u = (dx * std::cos(phi) + dy * std::sin(phi)) / elong, v = -dx * std::sin(phi) + dy * std::cos(phi);
-          const double d = std::hypot(u, v) / r;  // soft-edged fingertip
+          const double d = std::hypot(u, v) / r;
           const double a = std::clamp((1.15 - d) / 0.3, 0.0, 1.0);
           reflect(x, y) = static_cast<float>(reflect(x, y) * (1 - a) + 0.8 * a);
         }
@@ -359,22 +366,24 @@ Scene Generator::make(const SceneParams& q) {
       break;
     }
   }
-  // The sequence: prints slide across the table as objects do, so they never overlap. Each frame
-  // (in four sub-steps) they move, and two that touch bounce (equal masses: they exchange the
-  // velocity along the line between their centres); a print that touches a finger bounces off it.
-  // The frame's edges do not stop them: prints leave the table. Without contacts a print moves in
-  // a straight line, as it did before collisions were modelled.
-  std::vector<Disk> fingers(used.begin() + static_cast<std::ptrdiff_t>(symbol_disks), used.end());
+}
+
+// The sequence: prints slide across the table as objects do, so they never overlap. Each frame
+// (in four sub-steps) they move, and two that touch bounce (equal masses: they exchange the
+// velocity along the line between their centres); a print that touches a finger bounces off it.
+// The frame's edges do not stop them: prints leave the table. Without contacts a print moves in
+// a straight line.
+void play_sequence(const SceneParams& q, const std::vector<Disk>& fingers, std::vector<Placement>& placed) {
   constexpr int kSubSteps = 4;
   for (int step = 0; step < q.frame * kSubSteps && q.speed != 0; ++step) {
-    for (auto& a : placed_symbols) {
+    for (auto& a : placed) {
       a.x += a.vx / kSubSteps;
       a.y += a.vy / kSubSteps;
     }
-    for (std::size_t i = 0; i < placed_symbols.size(); ++i) {
-      auto& a = placed_symbols[i];
-      for (std::size_t j = i + 1; j < placed_symbols.size(); ++j) {
-        auto& b = placed_symbols[j];
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+      auto& a = placed[i];
+      for (std::size_t j = i + 1; j < placed.size(); ++j) {
+        auto& b = placed[j];
         const double dx = b.x - a.x, dy = b.y - a.y, d = std::hypot(dx, dy);
         if (d >= a.r + b.r || d == 0) continue;
         const double nx = dx / d, ny = dy / d;
@@ -396,10 +405,49 @@ Scene Generator::make(const SceneParams& q) {
       }
     }
   }
+}
+
+// The camera: a bright spot somewhere, falling off by `illumination` towards the far corners;
+// vignetting, lens blur, sensor noise, 8 bits, and the codec.
+Image<std::uint8_t> photograph(const SceneParams& q, std::mt19937& rng, Uniform& U, Image<float>& reflect) {
+  const double hx = U(rng) * q.width, hy = U(rng) * q.height;
+  const double far = std::hypot(std::max(hx, q.width - hx), std::max(hy, q.height - hy));
+  for (int y = 0; y < q.height; ++y)
+    for (int x = 0; x < q.width; ++x) {
+      const double d = std::hypot(x - hx, y - hy) / far;
+      reflect(x, y) = static_cast<float>(reflect(x, y) * q.brightness / kPaper * (1 - q.illumination * d * d));
+    }
+  vignette(reflect, q.vignetting);
+  gaussian_blur(reflect, q.blur);
+  std::normal_distribution<double> noise(0, q.noise);
+  Image<std::uint8_t> image(q.width, q.height);
+  for (int y = 0; y < q.height; ++y)
+    for (int x = 0; x < q.width; ++x)
+      image(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(reflect(x, y) + (q.noise > 0 ? noise(rng) : 0.0)), 0L, 255L));
+  if (q.jpeg > 0) image = codec::decode_jpeg(codec::encode_jpeg(image.view(), q.jpeg));
+  return image;
+}
+
+}  // namespace
+
+// Every symbol is placed first (where it is at frame 0), the fingers next; then the sequence is
+// played to frame `q.frame`, the symbols drawn (smeared over their exposure) and photographed.
+Scene Generator::make(const SceneParams& q) {
+  validate(q);
+  std::mt19937 rng(q.seed);
+  Uniform U(0, 1);
+  Scene scene;
+  Image<float> reflect(q.width, q.height);
+  reflect.fill(static_cast<float>(q.table));
+  std::vector<Disk> used;
+  std::vector<Placement> placed = place_symbols(q, rng, U, used);
+  const std::size_t symbol_disks = used.size();
+  draw_fingers(q, rng, U, used, reflect, scene);
+  play_sequence(q, std::vector<Disk>(used.begin() + static_cast<std::ptrdiff_t>(symbol_disks), used.end()), placed);
   // Single-frame smears get their directions from their own generator, so that frames without
   // them stay what they were.
   std::mt19937 motion_rng(q.seed ^ 0x6d6f7469u);
-  for (const auto& a : placed_symbols) {
+  for (const auto& a : placed) {
     const SymbolPrint& p = print(q.set, a.id);
     const double dir = U(motion_rng) * 2 * std::numbers::pi;
     const Motion m{q.motion_blur * a.vx + q.motion_px * std::cos(dir), q.motion_blur * a.vy + q.motion_px * std::sin(dir),
@@ -416,22 +464,7 @@ Scene Generator::make(const SceneParams& q) {
     true_pose(p, h, sym.x, sym.y, sym.angle);
     scene.symbols.push_back(sym);
   }
-  // Illumination: a bright spot somewhere, falling off by `illumination` towards the far corners.
-  const double hx = U(rng) * q.width, hy = U(rng) * q.height;
-  const double far = std::hypot(std::max(hx, q.width - hx), std::max(hy, q.height - hy));
-  for (int y = 0; y < q.height; ++y)
-    for (int x = 0; x < q.width; ++x) {
-      const double d = std::hypot(x - hx, y - hy) / far;
-      reflect(x, y) = static_cast<float>(reflect(x, y) * q.brightness / kPaper * (1 - q.illumination * d * d));
-    }
-  vignette(reflect, q.vignetting);
-  gaussian_blur(reflect, q.blur);
-  std::normal_distribution<double> noise(0, q.noise);
-  scene.image = Image<std::uint8_t>(q.width, q.height);
-  for (int y = 0; y < q.height; ++y)
-    for (int x = 0; x < q.width; ++x)
-      scene.image(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(reflect(x, y) + (q.noise > 0 ? noise(rng) : 0.0)), 0L, 255L));
-  if (q.jpeg > 0) scene.image = codec::decode_jpeg(codec::encode_jpeg(scene.image.view(), q.jpeg));
+  scene.image = photograph(q, rng, U, reflect);
   return scene;
 }
 
@@ -458,6 +491,7 @@ Scene Generator::single(const std::string& set, int id, double width, double rot
   scene.symbols.push_back(s);
   return scene;
 }
+
 
 std::string truth_json(const Scene& scene, const std::string& file) {
   std::ostringstream o;

@@ -19,47 +19,82 @@
 namespace gpuvis::filters {
 namespace {
 
+// The spatial weights of the (2r+1)² window, and for 8-bit images with a fixed range sigma the
+// range weights by integer difference: differences are integers, so the range weight can be looked
+// up, by |d| (up to 255) where one channel decides, by the colour distance d² (up to 3·255² for
+// l2, 765² for l1) otherwise. The tables hold weight_exp's values, so a lookup gives what
+// computing gives.
+struct WeightTables {
+  std::vector<float> space, abs, d2;
+  float range_coeff = 0;
+};
+
 template <class T, int C>
-void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
-  const int w = src.width, h = src.height, r = p.radius, k = 2 * r + 1;
+WeightTables weight_tables(const BilateralParams& p) {
+  WeightTables t;
+  const int r = p.radius, k = 2 * r + 1;
   const float space_coeff = -0.5f / (p.sigma_space * p.sigma_space);
-  std::vector<float> space_table(static_cast<std::size_t>(k) * k);
+  t.space.resize(static_cast<std::size_t>(k) * k);
   for (int dy = -r; dy <= r; ++dy)
-    for (int dx = -r; dx <= r; ++dx) space_table[(dy + r) * k + dx + r] = detail::weight_exp(static_cast<float>(dx * dx + dy * dy) * space_coeff);
-  auto space = [&](int dx, int dy) { return space_table[(dy + r) * k + dx + r]; };
-  // 8-bit images with a fixed range sigma: differences are integers, so the range weight can be
-  // looked up, by |d| (up to 255) where one channel decides, by the colour distance d² (up to
-  // 3·255² for l2, 765² for l1) otherwise. The tables hold weight_exp's values, so a lookup gives
-  // what computing gives.
-  std::vector<float> abs_table, d2_table;
-  const float range_coeff = -0.5f / (p.sigma_range * p.sigma_range);
+    for (int dx = -r; dx <= r; ++dx) t.space[(dy + r) * k + dx + r] = detail::weight_exp(static_cast<float>(dx * dx + dy * dy) * space_coeff);
+  t.range_coeff = -0.5f / (p.sigma_range * p.sigma_range);
   if (std::is_same_v<T, std::uint8_t> && !p.adaptive) {
-    abs_table.resize(256);
-    for (int i = 0; i < 256; ++i) abs_table[i] = detail::weight_exp(static_cast<float>(i * i) * range_coeff);
+    t.abs.resize(256);
+    for (int i = 0; i < 256; ++i) t.abs[i] = detail::weight_exp(static_cast<float>(i * i) * t.range_coeff);
     const int cc = C == 4 ? 3 : C;
     if (p.mode == RangeMode::colour && cc > 1 && cpu_rows::bilateral_uses_colour_table()) {
       const int max_d2 = p.distance == ColourDistance::l2 ? cc * 255 * 255 : (cc * 255) * (cc * 255);
-      d2_table.resize(static_cast<std::size_t>(max_d2) + 1);
-      for (int i = 0; i <= max_d2; ++i) d2_table[i] = detail::weight_exp(static_cast<float>(i) * range_coeff);
+      t.d2.resize(static_cast<std::size_t>(max_d2) + 1);
+      for (int i = 0; i <= max_d2; ++i) t.d2[i] = detail::weight_exp(static_cast<float>(i) * t.range_coeff);
     }
   }
-  // The window's taps in bilateral_pixel's order (dy, then dx).
-  std::vector<int> tap_dx, tap_dy;
-  std::vector<float> tap_weight;
+  return t;
+}
+
+// The window's taps in bilateral_pixel's order (dy, then dx), with their spatial weights. Taps
+// below (dy > 0) store their weights for the rows below to reuse for the opposite tap
+// (BilateralRow::store and reuse): below[t] numbers tap t's stored weights, above[t] is where tap
+// t's opposite keeps them.
+struct WindowTaps {
+  std::vector<int> dx, dy, below, above;
+  std::vector<float> weight;
+  int count = 0, below_count = 0;
+};
+
+WindowTaps window_taps(int r, const std::vector<float>& space) {
+  const int k = 2 * r + 1;
+  WindowTaps w;
   for (int dy = -r; dy <= r; ++dy)
     for (int dx = -r; dx <= r; ++dx)
       if (dx * dx + dy * dy <= r * r) {
-        tap_dx.push_back(dx), tap_dy.push_back(dy), tap_weight.push_back(space(dx, dy));
+        w.dx.push_back(dx), w.dy.push_back(dy), w.weight.push_back(space[(dy + r) * k + dx + r]);
       }
-  // Taps below (dy > 0) store their weights for the rows below to reuse for the opposite tap
-  // (BilateralRow::store and reuse): above[t] is where tap t's opposite keeps them.
-  const int taps = static_cast<int>(tap_weight.size());
-  std::vector<int> below(taps, -1), above(taps, -1), below_at(static_cast<std::size_t>(k) * k, -1);  // below_at: by (dy + r, dx + r)
-  int below_count = 0;
-  for (int t = 0; t < taps; ++t)
-    if (tap_dy[t] > 0) below_at[(tap_dy[t] + r) * k + tap_dx[t] + r] = below[t] = below_count++;
-  for (int t = 0; t < taps; ++t)
-    if (tap_dy[t] < 0) above[t] = below_at[(r - tap_dy[t]) * k + r - tap_dx[t]];
+  w.count = static_cast<int>(w.weight.size());
+  w.below.assign(w.count, -1);
+  w.above.assign(w.count, -1);
+  std::vector<int> below_at(static_cast<std::size_t>(k) * k, -1);  // by (dy + r, dx + r)
+  for (int t = 0; t < w.count; ++t)
+    if (w.dy[t] > 0) below_at[(w.dy[t] + r) * k + w.dx[t] + r] = w.below[t] = w.below_count++;
+  for (int t = 0; t < w.count; ++t)
+    if (w.dy[t] < 0) w.above[t] = below_at[(r - w.dy[t]) * k + r - w.dx[t]];
+  return w;
+}
+
+template <class T, int C>
+void run(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
+  const int w = src.width, h = src.height, r = p.radius, k = 2 * r + 1;
+  const WeightTables tables = weight_tables<T, C>(p);
+  auto space = [&](int dx, int dy) { return tables.space[(dy + r) * k + dx + r]; };
+  const WindowTaps window = window_taps(r, tables.space);
+  const std::vector<int>& tap_dx = window.dx;
+  const std::vector<int>& tap_dy = window.dy;
+  const std::vector<int>& below = window.below;
+  const std::vector<int>& above = window.above;
+  const std::vector<float>& tap_weight = window.weight;
+  const std::vector<float>& abs_table = tables.abs;
+  const std::vector<float>& d2_table = tables.d2;
+  const float range_coeff = tables.range_coeff;
+  const int taps = window.count, below_count = window.below_count;
   // One weight plane per tap (grey, or colour distance); per-channel colour would need three, whose
   // 2 MB per thread at 4K cost what they saved (EPYC, 2026-11-27).
   const int weight_planes = p.mode == RangeMode::per_channel || C == 1 ? C : 1;
