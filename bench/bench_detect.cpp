@@ -52,7 +52,7 @@ std::vector<Method> methods() {
   threshold::Params b;
   b.method = threshold::Method::bradley_roth;
   m.push_back({"bradley-roth (reacTIVision default)", b});
-  auto sharp = pipeline::DetectorConfig::default_threshold();
+  auto sharp = pipeline::DetectorParams::default_threshold();
   sharp.sharpen = 2;
   m.push_back({"bernsen h=" + std::to_string(sharp.bernsen.half_window) + ", sharpen 2", sharp});
   return m;
@@ -127,7 +127,7 @@ std::vector<Condition> conditions() {
 // Fingers (size 14, default sensitivity) with the default detector: found = a finger within half a
 // finger of a true one; a ghost is any other finger, "on a symbol" when it lies inside a print.
 std::string finger_row(const Condition& cond, const std::vector<synth::Scene>& scenes) {
-  pipeline::DetectorConfig cfg;
+  pipeline::DetectorParams cfg;
   cfg.fingers.size = 14;
   pipeline::Detector det(cfg);
   int total = 0, found = 0, ghosts = 0, on_symbol = 0;
@@ -248,7 +248,7 @@ std::string camera_table(synth::Generator& gen, int frames) {
     }
     std::vector<std::vector<decode::Fiducial>> cpu_results;
     for (const DetectorRun& run : detector_runs()) {
-      pipeline::DetectorConfig cfg;
+      pipeline::DetectorParams cfg;
       cfg.backend = run.backend;
       cfg.second_look.enabled = run.second_look;
       pipeline::Detector det(cfg);
@@ -308,7 +308,7 @@ std::string sequence_table(synth::Generator& gen, int frames) {
         scenes.push_back(gen.make(q));
       }
       for (const DetectorRun& run : detector_runs()) {
-        pipeline::DetectorConfig cfg;
+        pipeline::DetectorParams cfg;
         cfg.backend = run.backend;
         cfg.second_look.enabled = run.second_look;
         pipeline::Detector det(cfg);
@@ -412,7 +412,7 @@ int main(int argc, char** argv) {
     if (cond.issue_32) fingers_table << finger_row(cond, scenes);
     if (cond.sequence) continue;  // half-visible prints are not in the truth: no symbol rows
     for (const auto& m : methods()) {
-      pipeline::DetectorConfig cfg;
+      pipeline::DetectorParams cfg;
       cfg.threshold = m.params;
       pipeline::Detector det(cfg);
       int total = 0, found = 0, false_ids = 0;
@@ -443,7 +443,7 @@ int main(int argc, char** argv) {
   q.fingers = 3;
   q.seed = 5;
   const auto clean = gen.make(q);
-  pipeline::Detector det(pipeline::DetectorConfig{});
+  pipeline::Detector det(pipeline::DetectorParams{});
   auto stage = [&](const synth::Scene& s, const std::string& label) {
     std::vector<double> th, sg, dc;
     bench::Options o;

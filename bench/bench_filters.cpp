@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
           },
           g);
     };
-    ConvolveOptions co;
+    ConvolveParams co;
     bench::Record r{"filters", "conv2d", "cuda", "kernel", w, h, p7, {}};
     r.stats = timed([&] { cuda_impl::convolve<float>(df.view(), dfo.view(), k7, co, ws, s); });
     report.add(r);

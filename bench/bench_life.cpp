@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     if (!args.wants(c.backend)) continue;
     life::Board board(c.side, c.side);
     life::fill_random(board, 0.5, 1);
-    life::Options opt{life::parse_rule(c.rule), life::Topology::torus, parse_backend(c.backend)};
+    life::Params opt{life::parse_rule(c.rule), life::Topology::torus, parse_backend(c.backend)};
     auto sim = life::make_simulation(board, opt);
     board = life::Board();  // only the simulation's copy stays
     bench::Record r{"life", c.rule, c.backend, std::string(c.backend) == "cuda" ? "device (board resident, no transfers)" : "host",

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
         if (backend == Backend::cpu && !v.graph) continue;
         if ((v.half_window || !v.second_look) && f.image.width() != 640) continue;
         setenv("GPUVIS_CUDA_GRAPH", v.graph ? "1" : "0", 1);  // read when the detector is made
-        pipeline::DetectorConfig config;
+        pipeline::DetectorParams config;
         config.backend = backend;
         config.fingers.size = v.finger_size;
         config.second_look.enabled = v.second_look;
@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
     for (const Frame& f : frames) {
       cuda::DeviceImage<std::uint8_t> grey(f.image.width(), f.image.height()), bin(f.image.width(), f.image.height());
       cuda::upload<std::uint8_t>(f.image.view(), grey.view(), stream);
-      threshold::cuda_impl::threshold(grey.view(), bin.view(), pipeline::DetectorConfig::default_threshold(), ws, stream);
+      threshold::cuda_impl::threshold(grey.view(), bin.view(), pipeline::DetectorParams::default_threshold(), ws, stream);
       std::vector<double> stages[4];
       cuda::Event start, stop;
       const auto total = bench::measure(

@@ -93,7 +93,7 @@ decode::BlobParams parse_blob_size(const std::string& text) {
 
 namespace gpuvis::cli {
 
-void ThresholdOptions::add_to(CLI::App& cmd, const std::string& default_method) {
+void ThresholdFlags::add_to(CLI::App& cmd, const std::string& default_method) {
   method = default_method;
   method_option = cmd.add_option("--method", method, "Threshold: bernsen, tiled or bradley-roth")
       ->check(CLI::IsMember({"bernsen", "tiled", "bradley-roth"}))
@@ -109,7 +109,7 @@ void ThresholdOptions::add_to(CLI::App& cmd, const std::string& default_method) 
       ->check(CLI::Range(0, 4));
 }
 
-threshold::Params ThresholdOptions::params(const threshold::Params& defaults) const {
+threshold::Params ThresholdFlags::params(const threshold::Params& defaults) const {
   threshold::Params p = defaults;
   if (!method_option || method_option->count() > 0 || defaults.method == threshold::parse_method(method))
     p.method = threshold::parse_method(method);

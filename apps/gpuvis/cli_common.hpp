@@ -67,7 +67,7 @@ decode::BlobParams parse_blob_size(const std::string& text);  // "gpuvis: <messa
 
 // The threshold flags shared by `threshold`, `detect` and later `track`: --method, --window,
 // --gate, --tile, --bias, --contrast. Unset flags keep the given defaults.
-struct ThresholdOptions {
+struct ThresholdFlags {
   std::string method;
   int window = -1, gate = -1, tile = -1, contrast = -1, sharpen = -1;
   float bias = -1;

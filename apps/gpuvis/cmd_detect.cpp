@@ -20,7 +20,7 @@ namespace {
 struct DetectArgs {
   std::vector<std::string> inputs;
   std::string trees = "default", backend = "auto", annotate_dir;
-  ThresholdOptions options;
+  ThresholdFlags options;
   bool json = false, overwrite = false, fuzzy = false, no_second_look = false;
   decode::FingerParams fingers;
   std::string blob_size, debug_dir;
@@ -101,9 +101,9 @@ void print_table(const std::string& file, const pipeline::Detections& d) {
 
 // The detector's configuration from the flags (the backend is chosen later, once the outputs are
 // checked).
-pipeline::DetectorConfig detector_config() {
-  pipeline::DetectorConfig config;
-  config.threshold = a.options.params(pipeline::DetectorConfig::default_threshold());
+pipeline::DetectorParams detector_config() {
+  pipeline::DetectorParams config;
+  config.threshold = a.options.params(pipeline::DetectorParams::default_threshold());
   config.trees = a.trees;
   config.max_fid = a.max_fid;
   config.yamaarashi = a.yamaarashi;
@@ -118,7 +118,7 @@ pipeline::DetectorConfig detector_config() {
 int run_detect() {
   require(!a.inputs.empty(), "detect needs at least one image file or folder");
   if (a.threads) set_num_threads(a.threads);
-  pipeline::DetectorConfig config = detector_config();
+  pipeline::DetectorParams config = detector_config();
   // A bad tree file is reported before any work starts; the set, as the detector applies the
   // options to it, serves the debug output.
   decode::TreeSet set = decode::TreeSet::load(config.trees);

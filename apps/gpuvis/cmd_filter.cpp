@@ -144,7 +144,7 @@ void register_convolve(CLI::App* filter, Command& run) {
     run = [] {
       require(!in.empty() && !out.empty(), "filter convolve needs INPUT and OUTPUT");
       require(!kernel_spec.empty(), "filter convolve needs --kernel (e.g. --kernel gaussian:sigma=2)");
-      filters::ConvolveOptions options;
+      filters::ConvolveParams options;
       options.border = filters::parse_border(border);
       options.flip = flip;
       options.allow_separable = !no_separable;
@@ -156,7 +156,7 @@ void register_convolve(CLI::App* filter, Command& run) {
       const Backend b = choose_backend(backend);
       run_jobs(jobs, "convolve", [&](auto src, auto dst, const std::function<void(double)>& progress) {
         using T = std::remove_const_t<typename decltype(src)::value_type>;
-        filters::ConvolveOptions o = options;
+        filters::ConvolveParams o = options;
         o.progress = progress;
         o.backend = b;
         filters::convolve<T>(src, dst, kernel, o);

@@ -66,7 +66,7 @@ void register_lab(CLI::App& app, Command& run) {
   static int threads = 0;
 
   auto* mm = lab_cmd->add_subcommand("matmul", "Square matrix products: naive kernels, shared-memory tiles, register blocking, tensor cores, cuBLAS, OpenBLAS");
-  static lab::MatmulOptions mo;
+  static lab::MatmulParams mo;
   static std::string type = "f32", impl = "all";
   mm->add_option("--size", mo.n, "Matrix side n (1..16384)")->check(CLI::Range(1, 16384))->default_val(1024);
   mm->add_option("--type", type, "f32, f64 or bf16 (bf16 inputs, f32 accumulation and output)")->check(CLI::IsMember({"f32", "f64", "bf16"}))->default_val("f32");
@@ -92,12 +92,12 @@ void register_lab(CLI::App& app, Command& run) {
 
   // Each lesson keeps its own options (the defaults differ).
   struct LessonArgs {
-    lab::LessonOptions options;
+    lab::LessonParams options;
     std::string backend = "auto";
   };
   static LessonArgs lesson_args[4];
   static int next_lesson = 0;
-  auto lesson = [&](const char* name, const char* help, lab::Table (*fn)(const lab::LessonOptions&), std::int64_t default_size,
+  auto lesson = [&](const char* name, const char* help, lab::Table (*fn)(const lab::LessonParams&), std::int64_t default_size,
                     const char* size_help) {
     LessonArgs& a = lesson_args[next_lesson++];
     auto* c = lab_cmd->add_subcommand(name, help);

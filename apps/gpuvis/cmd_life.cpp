@@ -200,7 +200,7 @@ int run_life() {
   check_inputs_and_outputs();  // everything the user gave is checked before any work starts
   std::optional<life::Pattern> pat;
   if (!a.pattern.empty()) pat = life::read_pattern(a.pattern);
-  life::Options options;
+  life::Params options;
   options.rule = !a.rule_text.empty() ? life::parse_rule(a.rule_text) : (pat && pat->rule ? *pat->rule : life::conway);
   options.topology = a.border == "dead" ? life::Topology::dead : life::Topology::torus;
   const auto [w, h] = board_size(pat);

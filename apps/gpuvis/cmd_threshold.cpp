@@ -13,7 +13,7 @@ namespace gpuvis::cli {
 namespace {
 struct ThresholdArgs {
   std::string input, output, backend = "auto", equalize;
-  ThresholdOptions options;
+  ThresholdFlags options;
   int threads = 0;
   bool overwrite = false, timing = false;
 };
@@ -43,7 +43,7 @@ void register_threshold(CLI::App& app, Command& run) {
     run = [] {
       require(!a.input.empty() && !a.output.empty(), "threshold needs INPUT and OUTPUT image paths");
       // The detector's threshold unless flags say otherwise: what `detect --debug` shows as its first stage.
-      threshold::Params p = a.options.params(pipeline::DetectorConfig::default_threshold());
+      threshold::Params p = a.options.params(pipeline::DetectorParams::default_threshold());
       check_output_path(a.output, a.input, a.overwrite);
       check_writable(a.output);
       if (a.threads) set_num_threads(a.threads);

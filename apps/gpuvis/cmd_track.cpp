@@ -41,7 +41,7 @@ struct TrackArgs {
   double camera_fps = 0;
   CLI::Option *trees_opt = nullptr, *finger_opt = nullptr, *source_opt = nullptr;
   std::vector<std::string> tuio;
-  ThresholdOptions options;
+  ThresholdFlags options;
   decode::FingerParams fingers;
   double fps = 0;
   long long frames = 0;  // stop after this many tracked frames (0: when the source ends)
@@ -70,8 +70,8 @@ nlohmann::json frame_json(const track::Frame& f) {
 }
 
 // reacTIVision.xml first, then the flags that were given on the command line.
-pipeline::DetectorConfig detector_config(const config::ReacTIVisionConfig& file_cfg) {
-  pipeline::DetectorConfig config = a.config.empty() ? pipeline::DetectorConfig{} : file_cfg.detector;
+pipeline::DetectorParams detector_config(const config::ReacTIVisionConfig& file_cfg) {
+  pipeline::DetectorParams config = a.config.empty() ? pipeline::DetectorParams{} : file_cfg.detector;
   config.threshold = a.options.params(config.threshold);
   if (a.config.empty() || a.trees_opt->count()) config.trees = a.trees;
   if (a.config.empty() || a.max_fid_opt->count()) config.max_fid = a.max_fid;
@@ -103,8 +103,8 @@ pipeline::DetectorConfig detector_config(const config::ReacTIVisionConfig& file_
   return config;
 }
 
-output::TuioOptions tuio_options(const config::ReacTIVisionConfig& file_cfg) {
-  output::TuioOptions options = file_cfg.tuio_options;
+output::TuioParams tuio_options(const config::ReacTIVisionConfig& file_cfg) {
+  output::TuioParams options = file_cfg.tuio_options;
   const std::string trees = a.config.empty() || a.trees_opt->count() ? a.trees : file_cfg.detector.trees;
   if (trees == "small") options.symbol_type = "fidtrk/12";
   if (a.config.empty() || a.source_opt->count()) options.source = a.source_name;
@@ -173,7 +173,7 @@ track::TrackerParams tracker_params(const config::ReacTIVisionConfig& file_cfg) 
 }
 
 // The live view (--view), with what the page can change and where it saves.
-std::unique_ptr<TrackView> open_view(const pipeline::DetectorConfig& config, const output::TuioOptions& options,
+std::unique_ptr<TrackView> open_view(const pipeline::DetectorParams& config, const output::TuioParams& options,
                                      const config::ReacTIVisionConfig& file_cfg) {
   TrackViewFiles files;
   if (!a.config.empty()) {
@@ -181,7 +181,7 @@ std::unique_ptr<TrackView> open_view(const pipeline::DetectorConfig& config, con
     files.base = file_cfg;
   }
   if (!a.grid.empty()) files.grid = a.grid;
-  const output::LiveViewOptions view_options = output::parse_live_view_address(a.view);
+  const output::LiveViewParams view_options = output::parse_live_view_address(a.view);
   auto view = std::make_unique<TrackView>(view_options, TrackSettings{config, options.invert_x, options.invert_y, options.invert_angle},
                                           std::move(files));
   std::cerr << "gpuvis: live view on http://" << view_options.address << ":" << view->port() << "/\n" << std::flush;
@@ -214,7 +214,7 @@ int run_track() {
   const auto options = tuio_options(file_cfg);
   const auto targets = tuio_targets(file_cfg);
   auto source = open_source(file_cfg);
-  pipeline::DetectorConfig config = detector_config(file_cfg);
+  pipeline::DetectorParams config = detector_config(file_cfg);
   // Ctrl-C stops cleanly from here on: before the live view's address is printed, which is when a
   // user (or a test) may press it while the detector is still being built.
   std::signal(SIGINT, on_signal);
@@ -253,7 +253,7 @@ int run_track() {
   while (!g_stop && (a.frames == 0 || tracked < a.frames)) {
     if (view) apply_view_changes(*view, *detector, tuio.get(), rebuild_detector);
     if (rebuild_detector && detector->in_flight() == 0) {
-      pipeline::DetectorConfig next = view->settings().detector;
+      pipeline::DetectorParams next = view->settings().detector;
       next.background = detector->background();  // the empty table stays as captured
       detector = std::make_unique<pipeline::Detector>(std::move(next));
       rebuild_detector = false;

@@ -45,7 +45,7 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
   const std::string base = dir + "/" + stem;
   // The backend's own binary frame and region tree (the detector's stage taps).
   require(!d.binary.empty() && d.tree && d.tree->run_begin.size() == static_cast<std::size_t>(d.tree->size()) + 1,
-          "debug images need the detector's threshold and regions taps (DetectorConfig::taps)");
+          "debug images need the detector's threshold and regions taps (DetectorParams::taps)");
   const segment::RegionTree& tree = *d.tree;
   write_image(base + "_1_threshold" + ext, d.binary);
 

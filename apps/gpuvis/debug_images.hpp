@@ -15,7 +15,7 @@ std::vector<std::string> debug_outputs(const std::string& ext);
 
 // Writes DIR/STEM_1_threshold, _2_regions, _3_candidates, _4_detections (extension `ext`) and
 // _5_candidates.txt from what the backend computed: `d` must come from a detector with the
-// threshold and regions taps on (DetectorConfig::taps), so the binary frame and regions are the
+// threshold and regions taps on (DetectorParams::taps), so the binary frame and regions are the
 // CUDA backend's own on CUDA. The candidates are explained by decoding that tree again on the host
 // (the decoders agree on every tree), so region indices match `d`'s. `set` is the tree set as the
 // detector uses it (max_id, yamaarashi, mirror applied). Candidates (regions whose subtree has a

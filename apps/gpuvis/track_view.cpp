@@ -50,7 +50,7 @@ Image<std::uint8_t> undistorted(const Image<std::uint8_t>& camera, const pipelin
 
 }  // namespace
 
-TrackView::TrackView(const output::LiveViewOptions& options, TrackSettings settings, TrackViewFiles files)
+TrackView::TrackView(const output::LiveViewParams& options, TrackSettings settings, TrackViewFiles files)
     : view_(output::open_live_view(options)), settings_(std::move(settings)), files_(std::move(files)) {
   if (settings_.detector.calibration) grid_ = settings_.detector.calibration;
 }

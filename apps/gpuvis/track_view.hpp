@@ -17,7 +17,7 @@ namespace gpuvis::cli {
 
 // Everything the page can change.
 struct TrackSettings {
-  pipeline::DetectorConfig detector;  // with the equaliser, and the threshold tap for the binary picture
+  pipeline::DetectorParams detector;  // with the equaliser, and the threshold tap for the binary picture
   bool invert_x = false, invert_y = false, invert_angle = false;
 };
 
@@ -30,7 +30,7 @@ struct TrackViewFiles {
 
 class TrackView {
  public:
-  TrackView(const output::LiveViewOptions& options, TrackSettings settings, TrackViewFiles files);
+  TrackView(const output::LiveViewParams& options, TrackSettings settings, TrackViewFiles files);
   int port() const { return view_->port(); }
 
   // What the page changed since the last poll().

@@ -216,7 +216,7 @@ py::object for_each_device_type(const py::object& src, const char* what, F&& f) 
 py::object threshold_py(const py::object& img_obj, const std::string& method, std::optional<int> window, std::optional<int> gate,
                        std::optional<int> tile, std::optional<float> bias, std::optional<int> contrast,
                        std::optional<int> sharpen, const std::string& backend) {
-  threshold::Params p = pipeline::DetectorConfig::default_threshold();  // as `gpuvis threshold`
+  threshold::Params p = pipeline::DetectorParams::default_threshold();  // as `gpuvis threshold`
   p.method = threshold::parse_method(method);
   if (sharpen) p.sharpen = *sharpen;
   p.backend = backend_of(backend);
@@ -262,7 +262,7 @@ filters::Kernel kernel_of(const py::object& k) {
 
 py::object convolve_py(const py::object& img, const py::object& kernel, const std::string& border, bool flip,
                        const std::string& backend) {
-  filters::ConvolveOptions o;
+  filters::ConvolveParams o;
   o.border = filters::parse_border(border);
   o.flip = flip;
   o.backend = backend_of(backend);
@@ -431,7 +431,7 @@ py::array life_py(py::array board, std::int64_t generations, const std::string& 
   life::Board b(in.width, in.height);
   for (int y = 0; y < in.height; ++y)
     for (int x = 0; x < in.width; ++x) b.set(x, y, in(x, y) != 0);
-  life::Options o;
+  life::Params o;
   o.rule = life::parse_rule(rule);
   if (border != "torus" && border != "dead") throw py::value_error("life: border must be 'torus' or 'dead'");
   o.topology = border == "dead" ? life::Topology::dead : life::Topology::torus;
@@ -452,12 +452,12 @@ py::array life_py(py::array board, std::int64_t generations, const std::string& 
 
 // ---- detection and tracking ----
 
-pipeline::DetectorConfig detector_config(const std::string& trees, const std::string& method, std::optional<int> window,
+pipeline::DetectorParams detector_config(const std::string& trees, const std::string& method, std::optional<int> window,
                                          std::optional<int> gate, std::optional<int> sharpen, int finger_size, double finger_sensitivity,
                                          int finger_contrast, int blob_min, int blob_max, bool object_blobs,
                                          bool finger_blobs, int max_fid, bool yamaarashi, bool mirror,
                                          const std::string& backend, bool second_look) {
-  pipeline::DetectorConfig c;
+  pipeline::DetectorParams c;
   c.second_look.enabled = second_look;
   c.trees = trees;
   c.threshold.method = threshold::parse_method(method);
@@ -722,7 +722,7 @@ void bind_tuio(py::module_& m) {
       .def(py::init([](const std::vector<std::string>& targets, const std::string& source) {
              std::vector<output::TuioTarget> t;
              for (const auto& s : targets) t.push_back(output::parse_tuio_target(s));
-             output::TuioOptions o;
+             output::TuioParams o;
              o.source = source;
              return output::make_tuio_sender(t, o);
            }),

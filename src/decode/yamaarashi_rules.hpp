@@ -14,7 +14,7 @@
 #include <math.h>  // atan2, cos, sin, sqrt in the global namespace: the same names on the host and the device
 
 #include "gpuvis/core/image.hpp"  // GPUVIS_HD
-#include "rules.hpp"
+#include "decode/rules.hpp"
 
 namespace gpuvis::decode::yamaarashi {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "convolve_common.hpp"
+#include "filters/convolve_common.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 
 namespace gpuvis::filters::detail {

@@ -1,5 +1,5 @@
 // The filters' public entry points choose a backend; the kernel preparation both backends share.
-#include "convolve_common.hpp"
+#include "filters/convolve_common.hpp"
 
 #include "filters/filter_backends.hpp"
 #include "gpuvis/cuda/runtime.hpp"
@@ -8,7 +8,7 @@
 
 namespace gpuvis::filters::detail {
 
-PreparedKernel prepare(const Kernel& kernel, const ConvolveOptions& options) {
+PreparedKernel prepare(const Kernel& kernel, const ConvolveParams& options) {
   require(kernel.width > 0 && kernel.height > 0 && !kernel.weights.empty(), "convolve: empty kernel");
   require(kernel.width % 2 == 1 && kernel.height % 2 == 1, "convolve: kernel sides must be odd, got " +
                                                                std::to_string(kernel.width) + "x" + std::to_string(kernel.height));
@@ -31,7 +31,7 @@ PreparedKernel prepare(const Kernel& kernel, const ConvolveOptions& options) {
 namespace gpuvis::filters {
 
 template <class T>
-void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options) {
+void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
   if (resolve_backend(options.backend) == Backend::cuda) convolve_cuda(src, dst, kernel, options);
   else convolve_cpu(src, dst, kernel, options);
 }
@@ -43,7 +43,7 @@ void bilateral(HostView<const T> src, HostView<T> dst, const BilateralParams& pa
 }
 
 #define GPUVIS_FILTER_ENTRY_POINTS(T)                                                                             \
-  template void convolve<T>(HostView<const T>, HostView<T>, const Kernel&, const ConvolveOptions&);             \
+  template void convolve<T>(HostView<const T>, HostView<T>, const Kernel&, const ConvolveParams&);             \
   template void bilateral<T>(HostView<const T>, HostView<T>, const BilateralParams&);
 GPUVIS_FILTER_ENTRY_POINTS(std::uint8_t)
 GPUVIS_FILTER_ENTRY_POINTS(std::uint16_t)

@@ -15,7 +15,7 @@ struct PreparedKernel {
   Kernel kernel;
   SeparableKernel separable;
 };
-PreparedKernel prepare(const Kernel& kernel, const ConvolveOptions& options);
+PreparedKernel prepare(const Kernel& kernel, const ConvolveParams& options);
 
 template <class T, class U, MemorySpace S1, MemorySpace S2>
 void check_images(const ImageView<T, S1>& src, const ImageView<U, S2>& dst) {

@@ -7,17 +7,17 @@
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
-#include "mean_shift_common.hpp"
+#include "filters/mean_shift_common.hpp"
 
 namespace gpuvis::filters {
 
 // CPU: multi-threaded, results independent of the thread count.
 template <class T>
-void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {});
+void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options = {});
 // CUDA from host images: uploads (in strips when options.max_gpu_memory asks for it), filters,
 // downloads. Results equal the one-shot path exactly.
 template <class T>
-void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {});
+void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options = {});
 
 template <class T>
 void bilateral_cpu(HostView<const T> src, HostView<T> dst, const BilateralParams& params);

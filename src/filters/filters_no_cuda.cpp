@@ -8,12 +8,12 @@
 
 namespace gpuvis::filters {
 template <class T>
-void convolve_cuda(HostView<const T>, HostView<T>, const Kernel&, const ConvolveOptions&) {
+void convolve_cuda(HostView<const T>, HostView<T>, const Kernel&, const ConvolveParams&) {
   fail(ErrorCode::unsupported, "CUDA convolution requested but " + cuda::unavailable_reason());
 }
-template void convolve_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveOptions&);
-template void convolve_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveOptions&);
-template void convolve_cuda<float>(HostView<const float>, HostView<float>, const Kernel&, const ConvolveOptions&);
+template void convolve_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveParams&);
+template void convolve_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveParams&);
+template void convolve_cuda<float>(HostView<const float>, HostView<float>, const Kernel&, const ConvolveParams&);
 template <class T>
 void bilateral_cuda(HostView<const T>, HostView<T>, const BilateralParams&) {
   fail(ErrorCode::unsupported, "CUDA bilateral filter requested but " + cuda::unavailable_reason());
@@ -31,7 +31,7 @@ void mean_shift_filter(DeviceView<const T>, DeviceView<T>, VolumeShape, const Me
   fail(ErrorCode::unsupported, "mean shift on device memory requested but " + cuda::unavailable_reason());
 }
 template <class T>
-void convolve(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveOptions&, cuda::StreamHandle) {
+void convolve(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveParams&, cuda::StreamHandle) {
   fail(ErrorCode::unsupported, "convolution on device memory requested but " + cuda::unavailable_reason());
 }
 template <class T>
@@ -39,7 +39,7 @@ void bilateral(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda:
   fail(ErrorCode::unsupported, "bilateral filter on device memory requested but " + cuda::unavailable_reason());
 }
 #define GPUVIS_DEVICE_FILTERS(T)                                                                                     \
-  template void convolve<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveOptions&, cuda::StreamHandle); \
+  template void convolve<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveParams&, cuda::StreamHandle); \
   template void bilateral<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle); \
   template void mean_shift_filter<T>(DeviceView<const T>, DeviceView<T>, VolumeShape, const MeanShiftParams&, cuda::StreamHandle); \
   template void mean_shift_filter_cuda<T>(HostView<const T>, HostView<T>, VolumeShape, const MeanShiftParams&, std::vector<float>*, \

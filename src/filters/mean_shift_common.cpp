@@ -7,7 +7,7 @@
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
 #include "filters/filter_backends.hpp"
-#include "mean_shift_common.hpp"
+#include "filters/mean_shift_common.hpp"
 
 namespace gpuvis::filters {
 

@@ -7,7 +7,7 @@
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
-#include "mean_shift_rules.hpp"
+#include "filters/mean_shift_rules.hpp"
 
 namespace gpuvis::filters::mean_shift_detail {
 

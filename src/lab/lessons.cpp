@@ -9,7 +9,8 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/lab/lab.hpp"
-#include "lab_common.hpp"
+#include "lab/backends.hpp"
+#include "lab/lab_common.hpp"
 
 namespace gpuvis::lab {
 namespace {
@@ -27,13 +28,13 @@ Sides sides_for(Backend b, const std::string& lesson, Table& t) {
   return s;
 }
 
-void require_runs(const LessonOptions& o) {
+void require_runs(const LessonParams& o) {
   require(o.runs >= 1 && o.runs <= 10000, "runs must lie in 1..10000");
 }
 
 }  // namespace
 
-Table dot(const LessonOptions& o) {
+Table dot(const LessonParams& o) {
   require_runs(o);
   require(o.size >= 1 && o.size <= (std::int64_t{1} << 30), "--size (elements) must lie in 1..2^30");
   Table t;
@@ -116,14 +117,14 @@ Table dot(const LessonOptions& o) {
   return t;
 }
 
-Table memory(const LessonOptions& o) {
+Table memory(const LessonParams& o) {
   require_runs(o);
   if (o.backend == Backend::cpu) fail(ErrorCode::unsupported, "lab memory is about the GPU's memory spaces: it has no CPU version (use --backend cuda or auto)");
   if (cuda::device_count() == 0) fail(ErrorCode::unsupported, "lab memory runs on the GPU only: " + cuda::unavailable_reason());
   return cuda_impl::memory(o);
 }
 
-Table atomics(const LessonOptions& o) {
+Table atomics(const LessonParams& o) {
   require_runs(o);
   require(o.size >= 1 && o.size <= (std::int64_t{1} << 30), "--size (increments) must lie in 1..2^30");
   Table t;
@@ -168,7 +169,7 @@ Table atomics(const LessonOptions& o) {
   return t;
 }
 
-Table streams(const LessonOptions& o) {
+Table streams(const LessonParams& o) {
   require_runs(o);
   if (o.backend == Backend::cpu) fail(ErrorCode::unsupported, "lab streams is about overlapping GPU copies with GPU work: it has no CPU version");
   if (cuda::device_count() == 0) fail(ErrorCode::unsupported, "lab streams runs on the GPU only: " + cuda::unavailable_reason());

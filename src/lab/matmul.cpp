@@ -10,12 +10,13 @@
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/lab/lab.hpp"
-#include "lab_common.hpp"
+#include "lab/backends.hpp"
+#include "lab/lab_common.hpp"
 
 #if GPUVIS_LAB_BLAS
 #include <cblas.h>
 
-#include "lazy_library.hpp"
+#include "lab/lazy_library.hpp"
 #endif
 
 namespace gpuvis::lab {
@@ -155,7 +156,7 @@ Precision parse_precision(const std::string& name) {
   fail(ErrorCode::invalid_argument, "unknown type '" + name + "' (f32, f64, bf16)");
 }
 
-Table matmul(const MatmulOptions& o) {
+Table matmul(const MatmulParams& o) {
   require(o.n >= 1 && o.n <= 16384, "matrix size must lie in 1..16384");
   require(o.runs >= 1 && o.runs <= 1000, "runs must lie in 1..1000");
   const bool gpu = cuda::device_count() > 0;

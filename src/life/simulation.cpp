@@ -4,13 +4,14 @@
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/life/life.hpp"
+#include "life/backends.hpp"
 
 namespace gpuvis::life {
 namespace {
 
 class CpuSimulation final : public Simulation {
  public:
-  CpuSimulation(const Board& initial, const Options& options)
+  CpuSimulation(const Board& initial, const Params& options)
       : options_(options), current_(checked_copy(initial)), next_(initial.width(), initial.height()) {}
 
   void advance(std::int64_t generations) override {
@@ -40,20 +41,20 @@ class CpuSimulation final : public Simulation {
     std::swap(current_, next_);
     ++generation_;
   }
-  Options options_;
+  Params options_;
   Board current_, next_;
   std::int64_t generation_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Simulation> make_simulation(const Board& initial, const Options& options) {
+std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options) {
   require(initial.width() > 0 && initial.height() > 0, "the initial board is empty");
   if (resolve_backend(options.backend) == Backend::cuda) return cuda_impl::make_simulation(initial, options);
   return std::make_unique<CpuSimulation>(initial, options);
 }
 
-Board run(const Board& initial, std::int64_t generations, const Options& options) {
+Board run(const Board& initial, std::int64_t generations, const Params& options) {
   auto sim = make_simulation(initial, options);
   sim->advance(generations);
   Board out;

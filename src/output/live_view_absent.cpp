@@ -4,7 +4,7 @@
 
 namespace gpuvis::output {
 bool live_view_available() { return false; }
-std::unique_ptr<LiveView> open_live_view(const LiveViewOptions&) {
+std::unique_ptr<LiveView> open_live_view(const LiveViewParams&) {
   fail(ErrorCode::unsupported, "the live view is not built in (install libboost-dev and rebuild)");
 }
 }  // namespace gpuvis::output

@@ -6,8 +6,8 @@
 
 namespace gpuvis::output {
 
-LiveViewOptions parse_live_view_address(const std::string& text) {
-  LiveViewOptions options;
+LiveViewParams parse_live_view_address(const std::string& text) {
+  LiveViewParams options;
   std::string port = text;
   if (const auto colon = text.rfind(':'); colon != std::string::npos) {
     options.address = text.substr(0, colon);

@@ -4,7 +4,7 @@
 
 namespace gpuvis::output {
 bool tuio_available() { return false; }
-std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>&, const TuioOptions&) {
+std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>&, const TuioParams&) {
   fail(ErrorCode::unsupported, "TUIO output is not built in (install liblo-dev and libboost-dev and rebuild, or track with --no-tuio)");
 }
 void dump_osc(const std::string&, int, bool, const std::atomic<bool>&, std::ostream&, double) {

@@ -60,7 +60,7 @@ std::vector<std::array<double, 2>> find_dots(HostView<const std::uint8_t> frame,
   Image<std::uint8_t> binary(frame.width, frame.height);
   threshold::threshold(frame, binary.view(), tp);
   segment::RegionTree tree;
-  segment::SegmentOptions options;
+  segment::SegmentParams options;
   options.runs = false;
   segment::segment_cpu(binary.view(), 1 << 20, tree, options);
   const double area = kPi * radius * radius;

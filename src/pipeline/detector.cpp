@@ -9,7 +9,7 @@
 
 namespace gpuvis::pipeline {
 
-threshold::Params DetectorConfig::default_threshold() {
+threshold::Params DetectorParams::default_threshold() {
   threshold::Params p;
   p.method = threshold::Method::bernsen;
   p.bernsen.half_window = 16;
@@ -17,7 +17,7 @@ threshold::Params DetectorConfig::default_threshold() {
   return p;
 }
 
-Detector::Detector(DetectorConfig config) : config_(std::move(config)) {
+Detector::Detector(DetectorParams config) : config_(std::move(config)) {
   threshold::validate(config_.threshold);
   config_.backend = resolve_backend(config_.backend);
   require(config_.max_fid >= 0, "detector: max_fid must be >= 0 (0 = no limit)");

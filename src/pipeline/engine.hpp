@@ -37,9 +37,9 @@ class Engine {
 };
 
 // `config` is validated; its backend is the engine's.
-std::unique_ptr<Engine> make_cpu_engine(const DetectorConfig& config, const decode::TreeSet& set);
+std::unique_ptr<Engine> make_cpu_engine(const DetectorParams& config, const decode::TreeSet& set);
 // Throws ErrorCode::unsupported in builds without CUDA, or for tree sets the device decoder does
 // not handle (src/decode/cuda/decoder.hpp).
-std::unique_ptr<Engine> make_cuda_engine(const DetectorConfig& config, const decode::TreeSet& set);
+std::unique_ptr<Engine> make_cuda_engine(const DetectorParams& config, const decode::TreeSet& set);
 
 }  // namespace gpuvis::pipeline

@@ -4,7 +4,7 @@
 #include "pipeline/engine.hpp"
 
 namespace gpuvis::pipeline {
-std::unique_ptr<Engine> make_cuda_engine(const DetectorConfig&, const decode::TreeSet&) {
+std::unique_ptr<Engine> make_cuda_engine(const DetectorParams&, const decode::TreeSet&) {
   fail(ErrorCode::unsupported, "CUDA detection requested but " + cuda::unavailable_reason());
 }
 }  // namespace gpuvis::pipeline

@@ -10,5 +10,5 @@ namespace {
 }  // namespace
 bool video_available() { return false; }
 std::unique_ptr<FrameSource> make_video_source(const std::string&, bool) { absent(); }
-std::unique_ptr<FrameSource> make_camera_source(const CameraOptions&) { absent(); }
+std::unique_ptr<FrameSource> make_camera_source(const CameraParams&) { absent(); }
 }  // namespace gpuvis::source

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gpuvis/core/error.hpp"
-#include "video_plugin.hpp"
+#include "source/video_plugin.hpp"
 
 namespace gpuvis::source {
 namespace {
@@ -102,7 +102,7 @@ std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loo
   return std::make_unique<PluginSource>(api().open_file(path, loop));
 }
 
-std::unique_ptr<FrameSource> make_camera_source(const CameraOptions& options) {
+std::unique_ptr<FrameSource> make_camera_source(const CameraParams& options) {
   return make_reconnecting_source([options] { return std::make_unique<PluginSource>(api().open_camera(options)); },
                                   "camera " + std::to_string(options.index),
                                   [](const std::string& message) { std::cerr << "gpuvis: " << message << "\n"; });

@@ -4,7 +4,7 @@
 // (about 230 shared libraries) then costs nothing to the commands that never read a video.
 //
 // The plugin is not linked against libgpuvis: it sees only standard types, the header-only
-// gpuvis::Error (thrown across the boundary) and CameraOptions. Frames are written into memory the
+// gpuvis::Error (thrown across the boundary) and CameraParams. Frames are written into memory the
 // caller hands out, so that no libgpuvis function is needed on the plugin's side.
 #include <cstddef>
 #include <cstdint>
@@ -30,7 +30,7 @@ class Reader {
 struct Api {
   int version;  // kVersion of the plugin's build
   std::unique_ptr<Reader> (*open_file)(const std::string& path, bool loop);
-  std::unique_ptr<Reader> (*open_camera)(const CameraOptions& options);
+  std::unique_ptr<Reader> (*open_camera)(const CameraParams& options);
 };
 
 inline constexpr int kVersion = 1;

@@ -85,7 +85,7 @@ TEST(Blobs, FingerScoreSeparatesDiscsFromOtherShapes) {
 TEST(Fingers, FoundInScenesAndNeverOnSymbols) {
   if (!codec::available()) GTEST_SKIP() << "needs PNG support to read the printed symbols";
   synth::Generator gen(test::source_path("data/amoeba/symbols"));
-  pipeline::DetectorConfig cfg;
+  pipeline::DetectorParams cfg;
   cfg.fingers.size = 18;
   pipeline::Detector det(cfg);
   int total = 0, found = 0, on_symbols = 0, extra = 0;

@@ -199,7 +199,7 @@ TEST(Calibration, DetectorMovesDetectionsThroughTheGrid) {
   sp.min_size = 80;
   sp.seed = 21;
   const auto scene = gen.make(sp);
-  pipeline::DetectorConfig config;
+  pipeline::DetectorParams config;
   config.fingers.size = 18;
   config.blobs.max_size = 40000;
   config.blobs.min_size = 100;

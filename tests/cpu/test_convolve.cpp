@@ -158,7 +158,7 @@ void check_all(std::uint32_t seed) {
       for (const char* bs : borders)
         for (bool flip : {false, true}) {
           const auto src = test::random_typed<T>(23, 17, channels, seed++, -50.f, 300.f);
-          ConvolveOptions o;
+          ConvolveParams o;
           o.border = parse_border(bs);
           o.flip = flip;
           Image<T> out(23, 17, channels);
@@ -175,7 +175,7 @@ TEST(Convolve, MatchesTheDirectDefinitionF32) { check_all<float>(2000); }
 TEST(Convolve, SeparablePathEqualsTheTwoDimensionalPath) {
   const auto src = test::random_typed<float>(64, 48, 3, 5, -50.f, 300.f);
   for (const char* ks : {"gaussian:sigma=2.5", "box:9", "1,4,6,4,1;2,8,12,8,2;1,4,6,4,1"}) {
-    ConvolveOptions sep, full;
+    ConvolveParams sep, full;
     full.allow_separable = false;
     Image<float> a(64, 48, 3), b(64, 48, 3);
     convolve_cpu<float>(src.view(), a.view(), parse_kernel(ks), sep);
@@ -195,7 +195,7 @@ TEST(Convolve, TinyImagesAndLargeKernels) {
   for (const char* bs : {"reflect", "reflect101", "wrap", "replicate", "constant"}) {
     const auto src = test::random_typed<std::uint8_t>(1, 1, 1, 3, -50.f, 300.f);
     Image<std::uint8_t> out(1, 1, 1);
-    ConvolveOptions o;
+    ConvolveParams o;
     o.border = parse_border(bs);
     convolve_cpu<std::uint8_t>(src.view(), out.view(), parse_kernel("box:9"), o);
     expect_close(out, reference(src, parse_kernel("box:9"), o.border), bs);

@@ -88,7 +88,7 @@ TEST(TreeSet, CanonicalFormSortsChildrenDescending) {
 TEST(Decode, AllPrintedSymbolsAtTheirOwnResolution) {
   if (!prints_readable()) GTEST_SKIP() << "needs PNG support to read the printed symbols";
   for (const std::string set : {"default", "small"}) {
-    pipeline::DetectorConfig cfg;
+    pipeline::DetectorParams cfg;
     cfg.trees = set;
     pipeline::Detector det(cfg);
     const int n = set == "default" ? 216 : 24;
@@ -124,7 +124,7 @@ TEST(Decode, AllSymbolsAt40To400PixelsAnd24Rotations) {
   double worst_centre = 0, worst_angle = 0, min_gated_fraction = 1;
   parallel_for(0, static_cast<std::ptrdiff_t>(jobs.size()), 1, [&](std::ptrdiff_t b, std::ptrdiff_t e) {
     synth::Generator gen(symbols_dir());
-    pipeline::DetectorConfig cfg_d, cfg_s;
+    pipeline::DetectorParams cfg_d, cfg_s;
     cfg_s.trees = "small";
     pipeline::Detector det_default(cfg_d), det_small(cfg_s);
     for (auto j = b; j < e; ++j) {
@@ -171,7 +171,7 @@ struct Accuracy {
     return v[v.size() / 2];
   }
 };
-Accuracy evaluate(const synth::SceneParams& base, int frames, pipeline::DetectorConfig config = {}) {
+Accuracy evaluate(const synth::SceneParams& base, int frames, pipeline::DetectorParams config = {}) {
   synth::Generator gen(symbols_dir());
   pipeline::Detector det(config);
   Accuracy acc;
@@ -221,7 +221,7 @@ TEST(Decode, SmallBlurredSymbolsAreFoundByDefaultAndWithSharpening) {
   q.max_size = 46 * 1.11;
   q.seed = 21;
   const Accuracy plain = evaluate(q, 8);
-  pipeline::DetectorConfig sharp;
+  pipeline::DetectorParams sharp;
   sharp.threshold.sharpen = 2;
   const Accuracy sharpened = evaluate(q, 8, sharp);
   const double plain_recall = static_cast<double>(plain.found) / plain.symbols;
@@ -282,10 +282,10 @@ TEST(Decode, ExplainedCandidatesMatchTheDecodedSymbols) {
   q.seed = 21;
   const auto scene = gen.make(q);
   Image<std::uint8_t> binary(scene.image.width(), scene.image.height());
-  threshold::threshold(scene.image.view(), binary.view(), pipeline::DetectorConfig::default_threshold());
+  threshold::threshold(scene.image.view(), binary.view(), pipeline::DetectorParams::default_threshold());
   const TreeSet set = TreeSet::load("default");
   segment::RegionTree tree;
-  segment::segment_cpu(binary.view(), set.cap(), tree, segment::SegmentOptions{.runs = true});
+  segment::segment_cpu(binary.view(), set.cap(), tree, segment::SegmentParams{.runs = true});
   decode::Decoder plain(set), explaining(set);
   explaining.set_explain(true);
   std::vector<decode::Fiducial> expected, got;
@@ -329,7 +329,7 @@ TEST(Decode, ExplainedCandidatesMatchTheDecodedSymbols) {
 
 TEST(Decode, SymbolFreeFramesGiveNoIds) {
   // Noise, textures, gradients and hand-like blobs: thousands of frames, no fiducial may appear.
-  pipeline::Detector det(pipeline::DetectorConfig{});
+  pipeline::Detector det(pipeline::DetectorParams{});
   int false_ids = 0;
   const int frames = 2000;
   for (int i = 0; i < frames; ++i) {
@@ -358,7 +358,7 @@ TEST(Decode, SymbolFreeFramesGiveNoIds) {
 // the same frame, in order, with the root-candidate band passed on from the frame before.
 TEST(Detector, TwoFramesInFlightGiveWhatOneAtATimeGives) {
   const auto frames = test::symbols_and_wiped_frames(9, 640, 480, 21);
-  pipeline::DetectorConfig config;
+  pipeline::DetectorParams config;
   config.fingers.size = 18;
   config.blobs.max_size = 60;
   config.blobs.object_blobs = true;
@@ -394,9 +394,9 @@ TEST(Detector, TwoFramesInFlightGiveWhatOneAtATimeGives) {
 // and received_frame() see the equalised frame, and a recapture makes the next frame the table.
 TEST(Detector, EqualiserTakesTheFirstFrameAsTheEmptyTable) {
   const auto frames = test::under_uneven_light(test::symbols_and_wiped_frames(4, 640, 480, 41));
-  pipeline::DetectorConfig config;
+  pipeline::DetectorParams config;
   config.equalize = true;
-  pipeline::Detector equalising(config), plain(pipeline::DetectorConfig{});
+  pipeline::Detector equalising(config), plain(pipeline::DetectorParams{});
   threshold::Equalizer equalizer;
   equalizer.capture(frames[0].view());
   EXPECT_TRUE(equalising.detect(frames[0].view()).fiducials.empty()) << "the empty table equalises to a flat frame";
@@ -425,7 +425,7 @@ TEST(Detector, EqualiserTakesTheFirstFrameAsTheEmptyTable) {
   pipeline::Detector given(config);
   Image<std::uint8_t> by_hand = frames[1].clone();
   equalizer.apply(by_hand.view());
-  pipeline::Detector fresh(pipeline::DetectorConfig{});  // no root-candidate band yet, as `given`
+  pipeline::Detector fresh(pipeline::DetectorParams{});  // no root-candidate band yet, as `given`
   EXPECT_TRUE(test::same_detections(fresh.detect(by_hand.view()), given.detect(frames[1].view())));
 }
 
@@ -433,7 +433,7 @@ TEST(Detector, EqualiserTakesTheFirstFrameAsTheEmptyTable) {
 // threshold and segmentation run on their own; without taps there is no binary frame.
 TEST(Detector, StageTapsHandOutTheBinaryFrameAndTheRegions) {
   const auto frames = test::symbols_and_wiped_frames(2, 640, 480, 43);
-  pipeline::DetectorConfig config;
+  pipeline::DetectorParams config;
   EXPECT_TRUE(pipeline::Detector(config).detect(frames[0].view()).binary.empty());
   config.taps = {.threshold = true, .regions = true};
   pipeline::Detector detector(config);

@@ -20,7 +20,7 @@ TEST(LabMatmul, CpuProductPassesItsReferenceCheck) {
   if (!blas_available()) GTEST_SKIP() << "built without OpenBLAS";
   for (Precision p : {Precision::f32, Precision::f64, Precision::bf16})
     for (int n : {1, 7, 64, 300}) {
-      MatmulOptions o;
+      MatmulParams o;
       o.n = n;
       o.precision = p;
       o.impls = {MatmulImpl::cpu};
@@ -33,7 +33,7 @@ TEST(LabMatmul, CpuProductPassesItsReferenceCheck) {
 }
 
 TEST(LabMatmul, RefusesBadRequests) {
-  MatmulOptions o;
+  MatmulParams o;
   o.n = 0;
   EXPECT_THROW(matmul(o), Error);
   o.n = 64;
@@ -45,7 +45,7 @@ TEST(LabMatmul, RefusesBadRequests) {
 }
 
 TEST(LabLessons, CpuReductionsAndCountersThatMustBeRightAreRight) {
-  LessonOptions o;
+  LessonParams o;
   o.backend = Backend::cpu;
   o.size = 1 << 20;
   o.runs = 3;
@@ -61,7 +61,7 @@ TEST(LabLessons, CpuReductionsAndCountersThatMustBeRightAreRight) {
 }
 
 TEST(LabLessons, GpuOnlyLessonsSaySoOnTheCpu) {
-  LessonOptions o;
+  LessonParams o;
   o.backend = Backend::cpu;
   for (auto fn : {memory, streams}) {
     try {

@@ -7,6 +7,7 @@
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/life/life.hpp"
+#include "life/backends.hpp"
 #include "gpuvis/life/pattern.hpp"
 #include "life_reference.hpp"
 #include "test_support.hpp"
@@ -28,7 +29,7 @@ Board board_with(const char* rle, int w, int h, int x, int y, Topology topology 
 }
 
 Board advance_cpu(const Board& b, int gens, const Rule& rule = conway, Topology t = Topology::torus) {
-  return run(b, gens, Options{rule, t, Backend::cpu});
+  return run(b, gens, Params{rule, t, Backend::cpu});
 }
 
 TEST(LifeRule, ParsesBothNotationsAndNames) {
@@ -195,7 +196,7 @@ TEST(LifeKnown, GliderMovesOneCellDiagonallyEveryFourGenerationsAndWraps) {
 
 TEST(LifeKnown, GosperGunEmitsAGliderEveryThirtyGenerations) {
   const Board start = board_with(gosper_rle, 256, 256, 10, 10);
-  auto sim = make_simulation(start, Options{conway, Topology::dead, Backend::cpu});
+  auto sim = make_simulation(start, Params{conway, Topology::dead, Backend::cpu});
   std::uint64_t previous = sim->population();
   EXPECT_EQ(previous, 36u);
   for (int period = 1; period <= 6; ++period) {
@@ -208,7 +209,7 @@ TEST(LifeKnown, GosperGunEmitsAGliderEveryThirtyGenerations) {
 
 TEST(LifeKnown, RPentominoSettlesAtGeneration1103WithPopulation116) {
   const Board start = board_with(r_pentomino_rle, 1024, 1024, 600, 600);
-  auto sim = make_simulation(start, Options{conway, Topology::dead, Backend::cpu});
+  auto sim = make_simulation(start, Params{conway, Topology::dead, Backend::cpu});
   std::vector<std::uint64_t> pop;
   sim->advance_counting(1200, [&](std::int64_t g, std::uint64_t p) {
     EXPECT_EQ(g, static_cast<std::int64_t>(pop.size()) + 1);

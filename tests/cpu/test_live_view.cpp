@@ -24,8 +24,8 @@ using asio::ip::tcp;
 
 namespace {
 
-output::LiveViewOptions any_port() {
-  output::LiveViewOptions o;
+output::LiveViewParams any_port() {
+  output::LiveViewParams o;
   o.port = 0;
   o.picture_fps = 1000;
   return o;

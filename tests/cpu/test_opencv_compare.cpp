@@ -59,7 +59,7 @@ void run_all(std::uint32_t seed) {
       for (BorderMode m : {BorderMode::constant, BorderMode::replicate, BorderMode::reflect, BorderMode::reflect101}) {
         const auto src = test::random_typed<T>(61, 37, channels, seed++, 0.f, 1000.f);
         const Kernel k = parse_kernel(ks);
-        ConvolveOptions o;
+        ConvolveParams o;
         o.border.mode = m;  // constant 0, OpenCV's filter2D default
         Image<T> ours(61, 37, channels);
         convolve_cpu<T>(src.view(), ours.view(), k, o);

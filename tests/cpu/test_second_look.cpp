@@ -48,9 +48,9 @@ Score score(pipeline::Detector& det, const std::vector<synth::Scene>& scenes) {
 
 // The scores of the first pass alone and with the second look, on the same frames.
 std::pair<Score, Score> first_pass_and_second_look(const std::vector<synth::Scene>& scenes) {
-  pipeline::DetectorConfig off;
+  pipeline::DetectorParams off;
   off.second_look.enabled = false;
-  pipeline::Detector first_pass(off), with_look(pipeline::DetectorConfig{});
+  pipeline::Detector first_pass(off), with_look(pipeline::DetectorParams{});
   return {score(first_pass, scenes), score(with_look, scenes)};
 }
 
@@ -132,9 +132,9 @@ TEST(SecondLook, SymbolsSmearedOver7PixelsAreFoundMoreOften) {
 TEST(SecondLook, StillFramesAreLeftAsTheyWere) {
   for (double motion : {0.0, 3.0}) {
     const auto scenes = smeared_scenes(motion, 6, 5);
-    pipeline::DetectorConfig off;
+    pipeline::DetectorParams off;
     off.second_look.enabled = false;
-    pipeline::Detector a(off), b(pipeline::DetectorConfig{});
+    pipeline::Detector a(off), b(pipeline::DetectorParams{});
     for (const auto& s : scenes) {
       const auto da = a.detect(s.image.view());
       const auto& db = b.detect(s.image.view());
@@ -192,7 +192,7 @@ TEST(SecondLook, TrackedSlidingPrintsKeepTheirSession) {
   q.spin = 1 * std::numbers::pi / 180;
   q.motion_blur = 0.8;
   q.seed = 8;
-  pipeline::Detector det(pipeline::DetectorConfig{});
+  pipeline::Detector det(pipeline::DetectorParams{});
   track::Tracker tracker;
   std::vector<decode::ExpectedSymbol> expected;
   std::map<int, int> present, reported;

@@ -585,13 +585,13 @@ TEST(Config, MaxFidTurnsHigherIdsIntoFuzzyCandidates) {
   q.symbols = 6;
   q.seed = 5;
   const auto scene = gen.make(q);
-  pipeline::Detector all(pipeline::DetectorConfig{});
+  pipeline::Detector all(pipeline::DetectorParams{});
   std::vector<int> ids;
   for (const auto& f : all.detect(scene.image.view()).fiducials)
     if (f.id >= 0) ids.push_back(f.id);
   ASSERT_GE(ids.size(), 3u);
   std::sort(ids.begin(), ids.end());
-  pipeline::DetectorConfig limited;
+  pipeline::DetectorParams limited;
   limited.max_fid = ids[ids.size() / 2];
   pipeline::Detector det(limited);
   const auto& d = det.detect(scene.image.view());
@@ -870,7 +870,7 @@ TEST(Track, RealSymbolWithItsInsideWipedIsTrackedByItsRoot) {
   q.fingers = 0;
   q.seed = 11;
   auto scene = gen.make(q);
-  pipeline::Detector det(pipeline::DetectorConfig{});
+  pipeline::Detector det(pipeline::DetectorParams{});
   track::Tracker t;
   const auto& d0 = det.detect(scene.image.view());
   ASSERT_EQ(d0.fiducials.size(), 1u);
@@ -878,7 +878,7 @@ TEST(Track, RealSymbolWithItsInsideWipedIsTrackedByItsRoot) {
   // The detector keeps no run lists without fingers or blobs: segment the frame again, with them
   // (the same definition numbers the regions the same way).
   Image<std::uint8_t> binary(scene.image.width(), scene.image.height());
-  threshold::threshold_cpu(scene.image.view(), binary.view(), pipeline::DetectorConfig::default_threshold());
+  threshold::threshold_cpu(scene.image.view(), binary.view(), pipeline::DetectorParams::default_threshold());
   segment::RegionTree tree;
   segment::segment_cpu(binary.view(), d0.tree->cap, tree);
   ASSERT_EQ(tree.size(), d0.tree->size());
@@ -923,7 +923,7 @@ TEST(Track, AFingerKeepsOneSessionWhileItStaysDown) {
   q.max_size = 100;
   q.speed = 6;
   q.spin = 0.03;
-  pipeline::DetectorConfig config;
+  pipeline::DetectorParams config;
   config.fingers.size = 14;
   int stray = 0, shown = 0, checked = 0;
   for (std::uint32_t seed : {9u, 17u}) {

@@ -26,8 +26,8 @@ double angle_diff(double a, double b) {
   return std::min(d, 2 * std::numbers::pi - d);
 }
 
-pipeline::DetectorConfig yamaarashi_config(bool mirror = false) {
-  pipeline::DetectorConfig c;
+pipeline::DetectorParams yamaarashi_config(bool mirror = false) {
+  pipeline::DetectorParams c;
   c.yamaarashi = true;
   c.mirror = mirror;
   return c;
@@ -134,7 +134,7 @@ TEST(Yamaarashi, MirroredCameraNeedsMirror) {
 TEST(Yamaarashi, OffByDefaultAndMaxFidApplies) {
   synth::Generator gen("");
   const auto scene = gen.single("yamaarashi", 4000, 90, 0.3);
-  pipeline::Detector off{pipeline::DetectorConfig{}};
+  pipeline::Detector off{pipeline::DetectorParams{}};
   EXPECT_TRUE(off.detect(scene.image.view()).fiducials.empty()) << "yamaarashi decoded while switched off";
   auto limited = yamaarashi_config();
   limited.max_fid = 299;  // reacTIVision's shipped Linux/Windows value
@@ -168,7 +168,7 @@ TEST(Yamaarashi, GeneratedScenesWithNoiseBlurAndPerspective) {
 }
 
 TEST(Yamaarashi, NoGhostsOnSymbolFreeFramesOrAmoebaScenes) {
-  pipeline::Detector on(yamaarashi_config()), off{pipeline::DetectorConfig{}};
+  pipeline::Detector on(yamaarashi_config()), off{pipeline::DetectorParams{}};
   int ghosts = 0;
   for (int i = 0; i < 2000; ++i) {
     const Image<std::uint8_t> img = (i % 2) ? test::random_image(160, 120, 5000 + i) : test::textured_image(160, 120, 5000 + i);

@@ -35,7 +35,7 @@ void check(int w, int h, std::uint32_t seed) {
       for (const char* bs : {"constant:3", "replicate", "reflect", "reflect101", "wrap"}) {
         const auto src = test::random_typed<T>(w, h, c, seed++, -100.f, 1000.f);
         const Kernel k = parse_kernel(ks);
-        ConvolveOptions o;
+        ConvolveParams o;
         o.border = parse_border(bs);
         Image<T> cpu(w, h, c), gpu(w, h, c);
         convolve_cpu<T>(src.view(), cpu.view(), k, o);
@@ -66,7 +66,7 @@ TEST(ConvolveCuda, StripsGiveTheSameResultAsOneShot) {
   for (const char* ks : {"box:7", "sharpen", "gaussian:sigma=4"})
     for (const char* bs : {"wrap", "constant:7", "reflect101"}) {
       const auto src = test::random_typed<std::uint8_t>(800, 600, 3, 9, -100.f, 1000.f);
-      ConvolveOptions whole, strips;
+      ConvolveParams whole, strips;
       whole.border = strips.border = parse_border(bs);
       strips.max_gpu_memory = 600 * 1024;  // tens of rows per strip
       int calls = 0;
@@ -77,7 +77,7 @@ TEST(ConvolveCuda, StripsGiveTheSameResultAsOneShot) {
       EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u) << ks << " " << bs;
       EXPECT_GT(calls, 3) << "expected several strips";
     }
-  ConvolveOptions tiny;
+  ConvolveParams tiny;
   tiny.max_gpu_memory = 100;
   const auto src = test::random_typed<std::uint8_t>(800, 600, 3, 9, -100.f, 1000.f);
   Image<std::uint8_t> out(800, 600, 3);
@@ -110,7 +110,7 @@ TEST(ConvolveCuda, OneChannelSeparableOnLargeFrames) {
   for (auto [w, h] : {std::pair{1000, 300}, std::pair{3840, 2160}, std::pair{1283, 517}})
     for (const char* ks : {"gaussian:sigma=2", "box:3", "gaussian:sigma=2.4", "1,4,6,4,1;4,16,24,16,4;6,24,36,24,6;4,16,24,16,4;1,4,6,4,1/256"})
       for (const char* bs : {"reflect101", "constant:5"}) {
-        ConvolveOptions o;
+        ConvolveParams o;
         o.border = parse_border(bs);
         const auto f = test::random_typed<float>(w, h, 1, 21, -100.f, 1000.f);
         Image<float> fc(w, h, 1), fg(w, h, 1);
@@ -189,7 +189,7 @@ TEST(ConvolveCuda, DeviceLevelEntryEqualsCpu) {
   for (const char* ks : {"gaussian:sigma=3", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1"})
     for (const char* bs : {"wrap", "constant:5", "reflect"}) {
       const auto src = test::random_typed<std::uint16_t>(333, 211, 3, 77, -100.f, 1000.f);
-      ConvolveOptions o;
+      ConvolveParams o;
       o.border = parse_border(bs);
       Image<std::uint16_t> cpu(333, 211, 3), gpu(333, 211, 3);
       convolve_cpu<std::uint16_t>(src.view(), cpu.view(), parse_kernel(ks), o);
@@ -271,7 +271,7 @@ TEST(FilterStrips, PinnedAndPageableImagesGiveTheSameResult) {
   for (const char* ks : {"gaussian:sigma=2", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1"})
     for (const char* bs : {"reflect101", "constant:5"}) {
       const auto f = test::random_typed<float>(w, h, 1, 41, -100.f, 1000.f);
-      ConvolveOptions o;
+      ConvolveParams o;
       o.border = parse_border(bs);
       // The unstripped device path, as the reference for the host paths.
       Image<float> whole(w, h, 1), gpu(w, h, 1);

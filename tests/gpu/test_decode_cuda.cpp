@@ -68,7 +68,7 @@ class BothDecoders {
 
 Image<std::uint8_t> binarise(const Image<std::uint8_t>& grey) {
   Image<std::uint8_t> bin(grey.width(), grey.height());
-  threshold::threshold_cpu(grey.view(), bin.view(), pipeline::DetectorConfig::default_threshold());
+  threshold::threshold_cpu(grey.view(), bin.view(), pipeline::DetectorParams::default_threshold());
   return bin;
 }
 

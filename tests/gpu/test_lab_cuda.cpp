@@ -12,7 +12,7 @@ TEST(LabCuda, EveryMatrixProductPassesItsCheck) {
   GPUVIS_REQUIRE_GPU();
   for (Precision p : {Precision::f32, Precision::bf16, Precision::f64})
     for (int n : {1, 33, 130, 256, 512}) {
-      MatmulOptions o;
+      MatmulParams o;
       o.n = n;
       o.precision = p;
       o.runs = 2;
@@ -25,7 +25,7 @@ TEST(LabCuda, EveryMatrixProductPassesItsCheck) {
 
 TEST(LabCuda, LessonsAreCorrectAndRacesLoseUpdates) {
   GPUVIS_REQUIRE_GPU();
-  LessonOptions o;
+  LessonParams o;
   o.backend = Backend::cuda;
   o.size = 1 << 22;
   o.runs = 3;

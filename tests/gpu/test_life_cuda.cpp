@@ -19,7 +19,7 @@ TEST(LifeCuda, EqualsTheCpuOnRandomSoups) {
       for (Topology t : {Topology::torus, Topology::dead}) {
         Board b(w, h);
         fill_random(b, 0.37, seed++);
-        const Options cpu{parse_rule(r), t, Backend::cpu}, gpu{parse_rule(r), t, Backend::cuda};
+        const Params cpu{parse_rule(r), t, Backend::cpu}, gpu{parse_rule(r), t, Backend::cuda};
         auto a = make_simulation(b, cpu), d = make_simulation(b, gpu);
         for (int gens : {1, 3, 4, 5, 13}) {
           a->advance(gens);
@@ -38,7 +38,7 @@ TEST(LifeCuda, CountsThePopulationOfEveryGeneration) {
   GPUVIS_REQUIRE_GPU();
   Board b(1024, 1024);
   place(b, parse_rle("x = 3, y = 3\nb2o$2o$bo!\n").cells, 600, 600, Topology::dead);
-  auto sim = make_simulation(b, Options{conway, Topology::dead, Backend::cuda});
+  auto sim = make_simulation(b, Params{conway, Topology::dead, Backend::cuda});
   std::vector<std::uint64_t> pop;
   sim->advance_counting(1200, [&](std::int64_t, std::uint64_t p) { pop.push_back(p); });
   EXPECT_EQ(pop[1102], 116u);  // the R-pentomino settles at generation 1103
@@ -51,8 +51,8 @@ TEST(LifeCuda, LargeBoardEqualsTheCpu) {
   GPUVIS_REQUIRE_GPU();
   Board b(8191, 4099);
   fill_random(b, 0.5, 3);
-  const Board cpu = run(b, 9, Options{conway, Topology::torus, Backend::cpu});
-  const Board gpu = run(b, 9, Options{conway, Topology::torus, Backend::cuda});
+  const Board cpu = run(b, 9, Params{conway, Topology::torus, Backend::cpu});
+  const Board gpu = run(b, 9, Params{conway, Topology::torus, Backend::cuda});
   EXPECT_EQ(cpu, gpu);
 }
 

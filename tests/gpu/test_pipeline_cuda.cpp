@@ -22,8 +22,8 @@ namespace {
 
 // Fingers of `finger_size`, blobs of blob_min..blob_max pixels and the object blobs (the tracker's
 // full detection).
-pipeline::DetectorConfig with_fingers_and_blobs(int finger_size, int blob_min, int blob_max) {
-  pipeline::DetectorConfig config;
+pipeline::DetectorParams with_fingers_and_blobs(int finger_size, int blob_min, int blob_max) {
+  pipeline::DetectorParams config;
   config.fingers.size = finger_size;
   config.blobs.min_size = blob_min;
   config.blobs.max_size = blob_max;
@@ -32,7 +32,7 @@ pipeline::DetectorConfig with_fingers_and_blobs(int finger_size, int blob_min, i
 }
 
 // The same configuration on the CUDA backend.
-pipeline::DetectorConfig on_gpu(pipeline::DetectorConfig config) {
+pipeline::DetectorParams on_gpu(pipeline::DetectorParams config) {
   config.backend = Backend::cuda;
   return config;
 }
@@ -169,7 +169,7 @@ TEST(PipelineCuda, FingersAndBlobsOfEveryShapeEqualTheCpu) {
 TEST(PipelineCuda, ResultsOnlyEqualTheCpuForEveryMethodUpTo4K) {
   GPUVIS_REQUIRE_GPU();
   synth::Generator gen(test::symbols_dir());
-  threshold::Params methods[3] = {pipeline::DetectorConfig::default_threshold(), {}, {}};
+  threshold::Params methods[3] = {pipeline::DetectorParams::default_threshold(), {}, {}};
   methods[1].method = threshold::Method::tiled;
   methods[2].method = threshold::Method::bradley_roth;
   struct Size {
@@ -180,7 +180,7 @@ TEST(PipelineCuda, ResultsOnlyEqualTheCpuForEveryMethodUpTo4K) {
                         {3840, 2160, 100, 70, 140}};
   int frames = 0, ids = 0;
   for (int m = 0; m < 3; ++m) {
-    pipeline::DetectorConfig config;
+    pipeline::DetectorParams config;
     config.threshold = methods[m];
     pipeline::Detector cpu(config), gpu(on_gpu(config));
     for (const Size& s : sizes)
@@ -213,7 +213,7 @@ TEST(PipelineCuda, ResultsOnlyEqualTheCpuForEveryMethodUpTo4K) {
 TEST(PipelineCuda, HeavyNoiseWithMoreThan100kRegions) {
   GPUVIS_REQUIRE_GPU();
   synth::Generator gen(test::symbols_dir());
-  pipeline::DetectorConfig config;
+  pipeline::DetectorParams config;
   pipeline::Detector cpu(config), gpu(on_gpu(config));
   int most = 0;
   for (int i = 0; i < 4; ++i) {
@@ -261,7 +261,7 @@ TEST(PipelineCuda, GraphReplaysFollowSizeCapacityAndRegionCountChanges) {
     if (i == 3) add_noise(scene.image, 3.0, 3);
     frames.push_back(std::move(scene.image));
   }
-  pipeline::DetectorConfig config;
+  pipeline::DetectorParams config;
   setenv("GPUVIS_CUDA_GRAPH", "0", 1);
   pipeline::Detector eager(on_gpu(config));
   setenv("GPUVIS_CUDA_GRAPH", "1", 1);
@@ -356,14 +356,14 @@ TEST(PipelineCuda, MaxFidEqualsTheCpu) {
   const auto frames = test::symbols_and_wiped_frames(8, 640, 480, 41);
   std::vector<int> ids;  // the IDs in the frames, to put the limit among them
   {
-    pipeline::Detector all(pipeline::DetectorConfig{});
+    pipeline::Detector all(pipeline::DetectorParams{});
     for (const auto& f : frames)
       for (const auto& s : all.detect(f.view()).fiducials)
         if (s.id >= 0) ids.push_back(s.id);
   }
   ASSERT_GE(ids.size(), 2u);
   std::sort(ids.begin(), ids.end());
-  pipeline::DetectorConfig config;
+  pipeline::DetectorParams config;
   config.max_fid = ids[ids.size() / 2];
   if (config.max_fid == ids.back()) config.max_fid = ids.back() - 1;
   pipeline::Detector cpu(config), gpu(on_gpu(config));
@@ -401,7 +401,7 @@ TEST(PipelineCuda, YamaarashiEqualsTheCpu) {
   frames.push_back(test::random_image(640, 480, 77));
   int valid = 0;
   for (bool mirror : {false, true}) {
-    pipeline::DetectorConfig config = with_fingers_and_blobs(18, 20, 400);
+    pipeline::DetectorParams config = with_fingers_and_blobs(18, 20, 400);
     config.yamaarashi = true;
     config.mirror = mirror;
     config.max_fid = mirror ? 0 : 40000;  // some IDs above it: fuzzy on both
@@ -440,7 +440,7 @@ TEST(PipelineCuda, YamaarashiEqualsTheCpu) {
 TEST(PipelineCuda, CalibrationGridEqualsTheCpu) {
   GPUVIS_REQUIRE_GPU();
   const auto frames = test::symbols_and_wiped_frames(6, 640, 480, 43);
-  pipeline::DetectorConfig config = with_fingers_and_blobs(16, 60, 20000);
+  pipeline::DetectorParams config = with_fingers_and_blobs(16, 60, 20000);
   pipeline::Detector plain(config);
   config.calibration = test::bent_grid(640, 480);
   pipeline::Detector cpu(config), gpu(on_gpu(config));
@@ -463,7 +463,7 @@ TEST(PipelineCuda, SharpenedDetectionEqualsTheCpu) {
   GPUVIS_REQUIRE_GPU();
   const auto frames = test::symbols_and_wiped_frames(6, 640, 480, 47);
   for (int variant = 0; variant < 3; ++variant) {
-    pipeline::DetectorConfig config = with_fingers_and_blobs(16, 60, 20000);
+    pipeline::DetectorParams config = with_fingers_and_blobs(16, 60, 20000);
     config.threshold.sharpen = 2;
     if (variant == 1) config.threshold.bernsen.half_window = 20;
     if (variant == 2) config.threshold.method = threshold::Method::tiled;
@@ -490,7 +490,7 @@ TEST(PipelineCuda, SecondLookOnSmearedFramesEqualsTheCpu) {
     q.seed = 900 + static_cast<std::uint32_t>(i);
     scenes.push_back(gen.make(q));
   }
-  pipeline::DetectorConfig config;
+  pipeline::DetectorParams config;
   pipeline::Detector cpu(config), gpu(on_gpu(config)), pipelined(on_gpu(config));
   std::vector<pipeline::Detections> expected;
   int recovered = 0;
@@ -516,7 +516,7 @@ TEST(PipelineCuda, SecondLookOnSmearedFramesEqualsTheCpu) {
 TEST(PipelineCuda, EqualiserAndStageTapsEqualTheCpu) {
   GPUVIS_REQUIRE_GPU();
   const auto frames = test::under_uneven_light(test::symbols_and_wiped_frames(7, 640, 480, 44));
-  pipeline::DetectorConfig config = with_fingers_and_blobs(18, 0, 60);
+  pipeline::DetectorParams config = with_fingers_and_blobs(18, 0, 60);
   config.equalize = true;
   config.taps = {.threshold = true, .regions = true};
   pipeline::Detector cpu(config), gpu(on_gpu(config)), pipelined(on_gpu(config));

@@ -111,7 +111,7 @@ segment::RegionTree segment_reference(HostView<const std::uint8_t> bin, int cap)
   if (a.size() != b.size())
     return ::testing::AssertionFailure() << "region counts differ: " << a.size() << " vs " << b.size();
   const int n = a.size();
-  // Run lists are optional (segment::SegmentOptions): compared when both trees have them.
+  // Run lists are optional (segment::SegmentParams): compared when both trees have them.
   const bool with_runs = !a.run_begin.empty();
   if (with_runs != !b.run_begin.empty()) return ::testing::AssertionFailure() << "only one tree has run lists";
   // map[r] = b's number for a's region r.

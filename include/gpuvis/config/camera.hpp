@@ -12,7 +12,7 @@ namespace gpuvis::config {
 struct CameraXml {
   std::string driver = "default";  // default (a V4L2 camera), file (a video) or folder (image files)
   std::string src;                 // the video or folder of the file and folder drivers
-  source::CameraOptions camera;    // <camera id>, <capture>, <settings>
+  source::CameraParams camera;    // <camera id>, <capture>, <settings>
   bool crop = false;               // a <frame> element is present
   source::Crop frame;
   std::vector<std::string> warnings;

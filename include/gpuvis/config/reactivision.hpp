@@ -12,9 +12,9 @@
 namespace gpuvis::config {
 
 struct ReacTIVisionConfig {
-  pipeline::DetectorConfig detector;  // trees, max_fid, threshold, fingers, blobs, <image equalize>
+  pipeline::DetectorParams detector;  // trees, max_fid, threshold, fingers, blobs, <image equalize>
   std::vector<output::TuioTarget> tuio;
-  output::TuioOptions tuio_options;
+  output::TuioParams tuio_options;
   track::TrackerParams tracker;  // <filter fiducial finger blob>
   std::string camera_config;       // <camera config>: a camera.xml path, or "default" (search path)
   int threads = 0;                // <threshold threads>: CPU threads (0 = one per core, "max")

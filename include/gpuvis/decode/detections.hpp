@@ -32,7 +32,7 @@ struct ExpectedSymbol {
   int root_size = 0;    // its root region's size, pixels
 };
 
-// One second look (DetectorConfig::second_look): a candidate that did not decode, looked at again
+// One second look (DetectorParams::second_look): a candidate that did not decode, looked at again
 // in the grey frame with its motion blur estimated and taken out. For `gpuvis detect --debug`.
 struct SecondLook {
   double x = 0, y = 0;  // the candidate's centre, pixels

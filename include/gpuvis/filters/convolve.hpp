@@ -56,7 +56,7 @@ inline int border_index(int i, int n, BorderMode mode) {
   return -1;
 }
 
-struct ConvolveOptions {
+struct ConvolveParams {
   Border border;
   bool flip = false;               // true convolution (kernel rotated by 180°)
   bool allow_separable = true;     // use the two-pass path for rank-1 kernels
@@ -70,7 +70,7 @@ struct ConvolveOptions {
 // src and dst: same size, type and channels; must not overlap. On CUDA the image goes up, is
 // filtered and comes back in overlapped strips (page-locked images without staging copies).
 template <class T>
-void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {});
+void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options = {});
 
 // The vector instructions the CPU filters use on this machine: "highway AVX2" and the like when
 // built with Google Highway (chosen at run time), "portable" otherwise.

@@ -13,7 +13,7 @@
 namespace gpuvis::filters {
 
 template <class T>
-void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveOptions& options = {},
+void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveParams& options = {},
               cuda::StreamHandle stream = nullptr);
 
 template <class T>

@@ -46,7 +46,7 @@ std::string to_string(Precision p);
 MatmulImpl parse_matmul_impl(const std::string& name);  // throws invalid_argument listing the names
 Precision parse_precision(const std::string& name);
 
-struct MatmulOptions {
+struct MatmulParams {
   int n = 1024;                       // square n x n matrices, 1..16384
   Precision precision = Precision::f32;
   std::vector<MatmulImpl> impls;      // empty: every implementation this build, machine and type have
@@ -59,31 +59,17 @@ bool blas_available();
 
 // C = A B on random A, B in [-1, 1]. Rows: GFLOP/s (2 n^3 / kernel time), the fraction of cuBLAS
 // when it ran, and each result checked against a reference in double precision.
-Table matmul(const MatmulOptions& options);
+Table matmul(const MatmulParams& options);
 
 // ---- the other lessons ----------------------------------------------------------------------
-struct LessonOptions {
+struct LessonParams {
   Backend backend = Backend::automatic;  // cpu: the CPU versions only; cuda/automatic: both where both exist
   std::int64_t size = 1 << 24;            // elements (dot, atomics) or bytes per chunk set (streams)
   int runs = 20;
 };
-Table dot(const LessonOptions& options);      // reductions: CPU, shared-memory tree + atomics, warp shuffles, CUB
-Table memory(const LessonOptions& options);   // registers vs global vs shared vs constant (CUDA only)
-Table atomics(const LessonOptions& options);  // the race and its cures, CPU and CUDA
-Table streams(const LessonOptions& options);  // chunked copies and work on one vs several streams (CUDA only)
-
-namespace cuda_impl {  // src/lab/cuda; throw ErrorCode::unsupported in builds without CUDA
-struct MatmulRun {
-  double kernel_us = 0;      // median kernel time (CUDA events), matrices on the device
-  double end_to_end_us = 0;  // median of upload A, B (pinned) + kernel + download C
-};
-// A and B hold values exact in `precision`; C receives the product.
-MatmulRun matmul(MatmulImpl impl, Precision precision, int n, const std::vector<double>& a, const std::vector<double>& b,
-                 std::vector<double>& c, int runs);
-void dot(const LessonOptions& options, const std::vector<float>& x, const std::vector<float>& y, double reference, Table& table);
-Table memory(const LessonOptions& options);
-void atomics(const LessonOptions& options, Table& table);
-Table streams(const LessonOptions& options);
-}  // namespace cuda_impl
+Table dot(const LessonParams& options);      // reductions: CPU, shared-memory tree + atomics, warp shuffles, CUB
+Table memory(const LessonParams& options);   // registers vs global vs shared vs constant (CUDA only)
+Table atomics(const LessonParams& options);  // the race and its cures, CPU and CUDA
+Table streams(const LessonParams& options);  // chunked copies and work on one vs several streams (CUDA only)
 
 }  // namespace gpuvis::lab

@@ -11,7 +11,7 @@
 
 namespace gpuvis::life {
 
-struct Options {
+struct Params {
   Rule rule = conway;
   Topology topology = Topology::torus;
   Backend backend = Backend::automatic;  // resolved by resolve_backend(): CUDA when a device is usable
@@ -36,16 +36,9 @@ class Simulation {
 
 // Throws ErrorCode::unsupported when the backend is not available or the board does not fit in its
 // memory (the message names the size needed and the size free).
-std::unique_ptr<Simulation> make_simulation(const Board& initial, const Options& options);
-
-// One generation on the CPU from `src` into `dst` (same size, resized if needed).
-void step_cpu(const Board& src, Board& dst, const Rule& rule, Topology topology);
+std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options);
 
 // The board after `generations` generations.
-Board run(const Board& initial, std::int64_t generations, const Options& options);
-
-namespace cuda_impl {  // src/life/cuda; absent (throws unsupported) in builds without CUDA
-std::unique_ptr<Simulation> make_simulation(const Board& initial, const Options& options);
-}
+Board run(const Board& initial, std::int64_t generations, const Params& options);
 
 }  // namespace gpuvis::life

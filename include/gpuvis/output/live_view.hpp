@@ -18,13 +18,13 @@
 
 namespace gpuvis::output {
 
-struct LiveViewOptions {
+struct LiveViewParams {
   std::string address = "127.0.0.1";  // this machine only unless another address is asked for
   int port = 8080;                    // 0: any free port (see LiveView::port())
   double picture_fps = 15;            // at most this many pictures per second
 };
 // "[ADDR:]PORT" as `track --view` takes it; errors name what to fix.
-LiveViewOptions parse_live_view_address(const std::string& text);
+LiveViewParams parse_live_view_address(const std::string& text);
 
 class LiveView {
  public:
@@ -49,6 +49,6 @@ class LiveView {
 
 bool live_view_available();  // built with the view adapter (Boost)
 // Listens on options.address:port; a port in use or a bad address is ErrorCode::io naming it.
-std::unique_ptr<LiveView> open_live_view(const LiveViewOptions& options);
+std::unique_ptr<LiveView> open_live_view(const LiveViewParams& options);
 
 }  // namespace gpuvis::output

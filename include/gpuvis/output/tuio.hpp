@@ -41,7 +41,7 @@ struct TuioTarget {
 TuioTarget parse_tuio_target(const std::string& text, int default_version = 1);
 std::string to_string(const TuioTarget& target);  // in the syntax parse_tuio_target reads
 
-struct TuioOptions {
+struct TuioParams {
   std::string source = "gpuvis";  // TUIO source name; sent as name@address
   bool invert_x = false, invert_y = false, invert_angle = false;
   // TUIO 2.0's /tuio2/sym type descriptor for the symbols (fidtrk/18: reacTIVision's default
@@ -73,6 +73,6 @@ bool tuio_available();  // built with the TUIO adapter (liblo and Boost)
 void dump_osc(const std::string& address, int port, bool tcp, const std::atomic<bool>& stop, std::ostream& out,
               double max_seconds);
 // Opens every target; a server port that cannot be listened on is an error (ErrorCode::io).
-std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioOptions& options);
+std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioParams& options);
 
 }  // namespace gpuvis::output

@@ -24,7 +24,7 @@ using decode::StageTimes;
 // looked at again on the host, in the grey frame: their motion blur is estimated, taken out, and
 // the patch thresholded, segmented and decoded again (src/pipeline/second_look). The same code runs
 // after either backend, so both give the same detections.
-struct SecondLookConfig {
+struct SecondLookParams {
   bool enabled = true;
   int max_looks = 16;     // per frame, in the order of the candidates (fuzzy ones first)
   // Richardson-Lucy iterations per deblurred patch, and the weight of its total-variation term
@@ -52,7 +52,7 @@ struct StageTaps {
   bool any() const { return threshold || regions; }
 };
 
-struct DetectorConfig {
+struct DetectorParams {
   // reacTIVision's equaliser (<image equalize>, spec §2.3): each frame minus the empty table's
   // picture plus that picture's centre level, before the threshold (on the device for CUDA).
   // `background`: that picture; null: the first frame received once equalize is on, and again
@@ -80,7 +80,7 @@ struct DetectorConfig {
   // moved from camera to table pixels (CalibrationMap::apply) on the host after the backend's
   // results arrive, the same on both backends. Its point count must suit the frame size.
   std::optional<CalibrationGrid> calibration;
-  SecondLookConfig second_look;
+  SecondLookParams second_look;
   StageTaps taps;
 
   // The threshold chosen for detection from measurements on generated scenes (docs/decoding.md).
@@ -96,12 +96,12 @@ class SecondLooker;  // src/pipeline/second_look
 class Detector {
  public:
   static constexpr int kMaxInFlight = 2;
-  explicit Detector(DetectorConfig config);
+  explicit Detector(DetectorParams config);
   ~Detector();
   Detector(Detector&&) noexcept;
   Detector& operator=(Detector&&) noexcept;
 
-  const DetectorConfig& config() const { return config_; }
+  const DetectorParams& config() const { return config_; }
   // The backend the frames run on (`automatic` resolved).
   Backend backend() const { return config_.backend; }
   void set_device_times(bool on) { config_.device_times = on; }
@@ -154,7 +154,7 @@ class Detector {
 
  private:
   std::shared_ptr<const threshold::Equalizer> background_for(HostView<const std::uint8_t> grey);
-  DetectorConfig config_;
+  DetectorParams config_;
   std::unique_ptr<Engine> engine_;
   // The background the next submitted frame is equalised with (null: equaliser off, or the next
   // frame becomes the background). Shared with the frames in flight, which keep their own.

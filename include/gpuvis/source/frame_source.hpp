@@ -50,7 +50,7 @@ struct CameraControl {
   int value = 0;
 };
 
-struct CameraOptions {
+struct CameraParams {
   int index = 0;              // /dev/videoN
   int width = 0, height = 0;  // 0 = the camera's default; the driver picks the nearest size it has
   double fps = 0;             // 0 = the camera's default
@@ -67,7 +67,7 @@ inline constexpr double kHighestCaptureRate = 1000;
 // Settings the camera or OpenCV cannot apply are reported once on stderr, not silently dropped.
 bool video_available();
 std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loop);
-std::unique_ptr<FrameSource> make_camera_source(const CameraOptions& options);
+std::unique_ptr<FrameSource> make_camera_source(const CameraParams& options);
 
 // A crop rectangle (camera.xml <frame>): width/height 0 = to the frame's edge. As reacTIVision,
 // width and height are made even (one less when odd) and clamped to the frame, and the offsets are

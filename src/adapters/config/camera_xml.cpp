@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "gpuvis/config/camera.hpp"
-#include "xml_reader.hpp"
+#include "adapters/config/xml_reader.hpp"
 
 namespace gpuvis::config {
 namespace {

@@ -8,7 +8,7 @@
 #include "gpuvis/config/reactivision.hpp"
 #include "gpuvis/io/text_file.hpp"
 #include "gpuvis/core/error.hpp"
-#include "xml_reader.hpp"
+#include "adapters/config/xml_reader.hpp"
 
 namespace gpuvis::config {
 

@@ -1,6 +1,6 @@
 #include <chrono>
 
-#include "packet_sink.hpp"
+#include "adapters/tuio/packet_sink.hpp"
 
 namespace gpuvis::output::detail {
 

@@ -11,7 +11,7 @@
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/output/tuio.hpp"
-#include "packet_sink.hpp"
+#include "adapters/tuio/packet_sink.hpp"
 
 namespace gpuvis::output {
 namespace {
@@ -20,7 +20,7 @@ constexpr float kTwoPi = 2.0f * std::numbers::pi_v<float>;
 
 class LibloSender final : public TuioSender {
  public:
-  LibloSender(const std::vector<TuioTarget>& targets, const TuioOptions& options) : options_(options) {
+  LibloSender(const std::vector<TuioTarget>& targets, const TuioParams& options) : options_(options) {
     std::size_t capacity = 65536;
     for (const auto& t : targets) {
       auto& sinks = t.version == 2 ? sinks2_ : sinks_;
@@ -273,7 +273,7 @@ class LibloSender final : public TuioSender {
       lo_message_add_float(m, v);
   }
 
-  TuioOptions options_;
+  TuioParams options_;
   detail::IoThread io_;  // declared before the sinks: destroyed after them
   std::vector<std::unique_ptr<detail::PacketSink>> sinks_;   // TUIO 1.1 targets
   std::vector<std::unique_ptr<detail::PacketSink>> sinks2_;  // TUIO 2.0 targets
@@ -288,7 +288,7 @@ class LibloSender final : public TuioSender {
 
 bool tuio_available() { return true; }
 
-std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioOptions& options) {
+std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioParams& options) {
   return std::make_unique<LibloSender>(targets, options);
 }
 

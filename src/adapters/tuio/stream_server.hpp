@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gpuvis/core/error.hpp"
-#include "packet_sink.hpp"
+#include "adapters/tuio/packet_sink.hpp"
 
 namespace gpuvis::output::detail {
 

@@ -8,7 +8,7 @@
 #include <array>
 #include <iostream>
 
-#include "stream_server.hpp"
+#include "adapters/tuio/stream_server.hpp"
 
 namespace gpuvis::output::detail {
 

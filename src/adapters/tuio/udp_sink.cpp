@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "gpuvis/core/error.hpp"
-#include "packet_sink.hpp"
+#include "adapters/tuio/packet_sink.hpp"
 
 namespace gpuvis::output::detail {
 namespace {

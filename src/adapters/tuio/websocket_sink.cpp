@@ -4,7 +4,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/websocket.hpp>
 
-#include "stream_server.hpp"
+#include "adapters/tuio/stream_server.hpp"
 
 namespace gpuvis::output::detail {
 namespace {

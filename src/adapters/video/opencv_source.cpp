@@ -81,7 +81,7 @@ int fourcc_of(const std::string& format) {
 
 class CameraSource final : public video_plugin::Reader {
  public:
-  explicit CameraSource(CameraOptions options) : o_(std::move(options)) {
+  explicit CameraSource(CameraParams options) : o_(std::move(options)) {
     quiet_opencv();
     if (!open()) fail(ErrorCode::io, "cannot open camera " + std::to_string(o_.index) + " (/dev/video" + std::to_string(o_.index) +
                                          "): missing, busy or not a capture device");
@@ -143,7 +143,7 @@ class CameraSource final : public video_plugin::Reader {
     if (warned_.insert(what).second)
       std::cerr << "gpuvis: camera " << o_.index << " did not accept " << what << "; left at the camera's setting\n";
   }
-  CameraOptions o_;
+  CameraParams o_;
   cv::VideoCapture cap_;
   std::set<std::string> warned_;
 };
@@ -151,7 +151,7 @@ class CameraSource final : public video_plugin::Reader {
 std::unique_ptr<video_plugin::Reader> open_file(const std::string& path, bool loop) {
   return std::make_unique<VideoFileSource>(path, loop);
 }
-std::unique_ptr<video_plugin::Reader> open_camera(const CameraOptions& options) {
+std::unique_ptr<video_plugin::Reader> open_camera(const CameraParams& options) {
   return std::make_unique<CameraSource>(options);
 }
 

@@ -24,7 +24,7 @@
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/output/live_view.hpp"
-#include "page_assets.hpp"
+#include "adapters/view/page_assets.hpp"
 
 namespace gpuvis::output {
 namespace {
@@ -132,7 +132,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
 class Server final : public LiveView {
  public:
-  explicit Server(const LiveViewOptions& options)
+  explicit Server(const LiveViewParams& options)
       : options_(options), work_(asio::make_work_guard(context_)), acceptor_(context_) {
     beast::error_code ec;
     const auto address = asio::ip::make_address(options.address, ec);
@@ -298,7 +298,7 @@ class Server final : public LiveView {
     return out;
   }
 
-  LiveViewOptions options_;
+  LiveViewParams options_;
   asio::io_context context_;
   asio::executor_work_guard<asio::io_context::executor_type> work_;
   tcp::acceptor acceptor_;
@@ -386,6 +386,6 @@ void HttpSession::answer() {
 
 bool live_view_available() { return true; }
 
-std::unique_ptr<LiveView> open_live_view(const LiveViewOptions& options) { return std::make_unique<Server>(options); }
+std::unique_ptr<LiveView> open_live_view(const LiveViewParams& options) { return std::make_unique<Server>(options); }
 
 }  // namespace gpuvis::output

@@ -66,6 +66,7 @@ void Decoder::report(const segment::RegionTree& t, int root, const cpu::SymbolOu
   r.id = symbol.kind == cpu::SymbolOutcome::Kind::valid ? symbol.fiducial.id : -1;
   r.fuzzy = symbol.kind == cpu::SymbolOutcome::Kind::fuzzy;
   r.reason = symbol.reason;
+  if (symbol.and_few_leaves) r.reason += ", and too few leaves above the size gate for a fuzzy candidate";
   reports_.push_back(std::move(r));
 }
 

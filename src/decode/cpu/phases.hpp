@@ -33,7 +33,11 @@ struct SymbolOutcome {
   Fiducial fiducial;  // valid and fuzzy ones (id -1 for fuzzy)
   rules::LeafSums sums;
   std::string key;     // the subtree's key without its colour letter; empty when the walk left the tree
-  std::string reason;  // "decoded", or the gate that refused an ID
+  // "decoded", or the gate that refused an ID; `and_few_leaves`: and too few leaves above the size
+  // gate for a fuzzy candidate. (Text only, joined when explaining: the decoder does not allocate
+  // for it.)
+  const char* reason = "";
+  bool and_few_leaves = false;
 };
 
 // Phase 2 for `root`: its leaves are appended to `leaves` (kept by the caller for valid and fuzzy

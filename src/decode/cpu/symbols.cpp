@@ -101,8 +101,8 @@ SymbolOutcome read_symbol(const segment::RegionTree& t, HostView<const std::uint
       },
       &reason);
   if (id == rules::kInvalid || !rules::has_orientation(out.sums)) {
-    out.reason = id == rules::kInvalid ? std::string(kGateReasons[reason]) + ", and too few leaves above the size gate for a fuzzy candidate"
-                                       : "no black leaf, so no orientation";
+    out.reason = id == rules::kInvalid ? kGateReasons[reason] : "no black leaf, so no orientation";
+    out.and_few_leaves = id == rules::kInvalid;
     return out;
   }
   Fiducial& f = out.fiducial;

@@ -25,7 +25,7 @@ struct CoreView {
 int decode_yamaarashi(const segment::RegionTree& t, HostView<const std::uint8_t> binary, int root,
                       const std::int32_t* visit_round, const std::int32_t* desc, bool mirror, Fiducial& f) {
   require(t.run_begin.size() == static_cast<std::size_t>(t.size()) + 1,
-          "yamaarashi decoding needs the regions' runs (segment with SegmentOptions::runs)");
+          "yamaarashi decoding needs the regions' runs (segment with SegmentParams::runs)");
   require(binary.width == t.width && binary.height == t.height, "yamaarashi decoding needs the frame's binary image");
   yamaarashi::Point b0{}, b1{}, w0{}, w1{};
   const BlobGeometry g = blob_geometry(t, root);

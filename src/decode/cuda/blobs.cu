@@ -13,7 +13,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "decode_kernels.cuh"
+#include "decode/cuda/decode_kernels.cuh"
 #include "cuda/chain.cuh"
 #include "cuda/check.hpp"
 

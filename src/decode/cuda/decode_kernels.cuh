@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "../blob_rules.hpp"
+#include "decode/blob_rules.hpp"
 #include "cuda/memory.hpp"
 #include "gpuvis/decode/blobs.hpp"
 #include "decode/cuda/decode_cuda.hpp"

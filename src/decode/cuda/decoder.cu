@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "../yamaarashi_rules.hpp"
-#include "decode_kernels.cuh"
+#include "decode/yamaarashi_rules.hpp"
+#include "decode/cuda/decode_kernels.cuh"
 #include "cuda/chain.cuh"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"

@@ -5,8 +5,8 @@
 // threads within a round does not matter.
 #include <algorithm>
 
-#include "../yamaarashi_rules.hpp"
-#include "decode_kernels.cuh"
+#include "decode/yamaarashi_rules.hpp"
+#include "decode/cuda/decode_kernels.cuh"
 #include "cuda/chain.cuh"
 #include "cuda/check.hpp"
 

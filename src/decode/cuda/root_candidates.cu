@@ -7,7 +7,7 @@
 
 #include <climits>
 
-#include "decode_kernels.cuh"
+#include "decode/cuda/decode_kernels.cuh"
 #include "cuda/chain.cuh"
 #include "cuda/check.hpp"
 

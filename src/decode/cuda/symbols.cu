@@ -28,9 +28,9 @@
 // divisions, atan2 and the record's atomic slot are most of it).
 #include <cstdint>
 
-#include "../rules.hpp"
-#include "../yamaarashi_rules.hpp"
-#include "decode_kernels.cuh"
+#include "decode/rules.hpp"
+#include "decode/yamaarashi_rules.hpp"
+#include "decode/cuda/decode_kernels.cuh"
 #include "cuda/chain.cuh"
 #include "cuda/check.hpp"
 

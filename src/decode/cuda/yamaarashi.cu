@@ -15,9 +15,9 @@
 #include <climits>
 #include <cstdint>
 
-#include "../blob_rules.hpp"
-#include "../yamaarashi_rules.hpp"
-#include "decode_kernels.cuh"
+#include "decode/blob_rules.hpp"
+#include "decode/yamaarashi_rules.hpp"
+#include "decode/cuda/decode_kernels.cuh"
 #include "cuda/chain.cuh"
 #include "cuda/check.hpp"
 

@@ -10,11 +10,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "../bilateral_rules.hpp"
+#include "filters/bilateral_rules.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "filters/filter_backends.hpp"
-#include "row_kernels.hpp"
-#include "thread_scratch.hpp"
+#include "filters/cpu/row_kernels.hpp"
+#include "filters/cpu/thread_scratch.hpp"
 
 namespace gpuvis::filters {
 namespace {

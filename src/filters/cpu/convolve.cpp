@@ -8,11 +8,11 @@
 #include <span>
 #include <vector>
 
-#include "../convolve_common.hpp"
+#include "filters/convolve_common.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "filters/filter_backends.hpp"
-#include "row_kernels.hpp"
-#include "thread_scratch.hpp"
+#include "filters/cpu/row_kernels.hpp"
+#include "filters/cpu/thread_scratch.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -141,7 +141,7 @@ void convolve_separable(HostView<const T> src, HostView<T> dst, const SeparableK
 }  // namespace
 
 template <class T>
-void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options) {
+void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
   detail::check_images(src, dst);
   const detail::PreparedKernel p = detail::prepare(kernel, options);
   if (p.separable.separable) convolve_separable(src, dst, p.separable, options.border);
@@ -150,8 +150,8 @@ void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, 
 
 const char* cpu_vector_unit() { return cpu_rows::implementation(); }
 
-template void convolve_cpu<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveOptions&);
-template void convolve_cpu<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveOptions&);
-template void convolve_cpu<float>(HostView<const float>, HostView<float>, const Kernel&, const ConvolveOptions&);
+template void convolve_cpu<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveParams&);
+template void convolve_cpu<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveParams&);
+template void convolve_cpu<float>(HostView<const float>, HostView<float>, const Kernel&, const ConvolveParams&);
 
 }  // namespace gpuvis::filters

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "../mean_shift_common.hpp"
-#include "../mean_shift_rules.hpp"
+#include "filters/mean_shift_common.hpp"
+#include "filters/mean_shift_rules.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "filters/filter_backends.hpp"
 

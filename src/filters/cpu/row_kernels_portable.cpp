@@ -2,7 +2,7 @@
 // instruction set.
 #include <algorithm>
 
-#include "row_kernels_scalar.hpp"
+#include "filters/cpu/row_kernels_scalar.hpp"
 
 namespace gpuvis::filters::cpu_rows {
 

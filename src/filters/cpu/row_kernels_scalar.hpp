@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <limits>
 
-#include "../bilateral_rules.hpp"
-#include "../convolve_common.hpp"
-#include "row_kernels.hpp"
+#include "filters/bilateral_rules.hpp"
+#include "filters/convolve_common.hpp"
+#include "filters/cpu/row_kernels.hpp"
 
 namespace gpuvis::filters::cpu_rows::scalar {
 

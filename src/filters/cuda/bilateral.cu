@@ -1,6 +1,6 @@
 // Bilateral filter on the GPU: one thread per pixel over a shared-memory tile with the border
 // applied on load; the per-pixel computation is the CPU's (../bilateral_rules.hpp), bit for bit.
-#include "../bilateral_rules.hpp"
+#include "filters/bilateral_rules.hpp"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
 #include "cuda/strip_pipeline.hpp"

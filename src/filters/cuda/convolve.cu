@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "../convolve_common.hpp"
+#include "filters/convolve_common.hpp"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
 #include "cuda/strip_pipeline.hpp"
@@ -449,7 +449,7 @@ void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::siz
 }  // namespace
 
 template <class T>
-void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveOptions& options) {
+void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
   detail::check_images(src, dst);
   const detail::PreparedKernel p = detail::prepare(kernel, options);
   const bool sep = p.separable.separable;
@@ -485,7 +485,7 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
 namespace cuda_impl {
 
 template <class T>
-void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveOptions& options,
+void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveParams& options,
               gpuvis::cuda::DeviceBuffer& workspace, cudaStream_t stream) {
   detail::check_images(src, dst);
   const detail::PreparedKernel p = detail::prepare(kernel, options);
@@ -505,17 +505,17 @@ void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, 
   }
 }
 
-template void convolve<std::uint8_t>(DeviceView<const std::uint8_t>, DeviceView<std::uint8_t>, const Kernel&, const ConvolveOptions&,
+template void convolve<std::uint8_t>(DeviceView<const std::uint8_t>, DeviceView<std::uint8_t>, const Kernel&, const ConvolveParams&,
                                      gpuvis::cuda::DeviceBuffer&, cudaStream_t);
 template void convolve<std::uint16_t>(DeviceView<const std::uint16_t>, DeviceView<std::uint16_t>, const Kernel&,
-                                      const ConvolveOptions&, gpuvis::cuda::DeviceBuffer&, cudaStream_t);
-template void convolve<float>(DeviceView<const float>, DeviceView<float>, const Kernel&, const ConvolveOptions&,
+                                      const ConvolveParams&, gpuvis::cuda::DeviceBuffer&, cudaStream_t);
+template void convolve<float>(DeviceView<const float>, DeviceView<float>, const Kernel&, const ConvolveParams&,
                               gpuvis::cuda::DeviceBuffer&, cudaStream_t);
 
 }  // namespace cuda_impl
 
-template void convolve_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveOptions&);
-template void convolve_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveOptions&);
-template void convolve_cuda<float>(HostView<const float>, HostView<float>, const Kernel&, const ConvolveOptions&);
+template void convolve_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveParams&);
+template void convolve_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveParams&);
+template void convolve_cuda<float>(HostView<const float>, HostView<float>, const Kernel&, const ConvolveParams&);
 
 }  // namespace gpuvis::filters

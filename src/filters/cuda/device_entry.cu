@@ -21,7 +21,7 @@ void require_device(const View& v, const char* what) {
 namespace filters {
 
 template <class T>
-void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveOptions& options,
+void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveParams& options,
               cuda::StreamHandle stream) {
   require_device(src, "convolve: the source");
   require_device(dst, "convolve: the destination");
@@ -49,7 +49,7 @@ void mean_shift_filter(DeviceView<const T> src, DeviceView<T> dst, VolumeShape s
 }
 
 #define GPUVIS_DEVICE_FILTERS(T)                                                                                     \
-  template void convolve<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveOptions&, cuda::StreamHandle); \
+  template void convolve<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveParams&, cuda::StreamHandle); \
   template void bilateral<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle); \
   template void mean_shift_filter<T>(DeviceView<const T>, DeviceView<T>, VolumeShape, const MeanShiftParams&, cuda::StreamHandle);
 GPUVIS_DEVICE_FILTERS(std::uint8_t)

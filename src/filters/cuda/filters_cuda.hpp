@@ -12,7 +12,7 @@ namespace gpuvis::filters::cuda_impl {
 
 // `workspace` holds the separable path's intermediate rows; it grows on demand.
 template <class T>
-void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveOptions& options,
+void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveParams& options,
               gpuvis::cuda::DeviceBuffer& workspace, cudaStream_t stream);
 
 template <class T>

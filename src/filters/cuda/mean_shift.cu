@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "../mean_shift_common.hpp"
-#include "../mean_shift_rules.hpp"
+#include "filters/mean_shift_common.hpp"
+#include "filters/mean_shift_rules.hpp"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
 #include "filters/cuda/mean_shift_cuda.hpp"

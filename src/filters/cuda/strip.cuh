@@ -4,7 +4,7 @@
 // API), and the source value at a global position with the border applied.
 #include <cstddef>
 
-#include "../convolve_common.hpp"
+#include "filters/convolve_common.hpp"
 #include "gpuvis/core/image.hpp"
 
 namespace gpuvis::filters {

@@ -7,12 +7,13 @@
 #include <cstdio>
 #include <sstream>
 
-#include "../lab_common.hpp"
-#include "arrays.cuh"
+#include "lab/lab_common.hpp"
+#include "lab/cuda/arrays.cuh"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/lab/lab.hpp"
+#include "lab/backends.hpp"
 
 namespace gpuvis::lab::cuda_impl {
 namespace {
@@ -135,7 +136,7 @@ __global__ void work_kernel(const unsigned* in, unsigned* out, std::size_t n) {
 
 }  // namespace
 
-void dot(const LessonOptions& o, const std::vector<float>& x, const std::vector<float>& y, double reference, Table& t) {
+void dot(const LessonParams& o, const std::vector<float>& x, const std::vector<float>& y, double reference, Table& t) {
   const std::size_t n = x.size();
   DeviceArray<float> dx(n), dy(n);
   DeviceArray<float> fsum(1);
@@ -185,7 +186,7 @@ void dot(const LessonOptions& o, const std::vector<float>& x, const std::vector<
   t.rows.back().scope = "end to end (pinned copies included)";
 }
 
-Table memory(const LessonOptions& o) {
+Table memory(const LessonParams& o) {
   Table t;
   t.title = "memory spaces: " + std::to_string(mem_iters) + " dependent reads per thread";
   const int blocks = 132 * 8, threads = 256;
@@ -214,7 +215,7 @@ Table memory(const LessonOptions& o) {
   return t;
 }
 
-void atomics(const LessonOptions& o, Table& t) {
+void atomics(const LessonParams& o, Table& t) {
   const std::size_t n = static_cast<std::size_t>(o.size);
   DeviceArray<unsigned long long> counter(1);
   const int blocks = blocks_for(n, 256);
@@ -237,7 +238,7 @@ void atomics(const LessonOptions& o, Table& t) {
   run("cuda-block-shared", count_block_shared, false, "shared-memory atomics per block, one global atomic per block");
 }
 
-Table streams(const LessonOptions& o) {
+Table streams(const LessonParams& o) {
   Table t;
   const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(o.size, 1 << 16));
   const double mib = static_cast<double>(n) * sizeof(unsigned) / (1 << 20);

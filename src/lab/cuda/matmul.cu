@@ -9,13 +9,14 @@
 #include <memory>
 #include <string>
 
-#include "../lab_common.hpp"
-#include "../lazy_library.hpp"
-#include "arrays.cuh"
+#include "lab/lab_common.hpp"
+#include "lab/lazy_library.hpp"
+#include "lab/cuda/arrays.cuh"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/lab/lab.hpp"
+#include "lab/backends.hpp"
 
 namespace gpuvis::lab::cuda_impl {
 namespace {

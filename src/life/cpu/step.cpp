@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "../step_rules.hpp"
+#include "life/step_rules.hpp"
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/life/life.hpp"
+#include "life/backends.hpp"
 
 namespace gpuvis::life {
 namespace {

@@ -11,10 +11,11 @@
 #include <algorithm>
 #include <string>
 
-#include "../step_rules.hpp"
+#include "life/step_rules.hpp"
 #include "cuda/check.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/life/life.hpp"
+#include "life/backends.hpp"
 
 namespace gpuvis::life::cuda_impl {
 namespace {
@@ -172,7 +173,7 @@ constexpr int tile_rows = 64, tile_halo = 8, tile_words_per_lane = 1;
 
 class CudaSimulation final : public Simulation {
  public:
-  CudaSimulation(const Board& initial, const Options& options)
+  CudaSimulation(const Board& initial, const Params& options)
       : options_(options), width_(initial.width()), height_(initial.height()), host_words_(initial.words_per_row()) {
     const std::size_t bytes = initial.bytes();
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -276,7 +277,7 @@ class CudaSimulation final : public Simulation {
     GPUVIS_CUDA_CHECK(cudaGetLastError());
   }
 
-  Options options_;
+  Params options_;
   int width_, height_, host_words_;
   cudaStream_t stream_ = nullptr;
   W* a_ = nullptr;  // the current board
@@ -287,7 +288,7 @@ class CudaSimulation final : public Simulation {
 
 }  // namespace
 
-std::unique_ptr<Simulation> make_simulation(const Board& initial, const Options& options) {
+std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options) {
   return std::make_unique<CudaSimulation>(initial, options);
 }
 

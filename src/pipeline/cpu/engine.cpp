@@ -15,7 +15,7 @@ double since_us(std::chrono::steady_clock::time_point t0) {
 
 class CpuEngine final : public Engine {
  public:
-  CpuEngine(const DetectorConfig& config, const decode::TreeSet& set)
+  CpuEngine(const DetectorParams& config, const decode::TreeSet& set)
       : config_(config), thresholder_(threshold::make_thresholder(with_backend(config.threshold))), decoder_(set) {}
 
   bool overlaps() const override { return false; }
@@ -77,7 +77,7 @@ class CpuEngine final : public Engine {
   void segment_stage(const Image<std::uint8_t>& binary, segment::RegionTree& tree, bool tap, StageTimes& times) {
     const auto t0 = std::chrono::steady_clock::now();
     const bool runs = decode::measures_blobs(config_.fingers, config_.blobs) || config_.yamaarashi || tap;
-    segment::segment_cpu(binary.view(), decoder_.tree_set().cap(), tree, segment::SegmentOptions{.runs = runs});
+    segment::segment_cpu(binary.view(), decoder_.tree_set().cap(), tree, segment::SegmentParams{.runs = runs});
     times.segment_us = since_us(t0);
   }
 
@@ -102,7 +102,7 @@ class CpuEngine final : public Engine {
     out.times.blobs_us = since_us(t0);
   }
 
-  DetectorConfig config_;
+  DetectorParams config_;
   std::unique_ptr<threshold::Thresholder> thresholder_;
   decode::Decoder decoder_;
   decode::RootCandidateFinder roots_;
@@ -115,7 +115,7 @@ class CpuEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cpu_engine(const DetectorConfig& config, const decode::TreeSet& set) {
+std::unique_ptr<Engine> make_cpu_engine(const DetectorParams& config, const decode::TreeSet& set) {
   return std::make_unique<CpuEngine>(config, set);
 }
 

@@ -24,7 +24,7 @@
 #include "cuda/check.hpp"
 #include "cuda/graph.hpp"
 #include "decode/cuda/decode_cuda.hpp"
-#include "front_end.hpp"
+#include "pipeline/cuda/front_end.hpp"
 #include "pipeline/engine.hpp"
 
 namespace gpuvis::pipeline {
@@ -38,7 +38,7 @@ bool graphs_wanted() {
 
 class CudaEngine final : public Engine {
  public:
-  CudaEngine(const DetectorConfig& config, const decode::TreeSet& set)
+  CudaEngine(const DetectorParams& config, const decode::TreeSet& set)
       : front_end_(config.threshold),
         decoder_(set, config.fingers, config.blobs, kSlots),
         cap_(set.cap()),
@@ -280,7 +280,7 @@ class CudaEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cuda_engine(const DetectorConfig& config, const decode::TreeSet& set) {
+std::unique_ptr<Engine> make_cuda_engine(const DetectorParams& config, const decode::TreeSet& set) {
   return std::make_unique<CudaEngine>(config, set);
 }
 

@@ -1,6 +1,6 @@
 // The CUDA engine's first stages: host frame -> pinned staging (unless the frame is pinned already)
 // -> device -> threshold -> segmentation, all on the slot's stream.
-#include "front_end.hpp"
+#include "pipeline/cuda/front_end.hpp"
 
 #include <cstdlib>
 

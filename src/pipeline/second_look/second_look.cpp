@@ -20,7 +20,7 @@ struct SecondLooker::Candidate {
   int claimed = -1;   // verify: the ID the first pass read here
 };
 
-SecondLooker::SecondLooker(const DetectorConfig& config, const decode::TreeSet& set)
+SecondLooker::SecondLooker(const DetectorParams& config, const decode::TreeSet& set)
     : config_(config.second_look), threshold_(config.threshold), set_(set), runs_(set.yamaarashi) {
   threshold_.backend = Backend::cpu;
 }
@@ -121,7 +121,7 @@ bool SecondLooker::decode_deblurred(Scratch& s, HostView<const float> patch, dou
   for (int y = 0; y < patch.height; ++y)
     for (int x = 0; x < patch.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(x, y)), 0L, 255L));
   s.thresholder->apply(s.sharp.view(), s.binary.view());
-  segment::segment_cpu(s.binary.view(), set_.cap(), s.tree, segment::SegmentOptions{.runs = runs_});
+  segment::segment_cpu(s.binary.view(), set_.cap(), s.tree, segment::SegmentParams{.runs = runs_});
   s.decoder.decode(s.tree, s.binary.view(), s.fiducials);
   // The symbol where the candidate is, of its size.
   for (const decode::Fiducial& f : s.fiducials) {

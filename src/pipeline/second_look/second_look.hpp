@@ -16,7 +16,7 @@ namespace gpuvis::pipeline::second_look {
 
 class SecondLooker {
  public:
-  SecondLooker(const DetectorConfig& config, const decode::TreeSet& set);
+  SecondLooker(const DetectorParams& config, const decode::TreeSet& set);
   ~SecondLooker();
   // Looks again at d's fuzzy fiducials and root candidates in the frame d came from, and where each
   // expected symbol that d lacks should be. `frame` hands out that frame as the stages saw it; it
@@ -58,7 +58,7 @@ class SecondLooker {
   // Looks at the first pass's symbols (indices into d.fiducials) and corrects them. True when d changed.
   bool check_first_pass(HostView<const std::uint8_t> grey, const std::vector<int>& first_pass, Detections& d);
   static void reorder(std::vector<int>& roots_taken, Detections& d);
-  SecondLookConfig config_;
+  SecondLookParams config_;
   threshold::Params threshold_;
   decode::TreeSet set_;
   bool runs_;

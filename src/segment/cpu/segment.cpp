@@ -382,7 +382,7 @@ void write_runs(int nregions, bool wanted, Scratch& s, RegionTree& t) {
 
 }  // namespace
 
-void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, SegmentOptions options) {
+void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& t, SegmentParams options) {
   require(binary.channels == 1, "segment: the binary frame must have one channel");
   check_image_shape(binary.width, binary.height, 1);
   require(cap >= 1, "segment: adjacency cap must be at least 1");

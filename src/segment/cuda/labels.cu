@@ -19,7 +19,7 @@
 #include "cuda/chain.cuh"
 #include "cuda/check.hpp"
 #include "threshold/cuda/bernsen_tile.cuh"
-#include "labels.cuh"
+#include "segment/cuda/labels.cuh"
 
 namespace gpuvis::segment::cuda_impl {
 namespace {

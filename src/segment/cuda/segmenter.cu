@@ -24,8 +24,8 @@
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
 #include "segment/cuda/segment_cuda.hpp"
-#include "block_prefix_sum.cuh"
-#include "labels.cuh"
+#include "segment/cuda/block_prefix_sum.cuh"
+#include "segment/cuda/labels.cuh"
 
 namespace gpuvis::segment::cuda_impl {
 namespace {

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "../rules.hpp"
+#include "threshold/rules.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "threshold/cpu/threshold_cpu.hpp"
-#include "running_extrema.hpp"
+#include "threshold/cpu/running_extrema.hpp"
 
 namespace gpuvis::threshold {
 

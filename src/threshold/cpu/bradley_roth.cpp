@@ -4,7 +4,7 @@
 // version matches bit for bit.
 #include <vector>
 
-#include "../rules.hpp"
+#include "threshold/rules.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "threshold/cpu/threshold_cpu.hpp"

@@ -1,4 +1,4 @@
-#include "running_extrema.hpp"
+#include "threshold/cpu/running_extrema.hpp"
 
 namespace gpuvis::threshold::detail {
 

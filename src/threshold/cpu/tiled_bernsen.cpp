@@ -3,7 +3,7 @@
 // definition, so the result does not depend on the thread count (reacTIVision's does: quirk Q3).
 #include <vector>
 
-#include "../rules.hpp"
+#include "threshold/rules.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "threshold/cpu/threshold_cpu.hpp"

@@ -9,12 +9,12 @@
 // inside the truncated window).
 #include <cstdint>
 
-#include "../rules.hpp"
+#include "threshold/rules.hpp"
 #include "cuda/chain.cuh"
 #include "gpuvis/cuda/runtime.hpp"
-#include "frame_words.cuh"
-#include "kernels.cuh"
-#include "sliding_window.cuh"
+#include "threshold/cuda/frame_words.cuh"
+#include "threshold/cuda/kernels.cuh"
+#include "threshold/cuda/sliding_window.cuh"
 
 namespace gpuvis::threshold::cuda_impl {
 namespace {

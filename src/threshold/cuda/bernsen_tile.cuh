@@ -13,7 +13,7 @@
 // R is a template parameter: the loops unroll into shared-memory loads at fixed offsets.
 #include <cstdint>
 
-#include "../rules.hpp"
+#include "threshold/rules.hpp"
 #include "gpuvis/core/image.hpp"
 
 namespace gpuvis::threshold::cuda_impl {

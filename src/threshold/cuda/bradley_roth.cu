@@ -1,9 +1,9 @@
 // reacTIVision's Bradley-Roth on the GPU. Window sums are exact: a vertical sliding sum per column
 // (van Herk over shared-memory tiles, zero padding = the clamped window) and a horizontal one over
 // those column sums, then the per-pixel rule shared with the CPU (../rules.hpp).
-#include "../rules.hpp"
-#include "kernels.cuh"
-#include "sliding_window.cuh"
+#include "threshold/rules.hpp"
+#include "threshold/cuda/kernels.cuh"
+#include "threshold/cuda/sliding_window.cuh"
 
 namespace gpuvis::threshold::cuda_impl {
 namespace {

@@ -4,7 +4,7 @@
 #include "cuda/memory.hpp"
 #include "gpuvis/cuda/device_memory.hpp"
 #include "gpuvis/threshold/device.hpp"
-#include "kernels.cuh"
+#include "threshold/cuda/kernels.cuh"
 #include "threshold/sharpen_rules.hpp"
 
 namespace gpuvis::threshold {

@@ -4,9 +4,9 @@
 // min never raises the running max (quirk Q1). That scan is reformulated for a warp per cell: a
 // pixel is a "new minimum" iff it is below the minimum of everything before it (starting from 255),
 // which a warp prefix-min gives in parallel; the max is taken over the other pixels.
-#include "../rules.hpp"
-#include "kernels.cuh"
-#include "sliding_window.cuh"
+#include "threshold/rules.hpp"
+#include "threshold/cuda/kernels.cuh"
+#include "threshold/cuda/sliding_window.cuh"
 
 namespace gpuvis::threshold::cuda_impl {
 namespace {

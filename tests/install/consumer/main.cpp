@@ -17,10 +17,10 @@ int main() {
   p.backend = Backend::cpu;
   threshold::threshold(grey.view(), binary.view(), p);
   Image<std::uint8_t> blurred(64, 48);
-  filters::ConvolveOptions o;
+  filters::ConvolveParams o;
   o.backend = Backend::cpu;
   filters::convolve<std::uint8_t>(grey.view(), blurred.view(), filters::parse_kernel("box:3"), o);
-  pipeline::Detector detector(pipeline::DetectorConfig{});
+  pipeline::Detector detector(pipeline::DetectorParams{});
   const auto& d = detector.detect(grey.view());
   const bool ok = binary(25, 20) == 0 && binary(5, 5) == 255 && blurred(30, 24) == 30 && d.fiducials.empty();
   std::printf("consumer: threshold %d/%d, box %d, %zu fiducials: %s\n", binary(25, 20), binary(5, 5), blurred(30, 24),
