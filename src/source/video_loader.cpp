@@ -1,81 +1,18 @@
-// Video files and cameras: the video plugin (src/adapters/video) loaded on first use.
-//
-// It is looked for, in order, in $GPUVIS_PLUGIN_DIR, beside the running program, in lib/gpuvis of
-// an installed program's prefix and in the build tree the library was built in
-// (GPUVIS_PLUGIN_BUILD_DIR).
+// Video files and cameras: the video plugin (src/adapters/video) loaded on first use
+// (core/plugin_loader.hpp).
 #include <iostream>
-#include <dlfcn.h>
 
-#include <filesystem>
-#include <mutex>
-#include <vector>
-
+#include "core/plugin_loader.hpp"
 #include "gpuvis/core/error.hpp"
 #include "source/video_plugin.hpp"
 
 namespace gpuvis::source {
 namespace {
 
-constexpr const char* kPluginFile = "libgpuvis_video.so";
+constexpr plugins::Plugin kPlugin{"libgpuvis_video.so", video_plugin::kEntryPoint, video_plugin::kVersion, "video files and cameras",
+                                  "libopencv-dev"};
 
-struct Loaded {
-  const video_plugin::Api* api = nullptr;
-  std::string error;  // why it could not be loaded
-};
-
-std::vector<std::filesystem::path> plugin_dirs() {
-  std::vector<std::filesystem::path> dirs;
-  if (const char* env = std::getenv("GPUVIS_PLUGIN_DIR"); env && *env) dirs.emplace_back(env);
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    dirs.push_back(exe.parent_path());
-    dirs.push_back(exe.parent_path().parent_path() / "lib" / "gpuvis");  // an installed program (bin/..)
-    dirs.push_back(exe.parent_path().parent_path() / "lib64" / "gpuvis");
-  }
-  dirs.emplace_back(GPUVIS_PLUGIN_BUILD_DIR);
-  return dirs;
-}
-
-Loaded load() {
-  Loaded out;
-  std::string tried;
-  for (const auto& dir : plugin_dirs()) {
-    const auto path = dir / kPluginFile;
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      tried += (tried.empty() ? "" : ", ") + dir.string();
-      continue;
-    }
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      out.error = std::string("cannot load ") + path.string() + ": " + dlerror();
-      return out;
-    }
-    const auto entry = reinterpret_cast<video_plugin::EntryPoint>(dlsym(handle, video_plugin::kEntryPoint));
-    const video_plugin::Api* api = entry ? entry() : nullptr;
-    if (!api || api->version != video_plugin::kVersion) {
-      out.error = path.string() + " is not a video plugin of this gpuvis build; rebuild it";
-      return out;
-    }
-    out.api = api;  // the handle stays open for the life of the process
-    return out;
-  }
-  out.error = std::string("the video plugin ") + kPluginFile + " was not found (looked in " + tried +
-              "; set GPUVIS_PLUGIN_DIR to its folder)";
-  return out;
-}
-
-const Loaded& plugin() {
-  static const Loaded loaded = load();
-  return loaded;
-}
-
-const video_plugin::Api& api() {
-  const Loaded& p = plugin();
-  if (!p.api) fail(ErrorCode::unsupported, "video files and cameras are unavailable: " + p.error);
-  return *p.api;
-}
+const video_plugin::Api& api() { return *static_cast<const video_plugin::Api*>(plugins::require(kPlugin)); }
 
 class PluginSource final : public FrameSource {
  public:
@@ -96,7 +33,7 @@ class PluginSource final : public FrameSource {
 
 }  // namespace
 
-bool video_available() { return plugin().api != nullptr; }
+bool video_available() { return plugins::find(kPlugin) != nullptr; }
 
 std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loop) {
   return std::make_unique<PluginSource>(api().open_file(path, loop));

@@ -1,5 +1,5 @@
-// PDF pages from SVG documents: librsvg parses and draws each page onto cairo's PDF surface at the
-// page's own physical size.
+// The PDF plugin (libgpuvis_pdf.so, io/pdf_plugin.hpp): librsvg parses and draws each SVG page onto
+// cairo's PDF surface at the page's own physical size.
 #include <cairo-pdf.h>
 #include <librsvg/rsvg.h>
 
@@ -7,8 +7,7 @@
 #include <memory>
 
 #include "gpuvis/core/error.hpp"
-#include "gpuvis/io/pdf.hpp"
-#include "gpuvis/io/text_file.hpp"
+#include "io/pdf_plugin.hpp"
 
 namespace gpuvis::pdf {
 namespace {
@@ -39,12 +38,7 @@ cairo_status_t append(void* closure, const unsigned char* data, unsigned int len
   return CAIRO_STATUS_SUCCESS;
 }
 
-}  // namespace
-
-bool available() { return true; }
-
-void write_svg_pages(const std::string& path, const std::vector<std::string>& svg_pages) {
-  require(!svg_pages.empty(), "PDF: no pages to write");
+std::string render_svg_pages(const std::vector<std::string>& svg_pages) {
   std::string bytes;
   std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface(
       cairo_pdf_surface_create_for_stream(append, &bytes, 595.0, 842.0), cairo_surface_destroy);
@@ -77,8 +71,14 @@ void write_svg_pages(const std::string& path, const std::vector<std::string>& sv
   cr.reset();
   cairo_surface_finish(surface.get());
   if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
-    fail(ErrorCode::io, path + ": " + cairo_status_to_string(cairo_surface_status(surface.get())));
-  write_file_atomically(path, bytes);
+    fail(ErrorCode::io, std::string("PDF: ") + cairo_status_to_string(cairo_surface_status(surface.get())));
+  return bytes;
 }
 
+constexpr plugin::Api kApi{plugin::kPlugin.version, render_svg_pages};
+
+}  // namespace
+
 }  // namespace gpuvis::pdf
+
+extern "C" __attribute__((visibility("default"))) const void* gpuvis_pdf_plugin() { return &gpuvis::pdf::kApi; }
