@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA lessons behind the lab's tables (src/lab/cuda); they throw ErrorCode::unsupported in
-// builds without CUDA (lab_no_cuda.cpp).
+// builds without CUDA (cuda_absent.cpp).
 #include <vector>
 
 #include "gpuvis/lab/lab.hpp"

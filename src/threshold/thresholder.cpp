@@ -48,7 +48,7 @@ class CpuThresholder final : public Thresholder {
 };
 }  // namespace
 
-// Defined in cuda/thresholder_cuda.cu, or in thresholder_no_cuda.cpp without CUDA.
+// Defined in cuda/thresholder_cuda.cu, or in cuda_absent.cpp without CUDA.
 std::unique_ptr<Thresholder> make_cuda_thresholder(const Params& params);
 
 std::unique_ptr<Thresholder> make_thresholder(const Params& params) {

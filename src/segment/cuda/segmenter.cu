@@ -12,6 +12,10 @@
 // finish the flags, the parent forest and the neighbour lists (on camera frames one block does
 // all four, with barriers between them). The run lists by region are built on the host by
 // download() (a counting sort), since only host consumers need them.
+//
+// Stages: 1. labels (labels.cu), 2. numbering (the scan, here), 3. regions (regions.cu),
+// 4. finishing (finishing.cu); this file sizes the buffers, runs the stages in order and hands out
+// the tree. segment_cpu has the same stages as functions.
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -26,7 +30,7 @@
 #include "segment/cuda/segment_cuda.hpp"
 #include "segment/cuda/block_prefix_sum.cuh"
 #include "segment/cuda/labels.cuh"
-
+#include "segment/cuda/tree_arrays.cuh"
 namespace gpuvis::segment::cuda_impl {
 namespace {
 
@@ -68,9 +72,6 @@ struct TreeBlock {
   }
 };
 
-int blocks(long long n, int threads = 256) { return static_cast<int>((n + threads - 1) / threads); }
-
-constexpr int kEmpty = -1;  // an unused neighbour slot
 // When a frame's finishing runs in one block (finish_regions_in_one_block): its region capacity is
 // at most kOneBlockRegions (a 640x480 frame's is 4 800, 800x600's 7 500), and the previous frame
 // had at most kOneBlockUpTo regions (one per thread: a camera frame changes little from one frame
@@ -83,370 +84,6 @@ constexpr int kOneBlockRegions = 8192;
 constexpr int kOneBlockUpTo = 1024;
 constexpr int kOneBlockBackAt = 512;
 static_assert(kOneBlockRegions <= kOneBlockMax, "the one-block finishing scans its kept counts with block_prefix_sum_in_block");
-constexpr int kLarge = INT_MAX;
-
-// The region and run counts of the frame stay on the device (the scan's totals); the per-region and
-// per-run arrays have a capacity chosen by the host. A frame with more of either than the capacity
-// writes nothing past the scan (every later kernel returns at once) and is segmented again with
-// more room (Segmenter::accept).
-struct Counts {
-  const unsigned long long* totals;
-  int region_capacity, run_capacity;
-  __device__ int regions() const { return static_cast<int>(*totals >> 32); }
-  __device__ int runs() const { return static_cast<int>(*totals & 0xffffffffu); }
-  __device__ bool overflow() const { return regions() > region_capacity || runs() > run_capacity; }
-};
-
-// --- Region and run numbers ---------------------------------------------------------------------
-
-// A word's count of region first pixels (high half) and run starts (low half), and 0 past the last
-// word, so that one exclusive scan over the words gives each word the regions and runs before it,
-// and the totals at index `words`. Scanning words, not pixels, reads and writes 16 bytes per 32
-// pixels (at 4K, 4 MB instead of the 130 MB a per-pixel scan moved).
-struct WordCounts {
-  const WordMarks* marks;
-  int words;
-  __device__ unsigned long long operator()(int k) const {
-    if (k >= words) return 0;
-    const WordMarks m = marks[k];
-    return static_cast<unsigned long long>(__popc(m.roots)) << 32 | static_cast<unsigned long long>(__popc(m.run_starts));
-  }
-};
-
-// A pixel's region and run numbers from its word's prefix and the bits below it in the word.
-struct Numbering {
-  const WordMarks* marks;
-  const unsigned long long* prefix;  // per word (exclusive), the totals after the last
-  // The region whose first pixel is `root` (a label value).
-  __device__ int region_of_root(int root) const {
-    const unsigned below = (1u << (root & 31)) - 1u;
-    return static_cast<int>(prefix[root >> 5] >> 32) + __popc(marks[root >> 5].roots & below);
-  }
-  // The run containing pixel i: the run starts at or before it, less one.
-  __device__ int run_at(int i, unsigned run_starts) const {
-    const unsigned upto = 0xffffffffu >> (31 - (i & 31));
-    return static_cast<int>(prefix[i >> 5] & 0xffffffffu) + __popc(run_starts & upto) - 1;
-  }
-  __device__ int region_of(const std::int32_t* label, int pixel) const { return region_of_root(label[pixel]); }
-};
-
-struct RegionArrays {
-  std::uint8_t* colour;
-  std::uint8_t* flags;
-  std::uint32_t* wide_flags;  // RegionFlags while building (atomicOr needs 32 bits)
-  std::int32_t *area, *left, *top, *right, *bottom, *first_x, *first_y;
-  unsigned long long *sum_2x, *sum_y;
-  std::int32_t *parent, *child_count, *descendant_count, *depth, *degree, *kept, *adj_begin, *adj;
-  std::int32_t* slots;  // cap + 1 per region
-  int slot_count;       // cap + 1
-  std::int32_t *leaves, *leaf_count;
-  bool nesting;  // child counts, descendant counts and depths are computed (TreeFields::all)
-};
-
-// Adds v to region a's neighbour set (lock-free: a slot goes from empty to a value once). When all
-// cap + 1 slots hold other values, a has more than cap neighbours and v need not be recorded.
-// (Reading the slots eight at a time from L2, bypassing L1, made this kernel slower: 9.6 -> 13.8 us
-// on a 640x480 frame, and 1920x1080 and 3840x2160 frames 35 and 77 us slower end to end; H100,
-// run of 2026-11-22 (0e0bbb0).)
-__device__ void add_neighbour(const RegionArrays& r, int a, int v) {
-  std::int32_t* slots = r.slots + a * r.slot_count;
-  for (int s = 0; s < r.slot_count; ++s) {
-    int cur = slots[s];
-    if (cur == kEmpty) cur = atomicCAS(&slots[s], kEmpty, v);
-    if (cur == kEmpty || cur == v) return;
-  }
-}
-
-// Per pixel: each run's row and start (at its first pixel) and end (at its last pixel) and its
-// region; each region, created at its first pixel (colour, first pixel, and the starting values of
-// the statistics the next kernels accumulate: no separate initialisation launch); and the §3.3
-// adjacency pairs at run starts (row 0: with the run to the west; below: with the pixel above when
-// its colour differs), into both regions' neighbour sets (empty at the start of every frame:
-// write_neighbours empties the slots it has read). Which pixels start a run or a region is
-// read from the word marks (a run ends where the next one starts), so the pixels in the middle of
-// a run — most of a clean frame — cost one broadcast load per warp.
-__global__ void emit_runs_and_pairs(DeviceView<const std::uint8_t> bin, const std::int32_t* label, Numbering num,
-                                    Run* runs, std::int32_t* run_region, Counts c, RegionArrays r) {
-  gpuvis::cuda::await_previous_kernel();
-  const int n = bin.width * bin.height;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n || c.overflow()) return;
-  const WordMarks m = num.marks[i >> 5];
-  const unsigned bit = 1u << (i & 31);
-  const bool start = m.run_starts & bit, root = m.roots & bit;
-  const bool end = i == n - 1 || ((i & 31) == 31 ? (num.marks[(i >> 5) + 1].run_starts & 1u) : (m.run_starts & (bit << 1)));
-  if (!start && !end && !root) return;
-  const int w = bin.width, y = i / w, x = i - y * w;
-  const int run = num.run_at(i, m.run_starts);
-  if (end) runs[run].x1 = x;
-  if (!start && !root) return;
-  const bool white = bin.row(y)[x] != 0;
-  const int reg = num.region_of(label, i);
-  if (root) {
-    r.colour[reg] = white ? 255 : 0;
-    r.first_x[reg] = x;
-    r.first_y[reg] = y;
-    r.top[reg] = y;
-    r.wide_flags[reg] = 0;
-    r.area[reg] = 0;
-    r.left[reg] = kLarge;
-    r.right[reg] = -1;
-    r.bottom[reg] = -1;
-    r.sum_2x[reg] = 0;
-    r.sum_y[reg] = 0;
-    r.child_count[reg] = 0;
-    r.descendant_count[reg] = 0;
-  }
-  if (!start) return;
-  runs[run].y = y;
-  runs[run].x0 = x;
-  run_region[run] = reg;
-  int other = -1;
-  if (y == 0) {
-    if (x > 0) other = num.region_of(label, i - 1);
-  } else if (white != (bin.row(y - 1)[x] != 0)) {
-    other = num.region_of(label, i - w);
-  }
-  if (other >= 0) {
-    add_neighbour(r, reg, other);
-    add_neighbour(r, other, reg);
-  }
-}
-
-// Per-run statistics. Consecutive runs often belong to the same region (a big background region
-// takes every other run), so on sm_80+ the lanes of a warp first reduce their values per region
-// (match + warp reductions) and one lane per region does the atomics: far less contention on the
-// background's counters. `narrow` says a warp's partial coordinate sums fit in 32 bits (width up
-// to 8191).
-__global__ void accumulate_runs(Counts c, const Run* runs, const std::int32_t* run_region, bool narrow, RegionArrays r) {
-  gpuvis::cuda::await_previous_kernel();
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  const int nruns = c.overflow() ? 0 : c.runs();
-  const bool valid = k < nruns;
-  const Run run = valid ? runs[k] : Run{0, 0, 0};
-  const int reg = valid ? run_region[k] : -1;
-  const unsigned len = static_cast<unsigned>(run.x1 - run.x0 + 1);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if (narrow) {
-    const unsigned sx = static_cast<unsigned>(run.x0 + run.x1) * len, sy = static_cast<unsigned>(run.y) * len;
-    const unsigned group = __match_any_sync(0xffffffffu, reg);
-    const unsigned area = __reduce_add_sync(group, len);
-    const int left = __reduce_min_sync(group, run.x0), right = __reduce_max_sync(group, run.x1);
-    const int bottom = __reduce_max_sync(group, run.y);
-    const unsigned sum_x = __reduce_add_sync(group, sx), sum_y = __reduce_add_sync(group, sy);
-    if (reg < 0 || static_cast<int>(threadIdx.x % 32) != __ffs(group) - 1) return;
-    atomicAdd(&r.area[reg], static_cast<int>(area));
-    atomicMin(&r.left[reg], left);
-    atomicMax(&r.right[reg], right);
-    atomicMax(&r.bottom[reg], bottom);
-    atomicAdd(&r.sum_2x[reg], static_cast<unsigned long long>(sum_x));
-    atomicAdd(&r.sum_y[reg], static_cast<unsigned long long>(sum_y));
-    return;
-  }
-#else
-  (void)narrow;
-#endif
-  if (reg < 0) return;
-  atomicAdd(&r.area[reg], static_cast<int>(len));
-  atomicMin(&r.left[reg], run.x0);
-  atomicMax(&r.right[reg], run.x1);
-  atomicMax(&r.bottom[reg], run.y);
-  atomicAdd(&r.sum_2x[reg], static_cast<unsigned long long>(run.x0 + run.x1) * static_cast<unsigned long long>(len));
-  atomicAdd(&r.sum_y[reg], static_cast<unsigned long long>(run.y) * static_cast<unsigned long long>(len));
-}
-
-// --- Per-region finishing -----------------------------------------------------------------------
-//
-// Three steps per region, separated by barriers: link (degree, flags, parent), judge (kept
-// neighbours, depth, descendant counts) and, after the scan of the kept counts, write (the tree's
-// neighbour lists). Each step is one device function of one region, run by a kernel per step on
-// large frames and by one block with barriers between the steps on camera frames
-// (finish_regions_in_one_block). A region's step is a chain of dependent loads, so neighbour slots
-// are loaded kBatch at a time (one by one, each would be a memory latency).
-
-constexpr int kBatch = 8;
-
-// A region's neighbours, slots [base, base + kBatch) of its set (kEmpty past `count`).
-__device__ __forceinline__ void load_slots(const std::int32_t* slots, int base, int count, int (&v)[kBatch]) {
-#pragma unroll
-  for (int j = 0; j < kBatch; ++j) v[j] = base + j < count ? slots[base + j] : kEmpty;
-}
-
-// The region's neighbour count: its filled slots (they fill in order, add_neighbour).
-__device__ __forceinline__ int filled_slots(const RegionArrays& r, int i) {
-  const std::int32_t* slots = r.slots + i * r.slot_count;
-  int d = 0;
-  for (int base = 0; base < r.slot_count; base += kBatch) {
-    int v[kBatch];
-    load_slots(slots, base, r.slot_count, v);
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) d += v[j] != kEmpty;
-    if (v[kBatch - 1] == kEmpty) break;
-  }
-  return d;
-}
-
-// Degree, saturation, border, and the parent link (the region above the first pixel).
-__device__ void link_region(int i, int w, int h, int cap, const std::int32_t* label, const Numbering& num,
-                            const RegionArrays& r) {
-  const int degree = filled_slots(r, i);
-  r.degree[i] = degree;
-  std::uint32_t flags = 0;
-  if (degree > cap) flags |= kSaturated;
-  const bool border = r.left[i] == 0 || r.top[i] == 0 || r.right[i] == w - 1 || r.bottom[i] == h - 1;
-  if (border) {
-    flags |= kBorder;
-    r.parent[i] = -1;
-  } else {
-    const int p = num.region_of(label, (r.first_y[i] - 1) * w + r.first_x[i]);
-    r.parent[i] = p;
-    if (r.nesting) atomicAdd(&r.child_count[p], 1);
-  }
-  r.wide_flags[i] = flags;
-}
-
-// A region's kept neighbours when it has at most kSortInRegisters (nearly all regions of a camera
-// frame, the roots of symbols included): loaded at once, each neighbour's degree loaded at once,
-// and each kept one written to its rank among them, so the sort costs no memory latency (sorting
-// into the slots one by one costs a dependent load per step, on the frame's path). Neighbours are
-// distinct. Marks the region fragmented when a neighbour is saturated; returns the kept count.
-constexpr int kSortInRegisters = 2 * kBatch;
-__device__ int keep_neighbours_in_registers(int i, int degree, int cap, const RegionArrays& r) {
-  std::int32_t* slots = r.slots + i * r.slot_count;
-  int v[kSortInRegisters];
-#pragma unroll
-  for (int j = 0; j < kSortInRegisters; ++j) v[j] = j < degree ? slots[j] : kEmpty;
-  unsigned keep = 0, saturated = 0;
-#pragma unroll
-  for (int j = 0; j < kSortInRegisters; ++j) {
-    const int d = v[j] != kEmpty ? r.degree[v[j]] : 0;
-    if (v[j] != kEmpty) (d > cap ? saturated : keep) |= 1u << j;
-  }
-#pragma unroll
-  for (int j = 0; j < kSortInRegisters; ++j) {
-    if (!(keep >> j & 1u)) continue;
-    int rank = 0;
-#pragma unroll
-    for (int k = 0; k < kSortInRegisters; ++k) rank += (keep >> k & 1u) && v[k] < v[j];
-    slots[rank] = v[j];
-  }
-  if (saturated) r.wide_flags[i] |= kFragmented;
-  return __popc(keep);
-}
-
-// Fragmentation and the kept neighbours (sorted, in the region's own slots), and, when the tree's
-// nesting is asked for, the ancestor walk: depth is the chain's length, and the region adds itself
-// to every ancestor's descendant count (the work is the sum of depths: small on camera frames,
-// bounded by the nesting on others; a chain of dependent loads as long as the depth). Returns the
-// kept count.
-__device__ int judge_region(int i, int cap, const RegionArrays& r) {
-  int kept = 0;
-  const int degree = r.degree[i];
-  if (degree <= cap && degree <= kSortInRegisters) {
-    kept = keep_neighbours_in_registers(i, degree, cap, r);
-  } else if (degree <= cap) {
-    std::int32_t* slots = r.slots + i * r.slot_count;
-    bool fragmented = false;
-    for (int base = 0; base < degree; base += kBatch) {
-      int v[kBatch], dv[kBatch];
-      load_slots(slots, base, degree, v);
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) dv[j] = v[j] != kEmpty ? r.degree[v[j]] : 0;
-      // The batch is in registers, and the sorted prefix stays below it: writing slots[0 .. kept]
-      // overwrites nothing not yet read.
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        if (v[j] == kEmpty) continue;
-        if (dv[j] > cap) {
-          fragmented = true;
-          continue;
-        }
-        int k = kept++;  // insertion sort into slots[0 .. kept)
-        for (; k > 0 && slots[k - 1] > v[j]; --k) slots[k] = slots[k - 1];
-        slots[k] = v[j];
-      }
-    }
-    if (fragmented) r.wide_flags[i] |= kFragmented;
-  }
-  if (r.nesting) {
-    int d = 0;
-    for (int p = r.parent[i]; p >= 0; p = r.parent[p]) {
-      atomicAdd(&r.descendant_count[p], 1);
-      ++d;
-    }
-    r.depth[i] = d;
-  }
-  return kept;
-}
-
-// The flags, the kept neighbours and the clean leaves into the tree (adj_begin is the scan of the
-// kept counts); then the region's neighbour slots are emptied for the next frame, so that no
-// launch has to clear them before it.
-__device__ void write_region(int i, const RegionArrays& r) {
-  const std::uint32_t flags = r.wide_flags[i];
-  const int kept = r.kept[i], begin = r.adj_begin[i];
-  r.flags[i] = static_cast<std::uint8_t>(flags);
-  if (kept == 1 && !(flags & (kSaturated | kFragmented | kBorder))) r.leaves[atomicAdd(r.leaf_count, 1)] = i;
-  std::int32_t* slots = r.slots + i * r.slot_count;
-  for (int base = 0; base < kept; base += kBatch) {
-    int v[kBatch];
-    load_slots(slots, base, kept, v);
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j)
-      if (base + j < kept) r.adj[begin + base + j] = v[j];
-  }
-  for (int k = 0; k < r.slot_count; ++k) slots[k] = kEmpty;
-}
-
-// One thread, before the lists: the list offsets' scan writes from adj_begin[1], and write_region
-// appends to the clean leaves.
-__device__ __forceinline__ void start_lists(const RegionArrays& r) {
-  r.adj_begin[0] = 0;
-  *r.leaf_count = 0;
-}
-
-__global__ void link_regions(Counts c, int w, int h, int cap, const std::int32_t* label, Numbering num,
-                             RegionArrays r) {
-  gpuvis::cuda::await_previous_kernel();
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c.overflow() || i >= c.regions()) return;
-  link_region(i, w, h, cap, label, num, r);
-}
-
-__global__ void judge_regions(Counts c, int cap, RegionArrays r) {
-  gpuvis::cuda::await_previous_kernel();
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i == 0) start_lists(r);
-  if (i >= c.region_capacity) return;
-  // The list offsets' scan runs over the whole capacity: past the count, nothing is kept.
-  r.kept[i] = c.overflow() || i >= c.regions() ? 0 : judge_region(i, cap, r);
-}
-
-__global__ void write_neighbours(Counts c, RegionArrays r) {
-  gpuvis::cuda::await_previous_kernel();
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c.overflow() || i >= c.regions()) return;
-  write_region(i, r);
-}
-
-// The whole finishing of a camera frame in one launch of one block: the steps above with barriers
-// between them (and the list offsets scanned over the count, not the capacity) instead of four
-// launches, each of which costs more than a step of a few hundred regions. Chosen by
-// Impl::finishes_in_one_block (kOneBlockRegions, kOneBlockUpTo, kOneBlockBackAt).
-__global__ void __launch_bounds__(kScanThreads)
-    finish_regions_in_one_block(Counts c, int w, int h, int cap, const std::int32_t* label, Numbering num, RegionArrays r) {
-  gpuvis::cuda::await_previous_kernel();
-  if (threadIdx.x == 0) start_lists(r);
-  if (c.overflow()) return;  // the same for every thread
-  const int n = c.regions();
-  for (int i = threadIdx.x; i < n; i += blockDim.x) link_region(i, w, h, cap, label, num, r);
-  __syncthreads();
-  for (int i = threadIdx.x; i < n; i += blockDim.x) r.kept[i] = judge_region(i, cap, r);
-  __syncthreads();
-  block_prefix_sum_in_block<true>(static_cast<const std::int32_t*>(r.kept), r.adj_begin + 1, n);
-  __syncthreads();
-  for (int i = threadIdx.x; i < n; i += blockDim.x) write_region(i, r);
-}
 
 }  // namespace
 
@@ -606,25 +243,21 @@ const DeviceTree& Segmenter::Impl::segment_async(DeviceView<const std::uint8_t> 
   r.nesting = fields == TreeFields::all;
   Run* runs = m.runs.ensure(run_capacity);
   std::int32_t* run_region = m.run_region.ensure(run_capacity);
-  using gpuvis::cuda::launch_chained;
-  launch_chained(emit_runs_and_pairs, dim3(blocks(n)), dim3(256), 0, stream, bin, label, num, runs, run_region, c, r);
   // A warp's partial sums of (x0 + x1) * length stay below 32 * 2 * w^2 and of y * length below
   // 32 * h * w: both fit in 32 bits for frames up to 8191 pixels wide and high.
   const bool narrow = w < 8192 && h < 8192;
-  launch_chained(accumulate_runs, dim3(blocks(run_capacity)), dim3(256), 0, stream, c, runs, run_region, narrow, r);
+  enqueue_regions(bin, label, num, runs, run_region, c, r, narrow, stream);
   m.events[3].record(stream);
 
   // 4. Flags, parent forest and neighbour lists.
   const auto* labels = static_cast<const std::int32_t*>(label);
   const bool one_block = m.finishes_in_one_block(n);
   if (one_block) {
-    launch_chained(finish_regions_in_one_block, dim3(1), dim3(kScanThreads), 0, stream, c, w, h, cap, labels, num, r);
+    enqueue_finishing_in_one_block(c, w, h, cap, labels, num, r, stream);
   } else {
-    const dim3 per_region(blocks(region_capacity));
-    launch_chained(link_regions, per_region, dim3(256), 0, stream, c, w, h, cap, labels, num, r);
-    launch_chained(judge_regions, per_region, dim3(256), 0, stream, c, cap, r);
+    enqueue_link_and_judge(c, w, h, cap, labels, num, r, stream);
     m.prefix_sum<true>(static_cast<const std::int32_t*>(r.kept), r.adj_begin + 1, region_capacity, stream);
-    launch_chained(write_neighbours, per_region, dim3(256), 0, stream, c, r);
+    enqueue_write_neighbours(c, r, stream);
   }
   m.events[4].record(stream);
 
