@@ -10,8 +10,8 @@ namespace gpuvis::pdf {
 bool available() { return plugins::find(plugin::kPlugin) != nullptr; }
 
 void write_svg_pages(const std::string& path, const std::vector<std::string>& svg_pages) {
+  const auto* api = static_cast<const plugin::Api*>(plugins::require(plugin::kPlugin));  // first: says what to install
   require(!svg_pages.empty(), "PDF: no pages to write");
-  const auto* api = static_cast<const plugin::Api*>(plugins::require(plugin::kPlugin));
   write_file_atomically(path, api->render_svg_pages(svg_pages));
 }
 
