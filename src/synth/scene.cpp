@@ -460,7 +460,7 @@ Scene Generator::make(const SceneParams& q) {
     // In the truth only while the symbol itself (not the paper around it) is inside the frame.
     const double inner = 0.5 * a.side * p.root_size / p.pixels.width();
     if (a.x < inner || a.y < inner || a.x > q.width - inner || a.y > q.height - inner) continue;
-    PlacedSymbol sym{q.set, a.id, 0, 0, 0, a.side};
+    PlacedSymbol sym{q.set, a.id, 0, 0, 0, a.side, m.dx, m.dy};
     true_pose(p, h, sym.x, sym.y, sym.angle);
     scene.symbols.push_back(sym);
   }
@@ -501,7 +501,9 @@ std::string truth_json(const Scene& scene, const std::string& file) {
   for (std::size_t i = 0; i < scene.symbols.size(); ++i) {
     const auto& s = scene.symbols[i];
     o << (i ? "," : "") << "{\"set\":\"" << s.set << "\",\"id\":" << s.id << ",\"x\":" << s.x << ",\"y\":" << s.y
-      << ",\"angle\":" << s.angle << ",\"size\":" << s.size << "}";
+      << ",\"angle\":" << s.angle << ",\"size\":" << s.size;
+    if (s.smear_x != 0 || s.smear_y != 0) o << ",\"smear\":[" << s.smear_x << "," << s.smear_y << "]";
+    o << "}";
   }
   o << "],\"fingers\":[";
   for (std::size_t i = 0; i < scene.fingers.size(); ++i)

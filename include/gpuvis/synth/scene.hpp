@@ -89,6 +89,9 @@ struct PlacedSymbol {
   int id;
   double x, y, angle;  // true centre (pixels) and angle (radians, reacTIVision convention)
   double size;         // printed square side in pixels
+  // The print's travel while the shutter was open (pixels, x right, y down), centred on the pose
+  // above: the smear a deblurring step should find. 0 for a still print.
+  double smear_x = 0, smear_y = 0;
 };
 struct PlacedFinger {
   double x, y, size;

@@ -107,11 +107,27 @@ std::vector<Tap> line_kernel(double angle, double length) {
   return taps;
 }
 
-Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness) {
+GreyBounds print_bounds(HostView<const float> patch) {
+  std::vector<float> v;
+  v.reserve(static_cast<std::size_t>(patch.width) * patch.height);
+  for (int y = 0; y < patch.height; ++y) v.insert(v.end(), patch.row(y), patch.row(y) + patch.width);
+  if (v.empty()) return {};
+  auto at = [&](std::size_t percent) {
+    const auto k = v.begin() + static_cast<std::ptrdiff_t>(v.size() * percent / 100);
+    std::nth_element(v.begin(), k, v.end());
+    return *k;
+  };
+  const float dark = at(2), bright = at(98);
+  return {std::max(1.0f, dark - 0.5f * (bright - dark)), bright + 5.0f};
+}
+
+Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
+                        GreyBounds bounds) {
   const int w = blurred.width, h = blurred.height;
+  const float lo = std::max(bounds.lo, 1.0f), hi = std::max(bounds.hi, lo);
   Image<float> estimate(w, h), reblurred(w, h), ratio(w, h), correction(w, h), nx(w, h), ny(w, h);
   for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) estimate(x, y) = std::max(blurred(x, y), 1.0f);
+    for (int x = 0; x < w; ++x) estimate(x, y) = std::clamp(blurred(x, y), lo, hi);
   // The kernel's mirror image back-projects the ratio.
   std::vector<Tap> mirrored = kernel;
   for (Tap& t : mirrored) t.dx = -t.dx, t.dy = -t.dy;
@@ -142,7 +158,7 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
       const float *c = correction.row(y), *gx = nx.row(y), *gy = ny.row(y), *gy_above = ny.row(std::max(y - 1, 0));
       for (int x = 0; x < w; ++x) {
         const float curvature = gx[x] - gx[x > 0 ? x - 1 : 0] + gy[x] - (y > 0 ? gy_above[x] : gy[x]);
-        u[x] *= c[x] / std::max(0.5f, 1.0f - lambda * curvature);
+        u[x] = std::clamp(u[x] * c[x] / std::max(0.5f, 1.0f - lambda * curvature), lo, hi);
       }
     }
   }

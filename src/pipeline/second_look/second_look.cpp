@@ -113,7 +113,8 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
 
 bool SecondLooker::decode_deblurred(Scratch& s, HostView<const float> patch, double angle, double length, const Candidate& c, int x0,
                                     int y0, decode::Fiducial& found) const {
-  const Image<float> restored = deconvolve(patch, line_kernel(angle, length), config_.iterations, config_.smoothness);
+  const Image<float> restored =
+      deconvolve(patch, line_kernel(angle, length), config_.iterations, config_.smoothness, print_bounds(patch));
   if (s.sharp.width() != patch.width || s.sharp.height() != patch.height) {
     s.sharp = Image<std::uint8_t>(patch.width, patch.height);
     s.binary = Image<std::uint8_t>(patch.width, patch.height);
