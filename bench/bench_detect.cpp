@@ -291,10 +291,19 @@ std::string camera_table(synth::Generator& gen, int frames, const std::string& f
 // updated over a print of another ID.
 std::string sequence_table(synth::Generator& gen, int frames) {
   std::ostringstream table;
-  table << "| speed (px/frame) | exposure | smear (px) | detector | reported | worst print | sessions per print (most) | wrong IDs | "
-           "median / p95 centre error (px) | median ms/frame |\n|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
+  table << "| speed (px/frame) | ramp (frames) | exposure | smear (px) | detector | reported | worst print | sessions per print (most) | "
+           "wrong IDs | median / p95 centre error (px) | median ms/frame |\n|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
+  // Prints moving from the first frame, then prints put down and brought up to speed over 20
+  // frames (a hand slides a token it has just put down).
+  struct Motion {
+    double speed, exposure, ramp;
+  };
+  std::vector<Motion> motions;
   for (double speed : {4.0, 6.0, 8.0, 12.0})
-    for (double exposure : {0.5, 1.0}) {
+    for (double exposure : {0.5, 1.0}) motions.push_back({speed, exposure, 0});
+  for (double speed : {8.0, 12.0, 16.0})
+    for (double exposure : {0.5, 1.0}) motions.push_back({speed, exposure, 20});
+  for (const auto [speed, exposure, ramp] : motions) {
       std::vector<synth::Scene> scenes;
       synth::SceneParams q;
       q.symbols = 6;
@@ -303,6 +312,7 @@ std::string sequence_table(synth::Generator& gen, int frames) {
       q.speed = speed;
       q.spin = 2 * std::numbers::pi / 180;
       q.motion_blur = exposure;
+      q.ramp = ramp;
       q.seed = 77;
       for (int t = 0; t < frames; ++t) {
         q.frame = t;
@@ -358,8 +368,8 @@ std::string sequence_table(synth::Generator& gen, int frames) {
         std::sort(ms.begin(), ms.end());
         const auto at = [&](double f) { return err.empty() ? std::nan("") : err[static_cast<std::size_t>(f * static_cast<double>(err.size() - 1))]; };
         char row[512];
-        std::snprintf(row, sizeof row, "| %g | %g | %g | %s | %d/%d (%.1f%%) | %.2f | %zu | %d | %.2f / %.2f | %.2f |\n", speed, exposure,
-                      speed * exposure, run.name.c_str(), found, total, 100.0 * found / std::max(total, 1), worst, most_sessions, wrong,
+        std::snprintf(row, sizeof row, "| %g | %g | %g | %g | %s | %d/%d (%.1f%%) | %.2f | %zu | %d | %.2f / %.2f | %.2f |\n", speed, ramp,
+                      exposure, speed * exposure, run.name.c_str(), found, total, 100.0 * found / std::max(total, 1), worst, most_sessions, wrong,
                       at(0.5), at(0.95), ms[ms.size() / 2]);
         table << row;
         std::fputs(row, stderr);

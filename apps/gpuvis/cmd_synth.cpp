@@ -46,6 +46,11 @@ void register_synth(CLI::App& app, Command& run) {
                 "fingers, and leave the frame");
   cmd->add_option("--speed", q.speed, "With --sequence: symbol speed in pixels per frame")->default_val(0);
   cmd->add_option("--spin", spin_deg, "With --sequence: rotation in degrees per frame")->default_val(0);
+  cmd->add_option("--ramp", q.ramp,
+                  "With --sequence: frames over which the prints get up to --speed and --spin from standing still (a hand puts "
+                  "a token down, then slides it; 0: moving from the first frame)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->default_val(0);
   cmd->add_option("--motion-blur", q.motion_blur,
                   "Exposure as a fraction of the frame interval (0-1): with --sequence each symbol is smeared along its own "
                   "motion and spin; the truth is the sharp pose at mid-exposure")

@@ -299,6 +299,7 @@ void validate(const SceneParams& q) {
   require(q.set == "default" || q.set == "small" || q.set == "yamaarashi", "synth: symbol set must be default, small or yamaarashi");
   require(q.motion_blur >= 0 && q.motion_blur <= 1, "synth: motion blur is the exposure's fraction of the frame interval, 0 to 1");
   require(q.motion_px >= 0 && q.motion_px <= 100, "synth: motion smear must be 0 to 100 pixels");
+  require(q.ramp >= 0 && q.ramp <= 1e6, "synth: ramp must be 0 to 1000000 frames");
   require(q.vignetting >= 0 && q.vignetting < 1, "synth: vignetting must be at least 0 and under 1");
   require(q.jpeg >= 0 && q.jpeg <= 100, "synth: JPEG quality must be 1 to 100 (0: no JPEG)");
 }
@@ -368,6 +369,15 @@ void draw_fingers(const SceneParams& q, std::mt19937& rng, Uniform& U, std::vect
   }
 }
 
+// The fraction of full speed at time t (frames) while the prints get up to speed.
+double speed_at(const SceneParams& q, double t) { return q.ramp > 0 ? std::min(1.0, t / q.ramp) : 1.0; }
+
+// How far the prints have turned by frame `frame`, in frames at full spin.
+double turned_by(const SceneParams& q, int frame) {
+  if (q.ramp <= 0 || frame >= q.ramp) return frame - 0.5 * std::max(q.ramp, 0.0);
+  return 0.5 * frame * frame / q.ramp;
+}
+
 // The sequence: prints slide across the table as objects do, so they never overlap. Each frame
 // (in four sub-steps) they move, and two that touch bounce (equal masses: they exchange the
 // velocity along the line between their centres); a print that touches a finger bounces off it.
@@ -376,9 +386,10 @@ void draw_fingers(const SceneParams& q, std::mt19937& rng, Uniform& U, std::vect
 void play_sequence(const SceneParams& q, const std::vector<Disk>& fingers, std::vector<Placement>& placed) {
   constexpr int kSubSteps = 4;
   for (int step = 0; step < q.frame * kSubSteps && q.speed != 0; ++step) {
+    const double pace = speed_at(q, (step + 0.5) / kSubSteps);
     for (auto& a : placed) {
-      a.x += a.vx / kSubSteps;
-      a.y += a.vy / kSubSteps;
+      a.x += pace * a.vx / kSubSteps;
+      a.y += pace * a.vy / kSubSteps;
     }
     for (std::size_t i = 0; i < placed.size(); ++i) {
       auto& a = placed[i];
@@ -450,11 +461,12 @@ Scene Generator::make(const SceneParams& q) {
   for (const auto& a : placed) {
     const SymbolPrint& p = print(q.set, a.id);
     const double dir = U(motion_rng) * 2 * std::numbers::pi;
-    const Motion m{q.motion_blur * a.vx + q.motion_px * std::cos(dir), q.motion_blur * a.vy + q.motion_px * std::sin(dir),
-                   q.motion_blur * q.spin};
-    const Homography h = placement(p.pixels.width(), a.side, a.rot + q.frame * q.spin, a.x, a.y, a.px, a.py);
+    const double pace = speed_at(q, q.frame), rot = a.rot + q.spin * turned_by(q, q.frame);
+    const Motion m{q.motion_blur * pace * a.vx + q.motion_px * std::cos(dir), q.motion_blur * pace * a.vy + q.motion_px * std::sin(dir),
+                   q.motion_blur * pace * q.spin};
+    const Homography h = placement(p.pixels.width(), a.side, rot, a.x, a.y, a.px, a.py);
     draw_print(reflect, p, exposure(m, a.side, [&](double dx, double dy, double turn) {
-                 return placement(p.pixels.width(), a.side, a.rot + q.frame * q.spin + turn, a.x + dx, a.y + dy, a.px, a.py);
+                 return placement(p.pixels.width(), a.side, rot + turn, a.x + dx, a.y + dy, a.px, a.py);
                }),
                q.ink);
     // In the truth only while the symbol itself (not the paper around it) is inside the frame.

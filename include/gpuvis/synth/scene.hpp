@@ -67,6 +67,9 @@ struct SceneParams {
   int frame = 0;
   double speed = 0;  // pixels per frame
   double spin = 0;   // radians per frame
+  // Frames over which the prints get up to speed and spin from standing still (0: moving from the
+  // first frame): a hand puts a token down, then slides it.
+  double ramp = 0;
 
   // The camera (all off by default):
   // Motion blur: the shutter is open for `motion_blur` of the frame interval (0..1), centred on
