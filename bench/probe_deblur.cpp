@@ -1,0 +1,96 @@
+// probe_deblur: how far deblurring alone takes a smeared print, against the truth. For each print
+// of the camera table's single-frame smears (640x480, 8 prints 48-80 px wide, seeds as
+// bench_detect's), the patch the second look would take around it is deblurred once, with the
+// estimated smear and with the true one (synth's truth), then thresholded, segmented and decoded
+// as the second look does; prints are counted by size. Separates the estimate's errors from the
+// deblurring's limits (docs/benchmarks/detect.md).
+//
+//   probe_deblur [SMEAR_PX=7] [FRAMES=30] [ITERATIONS=45]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/segment/region_tree.hpp"
+#include "gpuvis/synth/scene.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+#include "pipeline/second_look/motion_blur.hpp"
+
+using namespace gpuvis;
+namespace sl = gpuvis::pipeline::second_look;
+
+namespace {
+
+struct Stages {
+  decode::TreeSet set = decode::TreeSet::builtin("default");
+  std::unique_ptr<threshold::Thresholder> thresholder;
+  decode::Decoder decoder{set};
+  segment::RegionTree tree;
+  std::vector<decode::Fiducial> fiducials;
+};
+
+// 1: the print's ID decoded where it is; -1: another ID there; 0: nothing.
+int deblur_and_decode(Stages& st, const Image<float>& patch, double angle, double length, int iterations, double x, double y,
+                      int size, int id) {
+  const auto restored = sl::deconvolve(patch.view(), sl::line_kernel(angle, length), iterations, 0.006, sl::print_bounds(patch.view()));
+  Image<std::uint8_t> sharp(patch.width(), patch.height()), binary(patch.width(), patch.height());
+  for (int r = 0; r < patch.height(); ++r)
+    for (int c = 0; c < patch.width(); ++c) sharp(c, r) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(c, r)), 0L, 255L));
+  st.thresholder->apply(sharp.view(), binary.view());
+  segment::segment_cpu(binary.view(), st.set.cap(), st.tree);
+  st.decoder.decode(st.tree, binary.view(), st.fiducials);
+  for (const auto& f : st.fiducials)
+    if (!f.fuzzy() && std::hypot(f.x - x, f.y - y) <= 0.35 * size) return f.id == id ? 1 : -1;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double smear = argc > 1 ? std::atof(argv[1]) : 7;
+  const int frames = argc > 2 ? std::atoi(argv[2]) : 30;
+  const int iterations = argc > 3 ? std::atoi(argv[3]) : 45;
+  synth::Generator gen(std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols");
+  Stages st;
+  auto tp = pipeline::DetectorParams::default_threshold();
+  tp.backend = Backend::cpu;
+  st.thresholder = threshold::make_thresholder(tp);
+  int total = 0, estimated = 0, truth = 0, wrong = 0, by_size[4][2] = {};
+  for (int i = 0; i < frames; ++i) {
+    synth::SceneParams q;
+    q.symbols = 8;
+    q.min_size = 48 * 1.11;
+    q.max_size = 80 * 1.11;
+    q.seed = 5000 + static_cast<std::uint32_t>(i) * 7919u;
+    q.motion_px = smear;
+    const auto scene = gen.make(q);
+    for (const auto& p : scene.symbols) {
+      const int size = static_cast<int>(p.size / 1.11);  // the symbol's width, as the second look's candidate
+      const int half = static_cast<int>(std::lround(0.7 * size)) + 4;
+      const int x0 = std::max(0, static_cast<int>(p.x) - half), y0 = std::max(0, static_cast<int>(p.y) - half);
+      const int x1 = std::min(q.width, static_cast<int>(p.x) + half + 1), y1 = std::min(q.height, static_cast<int>(p.y) + half + 1);
+      Image<float> patch(x1 - x0, y1 - y0);
+      for (int r = y0; r < y1; ++r)
+        for (int c = x0; c < x1; ++c) patch(c - x0, r - y0) = scene.image(c, r);
+      const auto m = sl::estimate_motion(patch.view(), std::clamp(size / 3, 4, 24));
+      const double true_angle = std::fmod(std::atan2(p.smear_y, p.smear_x) + 2 * std::numbers::pi, std::numbers::pi);
+      const int a = deblur_and_decode(st, patch, m.angle, m.length, iterations, p.x - x0, p.y - y0, size, p.id);
+      const int b = deblur_and_decode(st, patch, true_angle, std::hypot(p.smear_x, p.smear_y), iterations, p.x - x0, p.y - y0, size, p.id);
+      estimated += a == 1, truth += b == 1, wrong += (a == -1) + (b == -1);
+      const int bin = std::clamp((size - 48) / 8, 0, 3);
+      ++by_size[bin][0];
+      by_size[bin][1] += b == 1;
+      ++total;
+    }
+  }
+  std::printf("smear %.1f px, %d iterations: %d prints; decoded in one try with the estimated smear %d, with the true smear %d; "
+              "other IDs %d\n",
+              smear, iterations, total, estimated, truth, wrong);
+  for (int b = 0; b < 4; ++b)
+    std::printf("  symbols %d-%d px wide, the true smear: %d/%d\n", 48 + 8 * b, b == 3 ? 80 : 55 + 8 * b, by_size[b][1], by_size[b][0]);
+}
