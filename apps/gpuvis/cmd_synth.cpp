@@ -19,7 +19,8 @@ void register_synth(CLI::App& app, Command& run) {
   auto* cmd = app.add_subcommand("synth", "Generate test frames from the printed amoeba symbols (or drawn yamaarashi), with ground truth");
   cmd->footer(
       "Writes OUT/frame_NNNN.<format> and OUT/truth.jsonl (one line per frame: the true centre in pixels\n"
-      "and angle in radians of every symbol, as gpuvis detect reports them, and the finger positions).");
+      "and angle in radians of every symbol, as gpuvis detect reports them, a smeared symbol's travel during\n"
+      "the exposure as \"smear\":[dx,dy] in pixels, and the finger positions).");
   cmd->add_option("out", out, "Output folder (created)");
   cmd->add_option("--count", count, "Number of frames")->check(CLI::Range(1, 1000000))->default_val(10);
   cmd->add_option("--size", size, "Frame size WxH")->default_val("640x480");
