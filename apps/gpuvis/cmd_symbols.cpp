@@ -96,7 +96,7 @@ void register_symbols(CLI::App& app, Command& run) {
       constexpr double kMargin = 10, kGap = 4, kLabel = 6;  // mm
       const int cols = static_cast<int>(std::floor((pw - 2 * kMargin + kGap) / (side + kGap)));
       const int rows = static_cast<int>(std::floor((ph - 2 * kMargin + kGap) / (side + kLabel + kGap)));
-      require(cols >= 1 && rows >= 1, "--size " + size_text + " does not fit a " + paper_name + " page with 10 mm margins");
+      require(cols >= 1 && rows >= 1, "--size " + size_text + " does not fit the " + paper_name + " page with 10 mm margins");
       const int per_page = cols * rows;
       const int pages = static_cast<int>((ids.size() + per_page - 1) / per_page);
       auto page_path = [&](int page) {

@@ -124,7 +124,7 @@ void validate(const MeanShiftSegmentParams& p) {
   validate(p.filter);
   require(p.connect > 0 && p.connect <= 4, "meanshift segment: connect must be in (0, 4] (a fraction of h_r), got " +
                                                std::to_string(p.connect));
-  require(p.fuse >= 0 && p.fuse <= 4, "meanshift segment: fuse must be in [0, 4] (a fraction of h_r), got " + std::to_string(p.fuse));
+  require(p.fuse >= 0 && p.fuse <= 4, "meanshift segment: fuse must be in [0, 4] (a fraction of h_r), got " + number_text(p.fuse));
   require(p.min_size >= 0, "meanshift segment: min_size must be >= 0, got " + std::to_string(p.min_size));
 }
 

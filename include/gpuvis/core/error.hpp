@@ -1,6 +1,7 @@
 #pragma once
 // Errors: every failure the user can cause (bad file, bad parameter, missing device) is reported as
 // a gpuvis::Error with a message that says what to fix. Nothing is ignored silently.
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -27,6 +28,14 @@ class Error : public std::runtime_error {
 
 inline void require(bool condition, const std::string& message) {
   if (!condition) fail(ErrorCode::invalid_argument, message);
+}
+
+// A number as a message quotes it: as the user would write it ("-1", "0.5"), not std::to_string's
+// "-1.000000".
+inline std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
 }
 
 }  // namespace gpuvis
