@@ -25,6 +25,7 @@
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "gpuvis/track/tracker.hpp"
+#include "camera_frames.hpp"
 #include "harness.hpp"
 
 using namespace gpuvis;
@@ -239,11 +240,7 @@ std::string camera_table(synth::Generator& gen, int frames, const std::string& f
     if (cond.name.find(filter) == std::string::npos) continue;
     std::vector<synth::Scene> scenes;
     for (int i = 0; i < frames; ++i) {
-      synth::SceneParams q;
-      q.symbols = 8;
-      q.min_size = 48 * 1.11;
-      q.max_size = 80 * 1.11;
-      q.seed = 5000 + static_cast<std::uint32_t>(i) * 7919u;
+      synth::SceneParams q = bench::camera_frame(i);
       cond.apply(q, frames > 1 ? static_cast<double>(i) / (frames - 1) : 0.0);
       scenes.push_back(gen.make(q));
     }
@@ -304,77 +301,80 @@ std::string sequence_table(synth::Generator& gen, int frames) {
   for (double speed : {8.0, 12.0, 16.0})
     for (double exposure : {0.5, 1.0}) motions.push_back({speed, exposure, 20});
   for (const auto [speed, exposure, ramp] : motions) {
-      std::vector<synth::Scene> scenes;
-      synth::SceneParams q;
-      q.symbols = 6;
-      q.min_size = 53;
-      q.max_size = 89;
-      q.speed = speed;
-      q.spin = 2 * std::numbers::pi / 180;
-      q.motion_blur = exposure;
-      q.ramp = ramp;
-      q.seed = 77;
-      for (int t = 0; t < frames; ++t) {
-        q.frame = t;
-        scenes.push_back(gen.make(q));
-      }
-      for (const DetectorRun& run : detector_runs()) {
-        pipeline::DetectorParams cfg;
-        cfg.backend = run.backend;
-        cfg.second_look.enabled = run.second_look;
-        pipeline::Detector det(cfg);
-        track::Tracker tracker;
-        std::vector<decode::ExpectedSymbol> expected;
-        std::map<int, int> present, reported;
-        std::map<int, std::set<int>> sessions;
-        std::vector<double> err, ms;
-        int wrong = 0;
-        for (std::size_t t = 0; t < scenes.size(); ++t) {
-          const auto& s = scenes[t];
-          const auto t0 = std::chrono::steady_clock::now();
-          tracker.expected_symbols(expected);
-          det.expect(expected);
-          const auto& d = det.detect(s.image.view());
-          const auto& f = tracker.update(d, static_cast<double>(t) / 60);
-          ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-          for (const auto& sym : s.symbols) {
-            ++present[sym.id];
-            for (const auto& o : f.objects) {
-              const double e = std::hypot(double{o.m.x} * q.width - sym.x, double{o.m.y} * q.height - sym.y);
-              if (o.symbol_id == sym.id && e < sym.size / 3) {
-                ++reported[sym.id];
-                sessions[sym.id].insert(o.session_id);
-                err.push_back(e);
-                break;
-              }
+    std::vector<synth::Scene> scenes;
+    synth::SceneParams q;
+    q.symbols = 6;
+    q.min_size = 53;
+    q.max_size = 89;
+    q.speed = speed;
+    q.spin = 2 * std::numbers::pi / 180;
+    q.motion_blur = exposure;
+    q.ramp = ramp;
+    q.seed = 77;
+    for (int t = 0; t < frames; ++t) {
+      q.frame = t;
+      scenes.push_back(gen.make(q));
+    }
+    for (const DetectorRun& run : detector_runs()) {
+      pipeline::DetectorParams cfg;
+      cfg.backend = run.backend;
+      cfg.second_look.enabled = run.second_look;
+      pipeline::Detector det(cfg);
+      track::Tracker tracker;
+      std::vector<decode::ExpectedSymbol> expected;
+      std::map<int, int> present, reported;
+      std::map<int, std::set<int>> sessions;
+      std::vector<double> err, ms;
+      int wrong = 0;
+      for (std::size_t t = 0; t < scenes.size(); ++t) {
+        const auto& s = scenes[t];
+        const auto t0 = std::chrono::steady_clock::now();
+        tracker.expected_symbols(expected);
+        det.expect(expected);
+        const auto& d = det.detect(s.image.view());
+        const auto& f = tracker.update(d, static_cast<double>(t) / 60);
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        for (const auto& sym : s.symbols) {
+          ++present[sym.id];
+          for (const auto& o : f.objects) {
+            const double e = std::hypot(double{o.m.x} * q.width - sym.x, double{o.m.y} * q.height - sym.y);
+            if (o.symbol_id == sym.id && e < sym.size / 3) {
+              ++reported[sym.id];
+              sessions[sym.id].insert(o.session_id);
+              err.push_back(e);
+              break;
             }
           }
-          for (const auto& o : f.objects)
-            if (o.updated)
-              for (const auto& sym : s.symbols)
-                wrong += sym.id != o.symbol_id &&
-                         std::hypot(double{o.m.x} * q.width - sym.x, double{o.m.y} * q.height - sym.y) < sym.size / 3;
         }
-        int total = 0, found = 0;
-        double worst = 1;
-        std::size_t most_sessions = 0;
-        for (const auto& [id, n] : present) {
-          total += n;
-          found += reported[id];
-          worst = std::min(worst, static_cast<double>(reported[id]) / n);
-          most_sessions = std::max(most_sessions, sessions[id].size());
-        }
-        std::sort(err.begin(), err.end());
-        std::sort(ms.begin(), ms.end());
-        const auto at = [&](double f) { return err.empty() ? std::nan("") : err[static_cast<std::size_t>(f * static_cast<double>(err.size() - 1))]; };
-        char row[512];
-        std::snprintf(row, sizeof row, "| %g | %g | %g | %g | %s | %d/%d (%.1f%%) | %.2f | %zu | %d | %.2f / %.2f | %.2f |\n", speed, ramp,
-                      exposure, speed * exposure, run.name.c_str(), found, total, 100.0 * found / std::max(total, 1), worst, most_sessions, wrong,
-                      at(0.5), at(0.95), ms[ms.size() / 2]);
-        table << row;
-        std::fputs(row, stderr);
+        for (const auto& o : f.objects)
+          if (o.updated)
+            for (const auto& sym : s.symbols)
+              wrong += sym.id != o.symbol_id &&
+                       std::hypot(double{o.m.x} * q.width - sym.x, double{o.m.y} * q.height - sym.y) < sym.size / 3;
       }
+      int total = 0, found = 0;
+      double worst = 1;
+      std::size_t most_sessions = 0;
+      for (const auto& [id, n] : present) {
+        total += n;
+        found += reported[id];
+        worst = std::min(worst, static_cast<double>(reported[id]) / n);
+        most_sessions = std::max(most_sessions, sessions[id].size());
+      }
+      std::sort(err.begin(), err.end());
+      std::sort(ms.begin(), ms.end());
+      const auto at = [&](double f) {
+        return err.empty() ? std::nan("") : err[static_cast<std::size_t>(f * static_cast<double>(err.size() - 1))];
+      };
+      char row[512];
+      std::snprintf(row, sizeof row,
+                    "| %g | %g | %g | %g | %s | %d/%d (%.1f%%) | %.2f | %zu | %d | %.2f / %.2f | %.2f |\n", speed, ramp,
+                    exposure, speed * exposure, run.name.c_str(), found, total, 100.0 * found / std::max(total, 1),
+                    worst, most_sessions, wrong, at(0.5), at(0.95), ms[ms.size() / 2]);
+      table << row;
+      std::fputs(row, stderr);
     }
+  }
   return table.str();
 }
 

@@ -2,7 +2,7 @@
 // of the camera table's single-frame smears (640x480, 8 prints 48-80 px wide, seeds as
 // bench_detect's), the patch the second look would take around it is deblurred once, with the
 // estimated smear and with the true one (synth's truth), then thresholded, segmented and decoded
-// as the second look does; prints are counted by size. Separates the estimate's errors from the
+// as the second look does (its patch, bounds and stages; one try, no vote); prints are counted by size. Separates the estimate's errors from the
 // deblurring's limits (docs/benchmarks/detect.md).
 //
 //   probe_deblur [SMEAR_PX=7] [FRAMES=30] [ITERATIONS=45]
@@ -19,7 +19,8 @@
 #include "gpuvis/segment/region_tree.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "gpuvis/threshold/threshold.hpp"
-#include "pipeline/second_look/motion_blur.hpp"
+#include "camera_frames.hpp"
+#include "pipeline/second_look/second_look.hpp"
 
 using namespace gpuvis;
 namespace sl = gpuvis::pipeline::second_look;
@@ -62,25 +63,18 @@ int main(int argc, char** argv) {
   st.thresholder = threshold::make_thresholder(tp);
   int total = 0, estimated = 0, truth = 0, wrong = 0, by_size[4][2] = {};
   for (int i = 0; i < frames; ++i) {
-    synth::SceneParams q;
-    q.symbols = 8;
-    q.min_size = 48 * 1.11;
-    q.max_size = 80 * 1.11;
-    q.seed = 5000 + static_cast<std::uint32_t>(i) * 7919u;
+    synth::SceneParams q = bench::camera_frame(i);
     q.motion_px = smear;
     const auto scene = gen.make(q);
     for (const auto& p : scene.symbols) {
       const int size = static_cast<int>(p.size / 1.11);  // the symbol's width, as the second look's candidate
-      const int half = static_cast<int>(std::lround(0.7 * size)) + 4;
-      const int x0 = std::max(0, static_cast<int>(p.x) - half), y0 = std::max(0, static_cast<int>(p.y) - half);
-      const int x1 = std::min(q.width, static_cast<int>(p.x) + half + 1), y1 = std::min(q.height, static_cast<int>(p.y) + half + 1);
-      Image<float> patch(x1 - x0, y1 - y0);
-      for (int r = y0; r < y1; ++r)
-        for (int c = x0; c < x1; ++c) patch(c - x0, r - y0) = scene.image(c, r);
-      const auto m = sl::estimate_motion(patch.view(), std::clamp(size / 3, 4, 24));
+      const sl::Patch patch = sl::patch_around(scene.image.view(), p.x, p.y, size);
+      if (patch.grey.width() == 0) continue;
+      const auto m = sl::estimate_motion(patch.grey.view(), std::clamp(size / 3, 4, 24));
       const double true_angle = std::fmod(std::atan2(p.smear_y, p.smear_x) + 2 * std::numbers::pi, std::numbers::pi);
-      const int a = deblur_and_decode(st, patch, m.angle, m.length, iterations, p.x - x0, p.y - y0, size, p.id);
-      const int b = deblur_and_decode(st, patch, true_angle, std::hypot(p.smear_x, p.smear_y), iterations, p.x - x0, p.y - y0, size, p.id);
+      const double x = p.x - patch.x0, y = p.y - patch.y0;
+      const int a = deblur_and_decode(st, patch.grey, m.angle, m.length, iterations, x, y, size, p.id);
+      const int b = deblur_and_decode(st, patch.grey, true_angle, std::hypot(p.smear_x, p.smear_y), iterations, x, y, size, p.id);
       estimated += a == 1, truth += b == 1, wrong += (a == -1) + (b == -1);
       const int bin = std::clamp((size - 48) / 8, 0, 3);
       ++by_size[bin][0];

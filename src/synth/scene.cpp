@@ -374,8 +374,8 @@ double speed_at(const SceneParams& q, double t) { return q.ramp > 0 ? std::min(1
 
 // How far the prints have turned by frame `frame`, in frames at full spin.
 double turned_by(const SceneParams& q, int frame) {
-  if (q.ramp <= 0 || frame >= q.ramp) return frame - 0.5 * std::max(q.ramp, 0.0);
-  return 0.5 * frame * frame / q.ramp;
+  if (q.ramp <= 0) return frame;
+  return frame >= q.ramp ? frame - 0.5 * q.ramp : 0.5 * frame * frame / q.ramp;
 }
 
 // The sequence: prints slide across the table as objects do, so they never overlap. Each frame

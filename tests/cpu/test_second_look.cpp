@@ -221,31 +221,37 @@ Followed follow(synth::SceneParams q, int frames) {
 
 // Every print reported in at least `each` of its frames, all of them in at least `all`, one
 // session per print, and no object ever carrying an ID that is not the print at its place.
-void expect_followed(const Followed& r, double each, double all) {
+void expect_followed(Followed r, double each, double all) {
   int total = 0, found = 0;
   for (const auto& [id, n] : r.present) {
     total += n;
-    found += r.reported.count(id) ? r.reported.at(id) : 0;
-    EXPECT_GE(r.reported.count(id) ? r.reported.at(id) : 0, each * n) << "symbol " << id;
-    EXPECT_LE(r.sessions.count(id) ? r.sessions.at(id).size() : 0, 1u) << "symbol " << id;
+    found += r.reported[id];
+    EXPECT_GE(r.reported[id], each * n) << "symbol " << id;
+    EXPECT_LE(r.sessions[id].size(), 1u) << "symbol " << id;
   }
   EXPECT_GE(found, all * total);
   EXPECT_EQ(r.wrong, 0);
+}
+
+// Six prints 48-80 px wide sliding at `speed` px a frame and turning `spin_degrees` a frame, the
+// shutter open for `exposure` of the frame interval.
+synth::SceneParams sliding_prints(double speed, double spin_degrees, double exposure, std::uint32_t seed) {
+  synth::SceneParams q;
+  q.symbols = 6;
+  q.min_size = 53;
+  q.max_size = 89;
+  q.speed = speed;
+  q.spin = spin_degrees * std::numbers::pi / 180;
+  q.motion_blur = exposure;
+  q.seed = seed;
+  return q;
 }
 
 // A sequence of prints sliding 6 px a frame and turning, with the shutter open for 0.8 of the
 // frame interval (smears of about 5 px): with the tracker's expectations fed back to the detector,
 // every print keeps one session and is reported in nearly every frame it is in.
 TEST(SecondLook, TrackedSlidingPrintsKeepTheirSession) {
-  synth::SceneParams q;
-  q.symbols = 6;
-  q.min_size = 53;
-  q.max_size = 89;
-  q.speed = 6;
-  q.spin = 1 * std::numbers::pi / 180;
-  q.motion_blur = 0.8;
-  q.seed = 8;
-  const Followed r = follow(q, 60);
+  const Followed r = follow(sliding_prints(6, 1, 0.8, 8), 60);
   EXPECT_GT(r.recovered, 0) << "the sequence does not need the second look";
   expect_followed(r, 0.9, 0.97);
 }
@@ -254,15 +260,8 @@ TEST(SecondLook, TrackedSlidingPrintsKeepTheirSession) {
 // the frame interval (smears up to 6 px): each print is reported in every frame but a few, with
 // one session.
 TEST(SecondLook, PrintsPutDownThenSlidAt12PixelsAFrameKeepTheirSession) {
-  synth::SceneParams q;
-  q.symbols = 6;
-  q.min_size = 53;
-  q.max_size = 89;
-  q.speed = 12;
+  synth::SceneParams q = sliding_prints(12, 2, 0.5, 77);
   q.ramp = 20;
-  q.spin = 2 * std::numbers::pi / 180;
-  q.motion_blur = 0.5;
-  q.seed = 77;
   expect_followed(follow(q, 40), 0.95, 0.99);
 }
 

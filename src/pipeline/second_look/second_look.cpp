@@ -6,7 +6,6 @@
 #include <numbers>
 
 #include "gpuvis/core/parallel.hpp"
-#include "pipeline/second_look/motion_blur.hpp"
 
 namespace gpuvis::pipeline::second_look {
 
@@ -19,6 +18,19 @@ struct SecondLooker::Candidate {
   int expected = -1;  // the ID of a tracked symbol expected here
   int claimed = -1;   // verify: the ID the first pass read here
 };
+
+Patch patch_around(HostView<const std::uint8_t> frame, double x, double y, int size) {
+  const int half = static_cast<int>(std::lround(0.7 * size)) + 4;
+  const int x0 = std::max(0, static_cast<int>(x) - half), y0 = std::max(0, static_cast<int>(y) - half);
+  const int x1 = std::min(frame.width, static_cast<int>(x) + half + 1), y1 = std::min(frame.height, static_cast<int>(y) + half + 1);
+  Patch p;
+  if (x1 - x0 < 16 || y1 - y0 < 16) return p;
+  p.grey = Image<float>(x1 - x0, y1 - y0);
+  p.x0 = x0, p.y0 = y0;
+  for (int r = y0; r < y1; ++r)
+    for (int c = x0; c < x1; ++c) p.grey(c - x0, r - y0) = frame(c, r);
+  return p;
+}
 
 SecondLooker::SecondLooker(const DetectorParams& config, const decode::TreeSet& set)
     : config_(config.second_look), threshold_(config.threshold), set_(set), runs_(set.yamaarashi) {
@@ -52,20 +64,12 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   static constexpr const char* kinds[] = {"fuzzy", "root", "place", "verify"};
   report.kind = kinds[static_cast<int>(c.kind)];
   report.expected = c.expected;
-  // The symbol, the paper around it and the smear: 1.4 times the candidate's size and 4 px. (A
-  // margin of 20 px for the threshold's window found no more symbols on generated frames, and cost
-  // 40 % more time.)
-  const int half = static_cast<int>(std::lround(0.7 * c.size)) + 4;
-  const int x0 = std::max(0, static_cast<int>(c.x) - half), y0 = std::max(0, static_cast<int>(c.y) - half);
-  const int x1 = std::min(grey.width, static_cast<int>(c.x) + half + 1), y1 = std::min(grey.height, static_cast<int>(c.y) + half + 1);
-  if (x1 - x0 < 16 || y1 - y0 < 16) {
+  const Patch patch = patch_around(grey, c.x, c.y, c.size);
+  if (patch.grey.width() == 0) {
     report.outcome = "too close to the frame's edge";
     return false;
   }
-  Image<float> patch(x1 - x0, y1 - y0);
-  for (int y = y0; y < y1; ++y)
-    for (int x = x0; x < x1; ++x) patch(x - x0, y - y0) = grey(x, y);
-  const MotionEstimate m = estimate_motion(patch.view(), std::clamp(c.size / 3, 4, 24), config_.min_anisotropy);
+  const MotionEstimate m = estimate_motion(patch.grey.view(), std::clamp(c.size / 3, 4, 24), config_.min_anisotropy);
   report.angle = m.angle;
   report.length = m.length;
   report.anisotropy = m.anisotropy;
@@ -90,10 +94,11 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   constexpr struct {
     double turn, scale;
   } kTrials[] = {{0, 1.0}, {0, 0.8}, {0, 1.25}, {-kTurn, 1.0}, {kTurn, 1.0}};
+  const GreyBounds bounds = print_bounds(patch.grey.view());
   for (const auto& trial : kTrials) {
     const double length = std::max(2.0, m.length * trial.scale);
     decode::Fiducial f;
-    if (!decode_deblurred(s, patch.view(), m.angle + trial.turn, length, c, x0, y0, f)) continue;
+    if (!decode_deblurred(s, patch, bounds, m.angle + trial.turn, length, c, f)) continue;
     auto v = std::find_if(votes.begin(), votes.end(), [&](const Vote& e) { return e.id == f.id; });
     if (v == votes.end()) {
       votes.push_back({f.id, 1, f});
@@ -111,26 +116,26 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   return false;
 }
 
-bool SecondLooker::decode_deblurred(Scratch& s, HostView<const float> patch, double angle, double length, const Candidate& c, int x0,
-                                    int y0, decode::Fiducial& found) const {
-  const Image<float> restored =
-      deconvolve(patch, line_kernel(angle, length), config_.iterations, config_.smoothness, print_bounds(patch));
-  if (s.sharp.width() != patch.width || s.sharp.height() != patch.height) {
-    s.sharp = Image<std::uint8_t>(patch.width, patch.height);
-    s.binary = Image<std::uint8_t>(patch.width, patch.height);
+bool SecondLooker::decode_deblurred(Scratch& s, const Patch& patch, GreyBounds bounds, double angle, double length, const Candidate& c,
+                                    decode::Fiducial& found) const {
+  const HostView<const float> blurred = patch.grey.view();
+  const Image<float> restored = deconvolve(blurred, line_kernel(angle, length), config_.iterations, config_.smoothness, bounds);
+  if (s.sharp.width() != blurred.width || s.sharp.height() != blurred.height) {
+    s.sharp = Image<std::uint8_t>(blurred.width, blurred.height);
+    s.binary = Image<std::uint8_t>(blurred.width, blurred.height);
   }
-  for (int y = 0; y < patch.height; ++y)
-    for (int x = 0; x < patch.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(x, y)), 0L, 255L));
+  for (int y = 0; y < blurred.height; ++y)
+    for (int x = 0; x < blurred.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(x, y)), 0L, 255L));
   s.thresholder->apply(s.sharp.view(), s.binary.view());
   segment::segment_cpu(s.binary.view(), set_.cap(), s.tree, segment::SegmentParams{.runs = runs_});
   s.decoder.decode(s.tree, s.binary.view(), s.fiducials);
   // The symbol where the candidate is, of its size.
   for (const decode::Fiducial& f : s.fiducials) {
     if (f.fuzzy()) continue;
-    const double dx = f.x + x0 - c.x, dy = f.y + y0 - c.y;
+    const double dx = f.x + patch.x0 - c.x, dy = f.y + patch.y0 - c.y;
     if (std::hypot(dx, dy) > 0.35 * c.size || f.root_size < 0.6 * c.size || f.root_size > 1.6 * c.size) continue;
     found = f;
-    found.x += x0, found.y += y0, found.root_x += x0, found.root_y += y0;
+    found.x += patch.x0, found.y += patch.y0, found.root_x += patch.x0, found.root_y += patch.y0;
     found.leaf_begin = 0;
     return true;
   }
