@@ -233,7 +233,7 @@ void register_meanshift(CLI::App* filter, Command& run) {
   ms->add_option("--kernel", m_kernel, "epanechnikov (flat mean in the unit ball) or gaussian (truncated)")
       ->check(CLI::IsMember({"epanechnikov", "gaussian"}))
       ->default_val("epanechnikov");
-  ms->add_option("--color", m_colour, "luv or rgb: the space colour images are filtered in")->check(CLI::IsMember({"luv", "rgb"}))->default_val("luv");
+  ms->add_option("--color,--colour", m_colour, "luv or rgb: the space colour images are filtered in")->check(CLI::IsMember({"luv", "rgb"}))->default_val("luv");
   ms->add_flag("--volume", m_volume, "IN is a folder of slices (or of frame folders): filter them as one volume");
   ms->add_option("--axial", mp.axial, "Volumes: bandwidth h_z across slices, in slices (0 = --spatial)")->default_val(0);
   ms->add_option("--time", mp.time, "Sequences: bandwidth h_t across frames, in frames (0 = --spatial)")->default_val(0);

@@ -131,7 +131,7 @@ void register_segment(CLI::App& app, Command& run) {
   cmd->add_option("--min-region,--min-size", sp.min_size, "Regions with fewer pixels merge into their most similar neighbour (0: none)")
       ->default_val(20);
   cmd->add_option("--kernel", kernel, "epanechnikov or gaussian")->check(CLI::IsMember({"epanechnikov", "gaussian"}))->default_val("epanechnikov");
-  cmd->add_option("--color", colour, "luv or rgb")->check(CLI::IsMember({"luv", "rgb"}))->default_val("luv");
+  cmd->add_option("--color,--colour", colour, "luv or rgb")->check(CLI::IsMember({"luv", "rgb"}))->default_val("luv");
   cmd->add_option("--eps", sp.filter.eps, "Convergence threshold (normalised units)")->default_val(0.01);
   cmd->add_option("--max-iter", sp.filter.max_iter, "Most steps per pixel")->default_val(100);
   cmd->add_flag("--volume", volume, "IN is a folder of slices (or of frame folders): segment them as one volume");

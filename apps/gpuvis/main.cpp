@@ -47,10 +47,11 @@ int main(int argc, char** argv) {
   cli::register_lab(app, run);
 
   // A mistyped command (or sub-command, as in 'filter sharpen') should be named as such, not
-  // reported as a missing one.
+  // reported as a missing one. `path` is the command the arguments name, whose --help a mistake
+  // in its options points to.
+  std::string path = "gpuvis";
   {
     CLI::App* current = &app;
-    std::string path = "gpuvis";
     for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
       const auto subs = current->get_subcommands([](CLI::App*) { return true; });
       if (subs.empty()) break;  // a command's positional arguments follow
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gpuvis: error: " << e.what() << " (see gpuvis --help)\n";
+    std::cerr << "gpuvis: error: " << e.what() << " (see " << path << " --help)\n";
     return 2;
   }
   try {

@@ -98,6 +98,8 @@ TEST(Cli, BadInputGivesOneLineErrors) {
   }
   expect_one_line_error("frobnicate", "unknown command 'frobnicate'");
   expect_one_line_error("threshold --bogus", "--bogus");
+  // A mistake in a command's options points to that command's help.
+  expect_one_line_error("filter bilateral a.pgm b.pgm --bogus", "see gpuvis filter bilateral --help");
   expect_one_line_error("threshold a.pgm b.pgm --method otsu", "otsu");
   expect_one_line_error("threshold " + quote(test::source_path("data/samples/table.pgm")) + " " + out + " --window 0",
                         "window");

@@ -269,6 +269,14 @@ TEST(MeanShiftCli, FiltersAFileAsTheLibraryDoes) {
   Image<std::uint8_t> expect(40, 30, 3);
   mean_shift_filter_cpu<std::uint8_t>(img.view(), expect.view(), {}, p);
   EXPECT_EQ(max_difference(got, expect), 0);
+  // Both spellings of the colour space (the Python argument is colour=).
+  const std::string out_rgb = test::temp_path("ms_out_rgb.ppm");
+  const auto rgb = test::run_cli("filter meanshift " + in + " " + out_rgb + " --spatial 4 --range 10 --colour rgb --backend cpu");
+  ASSERT_EQ(rgb.exit_code, 0) << rgb.output;
+  p.colour = MeanShiftColour::rgb;
+  mean_shift_filter_cpu<std::uint8_t>(img.view(), expect.view(), {}, p);
+  EXPECT_EQ(max_difference(std::get<Image<std::uint8_t>>(read_image(out_rgb)), expect), 0);
+  EXPECT_GT(max_difference(got, expect), 0) << "the frames no longer tell the two spaces apart";
   const auto bad = test::run_cli("filter meanshift " + in + " " + test::temp_path("never.ppm") + " --spatial 0");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("--spatial"), std::string::npos) << bad.output;
