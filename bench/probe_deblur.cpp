@@ -56,6 +56,10 @@ int main(int argc, char** argv) {
   const double smear = argc > 1 ? std::atof(argv[1]) : 7;
   const int frames = argc > 2 ? std::atoi(argv[2]) : 30;
   const int iterations = argc > 3 ? std::atoi(argv[3]) : 45;
+  if (!(smear > 0 && smear <= 30) || frames < 1 || iterations < 1) {
+    std::fprintf(stderr, "probe_deblur: usage: probe_deblur [SMEAR_PX in (0, 30]] [FRAMES >= 1] [ITERATIONS >= 1]\n");
+    return 2;
+  }
   synth::Generator gen(std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols");
   Stages st;
   auto tp = pipeline::DetectorParams::default_threshold();
