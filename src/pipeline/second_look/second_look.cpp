@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "gpuvis/core/parallel.hpp"
+#include "pipeline/second_look/dim_print.hpp"
 
 namespace gpuvis::pipeline::second_look {
 
@@ -74,6 +75,14 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   report.length = m.length;
   report.anisotropy = m.anisotropy;
   if (m.anisotropy < config_.min_anisotropy) {
+    // Not smeared: a dim print whose outline the table's darkness took away, perhaps. (Not for a
+    // symbol of the first pass being checked: it decoded as it is.) Tried after a failed deblurring
+    // too, it found no more dim prints.
+    if (c.kind != Candidate::Kind::verify && decode_without_table(s, grey, c, found)) {
+      report.id = found.id;
+      report.outcome = "decoded with the table around the print painted out (a dim print)";
+      return true;
+    }
     report.outcome = "not motion-blurred (gradients even in every direction)";
     return false;
   }
@@ -120,20 +129,40 @@ bool SecondLooker::decode_deblurred(Scratch& s, const Patch& patch, GreyBounds b
                                     decode::Fiducial& found) const {
   const HostView<const float> blurred = patch.grey.view();
   const Image<float> restored = deconvolve(blurred, line_kernel(angle, length), config_.iterations, config_.smoothness, bounds);
-  if (s.sharp.width() != blurred.width || s.sharp.height() != blurred.height) {
-    s.sharp = Image<std::uint8_t>(blurred.width, blurred.height);
-    s.binary = Image<std::uint8_t>(blurred.width, blurred.height);
-  }
+  s.fit(blurred.width, blurred.height);
   for (int y = 0; y < blurred.height; ++y)
     for (int x = 0; x < blurred.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(x, y)), 0L, 255L));
+  return decode_sharp(s, patch, c, found, Fit::candidate_size);
+}
+
+bool SecondLooker::decode_without_table(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c,
+                                        decode::Fiducial& found) const {
+  // The candidate may be a piece of the print (its outline gone, the print's regions are
+  // pieces): the patch holds a print several times its size, and the table around it.
+  const Patch patch = patch_around(frame, c.x, c.y, std::max(5 * c.size / 2, 80));
+  if (patch.grey.width() == 0) return false;
+  const HostView<const float> grey = patch.grey.view();
+  s.fit(grey.width, grey.height);
+  for (int y = 0; y < grey.height; ++y)
+    for (int x = 0; x < grey.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(grey(x, y));
+  s.thresholder->apply(s.sharp.view(), s.binary.view());
+  if (!paint_out_table(s.binary.view(), s.sharp.view())) return false;
+  return decode_sharp(s, patch, c, found, Fit::covers_candidate);
+}
+
+bool SecondLooker::decode_sharp(Scratch& s, const Patch& patch, const Candidate& c, decode::Fiducial& found, Fit fit) const {
   s.thresholder->apply(s.sharp.view(), s.binary.view());
   segment::segment_cpu(s.binary.view(), set_.cap(), s.tree, segment::SegmentParams{.runs = runs_});
   s.decoder.decode(s.tree, s.binary.view(), s.fiducials);
-  // The symbol where the candidate is, of its size.
+  // The symbol where the candidate is, of its size (or, for Fit::covers_candidate, the symbol whose
+  // root holds the candidate).
   for (const decode::Fiducial& f : s.fiducials) {
     if (f.fuzzy()) continue;
-    const double dx = f.x + patch.x0 - c.x, dy = f.y + patch.y0 - c.y;
-    if (std::hypot(dx, dy) > 0.35 * c.size || f.root_size < 0.6 * c.size || f.root_size > 1.6 * c.size) continue;
+    const double off = std::hypot(f.x + patch.x0 - c.x, f.y + patch.y0 - c.y);
+    const bool fits = fit == Fit::candidate_size
+                          ? off <= 0.35 * c.size && f.root_size >= 0.6 * c.size && f.root_size <= 1.6 * c.size
+                          : off <= 0.5 * f.root_size && f.root_size >= 0.6 * c.size;
+    if (!fits) continue;
     found = f;
     found.x += patch.x0, found.y += patch.y0, found.root_x += patch.x0, found.root_y += patch.y0;
     found.leaf_begin = 0;

@@ -2,8 +2,9 @@
 // The second look: after a frame's detections arrive from either backend, each candidate that did
 // not decode is looked at again in the grey frame. Its patch's linear motion blur is estimated and
 // deconvolved (motion_blur.hpp), and the sharpened patch goes through the CPU's threshold, segment
-// and decode stages. A symbol found there, of the candidate's size and where the candidate is,
-// replaces it. Runs on the host for both backends, so both report the same symbols.
+// and decode stages; a patch that is not smeared is thresholded again with the table around the
+// print painted out (dim_print.hpp). A symbol found there, of the candidate's size and where the
+// candidate is, replaces it. Runs on the host for both backends, so both report the same symbols.
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -46,15 +47,30 @@ class SecondLooker {
     segment::RegionTree tree;
     Image<std::uint8_t> sharp, binary;
     std::vector<decode::Fiducial> fiducials;
+    // sharp and binary at the patch's size.
+    void fit(int width, int height) {
+      if (sharp.width() == width && sharp.height() == height) return;
+      sharp = Image<std::uint8_t>(width, height);
+      binary = Image<std::uint8_t>(width, height);
+    }
   };
   std::unique_ptr<Scratch> take_scratch();
   void give_back(std::unique_ptr<Scratch> scratch);
   // The symbol in the patch around `c` after taking out the blur, if one decodes there.
   bool look(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found) const;
   // Deconvolves the patch by a line of `length` at `angle` within the print's grey levels, then
-  // thresholds, segments and decodes it: the valid symbol where `c` is, of its size.
+  // decodes it (decode_sharp).
   bool decode_deblurred(Scratch& s, const Patch& patch, GreyBounds bounds, double angle, double length, const Candidate& c,
                         decode::Fiducial& found) const;
+  // The frame around `c` with the table around the print painted out (dim_print.hpp), decoded
+  // (decode_sharp, Fit::covers_candidate).
+  bool decode_without_table(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c, decode::Fiducial& found) const;
+  // Which symbol of a restored patch is the candidate's: one where it is and of its size, or one
+  // whose root holds it (a piece of a print whose outline was lost).
+  enum class Fit { candidate_size, covers_candidate };
+  // Thresholds, segments and decodes s.sharp (the patch at patch.x0, y0, restored): the valid
+  // symbol that fits `c`.
+  bool decode_sharp(Scratch& s, const Patch& patch, const Candidate& c, decode::Fiducial& found, Fit fit) const;
   // Every place's look, in parallel: reports, symbols found and whether one was, place by place.
   void look_all(HostView<const std::uint8_t> grey, const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,
                 std::vector<decode::Fiducial>& found, std::vector<std::uint8_t>& ok);

@@ -1,0 +1,20 @@
+#pragma once
+// Dim prints on a dark table: a print whose ink is grey (worn, glossy, or an ink the infrared
+// camera sees through) may be lighter than the table around it. Near the print's edge the
+// threshold's window then holds the table, whose level pulls the local midpoint below the ink,
+// and the symbol's outline merges with the paper. Painting the table out of the patch with the
+// paper's level leaves the window paper and ink alone, and the outline comes back.
+#include <cstdint>
+#include <vector>
+
+#include "gpuvis/core/image.hpp"
+
+namespace gpuvis::pipeline::second_look {
+
+// The table in a patch around a print: the black pixels of its thresholded image that reach the
+// patch's border without crossing white, grown by `grow` pixels (the blurred edge between the
+// table and the paper) and painted in `grey` with the level of the rest's brightest tenth (the
+// paper). False when there is no table or nothing but table.
+bool paint_out_table(HostView<const std::uint8_t> binary, HostView<std::uint8_t> grey, int grow = 2);
+
+}  // namespace gpuvis::pipeline::second_look
