@@ -107,7 +107,7 @@ std::vector<Tap> line_kernel(double angle, double length) {
   return taps;
 }
 
-GreyBounds print_bounds(HostView<const float> patch) {
+GreySpread grey_spread(HostView<const float> patch) {
   std::vector<float> v;
   v.reserve(static_cast<std::size_t>(patch.width) * patch.height);
   for (int y = 0; y < patch.height; ++y) v.insert(v.end(), patch.row(y), patch.row(y) + patch.width);
@@ -117,8 +117,13 @@ GreyBounds print_bounds(HostView<const float> patch) {
     std::nth_element(v.begin(), k, v.end());
     return *k;
   };
-  const float dark = at(2), bright = at(98);
-  return {std::max(1.0f, dark - 0.5f * (bright - dark)), bright + 5.0f};
+  return {at(2), at(98)};
+}
+
+GreyBounds print_bounds(HostView<const float> patch) {
+  const GreySpread s = grey_spread(patch);
+  if (s.bright <= 0) return {};
+  return {std::max(1.0f, s.dark - 0.5f * (s.bright - s.dark)), s.bright + 5.0f};
 }
 
 Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,

@@ -41,6 +41,12 @@ struct GreyBounds {
 };
 GreyBounds print_bounds(HostView<const float> patch);
 
+// The patch's 2nd and 98th percentiles: its darkest and brightest levels, a few noisy pixels aside.
+struct GreySpread {
+  float dark = 0, bright = 0;
+};
+GreySpread grey_spread(HostView<const float> patch);
+
 // Richardson-Lucy deconvolution of `blurred` by `kernel` (edges replicated) with total-variation
 // regularisation (Dey et al., 2006): each iteration multiplies the estimate by the back-projected
 // ratio of the patch to the re-blurred estimate, divided by 1 - smoothness * div(∇u / |∇u|), which
