@@ -327,13 +327,13 @@ TEST(SecondLook, DeblurringKeepsThePrintsGreyLevels) {
 }
 
 // Dim prints on a table darker than their ink (contrast 30-45 grey levels, the table at a third of
-// the paper), in a session that has seen the prints at full contrast (the light then dimmed, so
-// root candidates come in their size band): the first pass loses the symbols' outlines to the
-// table's darkness and finds few; the second look, with the table painted out, finds most, with
-// no false ID.
+// the paper): the first pass loses the symbols' outlines to the table's darkness and finds few; the
+// second look, with the table painted out, finds most, with no false ID: in a session whose first
+// frame is dim (root candidates in the first band) and in one that has seen the prints at full
+// contrast before the light dimmed (in their size band).
 TEST(SecondLook, DimPrintsOnADarkTableAreFound) {
   synth::Generator gen(test::symbols_dir());
-  int first = 0, second = 0, total = 0, false_ids = 0;
+  int first = 0, fresh = 0, seen = 0, total = 0, false_ids = 0;
   for (int i = 0; i < 6; ++i) {
     synth::SceneParams q;
     q.symbols = 8;
@@ -347,17 +347,16 @@ TEST(SecondLook, DimPrintsOnADarkTableAreFound) {
     q.noise = 2;
     std::vector<synth::Scene> dim;
     dim.push_back(gen.make(q));
-    pipeline::DetectorParams off;
-    off.second_look.enabled = false;
-    pipeline::Detector first_pass(off), with_look(pipeline::DetectorParams{});
-    first_pass.detect(bright.image.view());
-    with_look.detect(bright.image.view());
-    const Score a = score(first_pass, dim), b = score(with_look, dim);
-    first += a.found, second += b.found, total += b.total, false_ids += b.false_ids;
+    const auto [a, b] = first_pass_and_second_look(dim);
+    pipeline::Detector after_bright(pipeline::DetectorParams{});
+    after_bright.detect(bright.image.view());
+    const Score c = score(after_bright, dim);
+    first += a.found, fresh += b.found, seen += c.found, total += b.total, false_ids += b.false_ids + c.false_ids;
     EXPECT_EQ(b.found, a.found + b.recovered);
   }
   EXPECT_LT(first, 0.3 * total) << "the frames no longer test dim prints";
-  EXPECT_GE(second, 0.6 * total);  // 33 of 48 when written, the first pass 1
+  EXPECT_GE(fresh, 0.7 * total);  // 39 of 48 when written, the first pass 1
+  EXPECT_GE(seen, 0.6 * total);   // 33 of 48
   EXPECT_EQ(false_ids, 0);
 }
 

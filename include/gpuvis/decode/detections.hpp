@@ -50,7 +50,8 @@ struct Detections {
   std::vector<Finger> fingers;
   std::vector<Blob> blobs;
   // Regions that may be the root of a symbol whose inside no longer decodes, in the size band of
-  // the symbols of the last frame that had any (root sizes / 1.2 .. * 1.2, spec §6.2).
+  // the symbols of the last frame that had any (root sizes / 1.2 .. * 1.2, spec §6.2); before the
+  // first such frame, 24-160 px (kFirstRootBandMin/Max).
   std::vector<RootCandidate> roots;
   // With BlobParams::object_blobs: the blob of each fiducial's root region and of each root
   // candidate, index for index (spec §7.6); empty otherwise.

@@ -26,15 +26,20 @@ struct RootCandidate {
 void find_root_candidates(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, int min_size,
                           int max_size, std::vector<RootCandidate>& out, std::size_t limit = 1024);
 
+// The band before the first frame with valid symbols: root sizes of any symbol a 640x480-class
+// camera shows (above the finger sizes), so that the second look has candidates in a session whose
+// first frames decode nothing (dim prints: docs/decoding.md). reacTIVision has no band then.
+inline constexpr int kFirstRootBandMin = 24, kFirstRootBandMax = 160;
+
 // The root-candidate stage of the CPU backend (the CUDA decoder's stage 3 keeps the same band on
 // the device): each frame's candidates in the band that the last frame with valid symbols set,
-// which then moves on to this frame's symbols (next_root_band). No band before the first symbol.
+// which then moves on to this frame's symbols (next_root_band); the first band until then.
 class RootCandidateFinder {
  public:
   void find(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& out);
 
  private:
-  int min_size_ = 0, max_size_ = 0;
+  int min_size_ = kFirstRootBandMin, max_size_ = kFirstRootBandMax;
 };
 
 // The size band of the next frame's root candidates (reacTIVision's object band) from the smallest

@@ -78,7 +78,7 @@ class Decoder {
   // The root-candidate band lives on the device. Each frame's decoding selects with it and then
   // moves it to that frame's valid symbols (root sizes / 1.2 .. * 1.2, as decode::RootCandidateFinder does
   // for the CPU backend) when it has any, so a stream of frames needs no host round trip for it.
-  // set_band() replaces it in stream order (none until set: min_size 0, max_size -1).
+  // set_band() replaces it in stream order (until then the first band, kFirstRootBandMin..Max).
   void set_band(const RootBand& band, cudaStream_t stream);
   // Puts back the band that the last frame of `slot` selected with (to run that frame again).
   void restore_band(int slot, cudaStream_t stream);

@@ -234,8 +234,9 @@ Decoder::Decoder(const TreeSet& set, const FingerParams& fingers, const BlobPara
     require(slot.flag_on_device != nullptr, "cuda Decoder: the pinned publication flag is not mapped into the device");
   }
   m.bands.reserve((1 + static_cast<std::size_t>(slots)) * sizeof(RootBand));
-  const std::vector<RootBand> none(1 + static_cast<std::size_t>(slots), RootBand{0, -1, RootBand{}.limit});
-  GPUVIS_CUDA_CHECK(cudaMemcpy(m.bands.get(), none.data(), none.size() * sizeof(RootBand), cudaMemcpyHostToDevice));
+  const std::vector<RootBand> first(1 + static_cast<std::size_t>(slots),
+                                    RootBand{kFirstRootBandMin, kFirstRootBandMax, RootBand{}.limit});
+  GPUVIS_CUDA_CHECK(cudaMemcpy(m.bands.get(), first.data(), first.size() * sizeof(RootBand), cudaMemcpyHostToDevice));
 }
 
 unsigned long long Decoder::segment_totals() const { return impl_->totals; }
