@@ -249,10 +249,10 @@ int run_life() {
 void register_life(CLI::App& app, Command& run) {
   auto* cmd = app.add_subcommand("life", "Conway's Game of Life and other B/S rules, on the CPU or the GPU");
   cmd->footer(
-      "Examples:\n"
-      "  gpuvis life gosper.rle --size 512x256 --generations 300 --gif gun.gif --scale 2\n"
-      "  gpuvis life --random 0.3 --seed 7 --size 16384x16384 --generations 10000 --png final.png --crop 0,0,1024,1024\n"
-      "  gpuvis life r.rle --size 1024x1024 --border dead --generations 1200 --population pop.csv\n"
+      "Examples (from the repository's folder; data/life holds the Gosper gun, the R-pentomino and a glider):\n"
+      "  gpuvis life data/life/gosper-gun.rle --size 512x256 --generations 300 --gif gun.gif --scale 2\n"
+      "  gpuvis life --random 0.3 --seed 7 --size 4096x4096 --generations 1000 --png final.png --crop 0,0,1024,1024\n"
+      "  gpuvis life data/life/r-pentomino.rle --size 1024x1024 --border dead --generations 1200 --population pop.csv\n"
       "Rules: B3/S23 (Conway), B36/S23 (HighLife), B2/S (Seeds), B3678/S34678 (Day & Night), the S/B form 23/3,\n"
       "or the names conway, highlife, seeds, daynight. Patterns: .rle (LifeWiki, Golly), .cells, or an image\n"
       "(a cell is alive where the pixel is bright, grey >= 128); the pattern is placed in the board's centre.");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "gpuvis/io/gif.hpp"
+#include "gpuvis/io/image_file.hpp"
 #include "gpuvis/life/pattern.hpp"
 #include "test_support.hpp"
 
@@ -136,6 +137,50 @@ TEST(LifeCli, GifPlaysInALoopWithEveryFrame) {
                             "'); import sys; sys.exit(0 if im.is_animated and im.n_frames == 10 and im.info.get('loop') == 0 else 1)\"";
     EXPECT_EQ(std::system(cmd.c_str()), 0);
   }
+}
+#endif
+
+
+#if GPUVIS_TEST_GIF
+// Every example in `gpuvis life --help` runs as written from the repository's folder (here a folder
+// that sees the repository's data/), on the bundled patterns, and the patterns behave as published:
+// the Gosper gun adds a glider (5 cells) every 30 generations; the R-pentomino settles at
+// generation 1103 with 116 cells (its gliders still far from the border of a 1024x1024 board).
+TEST(LifeCli, TheHelpsExamplesRunAsWrittenOnTheBundledPatterns) {
+  if (!codec::available()) GTEST_SKIP() << "the examples write PNG";
+  const auto help = test::run_cli("life --help");
+  ASSERT_EQ(help.exit_code, 0);
+  const std::string dir = test::temp_path("life_examples");
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_directory_symlink(test::source_path("data"), dir + "/data");
+  std::istringstream lines(help.output);
+  std::string line;
+  int examples = 0;
+  while (std::getline(lines, line)) {
+    const auto at = line.find("  gpuvis life ");
+    if (at != 0) continue;
+    ++examples;
+    const auto r = test::run_cli_in(dir, line.substr(std::string("  gpuvis ").size()));
+    EXPECT_EQ(r.exit_code, 0) << line << "\n" << r.output;
+  }
+  EXPECT_EQ(examples, 3);
+  for (const char* out : {"gun.gif", "final.png", "pop.csv"}) EXPECT_TRUE(std::filesystem::exists(dir + "/" + out)) << out;
+  std::istringstream pop(read_all(dir + "/pop.csv"));
+  std::vector<long> p;
+  std::getline(pop, line);
+  while (std::getline(pop, line)) p.push_back(std::stol(line.substr(line.find(',') + 1)));
+  ASSERT_EQ(p.size(), 1201u);
+  EXPECT_EQ(p[0], 5);
+  EXPECT_NE(p[1102], 116);
+  EXPECT_EQ(p[1103], 116);
+  EXPECT_EQ(p[1200], 116);
+  const Pattern gun = parse_rle(read_all(test::source_path("data/life/gosper-gun.rle")));
+  EXPECT_EQ(gun.cells.population(), 36u);
+  const auto r = test::run_cli("life " + test::source_path("data/life/gosper-gun.rle") +
+                               " --size 512x256 --border dead --generations 300 --backend cpu");
+  EXPECT_NE(r.output.find("population 36 -> 86"), std::string::npos) << r.output;  // 10 gliders
+  const auto g = test::run_cli("life " + test::source_path("data/life/glider.rle") + " --generations 400 --backend cpu");
+  EXPECT_NE(g.output.find("population 5 -> 5"), std::string::npos) << g.output;
 }
 #endif
 

@@ -74,8 +74,10 @@ std::string temp_path(const std::string& name) {
 bool gpu_available() { return cuda::device_count() > 0; }
 std::string gpu_skip_reason() { return cuda::unavailable_reason(); }
 
-CommandResult run_cli(const std::string& args) {
-  const std::string cmd = std::string("'") + GPUVIS_CLI_PATH + "' " + args + " 2>&1";
+CommandResult run_cli(const std::string& args) { return run_cli_in("", args); }
+
+CommandResult run_cli_in(const std::string& dir, const std::string& args) {
+  const std::string cmd = (dir.empty() ? "" : "cd '" + dir + "' && ") + "'" + GPUVIS_CLI_PATH + "' " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;

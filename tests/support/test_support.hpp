@@ -80,6 +80,8 @@ struct CommandResult {
 };
 // Runs the gpuvis program with the given argument string (shell-quoted by the caller).
 CommandResult run_cli(const std::string& args);
+// The same with `dir` as the working folder.
+CommandResult run_cli_in(const std::string& dir, const std::string& args);
 
 }  // namespace gpuvis::test
 
