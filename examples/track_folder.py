@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Track the fiducials of a folder of frames and print TUIO-like events (add / update / remove).
 
-  PYTHONPATH=build/python python3 examples/track_folder.py FRAMES [--backend cpu|cuda|auto] [--tuio udp:127.0.0.1:3333]
+  PYTHONPATH=build/python /usr/bin/python3 examples/track_folder.py FRAMES [--backend cpu|cuda|auto] [--tuio udp:127.0.0.1:3333]
 
 FRAMES holds .pgm frames, sorted by name (e.g. from `gpuvis synth FRAMES --sequence`).
 """

@@ -5,8 +5,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <regex>
 #include <string>
 
 #include "gpuvis/core/build_info.hpp"
@@ -732,6 +734,24 @@ void bind_tuio(py::module_& m) {
       .def_property_readonly("packets_sent", &output::TuioSender::packets_sent);
 }
 
+// The library's messages name command-line flags ("use --backend cpu", "--spatial must ..."); in
+// Python the same advice names the keyword argument: backend="cpu", spatial, max_iter.
+std::string python_wording(const std::string& message) {
+  static const std::regex backend(R"(--backend (auto|cpu|cuda))"), flag(R"(--([a-z]+(-[a-z]+)*))");
+  std::string text = std::regex_replace(message, backend, "backend=\"$1\"");
+  std::string out;
+  auto last = text.cbegin();
+  for (std::sregex_iterator it(text.begin(), text.end(), flag), end; it != end; ++it) {
+    out.append(last, (*it)[0].first);
+    std::string name = (*it)[1].str();
+    std::replace(name.begin(), name.end(), '-', '_');
+    out += name;
+    last = (*it)[0].second;
+  }
+  out.append(last, text.cend());
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_gpuvis, m) {
@@ -742,8 +762,9 @@ PYBIND11_MODULE(_gpuvis, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
-      if (e.code() == ErrorCode::invalid_argument) PyErr_SetString(PyExc_ValueError, e.what());
-      else error(e.what());
+      const std::string message = python_wording(e.what());
+      if (e.code() == ErrorCode::invalid_argument) PyErr_SetString(PyExc_ValueError, message.c_str());
+      else error(message.c_str());
     }
   });
   bind_utilities(m);

@@ -10,7 +10,7 @@ Backend resolve_backend(Backend requested, const std::function<void(const std::s
   if (requested == Backend::cuda) {
     if (!usable)
       fail(ErrorCode::unsupported, "--backend cuda requested but " + cuda::unavailable_reason() +
-                                       "; use --backend cpu or auto");
+                                       "; use --backend cpu or --backend auto");
     return Backend::cuda;
   }
   if (usable) return Backend::cuda;

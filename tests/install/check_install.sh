@@ -13,6 +13,13 @@ cmake -S "$here/consumer" -B "$prefix/consumer-build" $gen -DCMAKE_PREFIX_PATH="
   { cat "$prefix/configure.log"; exit 1; }
 cmake --build "$prefix/consumer-build" > "$prefix/build.log" || { cat "$prefix/build.log"; exit 1; }
 "$prefix/consumer-build/consumer"
+# The C++ example of examples/cpp, built against the installed package as its README says, finds the
+# 8 symbols of the bundled sample frame.
+cmake -S "$here/../../examples/cpp" -B "$prefix/example-build" $gen -DCMAKE_PREFIX_PATH="$prefix" > "$prefix/example.log" ||
+  { cat "$prefix/example.log"; exit 1; }
+cmake --build "$prefix/example-build" >> "$prefix/example.log" || { cat "$prefix/example.log"; exit 1; }
+"$prefix/example-build/detect_symbols" "$here/../../data/samples/table.pgm" cpu | tee "$prefix/example.out"
+grep -q "^8 symbols in " "$prefix/example.out" || { echo "examples/cpp: expected the sample's 8 symbols"; exit 1; }
 "$prefix/bin/gpuvis" --version
 # synth reads the printed symbols from share/gpuvis beside the installed program.
 "$prefix/bin/gpuvis" synth "$prefix/frames" --count 2 --seed 1 > /dev/null

@@ -120,6 +120,11 @@ def test_errors_say_what_to_fix(table):
         gpuvis.threshold(table, backend="tpu")
     with pytest.raises(ValueError, match="kernel"):
         gpuvis.convolve(table, "no-such-kernel")
+    # Advice names the keyword arguments, not the command line's flags.
+    with pytest.raises(ValueError, match=r"mean shift max_iter must") as bad:
+        gpuvis.mean_shift(table, max_iter=0)
+    assert "--" not in str(bad.value)
     if not gpuvis.cuda_available():
-        with pytest.raises(gpuvis.Error, match="cuda"):
+        with pytest.raises(gpuvis.Error, match='backend="cpu"') as bad:
             gpuvis.threshold(table, backend="cuda")
+        assert "--" not in str(bad.value)

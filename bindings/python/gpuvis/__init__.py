@@ -19,6 +19,18 @@ back as the same kind of array, still on the device.
 
 ``gpuvis.dask`` runs the filters over dask arrays in chunks (docs/cluster.md).
 """
+try:
+    import numpy  # noqa: F401  (every array the module takes or returns is NumPy's)
+except ImportError as _missing:
+    import sys as _sys
+
+    from ._built_for import PYTHON as _PYTHON
+
+    raise ImportError(
+        f"gpuvis needs NumPy, which {_sys.executable} cannot import; this gpuvis was built for {_PYTHON}: "
+        f"run that interpreter (e.g. PYTHONPATH=build/python {_PYTHON}), or install numpy for this one"
+    ) from _missing
+
 from ._gpuvis import (  # noqa: F401
     Blob,
     Cursor,
