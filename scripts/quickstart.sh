@@ -19,4 +19,12 @@ sleep 0.5
 wait "$dump" || true
 echo "--- the first TUIO messages that arrived on udp port $port (all in out/tuio-dump.txt):"
 head -n 24 out/tuio-dump.txt
+cat <<'EOF'
+--- how to read them: the first three bundles (2Dcur, 2Dobj, 2Dblb; an empty "alive" and "fseq -1")
+    are sent once at start-up, as reacTIVision does, so that a client clears what an earlier run left.
+    Then one bundle per profile and frame: "alive" lists the session IDs present, each "set" is
+    session ID, symbol ID, x, y (0..1 of the frame), angle (radians), velocity x, y, rotation speed,
+    motion and rotation acceleration (2Dcur: session, x, y, velocity, acceleration), and "fseq"
+    numbers the frame. Objects move between two frames in 2Dobj; fingers appear in 2Dcur.
+EOF
 echo "quickstart: tracked out/sequence (60 frames) and thresholded data/samples/table.pgm into out/table-bernsen.png"

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/io/read_limited.hpp"
 #include "gpuvis/io/text_file.hpp"
 
 namespace gpuvis {
@@ -69,10 +70,9 @@ std::size_t max_image_pixels() {
 void set_max_image_pixels(std::size_t pixels) { max_pixels_setting.store(pixels); }
 
 AnyImage read_image(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fail(ErrorCode::io, "'" + path + "' is a directory, not an image file");
+  require_regular_file(path, "image");
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail(ErrorCode::io, "cannot open '" + path + "': " + (std::filesystem::exists(path, ec) ? "permission denied" : "no such file"));
+  if (!in) fail(ErrorCode::io, "cannot open '" + path + "': permission denied");
   unsigned char sig[8] = {};
   in.read(reinterpret_cast<char*>(sig), sizeof sig);
   const auto got = in.gcount();

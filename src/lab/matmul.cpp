@@ -221,7 +221,8 @@ Table matmul(const MatmulParams& o) {
     r.check = s.str();
     t.rows.push_back(r);
   }
-  t.notes.push_back("GFLOP/s = 2 n^3 / median kernel time (matrices already on the device); random entries in [-1, 1].");
+  t.notes.push_back(any_gpu ? "GFLOP/s = 2 n^3 / median kernel time (matrices already on the device; the CPU row: in host memory); random entries in [-1, 1]."
+                            : "GFLOP/s = 2 n^3 / median time of the CPU product (OpenBLAS, matrices in host memory); random entries in [-1, 1].");
   t.notes.push_back("Check: sampled entries against a long-double reference of the same (rounded) inputs; bound = gamma * sum|a||b|, gamma = 2 n u (u = 2^-24 for f32/bf16 accumulation, 2^-53 for f64), plus 2^-10 for TF32 inputs.");
   return t;
 }

@@ -52,6 +52,8 @@ TuioTarget parse_tuio_target(const std::string& text, int default_version) {
   // An empty host ("web::8080") would mean every interface for a server: it must be said (0.0.0.0).
   if (t.port < 1 || t.port > 65535 || t.host.empty())
     fail(ErrorCode::invalid_argument, "TUIO target '" + text + "': port must be 1..65535 and the host not empty");
+  if (t.host.size() > 253)  // the longest name DNS can resolve
+    fail(ErrorCode::invalid_argument, "TUIO target '" + text + "': the host name is longer than the 253 characters a name may have");
   return t;
 }
 

@@ -40,7 +40,7 @@ void validate(const Params& p) {
               "bradley-roth: window half-size must be at least 1, got " + std::to_string(p.bradley_roth.size));
       require(p.bradley_roth.bias >= 0.0f && p.bradley_roth.bias <= 1.0f,
               "bradley-roth: bias must be between 0 and 1 (reacTIVision's gradient/100), got " +
-                  std::to_string(p.bradley_roth.bias));
+                  number_text(p.bradley_roth.bias));
       require(in_range(p.bradley_roth.contrast, 0, 255),
               "bradley-roth: contrast (minimum local mean) must be between 0 and 255, got " +
                   std::to_string(p.bradley_roth.contrast));

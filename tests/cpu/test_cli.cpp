@@ -7,6 +7,9 @@
 #include <fstream>
 #include <iterator>
 
+#include <sys/stat.h>
+
+#include "gpuvis/config/reactivision.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "test_support.hpp"
 
@@ -28,6 +31,7 @@ void expect_one_line_error(const std::string& args, const std::string& needle) {
   EXPECT_NE(r.output.find(needle), std::string::npos) << args << "\n" << r.output;
 }
 std::string quote(const std::string& s) { return "'" + s + "'"; }
+bool config_files_supported() { return config::xml_available(); }
 }  // namespace
 
 TEST(Cli, HelpVersionAndInfo) {
@@ -82,7 +86,7 @@ TEST(Cli, AutoBackendWithoutAGpuSaysSoInOneLine) {
 
 TEST(Cli, BadInputGivesOneLineErrors) {
   const std::string out = quote(test::temp_path("o.pgm"));
-  expect_one_line_error("threshold /no/such/file.pgm " + out, "no such file");
+  expect_one_line_error("threshold /no/such/file.pgm " + out, "does not exist");
   const std::string trunc = test::temp_path("trunc.pgm");
   std::ofstream(trunc, std::ios::binary) << "P5\n64 64\n255\n" << std::string(100, '\x80');
   expect_one_line_error("threshold " + quote(trunc) + " " + out, "truncated");
@@ -332,4 +336,34 @@ TEST(Cli, InterruptedCommandsLeaveCompleteOutputsOnly) {
     EXPECT_LE(lines, frames) << signal;
     EXPECT_LE(frames, lines + 1) << signal;  // the last frame may lack its truth line
   }
+}
+
+// Inputs that are not files, or far too large, are named for what they are and refused before they
+// are read; a huge value comes back in a message of bounded length (about 100 of its characters).
+TEST(Cli, SpecialFilesAndHugeInputsAreNamedAndRefused) {
+  expect_one_line_error("detect /dev/zero --backend cpu", "image '/dev/zero' is a device, not a file");
+  const std::string folder = test::temp_path("a_folder");
+  std::filesystem::create_directories(folder);
+  expect_one_line_error("threshold " + quote(folder + "/") + " " + quote(test::temp_path("x.pgm")), "is a folder, not a file");
+  if (!config_files_supported()) GTEST_SKIP() << "built without the XML adapter (tinyxml2)";
+  expect_one_line_error("track --config /dev/zero --synth 1 --backend cpu", "config file '/dev/zero' is a device, not a file");
+  expect_one_line_error("track --config " + quote(folder) + " --synth 1 --backend cpu", "is a folder, not a file");
+  const std::string fifo = test::temp_path("a_fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expect_one_line_error("track --config " + quote(fifo) + " --synth 1 --backend cpu", "is a named pipe (FIFO), not a file");
+  // 17 MiB (a sparse file: nothing is written) is refused from its size alone.
+  const std::string huge = test::temp_path("huge.xml");
+  std::ofstream(huge) << "<reactivision>";
+  std::filesystem::resize_file(huge, std::uintmax_t{17} << 20);
+  expect_one_line_error("track --config " + quote(huge) + " --synth 1 --backend cpu", "is 17 MiB; such a file may have at most 16 MiB");
+  // A 10 MB host name: refused as no host name can be that long, in a short line.
+  const std::string host = test::temp_path("host.xml");
+  std::ofstream(host) << "<reactivision><tuio type=\"udp\" host=\"" << std::string(10'000'000, 'h') << "\" port=\"3333\"/></reactivision>";
+  const auto r = run_cli("track --config " + quote(host) + " --synth 1 --backend cpu");
+  EXPECT_NE(r.output.find("longer than the 253 characters"), std::string::npos) << r.output.substr(0, 300);
+  EXPECT_LT(r.output.size(), 300u);
+  // The same in a --tuio target: the value is quoted by its ends and its length.
+  const auto t = run_cli("track --synth 1 --backend cpu --tuio udp:" + std::string(100'000, 'a') + ":3333");
+  EXPECT_NE(t.output.find("(100009 characters)"), std::string::npos) << t.output.substr(0, 300);
+  EXPECT_LT(t.output.size(), 400u);
 }

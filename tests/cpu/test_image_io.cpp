@@ -84,7 +84,7 @@ TEST(Pnm, TruncatedAndMalformedFilesGiveClearErrors) {
   expect_read_error(path, ErrorCode::format, "empty");
   write_bytes(path, "hello");
   expect_read_error(path, ErrorCode::format, "not a recognised image");
-  expect_read_error(test::temp_path("missing.pgm"), ErrorCode::io, "no such file");
+  expect_read_error(test::temp_path("missing.pgm"), ErrorCode::io, "does not exist");
 }
 
 TEST(Pnm, WritingUnknownExtensionsOrWrongTypesFails) {
@@ -179,6 +179,30 @@ TEST(ImageLimits, HugeHeadersAreRefusedBeforeAllocation) {
 TEST(ImageLimits, DevicesAreNotReadWithoutEnd) {
   if (!std::filesystem::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero here";
   EXPECT_NE(message_of([] { read_image("/dev/zero"); }), "");
+}
+
+}  // namespace
+}  // namespace gpuvis
+
+namespace gpuvis {
+namespace {
+
+// What an error quotes of a user's value is bounded: a long quoted value keeps its two ends and
+// says how long it was; apostrophes in words are left alone; UTF-8 characters are never split.
+TEST(ErrorMessages, LongQuotedValuesKeepTheirEndsAndLength) {
+  const std::string value = "/home/" + std::string(500, 'x') + "/frame.png";
+  const std::string m = Error(ErrorCode::io, "cannot read '" + value + "': permission denied").what();
+  EXPECT_EQ(m, "cannot read '/home/" + std::string(54, 'x') + "..." + std::string(20, 'x') + "/frame.png' (516 characters): permission denied");
+  const std::string short_one = "bias must be between 0 and 1 (reacTIVision's gradient/100), got '2' for 'threshold'";
+  EXPECT_EQ(std::string(Error(ErrorCode::io, short_one).what()), short_one);
+  const std::string words = "reacTIVision's " + std::string(300, 'w') + " gpuvis's settings";
+  EXPECT_EQ(std::string(Error(ErrorCode::io, words).what()), words);
+  std::string accents;
+  for (int i = 0; i < 200; ++i) accents += "\xc3\xa9";  // é
+  const std::string a = Error(ErrorCode::io, "'" + accents + "'").what();
+  EXPECT_EQ(a, "'" + accents.substr(0, 60) + "..." + accents.substr(accents.size() - 30) + "' (400 characters)");
+  const std::string cut = Error(ErrorCode::io, std::string(5000, 'm')).what();
+  EXPECT_EQ(cut, std::string(2000, 'm') + "... (message cut at 2000 characters)");
 }
 
 }  // namespace

@@ -15,9 +15,14 @@ enum class ErrorCode {
   cuda,              // a CUDA runtime call failed
 };
 
+// The message an Error carries: every quoted value ('...') longer than 120 characters keeps its
+// first 60 and last 30 and says how long it was, and the whole message stops at 2,000 characters,
+// so a 10 MB attribute or path cannot come back as a 10 MB line.
+std::string bounded_message(const std::string& message);
+
 class Error : public std::runtime_error {
  public:
-  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(bounded_message(message)), code_(code) {}
   ErrorCode code() const noexcept { return code_; }
 
  private:

@@ -6,8 +6,12 @@
 
 namespace gpuvis {
 
-// The file's bytes; throws ErrorCode::io when it cannot be opened and ErrorCode::format, naming
-// `what` and the limit, when it holds more than `max_bytes`.
+// Throws ErrorCode::io, naming `what` and what `path` is instead, unless it is a regular file:
+// "does not exist", "is a folder", "is a device (like /dev/zero)", "is a named pipe (FIFO)", "is a socket".
+void require_regular_file(const std::string& path, const std::string& what);
+
+// The file's bytes. Throws as require_regular_file does, and ErrorCode::format, naming `what` and the
+// limit, when the file is larger than `max_bytes` (before reading any of it).
 std::string read_limited(const std::string& path, std::size_t max_bytes, const std::string& what);
 
 }  // namespace gpuvis

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <string_view>
 #include <vector>
 
 #include "gpuvis/config/reactivision.hpp"
+#include "gpuvis/io/read_limited.hpp"
 #include "gpuvis/io/text_file.hpp"
 #include "gpuvis/core/error.hpp"
 #include "adapters/config/xml_reader.hpp"
@@ -15,9 +17,9 @@ namespace gpuvis::config {
 bool xml_available() { return true; }
 
 const tinyxml2::XMLElement* load_xml(tinyxml2::XMLDocument& doc, const std::string& path, const char* root_name) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) fail(ErrorCode::io, "config file '" + path + "' does not exist");
-  if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS)
+  // reacTIVision's files are a few KiB; the limit refuses a huge file before any of it is read.
+  const std::string text = read_limited(path, kMaxConfigBytes, "config file");
+  if (doc.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS)
     fail(ErrorCode::format, path + ":" + std::to_string(doc.ErrorLineNum()) + ": malformed XML: " + doc.ErrorStr());
   const tinyxml2::XMLElement* root = doc.FirstChildElement(root_name);
   if (!root) fail(ErrorCode::format, path + ": the root element must be <" + root_name + ">");
@@ -73,6 +75,8 @@ void read_tuio(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfi
   }
   if (t != "udp" && t != "tcp" && t != "web") r.bad(e, "type", "'" + t + "' is not udp, tcp, web or flc");
   const char* host = e->Attribute("host");
+  if (host && std::string_view(host).size() > 253)  // the longest name DNS can resolve
+    r.bad(e, "host", "longer than the 253 characters a host name may have");
   output::TuioTarget target;
   // Servers listen on 127.0.0.1 only, where reacTIVision listens on every interface: nothing is
   // reachable from the network unless asked for (a web server's host names its interface; a TCP

@@ -3,6 +3,7 @@
 // error names the file, the line, the element and the attribute.
 #include <tinyxml2.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -46,7 +47,9 @@ struct Reader {
   }
 };
 
-// Loads `path` and returns its root element, which must be <root_name>.
+constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;  // 16 MiB
+
+// Loads `path` (at most kMaxConfigBytes) and returns its root element, which must be <root_name>.
 const tinyxml2::XMLElement* load_xml(tinyxml2::XMLDocument& doc, const std::string& path, const char* root_name);
 
 }  // namespace gpuvis::config

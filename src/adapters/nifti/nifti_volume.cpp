@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "gpuvis/core/error.hpp"
+#include "gpuvis/io/read_limited.hpp"
 #include "gpuvis/io/volume_file.hpp"
 
 namespace gpuvis::nifti {
@@ -74,7 +75,7 @@ bool available() { return true; }
 Volume read(const std::string& path) {
   nifti_set_debug_level(0);
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) fail(ErrorCode::io, "cannot open '" + path + "'");
+  require_regular_file(path, "NIfTI file");
   Owned header(nifti_image_read(path.c_str(), 0));
   if (!header) fail(ErrorCode::format, path + ": not a NIfTI-1 or NIfTI-2 file (bad or truncated header)");
   for (int d = 5; d <= 7; ++d)

@@ -19,7 +19,7 @@ class UdpSink final : public PacketSink {
     boost::system::error_code ec;
     udp::resolver resolver(io.context());
     const auto found = resolver.resolve(udp::v4(), t.host, std::to_string(t.port), ec);
-    if (ec || found.empty()) fail(ErrorCode::invalid_argument, "TUIO target " + name_ + ": cannot resolve '" + t.host + "': " + ec.message());
+    if (ec || found.empty()) fail(ErrorCode::invalid_argument, "TUIO target '" + name_ + "': cannot resolve '" + t.host + "': " + ec.message());
     to_ = *found.begin();
     socket_.open(udp::v4(), ec);
     if (!ec) socket_.non_blocking(true, ec);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "gpuvis/core/error.hpp"
+#include "gpuvis/io/read_limited.hpp"
 #include "source/video_plugin.hpp"
 
 namespace gpuvis::source {
@@ -43,8 +44,7 @@ class VideoFileSource final : public video_plugin::Reader {
  public:
   VideoFileSource(const std::string& path, bool loop) : path_(path), loop_(loop) {
     quiet_opencv();
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) fail(ErrorCode::io, "video file '" + path + "' does not exist");
+    require_regular_file(path, "video file");
     if (!cap_.open(path, cv::CAP_FFMPEG) && !cap_.open(path))
       fail(ErrorCode::format, "cannot decode video '" + path + "' (unsupported or corrupt)");
   }
