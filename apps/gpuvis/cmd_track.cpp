@@ -1,4 +1,6 @@
 // gpuvis track: frames from a source -> detection -> tracking -> TUIO 1.1, with JSON and stats.
+#include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <deque>
 #include <filesystem>
@@ -49,6 +51,7 @@ struct TrackArgs {
   bool object_blobs = false, finger_blobs = false;
   std::string background;
   std::string view;  // --view [ADDR:]PORT
+  std::string view_token;
 };
 TrackArgs a;
 
@@ -181,10 +184,14 @@ std::unique_ptr<TrackView> open_view(const pipeline::DetectorParams& config, con
     files.base = file_cfg;
   }
   if (!a.grid.empty()) files.grid = a.grid;
-  const output::LiveViewParams view_options = output::parse_live_view_address(a.view);
+  output::LiveViewParams view_options = output::parse_live_view_address(a.view);
+  view_options.token = a.view_token;
+  if (view_options.token.empty() && !output::is_loopback(view_options.address)) view_options.token = output::make_view_token();
   auto view = std::make_unique<TrackView>(view_options, TrackSettings{config, options.invert_x, options.invert_y, options.invert_angle},
                                           std::move(files));
-  std::cerr << "gpuvis: live view on http://" << view_options.address << ":" << view->port() << "/\n" << std::flush;
+  std::cerr << "gpuvis: live view on http://" << view_options.address << ":" << view->port() << "/";
+  if (!view_options.token.empty()) std::cerr << "?token=" << view_options.token << " (open this address: the token is needed to see frames or change settings)";
+  std::cerr << "\n" << std::flush;
   return view;
 }
 
@@ -375,6 +382,14 @@ void register_track(CLI::App& app, Command& run) {
   cmd->add_option("--view", a.view,
                   "Live view in the browser at http://127.0.0.1:PORT/ ([ADDR:]PORT; name an address, e.g. 0.0.0.0:8080, to open it "
                   "to the network): the frames, what was found, per-stage times, reacTIVision's settings and the calibration grid");
+  cmd->add_option("--view-token", a.view_token,
+                  "The live view's token (letters, digits, - and _): the page's address must carry ?token=TOKEN to see frames "
+                  "or change settings. Made at random and printed when --view names an address beyond 127.0.0.1")
+      ->check([](const std::string& t) {
+        const bool ok = !t.empty() && t.size() <= 128 &&
+                        std::all_of(t.begin(), t.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; });
+        return ok ? std::string() : std::string("a token is 1-128 letters, digits, - or _");
+      });
   cmd->add_flag("--headless", a.headless, "No display window (gpuvis has none; see --view): accepted for reacTIVision users");
   cmd->callback([&run] { run = run_track; });
 }

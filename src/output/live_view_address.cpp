@@ -1,5 +1,7 @@
-// `track --view [ADDR:]PORT`: the live view's address, shared by the server and its absent stub.
+// `track --view [ADDR:]PORT`: the live view's address and token, shared by the server and its absent stub.
+#include <cstdint>
 #include <cstdlib>
+#include <random>
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/output/live_view.hpp"
@@ -22,6 +24,21 @@ LiveViewParams parse_live_view_address(const std::string& text) {
     fail(ErrorCode::invalid_argument, "--view '" + text + "': the port must be a number 0..65535 (0: any free port)");
   options.port = static_cast<int>(value);
   return options;
+}
+
+bool is_loopback(const std::string& address) {
+  return address == "localhost" || address == "::1" || address == "[::1]" || address.rfind("127.", 0) == 0;
+}
+
+std::string make_view_token() {
+  std::random_device source;
+  std::string token;
+  static const char digits[] = "0123456789abcdef";
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t word = source();
+    for (int shift = 28; shift >= 0; shift -= 4) token += digits[(word >> shift) & 0xF];
+  }
+  return token;
 }
 
 }  // namespace gpuvis::output

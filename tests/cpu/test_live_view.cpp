@@ -204,3 +204,40 @@ TEST(LiveView, AddressesAreCheckedAndPortsInUseNamed) {
   options.address = "example.com";
   EXPECT_THROW(output::open_live_view(options), Error);
 }
+
+// Open beyond this machine, the view has a token: the socket (frames, state, settings) opens only
+// for /ws?token=TOKEN; without it, or with another, it is refused and the caller sees no client. The
+// page itself is served either way (it holds nothing of the tracker's).
+TEST(LiveView, BeyondLoopbackTheSocketNeedsTheToken) {
+  EXPECT_TRUE(output::is_loopback("127.0.0.1"));
+  EXPECT_TRUE(output::is_loopback("localhost"));
+  EXPECT_FALSE(output::is_loopback("0.0.0.0"));
+  EXPECT_FALSE(output::is_loopback("192.168.1.20"));
+  const std::string token = output::make_view_token();
+  EXPECT_EQ(token.size(), 32u);
+  EXPECT_EQ(token.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_NE(token, output::make_view_token());
+  if (!output::live_view_available()) GTEST_SKIP() << "built without the live view (Boost)";
+  auto options = any_port();
+  options.address = "0.0.0.0";
+  options.token = token;
+  auto view = output::open_live_view(options);
+  EXPECT_EQ(get(view->port(), "/?token=" + token).result(), http::status::ok);
+  const std::string host = "127.0.0.1:" + std::to_string(view->port());
+  for (const std::string& target : std::vector<std::string>{"/ws", "/ws?token=", "/ws?token=" + token.substr(1), "/ws?token=" + token + "0",
+                                   "/wsx?token=" + token, "/ws?other=" + token}) {
+    asio::io_context io;
+    beast::websocket::stream<tcp::socket> ws(connect_to(io, view->port()));
+    EXPECT_THROW(ws.handshake(host, target), boost::system::system_error) << target;
+  }
+  EXPECT_EQ(view->clients(), 0);
+  asio::io_context io;
+  beast::websocket::stream<tcp::socket> ws(connect_to(io, view->port()));
+  ws.handshake(host, "/ws?v=1&token=" + token);
+  EXPECT_TRUE(wait_for([&] { return view->clients() == 1; }));
+  view->publish("state", R"({"type":"state"})");
+  beast::flat_buffer buffer;
+  ws.read(buffer);
+  EXPECT_EQ(beast::buffers_to_string(buffer.data()), R"({"type":"state"})");
+  ws.close(beast::websocket::close_code::normal);
+}

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/output/live_view.hpp"
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
@@ -1171,4 +1172,22 @@ TEST(Track, GridMovesEveryObjectIntoTableCoordinates) {
   const auto bad = test::run_cli("track --folder " + quote(seq) + " --no-tuio --backend cpu --grid " + quote(grid_path));
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("another camera size"), std::string::npos) << bad.output;
+}
+
+// `gpuvis track --view ADDR:PORT` beyond loopback prints the page's address with a fresh token (or
+// the --view-token given); on loopback, no token unless given.
+TEST(Track, TheLiveViewBeyondLoopbackPrintsItsToken) {
+  if (!output::live_view_available()) GTEST_SKIP() << "built without the live view (Boost)";
+  const auto open = test::run_cli("track --synth 2 --view 0.0.0.0:0 --backend cpu --no-tuio");
+  ASSERT_EQ(open.exit_code, 0) << open.output;
+  const auto at = open.output.find("/?token=");
+  ASSERT_NE(at, std::string::npos) << open.output;
+  EXPECT_EQ(open.output.substr(at + 8, 32).find_first_not_of("0123456789abcdef"), std::string::npos) << open.output;
+  const auto given = test::run_cli("track --synth 2 --view 0.0.0.0:0 --view-token my-table_1 --backend cpu --no-tuio");
+  EXPECT_NE(given.output.find("/?token=my-table_1 "), std::string::npos) << given.output;
+  const auto local = test::run_cli("track --synth 2 --view 0 --backend cpu --no-tuio");
+  EXPECT_EQ(local.output.find("token"), std::string::npos) << local.output;
+  const auto bad = test::run_cli("track --synth 2 --view 0 --view-token 'a b' --backend cpu --no-tuio");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("a token is 1-128 letters"), std::string::npos) << bad.output;
 }

@@ -22,9 +22,17 @@ struct LiveViewParams {
   std::string address = "127.0.0.1";  // this machine only unless another address is asked for
   int port = 8080;                    // 0: any free port (see LiveView::port())
   double picture_fps = 15;            // at most this many pictures per second
+  // When not empty, the page's WebSocket (frames, state, settings) opens only with ?token=TOKEN,
+  // which the page takes from its own address (http://HOST:PORT/?token=TOKEN). `track --view`
+  // makes one for every address other than loopback (make_view_token) unless --view-token gives it.
+  std::string token;
 };
 // "[ADDR:]PORT" as `track --view` takes it; errors name what to fix.
 LiveViewParams parse_live_view_address(const std::string& text);
+// True for 127.0.0.0/8, ::1 and "localhost": addresses only this machine can reach.
+bool is_loopback(const std::string& address);
+// 32 hexadecimal digits from the system's random source (128 bits).
+std::string make_view_token();
 
 class LiveView {
  public:

@@ -10,6 +10,7 @@
 #include <boost/beast/websocket.hpp>
 
 #include <algorithm>
+#include <string_view>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -233,6 +234,31 @@ class Server final : public LiveView {
   }
   // The WebSocket may only be opened by the page this server sent: a page from another site open
   // in the same browser must not change settings or write files (cross-site WebSocket hijacking).
+  // With a token (an address beyond loopback), the socket opens only for /ws?token=TOKEN: without
+  // it nobody on the network sees frames or changes settings. Compared in time independent of
+  // where the first difference lies.
+  bool socket_allowed(const http::request<http::string_body>& request) const {
+    const std::string target(request.target());
+    const std::string path = target.substr(0, target.find('?'));
+    if (path != "/ws" || !same_origin(request)) return false;
+    if (options_.token.empty()) return true;
+    const std::string wanted = "token=" + options_.token;
+    const auto query = target.find('?');
+    if (query == std::string::npos) return false;
+    bool found = false;
+    std::size_t at = query + 1;
+    while (at <= target.size()) {
+      const std::size_t end = std::min(target.find('&', at), target.size());
+      const std::string_view part(target.data() + at, end - at);
+      if (part.size() == wanted.size()) {
+        unsigned diff = 0;
+        for (std::size_t i = 0; i < part.size(); ++i) diff |= static_cast<unsigned char>(part[i] ^ wanted[i]);
+        found = found || diff == 0;
+      }
+      at = end + 1;
+    }
+    return found;
+  }
   static bool same_origin(const http::request<http::string_body>& request) {
     const auto origin = request.find(http::field::origin);
     if (origin == request.end()) return true;  // not a browser
@@ -352,12 +378,13 @@ void ViewClient::read() {
 
 void HttpSession::answer() {
   if (websocket::is_upgrade(request_)) {
-    if (request_.target() == "/ws" && Server::same_origin(request_)) {
+    if (server_.socket_allowed(request_)) {
       std::make_shared<ViewClient>(stream_.release_socket(), server_)->start(std::move(request_));
       return;
     }
     response_ = std::make_shared<http::response<http::string_body>>(http::status::forbidden, request_.version());
-    response_->body() = "the live view's WebSocket is /ws, opened by its own page\n";
+    response_->body() = "the live view's WebSocket is /ws, opened by its own page (with the token printed at start, "
+                        "when the view is open beyond this machine)\n";
   } else {
     const view_assets::Asset* asset = nullptr;
     if (request_.method() == http::verb::get || request_.method() == http::verb::head)

@@ -15,7 +15,9 @@ let dragging = -1;    // the grid point being dragged
 let pictures = 0;     // pictures received (shown for tests and curiosity)
 
 function connect() {
-  socket = new WebSocket(`ws://${location.host}/ws`);
+  // The token printed by `gpuvis track` when the view is open beyond this machine.
+  const token = new URLSearchParams(location.search).get('token');
+  socket = new WebSocket(`ws://${location.host}/ws` + (token ? `?token=${encodeURIComponent(token)}` : ''));
   socket.binaryType = 'arraybuffer';
   socket.onopen = () => { $('connection').textContent = 'connected'; $('connection').className = 'good'; };
   socket.onclose = () => {
