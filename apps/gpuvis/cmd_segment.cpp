@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "gpuvis/io/text_file.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/mean_shift_segment.hpp"
 #include "gpuvis/io/image_file.hpp"
@@ -62,7 +63,7 @@ void segment_image(const std::string& in, const Outputs& out, const filters::Mea
           for (int x = 0; x < img.width(); ++x) labels(x, y) = static_cast<std::uint16_t>(seg.labels(x, y));
         write_image(out.labels, labels.view());
         if (!out.filtered.empty()) write_image(out.filtered, seg.filtered.view());
-        if (!out.regions.empty()) std::ofstream(out.regions) << region_table(seg, img.channels(), {}).dump(1) << "\n";
+        if (!out.regions.empty()) write_file_atomically(out.regions, region_table(seg, img.channels(), {}).dump(1) + "\n");
         if (!out.boundaries.empty()) write_image(out.boundaries, boundaries_over(seg, 0).view());
         std::cerr << "gpuvis: " << seg.regions.size() << " regions in " << img.width() << "x" << img.height() << " on "
                   << to_string(sp.filter.backend) << "; wrote " << out.labels << "\n";
@@ -90,7 +91,7 @@ void segment_volume(const std::string& in, const Outputs& out, const filters::Me
         write_label_volume(out.labels, volume, seg.labels.view(), label_ext);
         const std::string ext = floats && !is_volume_file(out.filtered) ? ".pfm" : "";
         if (!out.filtered.empty()) write_volume(out.filtered, volume, AnyImage(seg.filtered.clone()), ext);
-        if (!out.regions.empty()) std::ofstream(out.regions) << region_table(seg, stacked.channels(), volume.shape).dump(1) << "\n";
+        if (!out.regions.empty()) write_file_atomically(out.regions, region_table(seg, stacked.channels(), volume.shape).dump(1) + "\n");
         if (!out.boundaries.empty()) {
           const int slice_h = stacked.height() / (volume.shape.depth * volume.shape.frames);
           write_volume(out.boundaries, volume, AnyImage(boundaries_over(seg, slice_h)),
