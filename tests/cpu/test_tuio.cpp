@@ -257,3 +257,38 @@ TEST(TuioStreams, TargetsParseLikeReacTIVisionsTransports) {
   EXPECT_EQ(output::to_string(output::parse_tuio_target("tcp:server:3334@2")), "tcp:server:127.0.0.1:3334@2");
   EXPECT_THROW(output::parse_tuio_target("web:8080@3"), Error);
 }
+
+// tuio-dump's TCP reading: packets after their 4-byte length, printed once complete, whatever way
+// the bytes were cut on arrival; bundles print each message; a length over 1 MiB ends the stream.
+TEST(TuioDump, StreamsPrintCompletePacketsOnlyAndRefuseHugeLengths) {
+  const std::vector<std::uint8_t> message = {'/', 'a', 0, 0, ',', 'i', 0, 0, 0, 0, 0, 5};  // "/a" 5
+  std::vector<std::uint8_t> bundle = {'#', 'b', 'u', 'n', 'd', 'l', 'e', 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  for (int i = 0; i < 2; ++i) {
+    const std::uint8_t length[4] = {0, 0, 0, 12};
+    bundle.insert(bundle.end(), length, length + 4);
+    bundle.insert(bundle.end(), message.begin(), message.end());
+  }
+  std::vector<std::uint8_t> stream;
+  for (const std::vector<std::uint8_t>* packet : {&message, static_cast<const std::vector<std::uint8_t>*>(&bundle)}) {
+    const auto n = static_cast<std::uint32_t>(packet->size());
+    const std::uint8_t length[4] = {std::uint8_t(n >> 24), std::uint8_t(n >> 16), std::uint8_t(n >> 8), std::uint8_t(n)};
+    stream.insert(stream.end(), length, length + 4);
+    stream.insert(stream.end(), packet->begin(), packet->end());
+  }
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {  // the first `cut` bytes arrive, then the rest
+    std::ostringstream out;
+    std::vector<std::uint8_t> pending(stream.begin(), stream.begin() + static_cast<std::ptrdiff_t>(cut));
+    const std::size_t used = output::print_osc_stream(out, pending.data(), pending.size());
+    ASSERT_LE(used, pending.size());
+    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(used));
+    pending.insert(pending.end(), stream.begin() + static_cast<std::ptrdiff_t>(cut), stream.end());
+    EXPECT_EQ(output::print_osc_stream(out, pending.data(), pending.size()), pending.size());
+    EXPECT_EQ(out.str(), "/a 5\n/a 5\n/a 5\n") << cut;
+  }
+  const std::vector<std::uint8_t> huge = {0x00, 0x10, 0x00, 0x01, 'x'};  // 1 MiB + 1
+  std::ostringstream out;
+  EXPECT_EQ(output::print_osc_stream(out, huge.data(), huge.size()), huge.size() + 1);
+  const std::vector<std::uint8_t> noise = {'n', 'o', 't', ' ', 'o', 's', 'c'};
+  output::print_osc_packet(out, noise.data(), noise.size());
+  EXPECT_EQ(out.str(), "");
+}

@@ -6,6 +6,8 @@
 // fseq; bundles split to fit the smallest packet capacity among the targets (UDP 4096 bytes to
 // localhost, 1500 otherwise; TCP and WebSocket 65536) with the whole alive list repeated.
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -72,6 +74,13 @@ bool tuio_available();  // built with the TUIO adapter (liblo and Boost)
 // limit). For `gpuvis tuio-dump`.
 void dump_osc(const std::string& address, int port, bool tcp, const std::atomic<bool>& stop, std::ostream& out,
               double max_seconds);
+// What dump_osc prints of one UDP datagram: every message of an OSC packet (a message, or a bundle
+// of packets nested at most 8 deep), one line each; bytes that are not OSC print nothing.
+void print_osc_packet(std::ostream& out, const std::uint8_t* data, std::size_t size);
+// What dump_osc prints of bytes received on one TCP connection (spec §8.1: each packet after its
+// 4-byte big-endian length). Returns the bytes consumed: the complete packets; a length over 1 MiB
+// ends the walk and the connection (returns `size` + 1 then).
+std::size_t print_osc_stream(std::ostream& out, const std::uint8_t* data, std::size_t size);
 // Opens every target; a server port that cannot be listened on is an error (ErrorCode::io).
 std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioParams& options);
 

@@ -29,11 +29,12 @@ std::uint32_t big_endian_u32(const unsigned char* p) {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
 }
 
-void print_message(std::ostream& out, unsigned char* data, std::size_t size) {
+void print_message(std::ostream& out, const unsigned char* data, std::size_t size) {
   int result = 0;
-  lo_message m = lo_message_deserialise(data, size, &result);
+  // liblo's signature takes a mutable pointer; it only reads (it copies what it keeps).
+  lo_message m = lo_message_deserialise(const_cast<unsigned char*>(data), size, &result);
   if (!m) return;  // not OSC: nothing to print
-  out << lo_get_path(data, static_cast<ssize_t>(size));
+  out << lo_get_path(const_cast<unsigned char*>(data), static_cast<ssize_t>(size));
   const char* types = lo_message_get_types(m);
   lo_arg** argv = lo_message_get_argv(m);
   for (int i = 0, n = lo_message_get_argc(m); i < n; ++i) {
@@ -64,7 +65,7 @@ void print_message(std::ostream& out, unsigned char* data, std::size_t size) {
 
 // A packet is a message or a bundle: "#bundle", an 8-byte time tag, then elements, each a 4-byte
 // big-endian size and a packet (bundles may nest). Malformed sizes end the walk.
-void print_packet(std::ostream& out, unsigned char* data, std::size_t size, int depth = 0) {
+void print_packet(std::ostream& out, const unsigned char* data, std::size_t size, int depth = 0) {
   static constexpr char kBundle[] = "#bundle";
   if (size >= 16 && std::memcmp(data, kBundle, sizeof kBundle) == 0) {
     if (depth > 8) return;
@@ -80,28 +81,26 @@ void print_packet(std::ostream& out, unsigned char* data, std::size_t size, int 
   print_message(out, data, size);
 }
 
-// One TCP sender: a 4-byte length, then that many bytes, repeated until it closes.
+constexpr std::size_t kMaxOscPacket = 1 << 20;
+
+// One TCP sender: bytes as they arrive, printed by print_osc_stream packet by packet (a 4-byte
+// length, then that many bytes), until it closes or announces a packet over kMaxOscPacket.
 class FramedReader : public std::enable_shared_from_this<FramedReader> {
  public:
   FramedReader(tcp::socket socket, std::ostream& out) : socket_(std::move(socket)), out_(out) {}
-  void start() { read_length(); }
+  void start() { read(); }
   bool open() const { return open_; }
 
  private:
-  static constexpr std::size_t kMaxPacket = 1 << 20;
-  void read_length() {
-    asio::async_read(socket_, asio::buffer(length_), [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
-      const std::size_t n = big_endian_u32(self->length_.data());
-      if (ec || n > kMaxPacket) return self->close();
-      self->packet_.resize(n);
-      self->read_packet();
-    });
-  }
-  void read_packet() {
-    asio::async_read(socket_, asio::buffer(packet_), [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
+  void read() {
+    socket_.async_read_some(asio::buffer(chunk_), [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
       if (ec) return self->close();
-      print_packet(self->out_, self->packet_.data(), self->packet_.size());
-      self->read_length();
+      auto& pending = self->pending_;
+      pending.insert(pending.end(), self->chunk_.begin(), self->chunk_.begin() + static_cast<std::ptrdiff_t>(n));
+      const std::size_t used = print_osc_stream(self->out_, pending.data(), pending.size());
+      if (used > pending.size()) return self->close();
+      pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(used));
+      self->read();
     });
   }
   void close() {
@@ -112,8 +111,8 @@ class FramedReader : public std::enable_shared_from_this<FramedReader> {
 
   tcp::socket socket_;
   std::ostream& out_;
-  std::array<unsigned char, 4> length_{};
-  std::vector<unsigned char> packet_;
+  std::array<unsigned char, 65536> chunk_{};
+  std::vector<unsigned char> pending_;  // at most one packet and its length: kMaxOscPacket + 4 bytes
   bool open_ = true;
 };
 
@@ -171,6 +170,20 @@ class Dump {
 };
 
 }  // namespace
+
+void print_osc_packet(std::ostream& out, const std::uint8_t* data, std::size_t size) { print_packet(out, data, size); }
+
+std::size_t print_osc_stream(std::ostream& out, const std::uint8_t* data, std::size_t size) {
+  std::size_t at = 0;
+  while (at + 4 <= size) {
+    const std::size_t n = big_endian_u32(data + at);
+    if (n > kMaxOscPacket) return size + 1;
+    if (n > size - at - 4) break;  // the rest has not arrived yet
+    print_packet(out, data + at + 4, n);
+    at += 4 + n;
+  }
+  return at;
+}
 
 void dump_osc(const std::string& address, int port, bool tcp, const std::atomic<bool>& stop, std::ostream& out,
               double max_seconds) {
