@@ -11,6 +11,10 @@ namespace {
 
 using nlohmann::json;
 
+// JSON text for the page. A message may quote what a page sent (an unknown type, a bad value) or a
+// path, which need not be UTF-8: such bytes become U+FFFD instead of failing the answer.
+std::string to_text(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 constexpr double kStatePeriod = 1.0 / 30;  // the tracked state goes to the page at most 30 times a second
 
 json threshold_json(const threshold::Params& t) {
@@ -58,6 +62,12 @@ TrackView::TrackView(const output::LiveViewParams& options, TrackSettings settin
 TrackView::Changes TrackView::poll() {
   Changes changes;
   for (const auto& message : view_->take_messages()) apply(message, changes);
+  return changes;
+}
+
+TrackView::Changes TrackView::receive(const std::string& message) {
+  Changes changes;
+  apply(message, changes);
   return changes;
 }
 
@@ -241,7 +251,7 @@ void TrackView::publish_settings() {
         {"settings_exists", std::filesystem::exists(files_.settings)},
         {"grid", files_.grid},
         {"grid_exists", std::filesystem::exists(files_.grid)}}}};
-  view_->publish("settings", j.dump());
+  view_->publish("settings", to_text(j));
 }
 
 void TrackView::publish_grid() {
@@ -257,11 +267,11 @@ void TrackView::publish_grid() {
   if (grid_)
     for (const auto& p : grid_->points) points.push_back({p[0], p[1]});
   j["points"] = points;
-  view_->publish("grid", j.dump());
+  view_->publish("grid", to_text(j));
 }
 
 void TrackView::notice(const std::string& kind, const std::string& message) {
-  view_->publish(kind, json{{"type", kind}, {"message", message}}.dump());
+  view_->publish(kind, to_text(json{{"type", kind}, {"message", message}}));
 }
 
 void TrackView::show(HostView<const std::uint8_t> frame, const track::Frame& tracked, const pipeline::Detections& detections,
@@ -302,7 +312,7 @@ void TrackView::show(HostView<const std::uint8_t> frame, const track::Frame& tra
                        {"height", b.height}});
   const json state = {{"type", "state"},   {"fseq", tracked.fseq}, {"width", width_},  {"height", height_},
                       {"objects", objects}, {"cursors", cursors},   {"blobs", blobs}, {"stats", last_stats_}};
-  view_->publish("state", state.dump());
+  view_->publish("state", to_text(state));
 }
 
 }  // namespace gpuvis::cli

@@ -45,6 +45,9 @@ class TrackView {
   };
   // Reads the page's messages; on the tracking thread, once per frame.
   Changes poll();
+  // What one message from a page changes (poll() applies each received message so). A message
+  // that is not understood or asks for a wrong value changes nothing and is answered with an error.
+  Changes receive(const std::string& message);
   const TrackSettings& settings() const { return settings_; }
 
   // After each tracked frame: `frame` is what the detector saw (Detector::received_frame).

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "adapters/nifti/header_check.hpp"
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/io/read_limited.hpp"
 #include "gpuvis/io/volume_file.hpp"
@@ -76,6 +77,7 @@ Volume read(const std::string& path) {
   nifti_set_debug_level(0);
   std::error_code ec;
   require_regular_file(path, "NIfTI file");
+  check_header(path);
   Owned header(nifti_image_read(path.c_str(), 0));
   if (!header) fail(ErrorCode::format, path + ": not a NIfTI-1 or NIfTI-2 file (bad or truncated header)");
   for (int d = 5; d <= 7; ++d)
