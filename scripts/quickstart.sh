@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-bash scripts/build.sh
+# The library and the CLI only: scripts/test.sh builds the tests on top of this, with the same flags.
+bash scripts/build.sh --target gpuvis_cli
 mkdir -p out
 ./build/bin/gpuvis info
 ./build/bin/gpuvis threshold data/samples/table.pgm out/table-bernsen.png --method bernsen --overwrite

@@ -150,7 +150,7 @@ void write_volume(const std::string& path, const Volume& like, const AnyImage& d
     std::visit(
         [&](const auto& img) {
           using T = std::decay_t<decltype(img(0, 0))>;
-          write_image(files[i], HostView<const T>(img.view().crop(0, static_cast<int>(i) * slice_h, w, slice_h)));
+          write_image(files[i], HostView<const T>(img.view().crop(0, static_cast<int>(i) * slice_h, img.width(), slice_h)));
         },
         data);
   }
