@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <type_traits>
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/threshold/threshold.hpp"
@@ -24,10 +26,25 @@ json threshold_json(const threshold::Params& t) {
           {"bradley_roth", {{"size", t.bradley_roth.size}, {"bias", t.bradley_roth.bias}, {"contrast", t.bradley_roth.contrast}}}};
 }
 
-// Sets `field` from j[key] when present; a value of the wrong type throws nlohmann's type_error.
+// A number from the page as T: read as a double first, so that a value out of T's range is an error
+// here rather than an undefined conversion inside the JSON library. A value of the wrong type
+// throws nlohmann's type_error.
+template <class T>
+T number(const json& value, const char* key) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value.get<bool>();
+  } else {
+    const double v = value.get<double>();
+    if (!std::isfinite(v) || v < static_cast<double>(std::numeric_limits<T>::lowest()) || v > static_cast<double>(std::numeric_limits<T>::max()))
+      fail(ErrorCode::invalid_argument, std::string(key) + " is out of range");
+    return static_cast<T>(v);
+  }
+}
+
+// Sets `field` from j[key] when present.
 template <class T>
 void take(const json& j, const char* key, T& field) {
-  if (j.contains(key)) field = j.at(key).get<T>();
+  if (j.contains(key)) field = number<T>(j.at(key), key);
 }
 
 void check_range(const char* what, double value, double lo, double hi) {
@@ -122,7 +139,7 @@ void TrackView::apply_settings(const json& j, Changes& changes) {
   if (j.contains("fingers")) {
     const json& f = j.at("fingers");
     take(f, "size", det.fingers.size);
-    if (f.contains("sensitivity")) det.fingers.sensitivity = f.at("sensitivity").get<int>() / 100.0;
+    if (f.contains("sensitivity")) det.fingers.sensitivity = number<int>(f.at("sensitivity"), "sensitivity") / 100.0;
     take(f, "contrast", det.fingers.contrast);
     check_range("finger size", det.fingers.size, 0, 64);  // reacTIVision's F key range
     check_range("finger sensitivity", det.fingers.sensitivity * 100, 0, 200);
@@ -182,8 +199,8 @@ void TrackView::apply_grid(const json& j, Changes& changes) {
     require_frame();
     if (!settings_.detector.calibration) fail(ErrorCode::invalid_argument, "switch the calibration grid on first");
     const auto layout = pipeline::grid_layout(width_, height_);
-    const int index = j.at("index").get<int>();
-    const double dx = j.at("dx").get<double>(), dy = j.at("dy").get<double>();
+    const int index = number<int>(j.at("index"), "index");
+    const double dx = number<double>(j.at("dx"), "dx"), dy = number<double>(j.at("dy"), "dy");
     if (index < 0 || index >= layout.gx * layout.gy) fail(ErrorCode::invalid_argument, "grid point out of range");
     const double limit = pipeline::CalibrationGrid::kMaxDisplacement;
     check_range("a grid point's displacement", std::max(std::abs(dx), std::abs(dy)), 0, limit);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <tuple>
 
 #include "adapters/nifti/header_check.hpp"
 #include "gpuvis/core/error.hpp"
@@ -97,6 +98,17 @@ Volume read(const std::string& path) {
   if (nx > 65535 || rows >= 2147483647.0 || (have > 0 && bytes * 4 > have))
     fail(ErrorCode::invalid_argument, path + ": a volume of " + std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz) +
                                           "x" + std::to_string(nt) + " voxels is too large for this machine's memory");
+  // The volume is one image of nx x (ny nz nt) pixels here: the image limit applies to it.
+  const std::string shape = std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz) + "x" + std::to_string(nt);
+  if (static_cast<double>(nx) * rows > static_cast<double>(max_image_pixels()))
+    fail(ErrorCode::invalid_argument, path + ": a volume of " + shape + " voxels is over the limit of " + std::to_string(max_image_pixels()) +
+                                          " (set GPUVIS_MAX_IMAGE_PIXELS to raise it)");
+  // An uncompressed file must hold the data its header announces: checked before nifticlib
+  // allocates it. (A .nii.gz is checked as it is read.)
+  const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  const double wanted = static_cast<double>(header->iname_offset) + static_cast<double>(header->nvox) * header->nbyper;
+  if (!gz && static_cast<double>(fs::file_size(path, ec)) < wanted)
+    fail(ErrorCode::format, path + ": the voxel data is truncated (the header announces " + shape + " voxels)");
   if (nifti_image_load(header.get()) != 0) fail(ErrorCode::format, path + ": the voxel data is truncated or unreadable");
   Volume v;
   v.shape = {static_cast<int>(nz), static_cast<int>(nt)};
@@ -178,7 +190,8 @@ void write_labels(const std::string& path, const Volume& like, HostView<const st
 
 void write(const std::string& path, const Volume& like, const AnyImage& data) {
   nifti_set_debug_level(0);
-  const auto [w, h, c] = std::visit([](const auto& img) { return std::tuple{img.width(), img.height(), img.channels()}; }, data);
+  int w = 0, h = 0, c = 0;
+  std::tie(w, h, c) = std::visit([](const auto& img) { return std::tuple{img.width(), img.height(), img.channels()}; }, data);
   Owned nim = header_like(path, like, w, h);
   // The sample type: the input file's own where the data is its samples read as float.
   int dt = 0;
