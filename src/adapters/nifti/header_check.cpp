@@ -54,11 +54,33 @@ int bits_of(int datatype) {
   fail(ErrorCode::format, path + ": not a readable NIfTI-1 or NIfTI-2 file (" + why + ")");
 }
 
-template <class Dim>
-void check_dims(const std::string& path, const Dim* dims) {
+// Where the fields checked lie in each version's header (NIfTI-1: int16 dims, a float offset;
+// NIfTI-2: int64 dims and offset).
+struct Layout {
+  const char* version;
+  std::size_t magic_at, magic_size;
+  const char* magic_a;
+  const char* magic_b;
+  std::size_t dims_at, datatype_at, bitpix_at, offset_at;
+};
+constexpr Layout kNifti1{"NIfTI-1", 344, 4, "n+1", "ni1", 40, 70, 72, 108};
+constexpr Layout kNifti2{"NIfTI-2", 4, 8, "n+2\0\r\n\032\n", "ni2\0\r\n\032\n", 16, 12, 14, 168};
+
+// Dim: the dimensions' type; Offset: vox_offset's.
+template <class Dim, class Offset>
+void check_fields(const std::string& path, const unsigned char* bytes, const Fields& f, const Layout& l) {
+  if (std::memcmp(bytes + l.magic_at, l.magic_a, l.magic_size) != 0 && std::memcmp(bytes + l.magic_at, l.magic_b, l.magic_size) != 0)
+    bad(path, std::string("the ") + l.version + " magic must be " + l.magic_a + " or " + l.magic_b);
+  Dim dims[8];
+  for (int i = 0; i < 8; ++i) dims[i] = f.at<Dim>(l.dims_at + sizeof(Dim) * static_cast<std::size_t>(i));
   if (dims[0] < 1 || dims[0] > 7) bad(path, "dim[0] must be 1 to 7");
   for (int i = 1; i <= dims[0]; ++i)
-    if (dims[i] < 1 || dims[i] > (Dim{1} << 30)) bad(path, "dim[" + std::to_string(i) + "] must be 1 to 2^30");
+    if (dims[i] < 1 || static_cast<std::int64_t>(dims[i]) > (std::int64_t{1} << 30)) bad(path, "dim[" + std::to_string(i) + "] must be 1 to 2^30");
+  const int datatype = f.at<std::int16_t>(l.datatype_at), bitpix = f.at<std::int16_t>(l.bitpix_at), bits = bits_of(datatype);
+  if (bits == 0) bad(path, "unknown datatype " + std::to_string(datatype));
+  if (bitpix != bits) bad(path, "bitpix " + std::to_string(bitpix) + " does not match the datatype's " + std::to_string(bits));
+  const double offset = static_cast<double>(f.at<Offset>(l.offset_at));
+  if (!std::isfinite(offset) || offset < 0 || offset > 1e15) bad(path, "the data offset vox_offset is out of range");
 }
 
 }  // namespace
@@ -80,31 +102,8 @@ void check_header(const std::string& path) {
   }
   if (got < size) bad(path, "the header is cut short");
   const Fields f(bytes.data(), swap);
-  int datatype = 0, bitpix = 0;
-  double offset = 0;
-  if (size == kSize1) {
-    if (std::memcmp(bytes.data() + 344, "n+1", 4) != 0 && std::memcmp(bytes.data() + 344, "ni1", 4) != 0)
-      bad(path, "the NIfTI-1 magic must be n+1 or ni1");
-    std::int16_t dims[8];
-    for (int i = 0; i < 8; ++i) dims[i] = f.at<std::int16_t>(40 + 2 * i);
-    check_dims(path, dims);
-    datatype = f.at<std::int16_t>(70);
-    bitpix = f.at<std::int16_t>(72);
-    offset = f.at<float>(108);
-  } else {
-    if (std::memcmp(bytes.data() + 4, "n+2\0\r\n\032\n", 8) != 0 && std::memcmp(bytes.data() + 4, "ni2\0\r\n\032\n", 8) != 0)
-      bad(path, "the NIfTI-2 magic must be n+2 or ni2");
-    std::int64_t dims[8];
-    for (int i = 0; i < 8; ++i) dims[i] = f.at<std::int64_t>(16 + 8 * i);
-    check_dims(path, dims);
-    datatype = f.at<std::int16_t>(12);
-    bitpix = f.at<std::int16_t>(14);
-    offset = static_cast<double>(f.at<std::int64_t>(168));
-  }
-  const int bits = bits_of(datatype);
-  if (bits == 0) bad(path, "unknown datatype " + std::to_string(datatype));
-  if (bitpix != bits) bad(path, "bitpix " + std::to_string(bitpix) + " does not match the datatype's " + std::to_string(bits));
-  if (!std::isfinite(offset) || offset < 0 || offset > 1e15) bad(path, "the data offset vox_offset is out of range");
+  if (size == kSize1) check_fields<std::int16_t, float>(path, bytes.data(), f, kNifti1);
+  else check_fields<std::int64_t, std::int64_t>(path, bytes.data(), f, kNifti2);
 }
 
 }  // namespace gpuvis::nifti
