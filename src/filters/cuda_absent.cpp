@@ -1,4 +1,4 @@
-// Built instead of cuda/convolve.cu without CUDA.
+// Built instead of cuda/convolve_*.cu without CUDA.
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"

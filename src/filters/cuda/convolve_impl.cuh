@@ -6,6 +6,11 @@
 // buffer and a column pass.
 // Frames larger than options.max_gpu_memory are processed in strips; each output row is computed
 // from exactly the same inputs as in one shot, so the results are identical.
+//
+// Included by convolve_u8.cu, convolve_u16.cu and convolve_f32.cu, which instantiate it for one
+// sample type each, so that the three compile in parallel (together they were the longest file
+// of the build). Each has its own constant-memory weights and upload cache.
+#pragma once
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -505,17 +510,6 @@ void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, 
   }
 }
 
-template void convolve<std::uint8_t>(DeviceView<const std::uint8_t>, DeviceView<std::uint8_t>, const Kernel&, const ConvolveParams&,
-                                     gpuvis::cuda::DeviceBuffer&, cudaStream_t);
-template void convolve<std::uint16_t>(DeviceView<const std::uint16_t>, DeviceView<std::uint16_t>, const Kernel&,
-                                      const ConvolveParams&, gpuvis::cuda::DeviceBuffer&, cudaStream_t);
-template void convolve<float>(DeviceView<const float>, DeviceView<float>, const Kernel&, const ConvolveParams&,
-                              gpuvis::cuda::DeviceBuffer&, cudaStream_t);
-
 }  // namespace cuda_impl
-
-template void convolve_cuda<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveParams&);
-template void convolve_cuda<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const Kernel&, const ConvolveParams&);
-template void convolve_cuda<float>(HostView<const float>, HostView<float>, const Kernel&, const ConvolveParams&);
 
 }  // namespace gpuvis::filters
