@@ -17,7 +17,7 @@ packages=(
   libopenblas-dev                                # CPU matrix product (gpuvis lab matmul)
   python3 python3-numpy python3-matplotlib python3-pil  # benchmark reports, sample generator
   python3-dev pybind11-dev python3-pytest       # the Python module and its tests
-  python3-pip                                    # pip wheel . / pip install . (scripts/test-wheel.sh)
+  python3-pip python3-venv                       # pip wheel . / pip install . into a virtual environment (scripts/test-wheel.sh)
   python3-dask python3-distributed               # gpuvis.dask: chunked filters on a cluster
   librsvg2-bin                                   # rsvg-convert: the tests print symbol sheets and detect them
   librsvg2-dev poppler-utils                     # PDF sheets (librsvg draws the SVG pages into cairo's PDF); pdftoppm for their test
