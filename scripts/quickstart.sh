@@ -5,7 +5,7 @@
 # sample frame (out/table-bernsen.png).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps.sh --build-only   # scripts/test.sh adds the tools only the tests use
 # The library and the CLI only: scripts/test.sh builds the tests on top of this, with the same flags.
 bash scripts/build.sh --target gpuvis_cli
 mkdir -p out
