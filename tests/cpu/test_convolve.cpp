@@ -94,15 +94,18 @@ TEST(Kernel, ParsesInlineNamedAndFileKernels) {
   EXPECT_EQ(parse_kernel("@" + file).weights, (std::vector<float>{0, 1, 0, 1, 1, 1, 0, 1, 0}));
 }
 
+// parse_kernel(spec) is refused with an error that contains `needle`.
+static void expect_kernel_error(const std::string& spec, const std::string& needle) {
+  try {
+    parse_kernel(spec);
+    ADD_FAILURE() << "accepted " << spec;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
 TEST(Kernel, BadKernelsAreRejectedWithTheReason) {
-  auto expect_error = [](const std::string& spec, const std::string& needle) {
-    try {
-      parse_kernel(spec);
-      FAIL() << spec;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
+  const auto expect_error = expect_kernel_error;
   expect_error("1,2", "odd");
   expect_error("", "empty");
   expect_error("1,2,3;4,5", "different lengths");
@@ -326,14 +329,7 @@ namespace {
 // A kernel file is read with a ceiling: a device that never ends is refused as a device, and a file
 // over 1 MiB from its size, before either is read.
 TEST(KernelFile, EndlessOrHugeFilesAreRefused) {
-  auto expect_error = [](const std::string& spec, const std::string& needle) {
-    try {
-      parse_kernel(spec);
-      ADD_FAILURE() << "read " << spec << " as a kernel";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
+  const auto expect_error = expect_kernel_error;
   if (std::filesystem::exists("/dev/zero")) expect_error("@/dev/zero", "kernel file '/dev/zero' is a device, not a file");
   const std::string huge = test::temp_path("huge.kernel");
   std::ofstream(huge) << "1,2,1";
