@@ -21,8 +21,5 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppress
 # Video.BadVideosAndCamerasAreOneLineErrors counts the lines a failing `gpuvis track --video`
 # prints; OpenCV's video stack leaks ~2.5 KB from a library it has unloaded again by exit, which
 # LeakSanitizer reports without a module to suppress it by.
-# LiveView.BeyondLoopbackTheSocketNeedsTheToken passes in the normal build but not in this one (found
-# 2026-11-28, not yet understood): here the first handshake without the token is answered and the
-# one with it refused. Left out of this run until that is explained; it runs in the normal suite.
 ctest --test-dir build-asan --output-on-failure --timeout 1800 -j "$(nproc)" -L cpu \
-  -E "^(Python|Install)\.|^Video\.BadVideosAndCamerasAreOneLineErrors$|^LiveView\.BeyondLoopbackTheSocketNeedsTheToken$" "$@"
+  -E "^(Python|Install)\.|^Video\.BadVideosAndCamerasAreOneLineErrors$" "$@"
