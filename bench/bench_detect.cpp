@@ -8,7 +8,7 @@
 //     tracked sequences of sliding prints (--sequence-md): frames reported, sessions, wrong IDs.
 // Writes timing JSON lines (--out) and, with --md FILE, the accuracy table as Markdown; with
 // --camera-md FILE the camera table and --sequence-md FILE the sequences' (--camera-only: those
-// two alone).
+// two alone; --seed-base N: the camera table on another set of frames, 5000 by default).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -181,42 +181,6 @@ void score_frame(const synth::Scene& s, const std::vector<decode::Fiducial>& fid
   found += static_cast<int>(std::count(used.begin(), used.end(), true));
 }
 
-// The camera's effects on 640x480 frames of 8 printed symbols 48-80 px wide (print sides 1.11
-// times that): each kind of frame at several strengths, the value of a range spread evenly over
-// the frames.
-struct CameraCondition {
-  std::string name;
-  std::function<void(synth::SceneParams&, double)> apply;  // t in [0, 1]: where in the range
-};
-
-double lerp(double a, double b, double t) { return a + (b - a) * t; }
-
-std::vector<CameraCondition> camera_conditions() {
-  std::vector<CameraCondition> c;
-  c.push_back({"none", [](synth::SceneParams&, double) {}});
-  c.push_back({"vignetting 0.25-0.45", [](synth::SceneParams& q, double t) { q.vignetting = lerp(0.25, 0.45, t); }});
-  c.push_back({"JPEG quality 50-75", [](synth::SceneParams& q, double t) { q.jpeg = static_cast<int>(std::lround(lerp(50, 75, t))); }});
-  for (double px : {3.0, 5.0, 7.0}) {
-    char name[64];
-    std::snprintf(name, sizeof name, "linear motion blur %g px", px);
-    c.push_back({name, [px](synth::SceneParams& q, double) { q.motion_px = px; }});
-  }
-  c.push_back({"webcam mix: vignetting 0.25-0.45, motion 3-7 px, JPEG 50-75", [](synth::SceneParams& q, double t) {
-                 q.vignetting = lerp(0.25, 0.45, t);
-                 q.motion_px = lerp(3, 7, std::fmod(t * 7.3, 1.0));
-                 q.jpeg = static_cast<int>(std::lround(lerp(50, 75, std::fmod(t * 3.7, 1.0))));
-               }});
-  c.push_back({"dim prints: contrast 30-80 over a 60-level gradient, noise 1.5-3", [](synth::SceneParams& q, double t) {
-                 q.brightness = 130;
-                 q.illumination = 60.0 / 130;
-                 const double contrast = lerp(30, 80, t);
-                 q.ink = 0.9 * (1 - contrast / 130);
-                 q.noise = lerp(1.5, 3, std::fmod(t * 5.3, 1.0));
-               }});
-  c.push_back({"Gaussian blur sigma 1.1-1.5", [](synth::SceneParams& q, double t) { q.blur = lerp(1.1, 1.5, t); }});
-  return c;
-}
-
 // The detectors the camera and sequence tables compare: the CPU without and with the second look,
 // and CUDA when a device is present.
 struct DetectorRun {
@@ -233,14 +197,14 @@ std::vector<DetectorRun> detector_runs() {
 // Recall, false IDs, centre error and time of the default detector with the second look off and
 // on (CPU, one thread), and on CUDA when a device is present (its detections compared with the
 // CPU's frame by frame).
-std::string camera_table(synth::Generator& gen, int frames, const std::string& filter) {
+std::string camera_table(synth::Generator& gen, int frames, const std::string& filter, std::uint32_t seed_base) {
   std::ostringstream table;
   table << "| frames | detector | found | false IDs | median centre error (px) | median ms/frame |\n|---|---|---:|---:|---:|---:|\n";
-  for (const auto& cond : camera_conditions()) {
+  for (const auto& cond : bench::camera_conditions()) {
     if (cond.name.find(filter) == std::string::npos) continue;
     std::vector<synth::Scene> scenes;
     for (int i = 0; i < frames; ++i) {
-      synth::SceneParams q = bench::camera_frame(i);
+      synth::SceneParams q = bench::camera_frame(i, seed_base);
       cond.apply(q, frames > 1 ? static_cast<double>(i) / (frames - 1) : 0.0);
       scenes.push_back(gen.make(q));
     }
@@ -383,11 +347,13 @@ std::string sequence_table(synth::Generator& gen, int frames) {
 int main(int argc, char** argv) {
   std::string md, camera_md, sequence_md;
   bool camera_only = false;
+  std::uint32_t seed_base = 5000;
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--md" && i + 1 < argc) md = argv[++i];
     else if (std::string(argv[i]) == "--camera-md" && i + 1 < argc) camera_md = argv[++i];
     else if (std::string(argv[i]) == "--camera-only") camera_only = true;
+    else if (std::string(argv[i]) == "--seed-base" && i + 1 < argc) seed_base = static_cast<std::uint32_t>(std::stoul(argv[++i]));
     else if (std::string(argv[i]) == "--sequence-md" && i + 1 < argc) sequence_md = argv[++i];
     else rest.push_back(argv[i]);
   }
@@ -398,7 +364,7 @@ int main(int argc, char** argv) {
   const int frames = args.quick ? 8 : 30;
 
   synth::Generator camera_gen(symbols);
-  const std::string camera = camera_table(camera_gen, frames, args.filter);
+  const std::string camera = camera_table(camera_gen, frames, args.filter, seed_base);
   if (!camera_md.empty()) std::ofstream(camera_md) << camera;
   // --filter picks camera conditions by name; "sequence" picks the tracked sequences alone.
   const bool sequences_wanted = args.filter.empty() || args.filter == "sequence";

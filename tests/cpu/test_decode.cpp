@@ -14,6 +14,7 @@
 #include "gpuvis/decode/tree_set.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 #include "gpuvis/threshold/threshold.hpp"
@@ -501,4 +502,42 @@ TEST(Synth, SequencePrintsNeverOverlap) {
   }
   EXPECT_GT(contacts_needed, 0) << "no two prints ever came close: the test does not exercise collisions";
   EXPECT_GT(travelled, 150) << "prints must still travel";
+}
+
+// Root candidates: a white square full of specks (a dim print's paper: more neighbours than the
+// set's cap, saturated) is one, up to 5/4 of the band; a black one (smeared ink) is not; a square
+// touching the border never is (decode::qualifies_as_root, the rule of both backends).
+TEST(Decode, TheSaturatedPaperOfADimPrintIsARootCandidate) {
+  const decode::TreeSet set = decode::TreeSet::builtin("default");
+  auto square_with_specks = [&](std::uint8_t paper, int side, int at) {
+    Image<std::uint8_t> binary(200, 200);
+    binary.fill(static_cast<std::uint8_t>(255 - paper));
+    for (int y = at; y < at + side; ++y)
+      for (int x = at; x < at + side; ++x) binary(x, y) = paper;
+    for (int y = at + 3; y < at + side - 3; y += 4)  // one-pixel specks of the other colour
+      for (int x = at + 3; x < at + side - 3; x += 4) binary(x, y) = static_cast<std::uint8_t>(255 - paper);
+    segment::RegionTree tree;
+    segment::segment_cpu(binary.view(), set.cap(), tree);
+    return tree;
+  };
+  auto candidates = [](const segment::RegionTree& tree, int min_size, int max_size) {
+    std::vector<decode::RootCandidate> out;
+    decode::find_root_candidates(tree, {}, min_size, max_size, out);
+    return out;
+  };
+  const auto white = square_with_specks(255, 80, 60);
+  const auto found = candidates(white, 24, 160);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].colour, 255);
+  EXPECT_EQ(found[0].size, 80);
+  EXPECT_TRUE(white.flags[found[0].region] & segment::kSaturated) << "the specks no longer saturate the paper";
+  EXPECT_EQ(candidates(white, 24, 64).size(), 1u);  // 80 <= 64 * 5/4
+  EXPECT_TRUE(candidates(white, 24, 63).empty());
+  EXPECT_TRUE(candidates(square_with_specks(0, 80, 60), 24, 160).empty());  // black: smeared ink
+  EXPECT_TRUE(candidates(square_with_specks(255, 80, 0), 24, 160).empty());  // on the border
+  // Without the saturation, the band is the band.
+  EXPECT_FALSE(decode::qualifies_as_root(70, 70, 255, 0, 3, false, 24, 64));
+  EXPECT_TRUE(decode::qualifies_as_root(64, 60, 0, 0, 3, false, 24, 64));
+  EXPECT_FALSE(decode::qualifies_as_root(64, 60, 0, 0, 3, true, 24, 64));  // a decoded symbol's part
+  EXPECT_FALSE(decode::qualifies_as_root(64, 30, 0, 0, 3, false, 24, 64));  // not square
 }

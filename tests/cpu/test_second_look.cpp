@@ -328,7 +328,8 @@ TEST(SecondLook, DeblurringKeepsThePrintsGreyLevels) {
 
 // Dim prints on a table darker than their ink (contrast 30-45 grey levels, the table at a third of
 // the paper): the first pass loses the symbols' outlines to the table's darkness and finds few; the
-// second look, with the table painted out, finds most, with no false ID: in a session whose first
+// second look, at the papers (root candidates though their specks saturate them) with the table
+// painted out, finds nearly all, with no false ID: in a session whose first
 // frame is dim (root candidates in the first band) and in one that has seen the prints at full
 // contrast before the light dimmed (in their size band).
 TEST(SecondLook, DimPrintsOnADarkTableAreFound) {
@@ -355,8 +356,10 @@ TEST(SecondLook, DimPrintsOnADarkTableAreFound) {
     EXPECT_EQ(b.found, a.found + b.recovered);
   }
   EXPECT_LT(first, 0.3 * total) << "the frames no longer test dim prints";
-  EXPECT_GE(fresh, 0.7 * total);  // 39 of 48 when written, the first pass 1
-  EXPECT_GE(seen, 0.6 * total);   // 33 of 48
+  // 46 and 46 of 48 since the prints' saturated papers are root candidates and the dim look has its
+  // own contrast gate (2026-11-28); 39 and 33 before. The first pass finds 1.
+  EXPECT_GE(fresh, 0.9 * total);
+  EXPECT_GE(seen, 0.9 * total);
   EXPECT_EQ(false_ids, 0);
 }
 

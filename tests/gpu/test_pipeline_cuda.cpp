@@ -510,6 +510,36 @@ TEST(PipelineCuda, SecondLookOnSmearedFramesEqualsTheCpu) {
   while (pipelined.in_flight() > 0) EXPECT_TRUE(test::same_detections(expected[next++], pipelined.receive()));
 }
 
+// Dim prints on a table darker than their ink: their papers, saturated with specks, are root
+// candidates on both backends (decode::qualifies_as_root), and the second look's dim look decodes
+// them on the host: CUDA reports what the CPU reports, root candidates and root blobs included.
+TEST(PipelineCuda, DimPrintsAndTheirSaturatedPapersEqualTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  synth::Generator gen(test::symbols_dir());
+  pipeline::DetectorParams config;
+  config.blobs.object_blobs = true;
+  pipeline::Detector cpu(config), gpu(on_gpu(config));
+  int recovered = 0, paper_roots = 0;
+  for (int i = 0; i < 12; ++i) {
+    synth::SceneParams q;
+    q.symbols = 8;
+    q.min_size = 53;
+    q.max_size = 89;
+    q.brightness = 130;
+    q.illumination = 60.0 / 130;
+    q.ink = 0.9 * (1 - (30 + 4 * i) / 130.0);
+    q.noise = 2;
+    q.seed = 700 + static_cast<std::uint32_t>(i);
+    const auto s = gen.make(q);
+    const auto& expected = cpu.detect(s.image.view());
+    for (const auto& l : expected.second_looks) recovered += l.id >= 0;
+    for (const auto& r : expected.roots) paper_roots += r.colour == 255 && r.size > 60;
+    EXPECT_TRUE(test::same_detections(expected, gpu.detect(s.image.view()))) << "frame " << i;  // root candidates and their blobs too
+  }
+  EXPECT_GT(recovered, 0) << "no symbol came from the dim look: the frames do not test it";
+  EXPECT_GT(paper_roots, 0) << "no paper became a root candidate: the frames do not test it";
+}
+
 // The equaliser runs on the device for CUDA and the stage taps copy the device's binary frame and
 // region tree back: detections, the equalised frame, the binary frame and every field of the tree
 // equal the CPU backend's, one frame at a time and two in flight, across a recapture.

@@ -18,11 +18,30 @@ struct RootCandidate {
   int region = -1;
 };
 
-// Regions off the border with at least one neighbour (and not saturated), roughly square
-// (|width - height| < min(width, height)), with size in [min_size, max_size], that are neither a
-// decoded symbol's root (valid or fuzzy) nor a neighbour of one (its leaves and enclosing region).
-// Unlike reacTIVision (Q21) both colours qualify and blob tracking need not be on. At most `limit`
-// candidates, in region order.
+// Whether a region may be a symbol's root: off the border, roughly square (|width - height| <
+// min(width, height)), its size (max of width and height) in [min_size, max_size], neither a decoded
+// symbol's root (valid or fuzzy) nor a neighbour of one (`taken`: its leaves and enclosing region),
+// and with at least one neighbour, or white and saturated (more neighbours than the tree set's
+// cap). A white saturated square is the paper of a dim print: where the table is darker than its
+// ink, the threshold turns the outline and much of the ink white, and the paper holds the rest as
+// dozens of specks (docs/decoding.md). (A black saturated square is ink smeared into one blob with
+// specks of paper in it, of no use as a place: its size is not the symbol's.) reacTIVision never
+// takes a saturated region for a root. One rule for find_root_candidates and the CUDA decoder's
+// stage 3, evaluated without a branch.
+GPUVIS_HD inline bool qualifies_as_root(int width, int height, int colour, int flags, int degree, bool taken, int min_size,
+                                        int max_size) {
+  const int larger = width > height ? width : height, smaller = width < height ? width : height;
+  const int difference = width > height ? width - height : height - width;
+  const bool paper = ((flags & segment::kSaturated) != 0) & (colour != 0);
+  // A print's paper is 1.11 times its symbol's outline plus a pixel or two of blur either side: a
+  // paper may be up to 5/4 of the band's largest outline.
+  const int largest = paper ? max_size + max_size / 4 : max_size;
+  return !taken & ((flags & segment::kBorder) == 0) & ((degree >= 1) | paper) & (larger >= min_size) & (larger <= largest) &
+         (difference < smaller);
+}
+
+// The regions that qualify as roots (qualifies_as_root), in region order, at most `limit`. Unlike
+// reacTIVision (Q21) both colours qualify, and saturated squares, and blob tracking need not be on.
 void find_root_candidates(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, int min_size,
                           int max_size, std::vector<RootCandidate>& out, std::size_t limit = 1024);
 

@@ -24,10 +24,7 @@ void find_root_candidates(const segment::RegionTree& t, const std::vector<Fiduci
   pass.resize(static_cast<std::size_t>(n) + 1);
   int m = 0;
   for (int r = 0; r < n; ++r) {
-    const int w = t.bbox_width(r), h = t.bbox_height(r);
-    const int size = std::max(w, h);
-    const bool ok = !taken[r] & !(t.flags[r] & (segment::kBorder | segment::kSaturated)) & (t.degree(r) >= 1) &
-                    (size >= min_size) & (size <= max_size) & (std::abs(w - h) < std::min(w, h));
+    const bool ok = qualifies_as_root(t.bbox_width(r), t.bbox_height(r), t.colour[r], t.flags[r], t.degree(r), taken[r] != 0, min_size, max_size);
     pass[m] = r;
     m += ok;
   }

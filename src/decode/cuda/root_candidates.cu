@@ -23,11 +23,9 @@ struct InBand {
   const RootBand* band;
   __device__ bool operator()(int r) const {
     const int count = region_count(t), min_size = band->min_size, max_size = band->max_size;
-    const int taken_r = taken[r], flags = t.flags[r], degree = degree_of(t, r);
+    const int taken_r = taken[r], colour = t.colour[r], flags = t.flags[r], degree = degree_of(t, r);
     const int w = t.right[r] - t.left[r] + 1, h = t.bottom[r] - t.top[r] + 1;
-    const int size = max(w, h);
-    return (r < count) & (taken_r == 0) & ((flags & (segment::kBorder | segment::kSaturated)) == 0) & (degree >= 1) &
-           (size >= min_size) & (size <= max_size) & (abs(w - h) < min(w, h));
+    return (r < count) & qualifies_as_root(w, h, colour, flags, degree, taken_r != 0, min_size, max_size);
   }
 };
 

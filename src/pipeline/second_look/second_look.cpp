@@ -22,6 +22,11 @@ constexpr float kDimSpread = 120;
 // table's regions would cost every frame the time of both. Prints smeared over 5 and 7 px (noise
 // 3) lost none of their looks to it on the camera table's frames.
 constexpr double kMostNoise = 16;
+// The Bernsen contrast gate of the dim look: below it a window counts as flat. Dim prints of
+// contrast 30-40 with the table painted out span about that many levels between paper and ink, so
+// the detector's gate (32) takes their windows for flat paper; noise of sigma 3 spans about 18
+// levels in a window.
+constexpr int kDimGate = 20;
 
 // The noise (sigma, grey levels) in the frame's 32 x 32 pixels around (x, y): the median of the
 // absolute response to Immerkaer's mask (1 -2 1 / -2 4 -2 / 1 -2 1, which is 0 on any plane and
@@ -67,9 +72,20 @@ Patch patch_around(HostView<const std::uint8_t> frame, double x, double y, int s
   return p;
 }
 
+namespace {
+// Whether a patch spans fewer grey levels than a print in black ink does.
+bool is_dim(const Patch& patch) {
+  const GreySpread spread = grey_spread(patch.grey.view());
+  return spread.bright - spread.dark < kDimSpread;
+}
+
+}  // namespace
+
 SecondLooker::SecondLooker(const DetectorParams& config, const decode::TreeSet& set)
     : config_(config.second_look), threshold_(config.threshold), set_(set), runs_(set.yamaarashi) {
   threshold_.backend = Backend::cpu;
+  dim_threshold_ = threshold_;
+  dim_threshold_.bernsen.gate = std::min(dim_threshold_.bernsen.gate, kDimGate);
 }
 
 SecondLooker::~SecondLooker() = default;
@@ -83,7 +99,7 @@ std::unique_ptr<SecondLooker::Scratch> SecondLooker::take_scratch() {
       return s;
     }
   }
-  return std::make_unique<Scratch>(Scratch{threshold::make_thresholder(threshold_), decode::Decoder(set_), {}, {}, {}, {}});
+  return std::make_unique<Scratch>(Scratch{threshold::make_thresholder(threshold_), threshold::make_thresholder(dim_threshold_), decode::Decoder(set_), {}, {}, {}, {}});
 }
 
 void SecondLooker::give_back(std::unique_ptr<Scratch> scratch) {
@@ -111,10 +127,8 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   if (m.anisotropy < config_.min_anisotropy) {
     // Not smeared: a dim print whose outline the table's darkness took away, perhaps, where the
     // patch spans fewer grey levels than a print in black ink does. (Not for a symbol of the first
-    // pass being checked: it decoded as it is.) Tried after a failed deblurring too, it found no
-    // more dim prints.
-    const GreySpread spread = grey_spread(patch.grey.view());
-    if (c.kind != Candidate::Kind::verify && spread.bright - spread.dark < kDimSpread && decode_without_table(s, grey, c, found)) {
+    // pass being checked: it decoded as it is.)
+    if (c.kind != Candidate::Kind::verify && is_dim(patch) && decode_without_table(s, grey, c, found)) {
       report.id = found.id;
       report.outcome = "decoded with the table around the print painted out (a dim print)";
       return true;
@@ -157,6 +171,13 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
       return true;
     }
   }
+  // A still dim print's patch has gradients too weak for their direction to mean much: its
+  // anisotropy can pass the motion test by chance.
+  if (c.kind != Candidate::Kind::verify && is_dim(patch) && decode_without_table(s, grey, c, found)) {
+    report.id = found.id;
+    report.outcome = "decoded with the table around the print painted out (a dim print)";
+    return true;
+  }
   report.outcome = "did not decode after taking out the motion blur";
   return false;
 }
@@ -168,7 +189,7 @@ bool SecondLooker::decode_deblurred(Scratch& s, const Patch& patch, GreyBounds b
   s.fit(blurred.width, blurred.height);
   for (int y = 0; y < blurred.height; ++y)
     for (int x = 0; x < blurred.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(x, y)), 0L, 255L));
-  return decode_sharp(s, patch, c, found, Fit::candidate_size);
+  return decode_sharp(s, *s.thresholder, patch, c, found, Fit::candidate_size);
 }
 
 bool SecondLooker::decode_without_table(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c,
@@ -183,11 +204,12 @@ bool SecondLooker::decode_without_table(Scratch& s, HostView<const std::uint8_t>
     for (int x = 0; x < grey.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(grey(x, y));
   s.thresholder->apply(s.sharp.view(), s.binary.view());
   if (!paint_out_table(s.binary.view(), s.sharp.view())) return false;
-  return decode_sharp(s, patch, c, found, Fit::covers_candidate);
+  return decode_sharp(s, *s.dim_thresholder, patch, c, found, Fit::covers_candidate);
 }
 
-bool SecondLooker::decode_sharp(Scratch& s, const Patch& patch, const Candidate& c, decode::Fiducial& found, Fit fit) const {
-  s.thresholder->apply(s.sharp.view(), s.binary.view());
+bool SecondLooker::decode_sharp(Scratch& s, threshold::Thresholder& thresholder, const Patch& patch, const Candidate& c,
+                                decode::Fiducial& found, Fit fit) const {
+  thresholder.apply(s.sharp.view(), s.binary.view());
   segment::segment_cpu(s.binary.view(), set_.cap(), s.tree, segment::SegmentParams{.runs = runs_});
   s.decoder.decode(s.tree, s.binary.view(), s.fiducials);
   // The symbol where the candidate is, of its size (or, for Fit::covers_candidate, the symbol whose

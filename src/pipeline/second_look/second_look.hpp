@@ -43,6 +43,7 @@ class SecondLooker {
   // each, taken from a pool that grows to the number of threads.
   struct Scratch {
     std::unique_ptr<threshold::Thresholder> thresholder;
+    std::unique_ptr<threshold::Thresholder> dim_thresholder;  // the dim look's (dim_threshold)
     decode::Decoder decoder;
     segment::RegionTree tree;
     Image<std::uint8_t> sharp, binary;
@@ -68,9 +69,10 @@ class SecondLooker {
   // Which symbol of a restored patch is the candidate's: one where it is and of its size, or one
   // whose root holds it (a piece of a print whose outline was lost).
   enum class Fit { candidate_size, covers_candidate };
-  // Thresholds, segments and decodes s.sharp (the patch at patch.x0, y0, restored): the valid
-  // symbol that fits `c`.
-  bool decode_sharp(Scratch& s, const Patch& patch, const Candidate& c, decode::Fiducial& found, Fit fit) const;
+  // Thresholds (with `thresholder`), segments and decodes s.sharp (the patch at patch.x0, y0,
+  // restored): the valid symbol that fits `c`.
+  bool decode_sharp(Scratch& s, threshold::Thresholder& thresholder, const Patch& patch, const Candidate& c, decode::Fiducial& found,
+                    Fit fit) const;
   // Every place's look, in parallel: reports, symbols found and whether one was, place by place.
   void look_all(HostView<const std::uint8_t> grey, const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,
                 std::vector<decode::Fiducial>& found, std::vector<std::uint8_t>& ok);
@@ -88,6 +90,7 @@ class SecondLooker {
   static void reorder(std::vector<int>& roots_taken, Detections& d);
   SecondLookParams config_;
   threshold::Params threshold_;
+  threshold::Params dim_threshold_;  // threshold_ with a contrast gate below a dim print's contrast
   decode::TreeSet set_;
   bool runs_;
   std::mutex pool_mutex_;
