@@ -33,6 +33,7 @@ test_tools=(
   universal-ctags                                # scripts/function_lengths.py: every function fits on a screen
   nodejs                                         # a third-party TUIO 1.1/2.0 client for the tests (tests/node; npm below)
   chromium                                       # the live view's browser test (headless, driven by puppeteer-core)
+  ocl-icd-libopencl1 pocl-opencl-icd clinfo      # OpenCL's ICD loader and PoCL's CPU device: the OpenCL backend's tests
 )
 $build_only || packages+=("${test_tools[@]}")
 missing=()

@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the pipeline's order inside the algorithms layer (ALGORITHM_ORDER).
 LAYERS = [
     ("core", ["core"]),
-    ("platform", ["io", "cuda"]),
+    ("platform", ["io", "cuda", "opencl"]),
     ("algorithms", ["threshold", "segment", "decode", "filters", "life", "lab", "source"]),
     ("pipeline", ["pipeline", "synth"]),
     ("track", ["track"]),

@@ -13,7 +13,7 @@
 
 namespace gpuvis::cli {
 
-// Adds --backend auto|cpu|cuda (default auto) bound to `name`.
+// Adds --backend auto|cpu|cuda|opencl (default auto) bound to `name`.
 CLI::Option* add_backend_option(CLI::App& cmd, std::string& name);
 // Adds --threads N (CPU worker threads; 0 = all cores) bound to `n`.
 CLI::Option* add_threads_option(CLI::App& cmd, int& n);

@@ -14,11 +14,12 @@
 #include "gpuvis/io/volume_file.hpp"
 #include "gpuvis/io/gif.hpp"
 #include "gpuvis/lab/lab.hpp"
+#include "gpuvis/opencl/devices.hpp"
 
 namespace gpuvis::cli {
 
 void register_info(CLI::App& app, Command& run) {
-  auto* cmd = app.add_subcommand("info", "Show build options, CUDA devices and CPU cores");
+  auto* cmd = app.add_subcommand("info", "Show build options, CUDA and OpenCL devices and CPU cores");
   static bool self_test = false;
   cmd->add_flag("--self-test", self_test, "Also run a short upload/kernel/download check on each CUDA device");
   cmd->callback([&run] {
@@ -38,6 +39,19 @@ void register_info(CLI::App& app, Command& run) {
       if (built_with_cuda())
         std::cout << "  CUDA runtime:   " << cuda::runtime_version() << ", driver "
                   << (cuda::driver_version().empty() ? "none" : cuda::driver_version()) << "\n";
+      std::string no_opencl;
+      const auto opencl_devices = opencl::devices(&no_opencl);
+      if (opencl_devices.empty()) std::cout << "  OpenCL devices: " << no_opencl << "\n";
+      std::string opencl_choice;
+      try {
+        if (!opencl_devices.empty()) opencl_choice = opencl::chosen_device().name;
+      } catch (const Error& e) {
+        std::cout << "  OpenCL choice:  " << e.what() << "\n";
+      }
+      for (const auto& d : opencl_devices)
+        std::cout << "  OpenCL device " << d.index << ": " << d.name << " (" << d.platform << ", " << d.version << ", "
+                  << (d.gpu ? "GPU" : "not a GPU") << ", " << (d.memory >> 20) << " MiB)"
+                  << (d.name == opencl_choice ? "  <- --backend opencl" : "") << "\n";
       const auto devices = cuda::devices();
       if (devices.empty()) {
         std::cout << "  CUDA devices:   " << cuda::unavailable_reason() << "\n";

@@ -24,6 +24,7 @@
 #include "gpuvis/filters/mean_shift_segment.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/life/life.hpp"
+#include "gpuvis/opencl/devices.hpp"
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/threshold/device.hpp"
@@ -496,6 +497,17 @@ py::object fiducials_array(const decode::Detections& d) {
 // Backends, files, kernels, threads.
 void bind_utilities(py::module_& m) {
   m.def("cuda_available", [] { return cuda::device_count() > 0; }, "True when a CUDA device is usable");
+  m.def(
+      "opencl_devices",
+      [] {
+        py::list out;
+        for (const auto& d : opencl::devices())
+          out.append(py::dict(py::arg("index") = d.index, py::arg("platform") = d.platform, py::arg("name") = d.name,
+                              py::arg("version") = d.version, py::arg("gpu") = d.gpu, py::arg("memory") = d.memory));
+        return out;
+      },
+      "The OpenCL devices backend='opencl' can use (index, platform, name, version, gpu, memory in bytes); empty without "
+      "OpenCL. GPUVIS_OPENCL_DEVICE picks one (docs/opencl.md)");
   m.def("resolve_backend", [](const std::string& b) { return std::string(to_string(resolve_backend(parse_backend(b)))); },
         py::arg("backend") = "auto", "The backend 'auto' (or the given one) runs on: 'cpu' or 'cuda'");
   m.def(
@@ -737,7 +749,7 @@ void bind_tuio(py::module_& m) {
 // The library's messages name command-line flags ("use --backend cpu", "--spatial must ..."); in
 // Python the same advice names the keyword argument: backend="cpu", spatial, max_iter.
 std::string python_wording(const std::string& message) {
-  static const std::regex backend(R"(--backend (auto|cpu|cuda))"), flag(R"(--([a-z]+(-[a-z]+)*))");
+  static const std::regex backend(R"(--backend (auto|cpu|cuda|opencl))"), flag(R"(--([a-z]+(-[a-z]+)*))");
   std::string text = std::regex_replace(message, backend, "backend=\"$1\"");
   std::string out;
   auto last = text.cbegin();

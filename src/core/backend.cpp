@@ -8,7 +8,13 @@ Backend parse_backend(std::string_view name) {
   if (name == "auto") return Backend::automatic;
   if (name == "cpu") return Backend::cpu;
   if (name == "cuda") return Backend::cuda;
-  fail(ErrorCode::invalid_argument, "unknown backend '" + std::string(name) + "' (use auto, cpu or cuda)");
+  if (name == "opencl") return Backend::opencl;
+  fail(ErrorCode::invalid_argument, "unknown backend '" + std::string(name) + "' (use auto, cpu, cuda or opencl)");
+}
+
+void refuse_opencl(Backend backend, std::string_view operation) {
+  if (backend == Backend::opencl)
+    fail(ErrorCode::unsupported, std::string(operation) + " is not on the OpenCL backend yet (OpenCL has the Bernsen threshold): use --backend cpu or cuda");
 }
 
 std::string_view to_string(Backend backend) {
@@ -16,6 +22,7 @@ std::string_view to_string(Backend backend) {
     case Backend::automatic: return "auto";
     case Backend::cpu: return "cpu";
     case Backend::cuda: return "cuda";
+    case Backend::opencl: return "opencl";
   }
   return "?";
 }

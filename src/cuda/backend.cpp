@@ -6,6 +6,7 @@ namespace gpuvis {
 
 Backend resolve_backend(Backend requested, const std::function<void(const std::string&)>& notice) {
   if (requested == Backend::cpu) return Backend::cpu;
+  if (requested == Backend::opencl) return Backend::opencl;  // its device is chosen, or refused, where an operation first uses it
   const bool usable = cuda::device_count() > 0;
   if (requested == Backend::cuda) {
     if (!usable)

@@ -32,12 +32,14 @@ namespace gpuvis::filters {
 
 template <class T>
 void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
+  refuse_opencl(resolve_backend(options.backend), "convolution");
   if (resolve_backend(options.backend) == Backend::cuda) convolve_cuda(src, dst, kernel, options);
   else convolve_cpu(src, dst, kernel, options);
 }
 
 template <class T>
 void bilateral(HostView<const T> src, HostView<T> dst, const BilateralParams& params) {
+  refuse_opencl(resolve_backend(params.backend), "the bilateral filter");
   if (resolve_backend(params.backend) == Backend::cuda) bilateral_cuda(src, dst, params);
   else bilateral_cpu(src, dst, params);
 }

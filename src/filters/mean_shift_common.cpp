@@ -40,6 +40,7 @@ void mean_shift_filter(HostView<const T> src, HostView<T> dst, const MeanShiftPa
 
 template <class T>
 void mean_shift_filter_volume(HostView<const T> stacked, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params) {
+  refuse_opencl(resolve_backend(params.backend), "mean shift filtering");
   if (resolve_backend(params.backend) == Backend::cuda) mean_shift_filter_cuda(stacked, dst, shape, params);
   else mean_shift_filter_cpu(stacked, dst, shape, params);
 }

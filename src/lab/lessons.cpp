@@ -29,6 +29,7 @@ Sides sides_for(Backend b, const std::string& lesson, Table& t) {
 }
 
 void require_runs(const LessonParams& o) {
+  refuse_opencl(o.backend, "the lab's lessons");
   require(o.runs >= 1 && o.runs <= 10000, "runs must lie in 1..10000");
 }
 

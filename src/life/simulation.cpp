@@ -50,6 +50,7 @@ class CpuSimulation final : public Simulation {
 
 std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options) {
   require(initial.width() > 0 && initial.height() > 0, "the initial board is empty");
+  refuse_opencl(resolve_backend(options.backend), "Game of Life");
   if (resolve_backend(options.backend) == Backend::cuda) return cuda_impl::make_simulation(initial, options);
   return std::make_unique<CpuSimulation>(initial, options);
 }

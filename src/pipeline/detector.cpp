@@ -20,6 +20,7 @@ threshold::Params DetectorParams::default_threshold() {
 Detector::Detector(DetectorParams config) : config_(std::move(config)) {
   threshold::validate(config_.threshold);
   config_.backend = resolve_backend(config_.backend);
+  refuse_opencl(config_.backend, "the tracker's detection");
   require(config_.max_fid >= 0, "detector: max_fid must be >= 0 (0 = no limit)");
   decode::TreeSet set = decode::TreeSet::load(config_.trees);
   set.max_id = config_.max_fid;

@@ -5,15 +5,15 @@
 
 #include "gpuvis/core/image.hpp"
 
+#define GPUVIS_RULE GPUVIS_HD static inline
+#include "threshold/bernsen_rule.h"
+#undef GPUVIS_RULE
+
 namespace gpuvis::threshold::rules {
 
 // Full Bernsen: T = floor((max+min)/2); low contrast (max-min < gate) -> black if T < 127 else white;
-// otherwise white iff v > T.
-GPUVIS_HD inline std::uint8_t bernsen(unsigned v, unsigned mx, unsigned mn, int gate) {
-  const unsigned t = (mx + mn) >> 1;
-  if (static_cast<int>(mx) - static_cast<int>(mn) < gate) return t < 127 ? 0 : 255;
-  return v > t ? 255 : 0;
-}
+// otherwise white iff v > T. Defined once in C for the three backends (bernsen_rule.h).
+GPUVIS_HD inline std::uint8_t bernsen(unsigned v, unsigned mx, unsigned mn, int gate) { return gpuvis_bernsen_rule(v, mx, mn, gate); }
 
 // The same rule over a row, written without branches so the compiler vectorises it (the CPU
 // backend's decision loop): floor((mx+mn)/2) in eight bits is (mx & mn) + ((mx ^ mn) >> 1), and

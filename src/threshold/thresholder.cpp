@@ -1,8 +1,9 @@
-// The Thresholder factory: one interface, a CPU and a CUDA implementation.
+// The Thresholder factory: one interface, a CPU, a CUDA and an OpenCL implementation.
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "threshold/cpu/threshold_cpu.hpp"
+#include "threshold/opencl/threshold_opencl.hpp"
 #include "threshold/sharpen_rules.hpp"
 
 namespace gpuvis::threshold {
@@ -53,7 +54,9 @@ std::unique_ptr<Thresholder> make_cuda_thresholder(const Params& params);
 
 std::unique_ptr<Thresholder> make_thresholder(const Params& params) {
   validate(params);
-  if (resolve_backend(params.backend) == Backend::cuda) return make_cuda_thresholder(params);
+  const Backend backend = resolve_backend(params.backend);
+  if (backend == Backend::cuda) return make_cuda_thresholder(params);
+  if (backend == Backend::opencl) return make_opencl_thresholder(params);
   return std::make_unique<CpuThresholder>(params);
 }
 

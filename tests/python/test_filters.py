@@ -1,5 +1,7 @@
 """The filters from Python: equal to the CLI on the same input, to a literal reference, on crops
 without copies, and with errors that name the problem."""
+import os
+
 import numpy as np
 import pytest
 
@@ -20,6 +22,18 @@ def test_threshold_equals_the_cli(cli, table, tmp_path):
     cli("threshold", tmp_path / "in.pgm", tmp_path / "tiled.pgm", "--method", "tiled", "--tile", "16", "--gate", "16",
         "--backend", "cpu")
     assert np.array_equal(tiled, read_pgm(tmp_path / "tiled.pgm"))
+
+
+def test_opencl_threshold_equals_the_cpu_and_other_filters_refuse_it(table):
+    if not gpuvis.opencl_devices():
+        if os.environ.get("GPUVIS_REQUIRE_OPENCL") == "1":
+            pytest.fail("GPUVIS_REQUIRE_OPENCL=1 but there is no OpenCL device (scripts/deps.sh installs PoCL)")
+        pytest.skip("no OpenCL device")
+    for window, gate in [(16, 32), (3, 0), (40, 255)]:
+        assert np.array_equal(gpuvis.threshold(table, window=window, gate=gate, backend="opencl"),
+                              gpuvis.threshold(table, window=window, gate=gate, backend="cpu")), (window, gate)
+    with pytest.raises(RuntimeError, match='convolution is not on the OpenCL backend yet.*backend="cpu"'):
+        gpuvis.convolve(table, "box:3", backend="opencl")
 
 
 def test_convolve_equals_a_literal_reference_and_the_cli(cli, table, tmp_path):

@@ -1,7 +1,8 @@
 """gpuvis: reacTIVision-compatible fiducial tracking and fast image filters, on CUDA and the CPU.
 
 Every image operation takes NumPy arrays and returns new ones; ``backend`` is ``"auto"`` (CUDA when
-a device is usable, else the CPU), ``"cpu"`` or ``"cuda"``, and both backends give the same results.
+a device is usable, else the CPU), ``"cpu"`` or ``"cuda"``, and both backends give the same results;
+``"opencl"`` runs the Bernsen threshold on an OpenCL device (docs/opencl.md), other operations refuse it.
 
     import gpuvis, numpy as np
     binary = gpuvis.threshold(grey)                        # full Bernsen, h = 12, gate 32
@@ -56,6 +57,7 @@ from ._gpuvis import (  # noqa: F401
     mean_shift_volume,
     mean_shift_segment,
     num_threads,
+    opencl_devices,
     parse_kernel,
     read_grey,
     resolve_backend,

@@ -1,17 +1,22 @@
 #pragma once
-// Backend choice shared by the library and every CLI command: --backend auto|cpu|cuda.
+// Backend choice shared by the library and every CLI command: --backend auto|cpu|cuda|opencl.
 #include <string>
 #include <string_view>
 
 namespace gpuvis {
 
-enum class Backend { automatic, cpu, cuda };
+enum class Backend { automatic, cpu, cuda, opencl };
 
-// Parses "auto", "cpu" or "cuda"; throws ErrorCode::invalid_argument otherwise.
+// Parses "auto", "cpu", "cuda" or "opencl"; throws ErrorCode::invalid_argument otherwise.
 Backend parse_backend(std::string_view name);
 std::string_view to_string(Backend backend);
 
 // Every operation that takes a Backend resolves `automatic` the same way, with resolve_backend()
-// (gpuvis/cuda/runtime.hpp): CUDA when a device is usable, else the CPU.
+// (gpuvis/cuda/runtime.hpp): CUDA when a device is usable, else the CPU. `opencl` is never chosen
+// by `automatic` while only some operations run on it (docs/opencl.md).
+
+// For an operation that has no OpenCL implementation yet: ErrorCode::unsupported naming it when
+// `backend` is opencl, so that it never runs on another backend than the one asked for.
+void refuse_opencl(Backend backend, std::string_view operation);
 
 }  // namespace gpuvis

@@ -13,6 +13,7 @@ enum class ErrorCode {
   format,            // a file was read but its contents are malformed or truncated
   unsupported,       // a feature that is not built in (e.g. CUDA, PNG) or not implemented for a type
   cuda,              // a CUDA runtime call failed
+  opencl,            // an OpenCL call failed
 };
 
 // The message an Error carries: every quoted value ('...') longer than 120 characters keeps its

@@ -1,0 +1,33 @@
+#pragma once
+// The OpenCL devices of this machine, as `gpuvis info` lists them and `--backend opencl` chooses
+// among them. OpenCL is loaded on first use (the ICD loader, libOpenCL.so.1); a machine without it
+// has no devices, and says why.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuvis::opencl {
+
+struct DeviceInfo {
+  int index = 0;              // in this list: what GPUVIS_OPENCL_DEVICE=N picks
+  std::string platform;       // "NVIDIA CUDA", "Portable Computing Language"
+  std::string name;           // "NVIDIA H200", "pthread-haswell-AMD EPYC ..."
+  std::string version;        // "OpenCL 3.0 CUDA"
+  bool gpu = false;           // CL_DEVICE_TYPE_GPU
+  std::uint64_t memory = 0;   // global memory, bytes
+};
+
+// Every device of every platform; empty when OpenCL is not there, with `why` (when given) saying
+// what is missing.
+std::vector<DeviceInfo> devices(std::string* why = nullptr);
+
+// The device `--backend opencl` uses: GPUVIS_OPENCL_DEVICE (an index of devices(), or a part of a
+// device's or platform's name, any case) when set, else the first GPU, else the first device (an
+// OpenCL CPU device such as PoCL). ErrorCode::unsupported when there is none or the choice names
+// none, with the devices there are.
+DeviceInfo chosen_device();
+
+// Whether an OpenCL GPU is present (what `--backend auto` would look for after CUDA).
+bool gpu_present();
+
+}  // namespace gpuvis::opencl

@@ -1,0 +1,194 @@
+#include "opencl/context.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "gpuvis/core/error.hpp"
+
+namespace gpuvis::opencl {
+namespace {
+
+// FNV-1a, 64 bits: a cache key, not a security measure (a program from the cache is one this
+// user's gpuvis built).
+std::uint64_t fnv1a(const std::string& text, std::uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string hex(std::uint64_t v) {
+  char s[17];
+  std::snprintf(s, sizeof s, "%016llx", static_cast<unsigned long long>(v));
+  return s;
+}
+
+std::string build_log(cl_program program, cl_device_id device) {
+  std::size_t size = 0;
+  api().GetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+  std::string log(size, '\0');
+  if (size) api().GetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+// The program's binary for the one device it was built for.
+std::vector<unsigned char> program_binary(cl_program program) {
+  std::size_t size = 0;
+  if (api().GetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0) return {};
+  std::vector<unsigned char> binary(size);
+  unsigned char* at = binary.data();
+  if (api().GetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof at, &at, nullptr) != CL_SUCCESS) return {};
+  return binary;
+}
+
+// Written to a temporary name and renamed: another gpuvis reading the cache sees all or nothing.
+void store(const std::filesystem::path& file, const std::vector<unsigned char>& binary) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec) return;
+  const std::filesystem::path temporary = file.string() + ".tmp" + std::to_string(static_cast<long>(::getpid()));
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(binary.data()), static_cast<std::streamsize>(binary.size()));
+    if (!out) {
+      std::filesystem::remove(temporary, ec);
+      return;
+    }
+  }
+  std::filesystem::rename(temporary, file, ec);
+  if (ec) std::filesystem::remove(temporary, ec);
+}
+
+}  // namespace
+
+std::string program_cache_dir() {
+  if (const char* dir = std::getenv("GPUVIS_OPENCL_CACHE"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/gpuvis/opencl";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/gpuvis/opencl";
+  return "";
+}
+
+Context& Context::get() {
+  static Context context;
+  return context;
+}
+
+Context::Context() : id_(choose_device()) {
+  cl_int status = CL_SUCCESS;
+  const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(id_.platform), 0};
+  context_ = api().CreateContext(properties, 1, &id_.device, nullptr, nullptr, &status);
+  check(status, "creating a context");
+  queue_ = api().CreateCommandQueue(context_, id_.device, 0, &status);
+  check(status, "creating a command queue");
+}
+
+Context::~Context() {
+  for (auto& [key, program] : programs_) api().ReleaseProgram(program);
+  if (queue_) api().ReleaseCommandQueue(queue_);
+  if (context_) api().ReleaseContext(context_);
+}
+
+cl_program Context::program(const std::string& source, const std::string& options) {
+  std::lock_guard lock(mutex_);
+  const std::string key =
+      hex(fnv1a(source, fnv1a(options + '\n' + id_.info.platform + '\n' + id_.info.name + '\n' + id_.info.version + '\n' + id_.driver)));
+  if (auto it = programs_.find(key); it != programs_.end()) return it->second;
+  const std::string dir = program_cache_dir();
+  const std::filesystem::path file = dir.empty() ? std::filesystem::path() : std::filesystem::path(dir) / (key + ".bin");
+  cl_program program = nullptr;
+  cl_int status = CL_SUCCESS;
+  if (!file.empty()) {
+    std::ifstream in(file, std::ios::binary);
+    const std::vector<unsigned char> binary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!binary.empty()) {
+      const unsigned char* bytes = binary.data();
+      const std::size_t size = binary.size();
+      cl_int binary_status = CL_SUCCESS;
+      program = api().CreateProgramWithBinary(context_, 1, &id_.device, &size, &bytes, &binary_status, &status);
+      if (status != CL_SUCCESS || binary_status != CL_SUCCESS ||
+          api().BuildProgram(program, 1, &id_.device, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
+        if (program) api().ReleaseProgram(program);  // a stale or damaged binary: built again below
+        program = nullptr;
+      }
+    }
+  }
+  if (!program) {
+    const char* text = source.c_str();
+    const std::size_t length = source.size();
+    program = api().CreateProgramWithSource(context_, 1, &text, &length, &status);
+    check(status, "creating a program");
+    if (api().BuildProgram(program, 1, &id_.device, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
+      const std::string log = build_log(program, id_.device);
+      api().ReleaseProgram(program);
+      fail(ErrorCode::opencl, "OpenCL: building a program for " + id_.info.name + " failed: " + log);
+    }
+    if (!file.empty()) store(file, program_binary(program));
+  }
+  programs_[key] = program;
+  return program;
+}
+
+Buffer::Buffer(std::size_t bytes) { reserve(bytes); }
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+  if (this != &other) {
+    if (mem_) api().ReleaseMemObject(mem_);
+    mem_ = other.mem_, bytes_ = other.bytes_;
+    other.mem_ = nullptr, other.bytes_ = 0;
+  }
+  return *this;
+}
+
+Buffer::~Buffer() {
+  if (mem_) api().ReleaseMemObject(mem_);
+}
+
+void Buffer::reserve(std::size_t bytes) {
+  if (bytes <= bytes_ && mem_) return;
+  if (mem_) api().ReleaseMemObject(mem_);
+  mem_ = nullptr;
+  bytes_ = 0;
+  cl_int status = CL_SUCCESS;
+  mem_ = api().CreateBuffer(Context::get().context(), CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &status);
+  check(status, "allocating a device buffer");
+  bytes_ = bytes;
+}
+
+Kernel::Kernel(cl_program program, const char* name) : name_(name) {
+  cl_int status = CL_SUCCESS;
+  kernel_ = api().CreateKernel(program, name, &status);
+  check(status, name);
+}
+
+Kernel::~Kernel() {
+  if (kernel_) api().ReleaseKernel(kernel_);
+}
+
+void Kernel::run(std::size_t width, std::size_t height) {
+  const std::size_t global[2] = {width, height};
+  check(api().EnqueueNDRangeKernel(Context::get().queue(), kernel_, 2, nullptr, global, nullptr, 0, nullptr, nullptr), name_);
+}
+
+void upload(HostView<const std::uint8_t> image, Buffer& buffer) {
+  buffer.reserve(image.pixel_count());
+  const std::size_t origin[3] = {0, 0, 0}, region[3] = {static_cast<std::size_t>(image.width), static_cast<std::size_t>(image.height), 1};
+  check(api().EnqueueWriteBufferRect(Context::get().queue(), buffer.get(), CL_TRUE, origin, origin, region,
+                                     static_cast<std::size_t>(image.width), 0, static_cast<std::size_t>(image.stride), 0, image.data, 0,
+                                     nullptr, nullptr),
+        "copying an image to the device");
+}
+
+void download(const Buffer& buffer, HostView<std::uint8_t> image) {
+  const std::size_t origin[3] = {0, 0, 0}, region[3] = {static_cast<std::size_t>(image.width), static_cast<std::size_t>(image.height), 1};
+  check(api().EnqueueReadBufferRect(Context::get().queue(), buffer.get(), CL_TRUE, origin, origin, region,
+                                    static_cast<std::size_t>(image.width), 0, static_cast<std::size_t>(image.stride), 0, image.data, 0,
+                                    nullptr, nullptr),
+        "copying an image from the device");
+}
+
+}  // namespace gpuvis::opencl

@@ -1,0 +1,88 @@
+#pragma once
+// The OpenCL backend's runtime: one context and in-order queue on the chosen device (devices.hpp),
+// made on first use and kept for the process; programs built once per process and cached on disk
+// by device and source; buffers and kernels that release themselves.
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "gpuvis/core/image.hpp"
+#include "opencl/device_ids.hpp"
+
+namespace gpuvis::opencl {
+
+class Context {
+ public:
+  // The process's context, made on the first call (ErrorCode::unsupported when there is no device).
+  static Context& get();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  ~Context();
+
+  cl_context context() const { return context_; }
+  cl_command_queue queue() const { return queue_; }
+  const DeviceInfo& device() const { return id_.info; }
+
+  // The program built from `source` with `options` for this device: kept for the process; on disk
+  // (program_cache_dir) when this device built the same source with the same options before. A
+  // build error is ErrorCode::opencl with the compiler's log.
+  cl_program program(const std::string& source, const std::string& options = "");
+
+ private:
+  Context();
+  DeviceId id_;
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  std::mutex mutex_;
+  std::map<std::string, cl_program> programs_;  // by cache key
+};
+
+// Where built programs are kept: $GPUVIS_OPENCL_CACHE, else $XDG_CACHE_HOME/gpuvis/opencl, else
+// ~/.cache/gpuvis/opencl ("" when none can be named; programs are then built every run).
+std::string program_cache_dir();
+
+// A device buffer of `bytes` bytes on the process's context.
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(std::size_t bytes);
+  Buffer(Buffer&& other) noexcept : mem_(other.mem_), bytes_(other.bytes_) { other.mem_ = nullptr, other.bytes_ = 0; }
+  Buffer& operator=(Buffer&& other) noexcept;
+  ~Buffer();
+  cl_mem get() const { return mem_; }
+  std::size_t bytes() const { return bytes_; }
+  // Grows (never shrinks) to at least `bytes`.
+  void reserve(std::size_t bytes);
+
+ private:
+  cl_mem mem_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// One kernel of a program, with its arguments set by position.
+class Kernel {
+ public:
+  Kernel(cl_program program, const char* name);
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+  ~Kernel();
+  template <class T>
+  Kernel& arg(cl_uint index, const T& value) {
+    check(api().SetKernelArg(kernel_, index, sizeof(T), &value), name_);
+    return *this;
+  }
+  Kernel& arg(cl_uint index, const Buffer& buffer) { return arg(index, buffer.get()); }
+  // Runs over width x height work items (local size left to the driver).
+  void run(std::size_t width, std::size_t height);
+
+ private:
+  cl_kernel kernel_ = nullptr;
+  const char* name_;
+};
+
+// An 8-bit one-channel image to and from a tightly packed device buffer (width bytes per row).
+void upload(HostView<const std::uint8_t> image, Buffer& buffer);
+void download(const Buffer& buffer, HostView<std::uint8_t> image);
+
+}  // namespace gpuvis::opencl

@@ -1,0 +1,8 @@
+#pragma once
+// The OpenCL programs' sources, embedded at build time (cmake/embed_text.cmake): each is its rule
+// headers, shared with the CPU and CUDA backends, followed by its kernels.
+namespace gpuvis::opencl::sources {
+
+extern const char* const bernsen;  // threshold/bernsen_rule.h + threshold/opencl/bernsen.cl
+
+}  // namespace gpuvis::opencl::sources

@@ -1,0 +1,183 @@
+// The OpenCL backend's Bernsen threshold must equal the CPU's byte for byte (many windows and
+// gates, random and structured images, odd sizes, 1xN / Nx1, sub-views with a foreign stride, a
+// real symbol scene); what OpenCL does not run yet says so in one line; the device choice and the
+// program cache behave as documented. On PoCL in CI (GPUVIS_REQUIRE_OPENCL=1 there, so a missing
+// driver fails instead of skipping), on NVIDIA's OpenCL on the GPU machine.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "gpuvis/core/error.hpp"
+#include "gpuvis/filters/convolve.hpp"
+#include "gpuvis/filters/kernel.hpp"
+#include "gpuvis/io/image_file.hpp"
+#include "gpuvis/opencl/devices.hpp"
+#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/threshold/threshold.hpp"
+#include "threshold/cpu/threshold_cpu.hpp"
+#include "test_support.hpp"
+
+using namespace gpuvis;
+
+namespace {
+
+// Skips (or fails, where GPUVIS_REQUIRE_OPENCL=1) without an OpenCL device.
+#define GPUVIS_REQUIRE_OPENCL()                                                                      \
+  do {                                                                                               \
+    std::string why;                                                                                 \
+    if (opencl::devices(&why).empty()) {                                                             \
+      const char* required = std::getenv("GPUVIS_REQUIRE_OPENCL");                                   \
+      if (required && std::string(required) == "1") FAIL() << "GPUVIS_REQUIRE_OPENCL=1 but " << why; \
+      GTEST_SKIP() << "needs an OpenCL device: " << why;                                             \
+    }                                                                                                \
+  } while (0)
+
+threshold::Params bernsen(int h, int gate, Backend backend) {
+  threshold::Params p;
+  p.method = threshold::Method::bernsen;
+  p.bernsen = {h, gate};
+  p.backend = backend;
+  return p;
+}
+
+// The OpenCL result, written over a poisoned destination so unwritten pixels show up.
+Image<std::uint8_t> on_opencl(HostView<const std::uint8_t> src, const threshold::Params& p) {
+  Image<std::uint8_t> out(src.width, src.height);
+  out.fill(77);
+  threshold::make_thresholder(p)->apply(src, out.view());
+  return out;
+}
+
+Image<std::uint8_t> on_cpu(HostView<const std::uint8_t> src, threshold::Params p) {
+  p.backend = Backend::cpu;
+  Image<std::uint8_t> out(src.width, src.height);
+  threshold::threshold_cpu(src, out.view(), p);
+  return out;
+}
+
+}  // namespace
+
+TEST(ThresholdOpencl, BernsenEqualsTheCpuOnRandomAndStructuredImages) {
+  GPUVIS_REQUIRE_OPENCL();
+  std::uint32_t seed = 1;
+  const int sizes[][2] = {{1, 1}, {1, 300}, {300, 1}, {2, 2}, {17, 5}, {641, 479}};
+  for (const auto& s : sizes)
+    for (int h : {1, 2, 6, 12, 16, 32, 127})
+      for (int gate : {0, 32, 255}) {
+        const auto img = (seed % 2) ? test::random_image(s[0], s[1], seed) : test::textured_image(s[0], s[1], seed);
+        ++seed;
+        const auto p = bernsen(h, gate, Backend::opencl);
+        EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(img.view(), p).view(), on_opencl(img.view(), p).view()), 0u)
+            << s[0] << "x" << s[1] << " h=" << h << " gate=" << gate;
+      }
+}
+
+TEST(ThresholdOpencl, SubViewsWithAForeignStrideAndASymbolSceneEqualTheCpu) {
+  GPUVIS_REQUIRE_OPENCL();
+  const auto big = test::textured_image(500, 300, 5);
+  const auto view = big.view().crop(37, 11, 401, 203);  // rows 500 bytes apart, 401 wide
+  const auto p = bernsen(16, 32, Backend::opencl);
+  // Into a sub-view too: the pixels beside it stay as they were.
+  Image<std::uint8_t> canvas(450, 250);
+  canvas.fill(9);
+  threshold::make_thresholder(p)->apply(view, canvas.view().crop(20, 30, 401, 203));
+  EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(view, p).view(), canvas.view().crop(20, 30, 401, 203)), 0u);
+  EXPECT_EQ(canvas(19, 30), 9);
+  EXPECT_EQ(canvas(20, 29), 9);
+  EXPECT_EQ(canvas(421, 100), 9);
+  const auto scene = read_grey8(test::source_path("data/samples/table.pgm"));
+  EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(scene.view(), p).view(), on_opencl(scene.view(), p).view()), 0u);
+}
+
+// One Thresholder over frames of changing size, as a tracker's stream would use it.
+TEST(ThresholdOpencl, AThresholderKeepsEqualingTheCpuAcrossFrameSizes) {
+  GPUVIS_REQUIRE_OPENCL();
+  const auto p = bernsen(12, 32, Backend::opencl);
+  auto t = threshold::make_thresholder(p);
+  EXPECT_EQ(t->backend(), Backend::opencl);
+  std::uint32_t seed = 40;
+  for (const auto& s : {std::pair{320, 240}, std::pair{640, 480}, std::pair{33, 700}, std::pair{320, 240}}) {
+    const auto img = test::textured_image(s.first, s.second, seed++);
+    Image<std::uint8_t> out(s.first, s.second);
+    t->apply(img.view(), out.view());
+    EXPECT_EQ(count_differences<std::uint8_t>(on_cpu(img.view(), p).view(), out.view()), 0u) << s.first << "x" << s.second;
+  }
+  Image<std::uint8_t> wrong(10, 10), src(11, 10);
+  EXPECT_THROW(t->apply(src.view(), wrong.view()), Error);
+}
+
+// What is not on OpenCL yet is refused, naming what to use instead; nothing runs elsewhere quietly.
+TEST(ThresholdOpencl, WhatOpenclDoesNotRunYetSaysSo) {
+  GPUVIS_REQUIRE_OPENCL();
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::unsupported);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  threshold::Params tiled = bernsen(12, 32, Backend::opencl);
+  tiled.method = threshold::Method::tiled;
+  EXPECT_NE(message([&] { threshold::make_thresholder(tiled); }).find("use --method bernsen"), std::string::npos);
+  threshold::Params sharp = bernsen(12, 32, Backend::opencl);
+  sharp.sharpen = 2;
+  EXPECT_NE(message([&] { threshold::make_thresholder(sharp); }).find("--sharpen"), std::string::npos);
+  Image<float> img(8, 8), out(8, 8);
+  filters::ConvolveParams c;
+  c.backend = Backend::opencl;
+  EXPECT_NE(message([&] { filters::convolve<float>(img.view(), out.view(), filters::parse_kernel("box:3"), c); }).find("convolution is not on the OpenCL"),
+            std::string::npos);
+  pipeline::DetectorParams d;
+  d.backend = Backend::opencl;
+  EXPECT_NE(message([&] { pipeline::Detector det(d); }).find("not on the OpenCL backend yet"), std::string::npos);
+}
+
+TEST(ThresholdOpencl, TheDeviceIsChosenByIndexOrNameAndABadChoiceListsTheDevices) {
+  GPUVIS_REQUIRE_OPENCL();
+  const auto all = opencl::devices();
+  ASSERT_FALSE(all.empty());
+  ::setenv("GPUVIS_OPENCL_DEVICE", std::to_string(all.back().index).c_str(), 1);
+  EXPECT_EQ(opencl::chosen_device().index, all.back().index);
+  ::setenv("GPUVIS_OPENCL_DEVICE", all.front().name.substr(0, 6).c_str(), 1);
+  EXPECT_EQ(opencl::chosen_device().name.substr(0, 6), all.front().name.substr(0, 6));
+  ::setenv("GPUVIS_OPENCL_DEVICE", "no such device anywhere", 1);
+  try {
+    opencl::chosen_device();
+    ADD_FAILURE() << "a device that is not there was chosen";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(all.front().name), std::string::npos) << e.what();
+  }
+  ::unsetenv("GPUVIS_OPENCL_DEVICE");
+  if (std::none_of(all.begin(), all.end(), [](const opencl::DeviceInfo& d) { return d.gpu; }))
+    EXPECT_EQ(opencl::chosen_device().index, all.front().index);  // no GPU: the first device
+  else
+    EXPECT_TRUE(opencl::chosen_device().gpu);
+}
+
+// The first `gpuvis threshold --backend opencl` builds the program and keeps it in the cache; the
+// next reads it from there; a damaged cache file is built again; all give the CPU's bytes.
+TEST(ThresholdOpencl, ProgramsAreCachedOnDiskAndADamagedCacheIsRebuilt) {
+  GPUVIS_REQUIRE_OPENCL();
+  namespace fs = std::filesystem;
+  const std::string dir = test::temp_path("opencl-cache");
+  const std::string in = test::source_path("data/samples/table.pgm");
+  ::setenv("GPUVIS_OPENCL_CACHE", dir.c_str(), 1);  // for the gpuvis processes this test starts
+  const std::string cpu = test::temp_path("cpu.pgm");
+  ASSERT_EQ(test::run_cli("threshold " + in + " " + cpu + " --backend cpu").exit_code, 0);
+  for (int run = 0; run < 3; ++run) {
+    const std::string out = test::temp_path("opencl" + std::to_string(run) + ".pgm");
+    const auto r = test::run_cli("threshold " + in + " " + out + " --backend opencl");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(count_differences<std::uint8_t>(read_grey8(cpu).view(), read_grey8(out).view()), 0u) << run;
+    std::vector<fs::path> cached;
+    for (const auto& e : fs::directory_iterator(dir)) cached.push_back(e.path());
+    ASSERT_EQ(cached.size(), 1u) << "one program, one cache file";
+    if (run == 1) std::ofstream(cached[0], std::ios::binary | std::ios::trunc) << "not a program";
+  }
+  ::unsetenv("GPUVIS_OPENCL_CACHE");
+}
