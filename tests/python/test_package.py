@@ -1,9 +1,12 @@
 """The package as a program: `python -m gpuvis` runs the gpuvis program that came with it (the
 build tree's, or the one inside an installed wheel)."""
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import gpuvis
+from conftest import ROOT
 
 
 def test_python_m_gpuvis_runs_the_program():
@@ -12,3 +15,18 @@ def test_python_m_gpuvis_runs_the_program():
     assert gpuvis.__version__ in r.stdout
     bad = subprocess.run([sys.executable, "-m", "gpuvis", "threshold", "--bogus"], capture_output=True, text=True)
     assert bad.returncode != 0 and "--bogus" in bad.stderr
+
+
+def test_the_type_stub_matches_the_module_and_comes_with_the_package():
+    """bindings/python/gpuvis/_gpuvis.pyi is what scripts/python_stubs.py makes of the module under
+    test (a binding changed without its stub fails here), and the package ships it with py.typed."""
+    script = ROOT / "scripts" / "python_stubs.py"
+    r = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+    assert r.returncode == 0, r.stderr + r.stdout
+    package = Path(gpuvis.__file__).parent
+    assert (package / "_gpuvis.pyi").is_file() and (package / "py.typed").is_file()
+    stub = (package / "_gpuvis.pyi").read_text()
+    for name in ("def threshold(", "def mean_shift(", "class Detector:", "class Tracker:", "def opencl_devices("):
+        assert name in stub, name
+    assert "spatial: float = 8.0" in stub  # parameters keep their types and defaults
