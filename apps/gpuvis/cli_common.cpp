@@ -15,7 +15,7 @@ namespace gpuvis::cli {
 
 CLI::Option* add_backend_option(CLI::App& cmd, std::string& name) {
   return cmd.add_option("--backend", name,
-                        "auto (CUDA when a device is present, else CPU), cpu, cuda or opencl (the Bernsen threshold so far; "
+                        "auto (CUDA when a device is present, else CPU), cpu, cuda or opencl (the Bernsen threshold and convolution so far; "
                         "device: GPUVIS_OPENCL_DEVICE, gpuvis info lists them)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))
       ->default_val("auto");

@@ -2,6 +2,7 @@
 #include "filters/convolve_common.hpp"
 
 #include "filters/filter_backends.hpp"
+#include "filters/opencl/filters_opencl.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 
 #include <string>
@@ -32,8 +33,9 @@ namespace gpuvis::filters {
 
 template <class T>
 void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
-  refuse_opencl(resolve_backend(options.backend), "convolution");
-  if (resolve_backend(options.backend) == Backend::cuda) convolve_cuda(src, dst, kernel, options);
+  const Backend backend = resolve_backend(options.backend);
+  if (backend == Backend::cuda) convolve_cuda(src, dst, kernel, options);
+  else if (backend == Backend::opencl) convolve_opencl(src, dst, kernel, options);
   else convolve_cpu(src, dst, kernel, options);
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "filters/border_index.hpp"
 #include "gpuvis/filters/convolve.hpp"
 
 namespace gpuvis::filters::detail {

@@ -7,6 +7,7 @@
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
+#include "filters/border_index.hpp"
 #include "filters/mean_shift_common.hpp"
 
 namespace gpuvis::filters {

@@ -174,20 +174,18 @@ void Kernel::run(std::size_t width, std::size_t height) {
   check(api().EnqueueNDRangeKernel(Context::get().queue(), kernel_, 2, nullptr, global, nullptr, 0, nullptr, nullptr), name_);
 }
 
-void upload(HostView<const std::uint8_t> image, Buffer& buffer) {
-  buffer.reserve(image.pixel_count());
-  const std::size_t origin[3] = {0, 0, 0}, region[3] = {static_cast<std::size_t>(image.width), static_cast<std::size_t>(image.height), 1};
-  check(api().EnqueueWriteBufferRect(Context::get().queue(), buffer.get(), CL_TRUE, origin, origin, region,
-                                     static_cast<std::size_t>(image.width), 0, static_cast<std::size_t>(image.stride), 0, image.data, 0,
-                                     nullptr, nullptr),
+void upload_rows(const void* data, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, Buffer& buffer) {
+  buffer.reserve(row_bytes * rows);
+  const std::size_t origin[3] = {0, 0, 0}, region[3] = {row_bytes, rows, 1};
+  check(api().EnqueueWriteBufferRect(Context::get().queue(), buffer.get(), CL_TRUE, origin, origin, region, row_bytes, 0,
+                                     static_cast<std::size_t>(stride), 0, data, 0, nullptr, nullptr),
         "copying an image to the device");
 }
 
-void download(const Buffer& buffer, HostView<std::uint8_t> image) {
-  const std::size_t origin[3] = {0, 0, 0}, region[3] = {static_cast<std::size_t>(image.width), static_cast<std::size_t>(image.height), 1};
-  check(api().EnqueueReadBufferRect(Context::get().queue(), buffer.get(), CL_TRUE, origin, origin, region,
-                                    static_cast<std::size_t>(image.width), 0, static_cast<std::size_t>(image.stride), 0, image.data, 0,
-                                    nullptr, nullptr),
+void download_rows(const Buffer& buffer, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, void* data) {
+  const std::size_t origin[3] = {0, 0, 0}, region[3] = {row_bytes, rows, 1};
+  check(api().EnqueueReadBufferRect(Context::get().queue(), buffer.get(), CL_TRUE, origin, origin, region, row_bytes, 0,
+                                    static_cast<std::size_t>(stride), 0, data, 0, nullptr, nullptr),
         "copying an image from the device");
 }
 

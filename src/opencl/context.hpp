@@ -81,8 +81,20 @@ class Kernel {
   const char* name_;
 };
 
-// An 8-bit one-channel image to and from a tightly packed device buffer (width bytes per row).
-void upload(HostView<const std::uint8_t> image, Buffer& buffer);
-void download(const Buffer& buffer, HostView<std::uint8_t> image);
+// `rows` rows of `row_bytes` bytes, `stride` bytes apart on the host, to and from a tightly packed
+// device buffer (row_bytes per row; the buffer grows to hold them). Blocking: the host memory may
+// be reused when they return.
+void upload_rows(const void* data, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, Buffer& buffer);
+void download_rows(const Buffer& buffer, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, void* data);
+
+// An image to and from a tightly packed device buffer (its samples, row after row).
+template <class T>
+void upload(HostView<const T> image, Buffer& buffer) {
+  upload_rows(image.data, image.row_bytes(), static_cast<std::size_t>(image.height), image.stride, buffer);
+}
+template <class T>
+void download(const Buffer& buffer, HostView<T> image) {
+  download_rows(buffer, image.row_bytes(), static_cast<std::size_t>(image.height), image.stride, image.data);
+}
 
 }  // namespace gpuvis::opencl

@@ -8,23 +8,13 @@
 
 #include "gpuvis/filters/convolve.hpp"
 #include "filters/filter_backends.hpp"
+#include "filter_compare.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;
 using namespace gpuvis::filters;
 
 namespace {
-
-template <class T>
-int differences(const Image<T>& a, const Image<T>& b, double scale) {
-  int bad = 0;
-  for (int y = 0; y < a.height(); ++y)
-    for (int i = 0; i < a.width() * a.channels(); ++i) {
-      const double x = a.row(y)[i], z = b.row(y)[i];
-      bad += std::is_same_v<T, float> ? std::abs(x - z) > 1e-5 * std::max({1.0, std::abs(z), scale}) : std::abs(x - z) > 1;
-    }
-  return bad;
-}
 
 template <class T>
 void check(int w, int h, std::uint32_t seed) {
@@ -42,7 +32,7 @@ void check(int w, int h, std::uint32_t seed) {
         convolve_cuda<T>(src.view(), gpu.view(), k, o);
         double l1 = 0;
         for (float v : k.weights) l1 += std::abs(v);
-        EXPECT_EQ(differences(gpu, cpu, l1 * 1000), 0) << ks << " " << bs << " c=" << c << " " << w << "x" << h;
+        EXPECT_EQ(test::convolve_differences(gpu, cpu, l1 * 1000), 0) << ks << " " << bs << " c=" << c << " " << w << "x" << h;
       }
 }
 }  // namespace
@@ -99,7 +89,7 @@ TEST(ConvolveCuda, FourKColour) {
     Image<float> cpu(3840, 2160, 3), gpu(3840, 2160, 3);
     convolve_cpu<float>(src.view(), cpu.view(), parse_kernel(ks));
     convolve_cuda<float>(src.view(), gpu.view(), parse_kernel(ks));
-    EXPECT_EQ(differences(gpu, cpu, 10 * 1000), 0) << ks;
+    EXPECT_EQ(test::convolve_differences(gpu, cpu, 10 * 1000), 0) << ks;
   }
 }
 
@@ -116,12 +106,12 @@ TEST(ConvolveCuda, OneChannelSeparableOnLargeFrames) {
         Image<float> fc(w, h, 1), fg(w, h, 1);
         convolve_cpu<float>(f.view(), fc.view(), parse_kernel(ks), o);
         convolve_cuda<float>(f.view(), fg.view(), parse_kernel(ks), o);
-        EXPECT_EQ(differences(fg, fc, 1000), 0) << ks << " " << bs << " " << w << "x" << h;
+        EXPECT_EQ(test::convolve_differences(fg, fc, 1000), 0) << ks << " " << bs << " " << w << "x" << h;
         const auto u = test::random_typed<std::uint8_t>(w, h, 1, 22, -100.f, 1000.f);
         Image<std::uint8_t> uc(w, h, 1), ug(w, h, 1), us(w, h, 1);
         convolve_cpu<std::uint8_t>(u.view(), uc.view(), parse_kernel(ks), o);
         convolve_cuda<std::uint8_t>(u.view(), ug.view(), parse_kernel(ks), o);
-        EXPECT_EQ(differences(ug, uc, 0), 0) << ks << " " << bs << " u8 " << w << "x" << h;
+        EXPECT_EQ(test::convolve_differences(ug, uc, 0), 0) << ks << " " << bs << " u8 " << w << "x" << h;
         o.max_gpu_memory = static_cast<std::size_t>(w) * 70;  // strips of a few dozen rows
         convolve_cuda<std::uint8_t>(u.view(), us.view(), parse_kernel(ks), o);
         EXPECT_EQ(count_differences<std::uint8_t>(ug.view(), us.view()), 0u) << ks << " " << bs << " strips " << w << "x" << h;
@@ -144,13 +134,13 @@ TEST(BilateralCuda, EqualsCpu) {
         Image<std::uint8_t> a(101, 67, c), b(101, 67, c);
         bilateral_cpu<std::uint8_t>(u8.view(), a.view(), p);
         bilateral_cuda<std::uint8_t>(u8.view(), b.view(), p);
-        EXPECT_EQ(differences(b, a, 0), 0) << "u8 c=" << c << " adaptive=" << adaptive;
+        EXPECT_EQ(test::convolve_differences(b, a, 0), 0) << "u8 c=" << c << " adaptive=" << adaptive;
         const auto f = test::random_typed<float>(64, 48, c, seed++, -100.f, 1000.f);
         Image<float> fa(64, 48, c), fb(64, 48, c);
         p.sigma_range = 200;
         bilateral_cpu<float>(f.view(), fa.view(), p);
         bilateral_cuda<float>(f.view(), fb.view(), p);
-        EXPECT_EQ(differences(fb, fa, 1000), 0) << "f32 c=" << c << " adaptive=" << adaptive;
+        EXPECT_EQ(test::convolve_differences(fb, fa, 1000), 0) << "f32 c=" << c << " adaptive=" << adaptive;
       }
 }
 
@@ -200,7 +190,7 @@ TEST(ConvolveCuda, DeviceLevelEntryEqualsCpu) {
       cuda_impl::convolve<std::uint16_t>(d_src.view(), d_dst.view(), parse_kernel(ks), o, ws, s);
       cuda::download<std::uint16_t>(d_dst.view(), gpu.view(), s);
       s.synchronize();
-      EXPECT_EQ(differences(gpu, cpu, 0), 0) << ks << " " << bs;
+      EXPECT_EQ(test::convolve_differences(gpu, cpu, 0), 0) << ks << " " << bs;
     }
 }
 

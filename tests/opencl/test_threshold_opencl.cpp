@@ -11,29 +11,18 @@
 #include <fstream>
 
 #include "gpuvis/core/error.hpp"
-#include "gpuvis/filters/convolve.hpp"
-#include "gpuvis/filters/kernel.hpp"
+#include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/opencl/devices.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/threshold/threshold.hpp"
+#include "opencl_skip.hpp"
 #include "threshold/cpu/threshold_cpu.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;
 
 namespace {
-
-// Skips (or fails, where GPUVIS_REQUIRE_OPENCL=1) without an OpenCL device.
-#define GPUVIS_REQUIRE_OPENCL()                                                                      \
-  do {                                                                                               \
-    std::string why;                                                                                 \
-    if (opencl::devices(&why).empty()) {                                                             \
-      const char* required = std::getenv("GPUVIS_REQUIRE_OPENCL");                                   \
-      if (required && std::string(required) == "1") FAIL() << "GPUVIS_REQUIRE_OPENCL=1 but " << why; \
-      GTEST_SKIP() << "needs an OpenCL device: " << why;                                             \
-    }                                                                                                \
-  } while (0)
 
 threshold::Params bernsen(int h, int gate, Backend backend) {
   threshold::Params p;
@@ -128,9 +117,9 @@ TEST(ThresholdOpencl, WhatOpenclDoesNotRunYetSaysSo) {
   sharp.sharpen = 2;
   EXPECT_NE(message([&] { threshold::make_thresholder(sharp); }).find("--sharpen"), std::string::npos);
   Image<float> img(8, 8), out(8, 8);
-  filters::ConvolveParams c;
-  c.backend = Backend::opencl;
-  EXPECT_NE(message([&] { filters::convolve<float>(img.view(), out.view(), filters::parse_kernel("box:3"), c); }).find("convolution is not on the OpenCL"),
+  filters::BilateralParams b;
+  b.backend = Backend::opencl;
+  EXPECT_NE(message([&] { filters::bilateral<float>(img.view(), out.view(), b); }).find("the bilateral filter is not on the OpenCL"),
             std::string::npos);
   pipeline::DetectorParams d;
   d.backend = Backend::opencl;

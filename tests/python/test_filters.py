@@ -24,7 +24,7 @@ def test_threshold_equals_the_cli(cli, table, tmp_path):
     assert np.array_equal(tiled, read_pgm(tmp_path / "tiled.pgm"))
 
 
-def test_opencl_threshold_equals_the_cpu_and_other_filters_refuse_it(table):
+def test_opencl_threshold_and_convolution_equal_the_cpu_and_other_filters_refuse_it(table):
     if not gpuvis.opencl_devices():
         if os.environ.get("GPUVIS_REQUIRE_OPENCL") == "1":
             pytest.fail("GPUVIS_REQUIRE_OPENCL=1 but there is no OpenCL device (scripts/deps.sh installs PoCL)")
@@ -32,8 +32,10 @@ def test_opencl_threshold_equals_the_cpu_and_other_filters_refuse_it(table):
     for window, gate in [(16, 32), (3, 0), (40, 255)]:
         assert np.array_equal(gpuvis.threshold(table, window=window, gate=gate, backend="opencl"),
                               gpuvis.threshold(table, window=window, gate=gate, backend="cpu")), (window, gate)
-    with pytest.raises(RuntimeError, match='convolution is not on the OpenCL backend yet.*backend="cpu"'):
-        gpuvis.convolve(table, "box:3", backend="opencl")
+    assert np.abs(gpuvis.convolve(table, "gaussian:sigma=2", backend="opencl").astype(int)
+                  - gpuvis.convolve(table, "gaussian:sigma=2", backend="cpu").astype(int)).max() <= 1
+    with pytest.raises(RuntimeError, match='bilateral filter is not on the OpenCL backend yet.*backend="cpu"'):
+        gpuvis.bilateral(table, backend="opencl")
 
 
 def test_convolve_equals_a_literal_reference_and_the_cli(cli, table, tmp_path):

@@ -12,7 +12,8 @@ Backend parse_backend(std::string_view name);
 std::string_view to_string(Backend backend);
 
 // Every operation that takes a Backend resolves `automatic` the same way, with resolve_backend()
-// (gpuvis/cuda/runtime.hpp): CUDA when a device is usable, else the CPU. `opencl` is never chosen
+// (gpuvis/cuda/runtime.hpp): CUDA when a device is usable, else the CPU. `opencl` (the Bernsen
+// threshold and convolution so far) is never chosen
 // by `automatic` while only some operations run on it (docs/opencl.md).
 
 // For an operation that has no OpenCL implementation yet: ErrorCode::unsupported naming it when

@@ -31,31 +31,6 @@ struct Border {
 Border parse_border(const std::string& text);
 std::string to_string(const Border& border);
 
-// Maps a coordinate outside [0, n) into it according to the mode; -1 means "use the constant".
-// Shared by both backends.
-#if defined(__CUDACC__)
-__host__ __device__
-#endif
-inline int border_index(int i, int n, BorderMode mode) {
-  if (i >= 0 && i < n) return i;
-  switch (mode) {
-    case BorderMode::constant: return -1;
-    case BorderMode::replicate: return i < 0 ? 0 : n - 1;
-    case BorderMode::wrap: {
-      const int m = i % n;
-      return m < 0 ? m + n : m;
-    }
-    case BorderMode::reflect:
-    case BorderMode::reflect101: {
-      if (n == 1) return 0;
-      const int d = mode == BorderMode::reflect ? 0 : 1;
-      while (i < 0 || i >= n) i = i < 0 ? -i - 1 + d : 2 * n - i - 1 - d;
-      return i;
-    }
-  }
-  return -1;
-}
-
 struct ConvolveParams {
   Border border;
   bool flip = false;               // true convolution (kernel rotated by 180°)
