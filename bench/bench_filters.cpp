@@ -2,7 +2,8 @@
 // when built with OpenCV: 7x7 2D convolution on u8 and f32 with 1 and 3 channels, the separable
 // 13-tap Gaussian on f32 grey and u8 RGB, bilateral radius 3 on u8 grey and RGB. CUDA: 7x7 and the
 // Gaussian on f32, bilateral on RGB u8, kernels (device-level entry, CUDA events, no transfers) and
-// from host to host.
+// from host to host. OpenCL (the chosen device, docs/opencl.md): the 7x7 and the Gaussian on f32
+// grey and the 7x7 on u8 RGB, from host to host.
 #include <functional>
 #include <random>
 #include <type_traits>
@@ -10,6 +11,7 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
+#include "gpuvis/opencl/devices.hpp"
 #include "filters/cpu/row_kernels.hpp"
 #include "filters/filter_backends.hpp"
 #include "harness.hpp"
@@ -109,6 +111,28 @@ void cpu_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kern
     cpu_case<std::uint8_t>(report, "bilateral", w, h, c, c == 1 ? pb_grey : pb, o,
                            [&](const U8& s, U8& d) { bilateral_cpu<std::uint8_t>(s.view(), d.view(), bp); }, cv_bilateral);
 }
+// OpenCL from host to host (upload, kernels, download: transfers included; the program is built
+// and cached by a call before the timing), on the device --backend opencl chooses.
+void opencl_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kernel& gauss, const bench::Options& o) {
+  if (opencl::devices().empty()) return;
+  const std::string device = opencl::chosen_device().name;
+  ConvolveParams co;
+  co.backend = Backend::opencl;
+  const auto f1 = random_typed<float>(w, h, 1, 1);
+  const auto rgb = random_typed<std::uint8_t>(w, h, 3, 2);
+  Image<float> fo(w, h, 1);
+  Image<std::uint8_t> ro(w, h, 3);
+  const char* scope = "end-to-end (host to host, incl. transfers)";
+  auto add = [&](const char* name, const char* kernel, const char* type, auto&& run) {
+    run();  // builds the program
+    bench::Record r{"filters", name, "opencl", scope, w, h, {{"kernel", kernel}, {"type", type}, {"device", device}}, {}};
+    r.stats = bench::measure([&] { return bench::time_us(run); }, o);
+    report.add(r);
+  };
+  add("conv2d", "7x7", "f32x1", [&] { convolve<float>(f1.view(), fo.view(), k7, co); });
+  add("separable", "gaussian 13 taps", "f32x1", [&] { convolve<float>(f1.view(), fo.view(), gauss, co); });
+  add("conv2d", "7x7", "u8x3", [&] { convolve<std::uint8_t>(rgb.view(), ro.view(), k7, co); });
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,6 +147,7 @@ int main(int argc, char** argv) {
   BilateralParams bp;  // radius 3, sigma_space 3, sigma_range 30
   for (auto [w, h] : sizes) {
     if (args.wants("cpu")) cpu_cases(report, w, h, k7, gauss, bp, o);
+    if (args.wants("opencl")) opencl_cases(report, w, h, k7, gauss, o);
 #ifdef GPUVIS_BENCH_CUDA
     if (!args.wants("cuda") || cuda::device_count() == 0) continue;
     report.set_gpu_description(cuda::devices()[0].name);

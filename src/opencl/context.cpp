@@ -170,8 +170,11 @@ Kernel::~Kernel() {
 }
 
 void Kernel::run(std::size_t width, std::size_t height) {
-  const std::size_t global[2] = {width, height};
-  check(api().EnqueueNDRangeKernel(Context::get().queue(), kernel_, 2, nullptr, global, nullptr, 0, nullptr, nullptr), name_);
+  // Work groups of 32 x 4 items, the grid rounded up to them (the kernels skip items past the
+  // image): left to choose, PoCL took groups of one item, 70 times slower on a 1080p convolution.
+  const std::size_t local[2] = {32, 4};
+  const std::size_t global[2] = {(width + local[0] - 1) / local[0] * local[0], (height + local[1] - 1) / local[1] * local[1]};
+  check(api().EnqueueNDRangeKernel(Context::get().queue(), kernel_, 2, nullptr, global, local, 0, nullptr, nullptr), name_);
 }
 
 void upload_rows(const void* data, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, Buffer& buffer) {

@@ -73,7 +73,8 @@ class Kernel {
     return *this;
   }
   Kernel& arg(cl_uint index, const Buffer& buffer) { return arg(index, buffer.get()); }
-  // Runs over width x height work items (local size left to the driver).
+  // Runs over width x height work items, in groups of 32 x 4 (the grid rounded up: kernels return
+  // for items past the image).
   void run(std::size_t width, std::size_t height);
 
  private:

@@ -24,13 +24,23 @@ __kernel void convolve_2d(__global const SAMPLE* src, __global SAMPLE* dst, int 
   const int x = (int)get_global_id(0), y = (int)get_global_id(1);
   if (x >= width || y >= height) return;
   const int rx = kw / 2, ry = kh / 2;
+  const bool inside = x >= rx && x + rx < width && y >= ry && y + ry < height;  /* no tap needs the border rule */
   for (int c = 0; c < channels; ++c) {
     float sum = 0.0f;
-    for (int r = 0; r < kh; ++r)
-      for (int o = 0; o < kw; ++o) {
-        const float w = weights[r * kw + o];
-        if (w != 0.0f) sum += w * sample_at(src, x + o - rx, y + r - ry, c, width, height, channels, mode, value);
-      }
+    if (inside) {
+      __global const SAMPLE* corner = src + ((size_t)(y - ry) * (size_t)width + (size_t)(x - rx)) * (size_t)channels + (size_t)c;
+      for (int r = 0; r < kh; ++r)
+        for (int o = 0; o < kw; ++o) {
+          const float w = weights[r * kw + o];
+          if (w != 0.0f) sum += w * (float)corner[((size_t)r * (size_t)width + (size_t)o) * (size_t)channels];
+        }
+    } else {
+      for (int r = 0; r < kh; ++r)
+        for (int o = 0; o < kw; ++o) {
+          const float w = weights[r * kw + o];
+          if (w != 0.0f) sum += w * sample_at(src, x + o - rx, y + r - ry, c, width, height, channels, mode, value);
+        }
+    }
     dst[((size_t)y * (size_t)width + (size_t)x) * (size_t)channels + (size_t)c] = to_sample(sum);
   }
 }
@@ -41,10 +51,17 @@ __kernel void convolve_rows(__global const SAMPLE* src, __global float* mid, int
   const int x = (int)get_global_id(0), y = (int)get_global_id(1);
   if (x >= width || y >= height) return;
   const int rx = kw / 2;
+  const bool inside = x >= rx && x + rx < width;
   for (int c = 0; c < channels; ++c) {
     float sum = 0.0f;
-    for (int o = 0; o < kw; ++o)
-      if (row[o] != 0.0f) sum += row[o] * sample_at(src, x + o - rx, y, c, width, height, channels, mode, value);
+    if (inside) {
+      __global const SAMPLE* left = src + ((size_t)y * (size_t)width + (size_t)(x - rx)) * (size_t)channels + (size_t)c;
+      for (int o = 0; o < kw; ++o)
+        if (row[o] != 0.0f) sum += row[o] * (float)left[(size_t)o * (size_t)channels];
+    } else {
+      for (int o = 0; o < kw; ++o)
+        if (row[o] != 0.0f) sum += row[o] * sample_at(src, x + o - rx, y, c, width, height, channels, mode, value);
+    }
     mid[((size_t)y * (size_t)width + (size_t)x) * (size_t)channels + (size_t)c] = sum;
   }
 }
