@@ -1,11 +1,13 @@
 // Threshold benchmarks: CPU (all threads and one thread, plus the naive O(h^2) loop for scale, and
 // OpenCV's dilate/erode Bernsen on the same frames and threads when OpenCV is found) and
 // CUDA (kernel only, and end to end from pinned host memory through upload, kernels and download,
-// launched directly and as a CUDA graph). Frames are the bundled table sample tiled up to size.
+// launched directly and as a CUDA graph), and OpenCL's Bernsen end to end (the device --backend
+// opencl chooses). Frames are the bundled table sample tiled up to size.
 #include <cstdio>
 
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/opencl/devices.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "threshold/cpu/threshold_cpu.hpp"
 #include "harness.hpp"
@@ -156,6 +158,27 @@ int main(int argc, char** argv) {
     }
   }
   set_num_threads(0);
+
+  // OpenCL: full Bernsen from host to host (upload, two kernels, download; the program built and
+  // cached by a call before the timing).
+  if (args.wants("opencl") && !opencl::devices().empty()) {
+    const std::string device = opencl::chosen_device().name;
+    for (auto [w, h] : sizes) {
+      const auto src = frame(w, h);
+      Image<std::uint8_t> dst(w, h);
+      for (int half : {6, 12, 16}) {
+        Params p;
+        p.bernsen.half_window = half;
+        p.backend = Backend::opencl;
+        auto t = make_thresholder(p);
+        t->apply(src.view(), dst.view());
+        bench::Record r{"threshold", "bernsen", "opencl", "end-to-end (upload+kernel+download)", w, h,
+                        {{"h", std::to_string(half)}, {"device", device}}, {}};
+        r.stats = bench::measure([&] { return bench::time_us([&] { t->apply(src.view(), dst.view()); }); }, host_opts);
+        report.add(r);
+      }
+    }
+  }
 
 #ifdef GPUVIS_BENCH_CUDA
   if (cuda::device_count() == 0 || !args.wants("cuda")) {
