@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Soak test of `gpuvis track`: a generated moving sequence played in a loop for a million frames
 or more, with the tracker's resident memory sampled once a second, every TUIO packet received on a
-local UDP port (fseq must only increase), and the frame counts checked: every frame the source
-delivered is tracked. Prints one JSON line (the run's figures and the memory curve) and exits
+local UDP port (fseq must only increase; an object session that left the alive list never comes
+back, and no loop of the sequence opens more object sessions than it has symbols), and the frame
+counts checked: every frame the source delivered is tracked. Prints one JSON line (the run's figures and the memory curve) and exits
 non-zero when a check fails.
 
   python3 scripts/soak.py --binary build/bin/gpuvis [--frames 1000000] [--backend cpu]
@@ -51,9 +52,53 @@ def rss_mb(pid):
     return None
 
 
+def osc_messages(data):
+    """The (address, arguments) of an OSC packet, bundles opened (OSC 1.0: int32, float32, string,
+    blob, int64, double, true, false, nil)."""
+    def padded(at, n):
+        return at + ((n + 3) & ~3)
+
+    def text(at):
+        end = data.index(b"\x00", at)
+        return data[at:end].decode("latin-1"), padded(at, end - at + 1)
+
+    def walk(at, end):
+        if data[at:at + 8] == b"#bundle\x00":
+            at += 16  # the tag and the time tag
+            while at + 4 <= end:
+                (size,) = struct.unpack(">i", data[at:at + 4])
+                yield from walk(at + 4, at + 4 + size)
+                at += 4 + size
+            return
+        address, at = text(at)
+        tags, at = text(at)
+        args = []
+        for t in tags[1:]:
+            if t in "if":
+                args.append(struct.unpack(">" + t, data[at:at + 4])[0])
+                at += 4
+            elif t in "hd":
+                args.append(struct.unpack(">" + ("q" if t == "h" else "d"), data[at:at + 8])[0])
+                at += 8
+            elif t == "s":
+                value, at = text(at)
+                args.append(value)
+            elif t == "b":
+                (size,) = struct.unpack(">i", data[at:at + 4])
+                args.append(data[at + 4:at + 4 + size])
+                at = padded(at + 4, size)
+            else:
+                args.append({"T": True, "F": False, "N": None}.get(t))
+        yield address, args
+
+    yield from walk(0, len(data))
+
+
 class TuioReceiver(threading.Thread):
-    """Counts the TUIO bundles arriving on a UDP port and checks that fseq only increases (the
-    start-up and shutdown bundles carry fseq -1)."""
+    """Receives the TUIO bundles on a UDP port: fseq only increases per profile (the start-up and
+    shutdown bundles carry fseq -1), and object sessions are followed through /tuio/2Dobj's alive
+    lists: a session that left the list and comes back is a failure (checked only across bundles
+    with consecutive fseq, as UDP may lose one), and every session ID seen is counted."""
 
     def __init__(self):
         super().__init__(daemon=True)
@@ -65,26 +110,43 @@ class TuioReceiver(threading.Thread):
         self.packets = 0
         self.last_fseq = {}  # profile (/tuio/2Dobj, ...) -> its last fseq
         self.backwards = 0
+        self.sessions = set()   # every object session ID seen alive
+        self.ended = set()      # sessions seen leaving the alive list (between consecutive bundles)
+        self.reappeared = 0
         self.stop = False
 
+    def bundle(self, data):
+        alive, fseq = {}, {}
+        for address, args in osc_messages(data):
+            if args and args[0] == "alive":
+                alive[address] = args[1:]
+            elif args and args[0] == "fseq":
+                fseq[address] = args[1]
+        for profile, number in fseq.items():
+            if number < 0:
+                continue
+            last = self.last_fseq.get(profile, -1)
+            if number <= last:
+                self.backwards += 1
+            if profile == "/tuio/2Dobj" and profile in alive:
+                now = set(alive[profile])
+                self.reappeared += len(now & self.ended)
+                if number == last + 1:  # nothing lost in between: who left, left
+                    self.ended |= self.previous_objects - now
+                self.previous_objects = now
+                self.sessions |= now
+            self.last_fseq[profile] = number
+
+    previous_objects = set()
+
     def run(self):
-        marker = b"fseq\x00\x00\x00\x00"
         while not self.stop:
             try:
                 data = self.sock.recv(65536)
             except socket.timeout:
                 continue
             self.packets += 1
-            # Each profile's bundle ends with its fseq message: address, ",si", "fseq", the number.
-            at = data.find(marker)
-            while at >= 0:
-                (fseq,) = struct.unpack(">i", data[at + len(marker): at + len(marker) + 4])
-                profile = data[max(0, at - 16): at - 4].split(b"\x00")[0]
-                if fseq >= 0:
-                    if fseq <= self.last_fseq.get(profile, -1):
-                        self.backwards += 1
-                    self.last_fseq[profile] = fseq
-                at = data.find(marker, at + 1)
+            self.bundle(data)
 
 
 def main():
@@ -157,6 +219,13 @@ def main():
         # bundles need not all arrive (reported, not a failure).
         if not receiver.last_fseq:
             failures.append("no TUIO bundle arrived")
+        if receiver.reappeared:
+            failures.append(f"{receiver.reappeared} object sessions came back after leaving the alive list")
+        # Each pass through the sequence may open one session per symbol (its prints jump back to
+        # their first places); more means objects were lost and found again within a pass.
+        passes = -(-args.frames // 120)
+        if len(receiver.sessions) > 4 * (passes + 1):
+            failures.append(f"{len(receiver.sessions)} object sessions over {passes} passes of 4 symbols")
     step = max(1, len(curve) // 200)  # at most ~200 points of the curve are kept
     result = {
         "benchmark": "soak", "date": time.strftime("%Y-%m-%d"), **hardware(), "backend": args.backend,
@@ -165,7 +234,9 @@ def main():
         "captured_dropped_tracked": counts,
         "rss_mb_first": curve[0][1] if curve else None, "rss_mb_after_warmup": steady[0] if steady else None,
         "rss_mb_max": max(mb for _, mb in curve) if curve else None, "rss_mb_last": curve[-1][1] if curve else None,
-        "tuio_packets": receiver.packets if receiver else None, "last_fseq": {p.decode(): v for p, v in receiver.last_fseq.items()} if receiver else None,
+        "tuio_packets": receiver.packets if receiver else None, "last_fseq": receiver.last_fseq if receiver else None,
+        "object_sessions": len(receiver.sessions) if receiver else None,
+        "sessions_back_after_leaving": receiver.reappeared if receiver else None,
         "failures": failures, "rss_curve": curve[::step],
         "command": " ".join(os.path.basename(c) if i == 0 else c for i, c in enumerate(sys.argv)),
     }
