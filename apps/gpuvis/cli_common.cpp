@@ -3,6 +3,7 @@
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/io/volume_file.hpp"
 
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -14,9 +15,13 @@
 namespace gpuvis::cli {
 
 CLI::Option* add_backend_option(CLI::App& cmd, std::string& name) {
+  // The OpenCL device, as GPUVIS_OPENCL_DEVICE names it (read when OpenCL is first used).
+  cmd.add_option("--device", "OpenCL device for --backend opencl: an index from `gpuvis info` or part of a device's or platform's "
+                             "name (overrides GPUVIS_OPENCL_DEVICE)")
+      ->each([](const std::string& device) { ::setenv("GPUVIS_OPENCL_DEVICE", device.c_str(), 1); });
   return cmd.add_option("--backend", name,
-                        "auto (CUDA when a device is present, else CPU), cpu, cuda or opencl (the Bernsen threshold and convolution so far; "
-                        "device: GPUVIS_OPENCL_DEVICE, gpuvis info lists them)")
+                        "auto (CUDA when a device is present, else CPU), cpu, cuda or opencl (the Bernsen threshold and convolution so far, "
+                        "on the device --device names)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))
       ->default_val("auto");
 }

@@ -84,7 +84,8 @@ DeviceId choose_device() {
       for (const DeviceId& d : all)
         if (lower(d.info.name).find(lower(w)) != std::string::npos || lower(d.info.platform).find(lower(w)) != std::string::npos) return d;
     }
-    fail(ErrorCode::unsupported, "GPUVIS_OPENCL_DEVICE='" + w + "' names no OpenCL device; there are " + listing());
+    fail(ErrorCode::unsupported, "the OpenCL device '" + w + "' (--device or GPUVIS_OPENCL_DEVICE) matches none; the devices are " +
+                                     listing());
   }
   for (const DeviceId& d : all)
     if (d.info.gpu) return d;

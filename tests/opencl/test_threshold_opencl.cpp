@@ -148,6 +148,20 @@ TEST(ThresholdOpencl, TheDeviceIsChosenByIndexOrNameAndABadChoiceListsTheDevices
     EXPECT_TRUE(opencl::chosen_device().gpu);
 }
 
+// `--device` picks the device from the command line: an index works, a name that matches none is
+// one error line listing the devices.
+TEST(ThresholdOpencl, TheCommandLineChoosesTheDeviceWithDevice) {
+  GPUVIS_REQUIRE_OPENCL();
+  const std::string in = test::source_path("data/samples/table.pgm");
+  const auto ok = test::run_cli("threshold " + in + " " + test::temp_path("a.pgm") + " --backend opencl --device 0");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  const auto bad = test::run_cli("threshold " + in + " " + test::temp_path("b.pgm") + " --backend opencl --device no-such-gpu");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("'no-such-gpu' (--device or GPUVIS_OPENCL_DEVICE) matches none"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find(opencl::devices().front().name), std::string::npos) << bad.output;
+  EXPECT_EQ(std::count(bad.output.begin(), bad.output.end(), '\n'), 1) << bad.output;
+}
+
 // The first `gpuvis threshold --backend opencl` builds the program and keeps it in the cache; the
 // next reads it from there; a damaged cache file is built again; all give the CPU's bytes.
 TEST(ThresholdOpencl, ProgramsAreCachedOnDiskAndADamagedCacheIsRebuilt) {
