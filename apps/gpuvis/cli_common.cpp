@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/opencl/devices.hpp"
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/core/parallel.hpp"
 
@@ -58,8 +59,13 @@ std::string data_dir() {
   return GPUVIS_DATA_DIR;
 }
 
-Backend choose_backend(const std::string& name) {
-  return resolve_backend(parse_backend(name), [](const std::string& why) { notice(why); });
+Backend choose_backend(const std::string& name, bool runs_on_opencl) {
+  const Backend requested = parse_backend(name);
+  if (requested == Backend::automatic && runs_on_opencl && cuda::device_count() == 0 && opencl::gpu_present()) {
+    notice(cuda::unavailable_reason() + ", using OpenCL on " + opencl::chosen_device().name);
+    return Backend::opencl;
+  }
+  return resolve_backend(requested, [](const std::string& why) { notice(why); });
 }
 
 void check_output_path(const std::string& output, const std::string& input, bool overwrite) {

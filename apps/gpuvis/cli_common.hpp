@@ -25,7 +25,9 @@ void add_finger_options(CLI::App& cmd, decode::FingerParams& fingers, CLI::Optio
 void add_yamaarashi_options(CLI::App& cmd, bool& yamaarashi, bool& mirror);
 
 // Parses and resolves the backend; `auto` without a device prints a one-line notice on stderr.
-Backend choose_backend(const std::string& name);
+// `runs_on_opencl`: the command, with its options, runs on OpenCL, so `auto` takes an OpenCL GPU
+// when there is no CUDA device (opencl::prefer_opencl_gpu).
+Backend choose_backend(const std::string& name, bool runs_on_opencl = false);
 // The data folder (printed symbols): share/gpuvis beside an installed program, else the source
 // tree this program was built from.
 std::string data_dir();

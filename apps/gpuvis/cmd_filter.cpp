@@ -153,7 +153,7 @@ void register_convolve(CLI::App* filter, Command& run) {
       if (threads) set_num_threads(threads);
       const auto jobs = jobs_for(in, out);
       check_jobs(jobs, overwrite);
-      const Backend b = choose_backend(backend);
+      const Backend b = choose_backend(backend, true);
       run_jobs(jobs, "convolve", [&](auto src, auto dst, const std::function<void(double)>& progress) {
         using T = std::remove_const_t<typename decltype(src)::value_type>;
         filters::ConvolveParams o = options;

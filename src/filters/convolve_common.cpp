@@ -4,6 +4,7 @@
 #include "filters/filter_backends.hpp"
 #include "filters/opencl/filters_opencl.hpp"
 #include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/opencl/devices.hpp"
 
 #include <string>
 
@@ -33,7 +34,7 @@ namespace gpuvis::filters {
 
 template <class T>
 void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
-  const Backend backend = resolve_backend(options.backend);
+  const Backend backend = opencl::prefer_opencl_gpu(options.backend, resolve_backend(options.backend));
   if (backend == Backend::cuda) convolve_cuda(src, dst, kernel, options);
   else if (backend == Backend::opencl) convolve_opencl(src, dst, kernel, options);
   else convolve_cpu(src, dst, kernel, options);

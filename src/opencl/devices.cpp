@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "gpuvis/core/error.hpp"
 #include "opencl/device_ids.hpp"
@@ -100,9 +102,38 @@ std::vector<DeviceInfo> devices(std::string* why) {
 
 DeviceInfo chosen_device() { return choose_device().info; }
 
+namespace {
+// Whether an installed ICD is anything but PoCL's (whose devices are the CPU).
+bool driver_other_than_pocl() {
+  namespace fs = std::filesystem;
+  const char* listed = std::getenv("OCL_ICD_VENDORS");
+  const fs::path where = listed && *listed ? fs::path(listed) : fs::path("/etc/OpenCL/vendors");
+  std::error_code ec;
+  std::vector<fs::path> files;
+  if (fs::is_regular_file(where, ec)) files.push_back(where);
+  else
+    for (const auto& entry : fs::directory_iterator(where, ec))
+      if (entry.path().extension() == ".icd") files.push_back(entry.path());
+  return std::any_of(files.begin(), files.end(), [](const fs::path& f) {
+    std::ifstream in(f);
+    std::string library;
+    std::getline(in, library);
+    return lower(library).find("pocl") == std::string::npos;
+  });
+}
+}  // namespace
+
 bool gpu_present() {
-  const auto all = devices();
-  return std::any_of(all.begin(), all.end(), [](const DeviceInfo& d) { return d.gpu; });
+  static const bool present = [] {
+    if (!driver_other_than_pocl()) return false;
+    const auto all = devices();
+    return std::any_of(all.begin(), all.end(), [](const DeviceInfo& d) { return d.gpu; });
+  }();
+  return present;
+}
+
+Backend prefer_opencl_gpu(Backend requested, Backend resolved, bool runs_here) {
+  return requested == Backend::automatic && resolved == Backend::cpu && runs_here && gpu_present() ? Backend::opencl : resolved;
 }
 
 }  // namespace gpuvis::opencl

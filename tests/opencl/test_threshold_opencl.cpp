@@ -148,6 +148,22 @@ TEST(ThresholdOpencl, TheDeviceIsChosenByIndexOrNameAndABadChoiceListsTheDevices
     EXPECT_TRUE(opencl::chosen_device().gpu);
 }
 
+// `auto` for an operation that runs on OpenCL: CUDA, then an OpenCL GPU, then the CPU; never an
+// OpenCL CPU device (PoCL) by itself, and never for parameters OpenCL does not run.
+TEST(ThresholdOpencl, AutoTakesAnOpenclGpuOnlyAfterCudaAndNeverACpuDevice) {
+  EXPECT_EQ(opencl::prefer_opencl_gpu(Backend::automatic, Backend::cuda), Backend::cuda);
+  EXPECT_EQ(opencl::prefer_opencl_gpu(Backend::cpu, Backend::cpu), Backend::cpu);
+  EXPECT_EQ(opencl::prefer_opencl_gpu(Backend::automatic, Backend::cpu, false), Backend::cpu);
+  const auto all = opencl::devices();
+  const bool gpu = std::any_of(all.begin(), all.end(), [](const opencl::DeviceInfo& d) { return d.gpu; });
+  EXPECT_EQ(opencl::gpu_present(), gpu);
+  EXPECT_EQ(opencl::prefer_opencl_gpu(Backend::automatic, Backend::cpu), gpu ? Backend::opencl : Backend::cpu);
+  threshold::Params tiled;
+  tiled.method = threshold::Method::tiled;
+  EXPECT_FALSE(threshold::runs_on_opencl(tiled));
+  EXPECT_TRUE(threshold::runs_on_opencl(threshold::Params{}));
+}
+
 // `--device` picks the device from the command line: an index works, a name that matches none is
 // one error line listing the devices.
 TEST(ThresholdOpencl, TheCommandLineChoosesTheDeviceWithDevice) {

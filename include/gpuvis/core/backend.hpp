@@ -12,9 +12,9 @@ Backend parse_backend(std::string_view name);
 std::string_view to_string(Backend backend);
 
 // Every operation that takes a Backend resolves `automatic` the same way, with resolve_backend()
-// (gpuvis/cuda/runtime.hpp): CUDA when a device is usable, else the CPU. `opencl` (the Bernsen
-// threshold and convolution so far) is never chosen
-// by `automatic` while only some operations run on it (docs/opencl.md).
+// (gpuvis/cuda/runtime.hpp): CUDA when a device is usable, else the CPU; the operations that run on
+// OpenCL (the Bernsen threshold and convolution so far) take an OpenCL GPU before the CPU
+// (opencl::prefer_opencl_gpu, docs/opencl.md).
 
 // For an operation that has no OpenCL implementation yet: ErrorCode::unsupported naming it when
 // `backend` is opencl, so that it never runs on another backend than the one asked for.

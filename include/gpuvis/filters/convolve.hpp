@@ -37,8 +37,9 @@ struct ConvolveParams {
   bool allow_separable = true;     // use the two-pass path for rank-1 kernels
   std::size_t max_gpu_memory = 0;  // CUDA: device memory for the strips in flight at most (0 = no limit)
   std::function<void(double)> progress;  // optional: fraction done, for long strip-processed jobs
-  // Where it runs; automatic: CUDA when a device is usable, else the CPU (resolve_backend). Both
-  // backends give the same output (docs/filters.md states the tolerance).
+  // Where it runs; automatic: CUDA when a device is usable, else an OpenCL GPU, else the CPU
+  // (opencl::prefer_opencl_gpu). The backends give the same output (docs/filters.md states the
+  // tolerance).
   Backend backend = Backend::automatic;
 };
 

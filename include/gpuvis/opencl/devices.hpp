@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuvis/core/backend.hpp"
+
 namespace gpuvis::opencl {
 
 struct DeviceInfo {
@@ -27,7 +29,14 @@ std::vector<DeviceInfo> devices(std::string* why = nullptr);
 // none, with the devices there are.
 DeviceInfo chosen_device();
 
-// Whether an OpenCL GPU is present (what `--backend auto` would look for after CUDA).
+// Whether an OpenCL GPU is present, found once per process. Where the only drivers installed are
+// PoCL's (the ICD files in $OCL_ICD_VENDORS or /etc/OpenCL/vendors), there is none, and nothing is
+// loaded to find that out: `auto` costs a CPU-only machine nothing.
 bool gpu_present();
+
+// What `auto` means for an operation that runs on OpenCL: CUDA when a device is usable, then an
+// OpenCL GPU, then the CPU. `resolved` is resolve_backend(requested) (CUDA or the CPU for auto);
+// `runs_here` whether the operation, with its parameters, runs on OpenCL.
+Backend prefer_opencl_gpu(Backend requested, Backend resolved, bool runs_here = true);
 
 }  // namespace gpuvis::opencl
