@@ -113,6 +113,7 @@ class TuioReceiver(threading.Thread):
         self.sessions = set()   # every object session ID seen alive
         self.ended = set()      # sessions seen leaving the alive list (between consecutive bundles)
         self.reappeared = 0
+        self.previous_objects = set()  # the last bundle's alive list
         self.stop = False
 
     def bundle(self, data):
@@ -136,8 +137,6 @@ class TuioReceiver(threading.Thread):
                 self.previous_objects = now
                 self.sessions |= now
             self.last_fseq[profile] = number
-
-    previous_objects = set()
 
     def run(self):
         while not self.stop:

@@ -18,22 +18,11 @@ namespace {
 
 template <class T>
 void check(int w, int h, std::uint32_t seed) {
-  const char* kernels[] = {"1,2,1;2,4,2;1,2,1/16", "sharpen", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1", "gaussian:sigma=2",
-                           "box:31x31", "gaussian:sigma=15,size=127"};
-  for (int c : {1, 3, 4})
-    for (const char* ks : kernels)
-      for (const char* bs : {"constant:3", "replicate", "reflect", "reflect101", "wrap"}) {
-        const auto src = test::random_typed<T>(w, h, c, seed++, -100.f, 1000.f);
-        const Kernel k = parse_kernel(ks);
-        ConvolveParams o;
-        o.border = parse_border(bs);
-        Image<T> cpu(w, h, c), gpu(w, h, c);
-        convolve_cpu<T>(src.view(), cpu.view(), k, o);
-        convolve_cuda<T>(src.view(), gpu.view(), k, o);
-        double l1 = 0;
-        for (float v : k.weights) l1 += std::abs(v);
-        EXPECT_EQ(test::convolve_differences(gpu, cpu, l1 * 1000), 0) << ks << " " << bs << " c=" << c << " " << w << "x" << h;
-      }
+  test::expect_convolution_like_the_cpu<T>(
+      w, h, seed,
+      {"1,2,1;2,4,2;1,2,1/16", "sharpen", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1", "gaussian:sigma=2", "box:31x31",
+       "gaussian:sigma=15,size=127"},
+      [](HostView<const T> src, HostView<T> dst, const Kernel& k, const ConvolveParams& o) { convolve_cuda<T>(src, dst, k, o); });
 }
 }  // namespace
 
