@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
-#include <regex>
 #include <string>
 
 #include "gpuvis/core/build_info.hpp"
@@ -747,20 +747,31 @@ void bind_tuio(py::module_& m) {
 }
 
 // The library's messages name command-line flags ("use --backend cpu", "--spatial must ..."); in
-// Python the same advice names the keyword argument: backend="cpu", spatial, max_iter.
+// Python the same advice names the keyword argument: backend="cpu", spatial, max_iter. A scan by
+// hand, not std::regex: on the GPU machine's Python (a venv beside PyTorch) the first std::regex
+// built in this module crashed inside libstdc++'s regex compiler, so every error became a crash.
 std::string python_wording(const std::string& message) {
-  static const std::regex backend(R"(--backend (auto|cpu|cuda|opencl))"), flag(R"(--([a-z]+(-[a-z]+)*))");
-  std::string text = std::regex_replace(message, backend, "backend=\"$1\"");
+  auto lower = [&](std::size_t k) { return k < message.size() && message[k] >= 'a' && message[k] <= 'z'; };
   std::string out;
-  auto last = text.cbegin();
-  for (std::sregex_iterator it(text.begin(), text.end(), flag), end; it != end; ++it) {
-    out.append(last, (*it)[0].first);
-    std::string name = (*it)[1].str();
-    std::replace(name.begin(), name.end(), '-', '_');
+  for (std::size_t i = 0; i < message.size();) {
+    if (message.compare(i, 2, "--") != 0 || !lower(i + 2)) {
+      out += message[i++];
+      continue;
+    }
+    // A flag: --word(-word)*, its dashes made underscores.
+    std::size_t j = i + 2;
+    std::string name;
+    while (lower(j) || (message[j] == '-' && lower(j + 1))) name += message[j] == '-' ? '_' : message[j], ++j;
+    i = j;
+    if (name == "backend")
+      for (const char* b : {"auto", "cpu", "cuda", "opencl"})
+        if (message.compare(j, std::strlen(b) + 1, std::string(" ") + b) == 0) {
+          name = std::string("backend=\"") + b + '"';
+          i = j + std::strlen(b) + 1;
+          break;
+        }
     out += name;
-    last = (*it)[0].second;
   }
-  out.append(last, text.cend());
   return out;
 }
 

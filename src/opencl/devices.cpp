@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "gpuvis/core/error.hpp"
 #include "opencl/device_ids.hpp"
@@ -102,10 +103,15 @@ std::vector<DeviceInfo> devices(std::string* why) {
 
 DeviceInfo chosen_device() { return choose_device().info; }
 
-namespace {
-// Whether an installed ICD is anything but PoCL's (whose devices are the CPU).
+// PoCL's devices are the CPU. OCL_ICD_FILENAMES is read by both the Khronos and the ocl-icd loader.
 bool driver_other_than_pocl() {
   namespace fs = std::filesystem;
+  auto not_pocl = [](const std::string& library) { return !library.empty() && lower(library).find("pocl") == std::string::npos; };
+  if (const char* named = std::getenv("OCL_ICD_FILENAMES"); named && *named) {
+    std::istringstream list(named);
+    for (std::string library; std::getline(list, library, ':');)
+      if (not_pocl(library)) return true;
+  }
   const char* listed = std::getenv("OCL_ICD_VENDORS");
   const fs::path where = listed && *listed ? fs::path(listed) : fs::path("/etc/OpenCL/vendors");
   std::error_code ec;
@@ -114,14 +120,13 @@ bool driver_other_than_pocl() {
   else
     for (const auto& entry : fs::directory_iterator(where, ec))
       if (entry.path().extension() == ".icd") files.push_back(entry.path());
-  return std::any_of(files.begin(), files.end(), [](const fs::path& f) {
+  return std::any_of(files.begin(), files.end(), [&](const fs::path& f) {
     std::ifstream in(f);
     std::string library;
     std::getline(in, library);
-    return lower(library).find("pocl") == std::string::npos;
+    return not_pocl(library);
   });
 }
-}  // namespace
 
 bool gpu_present() {
   static const bool present = [] {

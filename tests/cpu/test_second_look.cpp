@@ -372,7 +372,10 @@ TEST(SecondLook, PaintingOutTheTableKeepsThePrint) {
       grey(x, y) = ink ? 95 : paper ? 130 : 50;
       binary(x, y) = paper && !ink ? 255 : 0;  // the ink inside the paper is black, not the table's
     }
-  ASSERT_TRUE(sl::paint_out_table(binary.view(), grey.view()));
+  // A print expected on the table (a candidate beside the print): nothing is painted.
+  EXPECT_FALSE(sl::paint_out_table(binary.view(), grey.view(), 5, 30));
+  EXPECT_EQ(grey(0, 0), 50);
+  ASSERT_TRUE(sl::paint_out_table(binary.view(), grey.view(), 30, 30));
   EXPECT_EQ(grey(0, 0), 130);
   EXPECT_EQ(grey(8, 30), 130);   // the table, grown over the paper's blurred edge
   EXPECT_EQ(grey(30, 30), 95);   // the ink
@@ -381,6 +384,6 @@ TEST(SecondLook, PaintingOutTheTableKeepsThePrint) {
   Image<std::uint8_t> white(20, 20), same(20, 20);
   white.fill(255);
   same.fill(77);
-  EXPECT_FALSE(sl::paint_out_table(white.view(), same.view()));
+  EXPECT_FALSE(sl::paint_out_table(white.view(), same.view(), 10, 10));
   EXPECT_EQ(same(0, 0), 77);
 }

@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/filters/bilateral.hpp"
@@ -146,6 +149,31 @@ TEST(ThresholdOpencl, TheDeviceIsChosenByIndexOrNameAndABadChoiceListsTheDevices
     EXPECT_EQ(opencl::chosen_device().index, all.front().index);  // no GPU: the first device
   else
     EXPECT_TRUE(opencl::chosen_device().gpu);
+}
+
+// The drivers installed, from the environment alone: PoCL's alone is no GPU's; a library in
+// OCL_ICD_FILENAMES (as NVIDIA's containers name theirs, without an ICD file) or an ICD file that
+// names another library is.
+TEST(ThresholdOpencl, DriversAreFoundInIcdFilesAndInOclIcdFilenames) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("gpuvis_icd_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "pocl.icd") << "libpocl.so.2\n";
+  const char* saved_names = std::getenv("OCL_ICD_FILENAMES");
+  const char* saved_vendors = std::getenv("OCL_ICD_VENDORS");
+  const std::string names = saved_names ? saved_names : "", vendors = saved_vendors ? saved_vendors : "";
+  ::setenv("OCL_ICD_VENDORS", dir.c_str(), 1);
+  ::unsetenv("OCL_ICD_FILENAMES");
+  EXPECT_FALSE(opencl::driver_other_than_pocl());
+  ::setenv("OCL_ICD_FILENAMES", "libpocl.so.2", 1);
+  EXPECT_FALSE(opencl::driver_other_than_pocl());
+  ::setenv("OCL_ICD_FILENAMES", "libpocl.so.2:libnvidia-opencl.so.1", 1);
+  EXPECT_TRUE(opencl::driver_other_than_pocl());
+  ::unsetenv("OCL_ICD_FILENAMES");
+  std::ofstream(dir / "nvidia.icd") << "libnvidia-opencl.so.1\n";
+  EXPECT_TRUE(opencl::driver_other_than_pocl());
+  saved_names ? ::setenv("OCL_ICD_FILENAMES", names.c_str(), 1) : ::unsetenv("OCL_ICD_FILENAMES");
+  saved_vendors ? ::setenv("OCL_ICD_VENDORS", vendors.c_str(), 1) : ::unsetenv("OCL_ICD_VENDORS");
+  std::filesystem::remove_all(dir);
 }
 
 // `auto` for an operation that runs on OpenCL: CUDA, then an OpenCL GPU, then the CPU; never an

@@ -30,9 +30,15 @@ std::vector<DeviceInfo> devices(std::string* why = nullptr);
 DeviceInfo chosen_device();
 
 // Whether an OpenCL GPU is present, found once per process. Where the only drivers installed are
-// PoCL's (the ICD files in $OCL_ICD_VENDORS or /etc/OpenCL/vendors), there is none, and nothing is
-// loaded to find that out: `auto` costs a CPU-only machine nothing.
+// PoCL's (driver_other_than_pocl), there is none, and nothing is loaded to find that out: `auto`
+// costs a CPU-only machine nothing.
 bool gpu_present();
+
+// Whether an OpenCL driver other than PoCL is installed, read from the environment and files alone:
+// the libraries in $OCL_ICD_FILENAMES (colon-separated; NVIDIA's containers name theirs there and
+// install no ICD file), then the .icd files of $OCL_ICD_VENDORS (a folder or one file) or
+// /etc/OpenCL/vendors.
+bool driver_other_than_pocl();
 
 // What `auto` means for an operation that runs on OpenCL: CUDA when a device is usable, then an
 // OpenCL GPU, then the CPU. `resolved` is resolve_backend(requested) (CUDA or the CPU for auto);

@@ -14,7 +14,9 @@ namespace gpuvis::pipeline::second_look {
 // The table in a patch around a print: the black pixels of its thresholded image that reach the
 // patch's border without crossing white, grown by `grow` pixels (the blurred edge between the
 // table and the paper) and painted in `grey` with the level of the rest's brightest tenth (the
-// paper). False when there is no table or nothing but table.
-bool paint_out_table(HostView<const std::uint8_t> binary, HostView<std::uint8_t> grey, int grow = 2);
+// paper). False, and nothing painted, when there is no table, nothing but table, or the pixel
+// (print_x, print_y), where the print should be, is table: a candidate on the table itself (a
+// piece of table beside a print, a hand) is no dim print, and its decoding would cost the most.
+bool paint_out_table(HostView<const std::uint8_t> binary, HostView<std::uint8_t> grey, int print_x, int print_y, int grow = 2);
 
 }  // namespace gpuvis::pipeline::second_look

@@ -1,9 +1,11 @@
 #include "pipeline/second_look/motion_blur.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numbers>
+#include <span>
 #include <utility>
 
 namespace gpuvis::pipeline::second_look {
@@ -108,14 +110,18 @@ std::vector<Tap> line_kernel(double angle, double length) {
 }
 
 GreySpread grey_spread(HostView<const float> patch) {
-  std::vector<float> v;
-  v.reserve(static_cast<std::size_t>(patch.width) * patch.height);
-  for (int y = 0; y < patch.height; ++y) v.insert(v.end(), patch.row(y), patch.row(y) + patch.width);
-  if (v.empty()) return {};
-  auto at = [&](std::size_t percent) {
-    const auto k = v.begin() + static_cast<std::ptrdiff_t>(v.size() * percent / 100);
-    std::nth_element(v.begin(), k, v.end());
-    return *k;
+  // A histogram of the levels (rounded into 0..255): the patches are a frame's grey levels.
+  std::array<int, 256> histogram{};
+  for (int y = 0; y < patch.height; ++y)
+    for (const float v : std::span(patch.row(y), static_cast<std::size_t>(patch.width)))
+      ++histogram[static_cast<std::size_t>(std::clamp(std::lround(v), 0L, 255L))];
+  const long n = static_cast<long>(patch.width) * patch.height;
+  if (n == 0) return {};
+  auto at = [&](long percent) {  // the level of the element n * percent / 100 in sorted order
+    const long index = n * percent / 100;
+    int level = 0;
+    for (long below = 0; below + histogram[static_cast<std::size_t>(level)] <= index;) below += histogram[static_cast<std::size_t>(level++)];
+    return static_cast<float>(level);
   };
   return {at(2), at(98)};
 }

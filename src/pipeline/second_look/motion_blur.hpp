@@ -41,7 +41,8 @@ struct GreyBounds {
 };
 GreyBounds print_bounds(HostView<const float> patch);
 
-// The patch's 2nd and 98th percentiles: its darkest and brightest levels, a few noisy pixels aside.
+// The patch's 2nd and 98th percentiles: its darkest and brightest levels, a few noisy pixels aside
+// (levels rounded into 0..255: a frame's patch).
 struct GreySpread {
   float dark = 0, bright = 0;
 };

@@ -17,6 +17,18 @@ namespace {
 // (contrast 30-80, the table a third of the paper at 130) spanned 57-86 levels (2nd to 98th
 // percentile), prints in black ink under the default light 152-207.
 constexpr float kDimSpread = 120;
+// The fewest grey levels a patch must span to hold a print, and the fewest as a multiple of the
+// noise there. Flat table or paper spans its noise alone (about 4 sigma: 15 levels at sigma 3.5);
+// looking at such a place cost up to 5 milliseconds (five deblurrings, or the dim look's painting of
+// a patch 2.5 times its size) for nothing. The dim prints' patches spanned 57 levels and more.
+constexpr float kLeastSpread = 40;
+constexpr float kLeastSpreadPerSigma = 5;
+// Estimated smears shorter than this many pixels are taken for none. The shortest length the
+// autocorrelation reports (2 px) is what a patch holding a straight edge gives, a print's side
+// beside a piece of table, say: such a candidate looked smeared and made the detector deblur it
+// and check every symbol of the frame (20 ms on a still, noisy 640x480 frame). Prints smeared
+// over 3 px are all found without a second look (the camera table's 3 px row).
+constexpr double kShortestSmear = 2.5;
 // The most noise (sigma, grey levels, as noise_sigma measures it) the middle of a candidate may
 // have to be looked at: beyond it neither deblurring nor painting restores a symbol, and a noisy
 // table's regions would cost every frame the time of both. Prints smeared over 5 and 7 px (noise
@@ -57,6 +69,7 @@ struct SecondLooker::Candidate {
   int index;          // into the fiducials (fuzzy, verify) or the root candidates (root); -1 for a place
   int expected = -1;  // the ID of a tracked symbol expected here
   int claimed = -1;   // verify: the ID the first pass read here
+  double noise = 0;   // sigma of the frame's noise around the place (grey levels)
 };
 
 Patch patch_around(HostView<const std::uint8_t> frame, double x, double y, int size) {
@@ -74,10 +87,7 @@ Patch patch_around(HostView<const std::uint8_t> frame, double x, double y, int s
 
 namespace {
 // Whether a patch spans fewer grey levels than a print in black ink does.
-bool is_dim(const Patch& patch) {
-  const GreySpread spread = grey_spread(patch.grey.view());
-  return spread.bright - spread.dark < kDimSpread;
-}
+bool is_dim(GreySpread spread) { return spread.bright - spread.dark < kDimSpread; }
 
 }  // namespace
 
@@ -89,6 +99,10 @@ SecondLooker::SecondLooker(const DetectorParams& config, const decode::TreeSet& 
 }
 
 SecondLooker::~SecondLooker() = default;
+
+bool SecondLooker::smeared(const decode::SecondLook& look) const {
+  return look.anisotropy >= config_.min_anisotropy && look.length >= kShortestSmear;
+}
 
 std::unique_ptr<SecondLooker::Scratch> SecondLooker::take_scratch() {
   {
@@ -120,20 +134,26 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     report.outcome = "too close to the frame's edge";
     return false;
   }
+  const GreySpread spread = grey_spread(patch.grey.view());
+  if (spread.bright - spread.dark < std::max(kLeastSpread, kLeastSpreadPerSigma * static_cast<float>(c.noise))) {
+    report.outcome = "flat: the patch spans too few grey levels to hold a print";
+    return false;
+  }
   const MotionEstimate m = estimate_motion(patch.grey.view(), std::clamp(c.size / 3, 4, 24), config_.min_anisotropy);
   report.angle = m.angle;
   report.length = m.length;
   report.anisotropy = m.anisotropy;
-  if (m.anisotropy < config_.min_anisotropy) {
+  if (!smeared(report)) {
     // Not smeared: a dim print whose outline the table's darkness took away, perhaps, where the
     // patch spans fewer grey levels than a print in black ink does. (Not for a symbol of the first
     // pass being checked: it decoded as it is.)
-    if (c.kind != Candidate::Kind::verify && is_dim(patch) && decode_without_table(s, grey, c, found)) {
+    if (c.kind != Candidate::Kind::verify && is_dim(spread) && decode_without_table(s, grey, c, found)) {
       report.id = found.id;
       report.outcome = "decoded with the table around the print painted out (a dim print)";
       return true;
     }
-    report.outcome = "not motion-blurred (gradients even in every direction)";
+    report.outcome = m.anisotropy < config_.min_anisotropy ? "not motion-blurred (gradients even in every direction)"
+                                                           : "not motion-blurred (an edge, no smear along it)";
     return false;
   }
   // The estimate is not exact: the patch is deblurred at three lengths around it, then at the
@@ -173,7 +193,7 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   }
   // A still dim print's patch has gradients too weak for their direction to mean much: its
   // anisotropy can pass the motion test by chance.
-  if (c.kind != Candidate::Kind::verify && is_dim(patch) && decode_without_table(s, grey, c, found)) {
+  if (c.kind != Candidate::Kind::verify && is_dim(spread) && decode_without_table(s, grey, c, found)) {
     report.id = found.id;
     report.outcome = "decoded with the table around the print painted out (a dim print)";
     return true;
@@ -203,7 +223,8 @@ bool SecondLooker::decode_without_table(Scratch& s, HostView<const std::uint8_t>
   for (int y = 0; y < grey.height; ++y)
     for (int x = 0; x < grey.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(grey(x, y));
   s.thresholder->apply(s.sharp.view(), s.binary.view());
-  if (!paint_out_table(s.binary.view(), s.sharp.view())) return false;
+  const int cx = static_cast<int>(std::lround(c.x)) - patch.x0, cy = static_cast<int>(std::lround(c.y)) - patch.y0;
+  if (!paint_out_table(s.binary.view(), s.sharp.view(), cx, cy)) return false;
   return decode_sharp(s, *s.dim_thresholder, patch, c, found, Fit::covers_candidate);
 }
 
@@ -282,7 +303,7 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
   d.times.second_look_us = 0;
   if (!config_.enabled) return;
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<Candidate> candidates = gather(expected, d);
+  std::vector<Candidate> candidates = gather(expected, d);
   if (candidates.empty()) return;  // a frame where everything decoded: nothing allocated, nothing looked at
   const HostView<const std::uint8_t> grey = frame();
   // One look per place (a symbol's root candidates come in pairs: the root and the region around
@@ -291,8 +312,9 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
   // every candidate is such a place).
   std::vector<const Candidate*> places;
   for (std::size_t k = 0; k < candidates.size() && static_cast<int>(places.size()) < config_.max_looks; ++k) {
-    const Candidate& c = candidates[k];
-    if (noise_sigma(grey, c.x, c.y) > kMostNoise) continue;
+    Candidate& c = candidates[k];
+    c.noise = noise_sigma(grey, c.x, c.y);
+    if (c.noise > kMostNoise) continue;
     if (std::none_of(places.begin(), places.end(),
                      [&](const Candidate* e) { return std::hypot(e->x - c.x, e->y - c.y) < 0.25 * std::min(e->size, c.size); }))
       places.push_back(&c);
@@ -307,7 +329,7 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
   std::vector<int> roots_taken;
   bool changed = apply_looks(places, reports, found, ok, d, roots_taken);
   const bool motion = std::any_of(d.second_looks.begin(), d.second_looks.end(),
-                                  [&](const decode::SecondLook& l) { return l.anisotropy >= config_.min_anisotropy; });
+                                  [&](const decode::SecondLook& l) { return smeared(l); });
   if (motion && config_.verify) {
     // A symbol the tracker follows, read with its ID where the tracker expects it, has its
     // history behind it: only the others are checked.
@@ -387,7 +409,7 @@ bool SecondLooker::check_first_pass(HostView<const std::uint8_t> grey, const std
   look_all(grey, places, reports, found, ok);
   bool changed = false;
   for (std::size_t k = 0; k < checks.size(); ++k) {
-    if (reports[k].anisotropy < config_.min_anisotropy) continue;  // a still symbol: nothing was looked at
+    if (!smeared(reports[k])) continue;  // a still symbol: nothing was looked at
     decode::Fiducial& g = d.fiducials[checks[k].index];
     if (ok[k] && found[k].id != g.id) {
       reports[k].outcome = "the first pass read another ID here; deblurred, the patch decodes as this one";

@@ -57,6 +57,8 @@ class SecondLooker {
   };
   std::unique_ptr<Scratch> take_scratch();
   void give_back(std::unique_ptr<Scratch> scratch);
+  // Whether a look's estimate is of a smear: gradients across one direction, and a length.
+  bool smeared(const decode::SecondLook& look) const;
   // The symbol in the patch around `c` after taking out the blur, if one decodes there.
   bool look(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found) const;
   // Deconvolves the patch by a line of `length` at `angle` within the print's grey levels, then
