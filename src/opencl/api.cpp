@@ -2,12 +2,18 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <mutex>
 
 #include "gpuvis/core/error.hpp"
 
 namespace gpuvis::opencl {
 namespace {
+
+// OCL_ICD_FILENAMES as it was before the loader was opened (see icd_filenames_env).
+std::mutex env_mutex;
+bool env_saved = false;
+std::string env_before_load;
 
 struct Loaded {
   Api api{};
@@ -17,6 +23,12 @@ struct Loaded {
 
 Loaded load() {
   Loaded l;
+  {
+    std::lock_guard lock(env_mutex);
+    const char* names = std::getenv("OCL_ICD_FILENAMES");
+    env_before_load = names ? names : "";
+    env_saved = true;
+  }
   void* library = nullptr;
   for (const char* name : {"libOpenCL.so.1", "libOpenCL.so"})
     if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
@@ -67,6 +79,16 @@ const Loaded& loaded() {
 }
 
 }  // namespace
+
+std::string icd_filenames_env() {
+  const char* now = std::getenv("OCL_ICD_FILENAMES");
+  const std::string current = now ? now : "";
+  std::lock_guard lock(env_mutex);
+  // The value cut by the loader is the first library of the one it was given: that one then.
+  // Any other value was set since, and is what the caller means.
+  if (env_saved && env_before_load != current && env_before_load.substr(0, env_before_load.find(':')) == current) return env_before_load;
+  return current;
+}
 
 const Api* find_api(std::string* why) {
   const Loaded& l = loaded();

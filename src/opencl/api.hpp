@@ -38,6 +38,11 @@ struct Api {
   decltype(&::clFinish) Finish;
 };
 
+// OCL_ICD_FILENAMES as the loader found it: the Khronos loader of NVIDIA's CUDA toolkit cuts the
+// variable at its first colon in place when it reads it, so after OpenCL was opened getenv sees
+// only the first library. This gives the value from before the cut.
+std::string icd_filenames_env();
+
 // The table, or null when the library or one of its functions is missing; `why` (when given) then
 // says so in one line, with what to install.
 const Api* find_api(std::string* why = nullptr);

@@ -107,7 +107,7 @@ DeviceInfo chosen_device() { return choose_device().info; }
 bool driver_other_than_pocl() {
   namespace fs = std::filesystem;
   auto not_pocl = [](const std::string& library) { return !library.empty() && lower(library).find("pocl") == std::string::npos; };
-  if (const char* named = std::getenv("OCL_ICD_FILENAMES"); named && *named) {
+  if (const std::string named = icd_filenames_env(); !named.empty()) {
     std::istringstream list(named);
     for (std::string library; std::getline(list, library, ':');)
       if (not_pocl(library)) return true;
