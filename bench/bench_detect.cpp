@@ -4,10 +4,10 @@
 //  2. per-stage time (threshold, segment, decode) at 640x480 on one CPU thread;
 //  3. the same on noisy frames with ~20 000 and ~29 000 regions, against the clean one.
 //  0. the camera's effects (vignetting, JPEG, motion blur, a webcam's mix, dim prints, Gaussian
-//     blur): recall and false IDs with the second look off and on, and CUDA against the CPU; and
-//     tracked sequences of sliding prints (--sequence-md): frames reported, sessions, wrong IDs.
+//     blur): recall and false IDs with the second look off and on, and CUDA against the CPU; the
+//     fingers in the same kinds of frame; and tracked sequences of sliding prints (--sequence-md): frames reported, sessions, wrong IDs.
 // Writes timing JSON lines (--out) and, with --md FILE, the accuracy table as Markdown; with
-// --camera-md FILE the camera table and --sequence-md FILE the sequences' (--camera-only: those
+// --camera-md FILE the camera tables (symbols, then fingers) and --sequence-md FILE the sequences' (--camera-only: those
 // two alone; --seed-base N: the camera table on another set of frames, 5000 by default).
 #include <algorithm>
 #include <cmath>
@@ -127,7 +127,7 @@ std::vector<Condition> conditions() {
 
 // Fingers (size 14, default sensitivity) with the default detector: found = a finger within half a
 // finger of a true one; a ghost is any other finger, "on a symbol" when it lies inside a print.
-std::string finger_row(const Condition& cond, const std::vector<synth::Scene>& scenes) {
+std::string finger_row(const std::string& name, const std::vector<synth::Scene>& scenes) {
   pipeline::DetectorParams cfg;
   cfg.fingers.size = 14;
   pipeline::Detector det(cfg);
@@ -151,7 +151,7 @@ std::string finger_row(const Condition& cond, const std::vector<synth::Scene>& s
     found += static_cast<int>(std::count(used.begin(), used.end(), true));
   }
   char row[256];
-  std::snprintf(row, sizeof row, "| %s | %d/%d (%.1f%%) | %d | %d |\n", cond.name.c_str(), found, total, 100.0 * found / total,
+  std::snprintf(row, sizeof row, "| %s | %d/%d (%.1f%%) | %d | %d |\n", name.c_str(), found, total, 100.0 * found / total,
                 ghosts, on_symbol);
   std::fputs(row, stderr);
   return row;
@@ -241,6 +241,28 @@ std::string camera_table(synth::Generator& gen, int frames, const std::string& f
       table << row;
       std::fputs(row, stderr);
     }
+  }
+  return table.str();
+}
+
+// Fingers in the camera's frames: the same kinds of frame (other scenes: 3 fingertips 14 px wide
+// among the 8 prints, the effect on the whole frame, a print's smear on the prints only: fingers
+// stay down), found and ghosts with the default detector and finger size 14 (CPU; the CUDA
+// detector's fingers equal the CPU's, PipelineCuda.FingersAndBlobsOfEveryShapeEqualTheCpu).
+std::string camera_finger_table(synth::Generator& gen, int frames, const std::string& filter, std::uint32_t seed_base) {
+  std::ostringstream table;
+  table << "| frames | fingers found | ghost fingers | of which on a symbol |\n|---|---:|---:|---:|\n";
+  for (const auto& cond : bench::camera_conditions()) {
+    if (cond.name.find(filter) == std::string::npos) continue;
+    std::vector<synth::Scene> scenes;
+    for (int i = 0; i < frames; ++i) {
+      synth::SceneParams q = bench::camera_frame(i, seed_base + 1);
+      q.fingers = 3;
+      q.finger_size = 14;
+      cond.apply(q, frames > 1 ? static_cast<double>(i) / (frames - 1) : 0.0);
+      scenes.push_back(gen.make(q));
+    }
+    table << finger_row(cond.name, scenes);
   }
   return table.str();
 }
@@ -365,7 +387,8 @@ int main(int argc, char** argv) {
 
   synth::Generator camera_gen(symbols);
   const std::string camera = camera_table(camera_gen, frames, args.filter, seed_base);
-  if (!camera_md.empty()) std::ofstream(camera_md) << camera;
+  const std::string camera_fingers = camera_finger_table(camera_gen, frames, args.filter, seed_base);
+  if (!camera_md.empty()) std::ofstream(camera_md) << camera << "\n" << camera_fingers;
   // --filter picks camera conditions by name; "sequence" picks the tracked sequences alone.
   const bool sequences_wanted = args.filter.empty() || args.filter == "sequence";
   const std::string sequences = sequences_wanted ? sequence_table(camera_gen, args.quick ? 40 : 120) : "";
@@ -388,7 +411,7 @@ int main(int argc, char** argv) {
       if (cond.blur_to > 0) q.blur = cond.q.blur + (cond.blur_to - cond.q.blur) * i / std::max(1, frames - 1);
       scenes.push_back(gen.make(q));
     }
-    if (cond.issue_32) fingers_table << finger_row(cond, scenes);
+    if (cond.issue_32) fingers_table << finger_row(cond.name, scenes);
     if (cond.sequence) continue;  // half-visible prints are not in the truth: no symbol rows
     for (const auto& m : methods()) {
       pipeline::DetectorParams cfg;
