@@ -159,21 +159,28 @@ int main(int argc, char** argv) {
   }
   set_num_threads(0);
 
-  // OpenCL: full Bernsen from host to host (upload, two kernels, download; the program built and
-  // cached by a call before the timing).
+  // OpenCL: each method from host to host (upload, kernels, download; the program built and cached
+  // by a call before the timing): Bernsen at h 6, 12 and 16 (the detector's), tiled and
+  // Bradley-Roth as the other cases.
   if (args.wants("opencl") && !opencl::devices().empty()) {
     const std::string device = opencl::chosen_device().name;
+    std::vector<Case> opencl_cases;
+    for (int half : {6, 12, 16}) {
+      Params p;
+      p.bernsen.half_window = half;
+      opencl_cases.push_back({"bernsen", p, {{"h", std::to_string(half)}}});
+    }
+    for (const Case& c : cases())
+      if (c.params.method != Method::bernsen) opencl_cases.push_back(c);
     for (auto [w, h] : sizes) {
       const auto src = frame(w, h);
       Image<std::uint8_t> dst(w, h);
-      for (int half : {6, 12, 16}) {
-        Params p;
-        p.bernsen.half_window = half;
-        p.backend = Backend::opencl;
-        auto t = make_thresholder(p);
+      for (Case c : opencl_cases) {
+        c.params.backend = Backend::opencl;
+        auto t = make_thresholder(c.params);
         t->apply(src.view(), dst.view());
-        bench::Record r{"threshold", "bernsen", "opencl", "end-to-end (upload+kernel+download)", w, h,
-                        {{"h", std::to_string(half)}, {"device", device}}, {}};
+        c.labels["device"] = device;
+        bench::Record r{"threshold", c.name, "opencl", "end-to-end (upload+kernel+download)", w, h, c.labels, {}};
         r.stats = bench::measure([&] { return bench::time_us([&] { t->apply(src.view(), dst.view()); }); }, host_opts);
         report.add(r);
       }

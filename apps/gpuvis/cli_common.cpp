@@ -21,8 +21,8 @@ CLI::Option* add_backend_option(CLI::App& cmd, std::string& name) {
                              "name (overrides GPUVIS_OPENCL_DEVICE)")
       ->each([](const std::string& device) { ::setenv("GPUVIS_OPENCL_DEVICE", device.c_str(), 1); });
   return cmd.add_option("--backend", name,
-                        "auto (CUDA when a device is present, else CPU), cpu, cuda or opencl (the Bernsen threshold and convolution so far, "
-                        "on the device --device names)")
+                        "auto (CUDA when a device is present, else an OpenCL GPU for what runs on OpenCL, else the CPU), cpu, cuda or "
+                        "opencl (the thresholds and convolution so far, on the device --device names)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))
       ->default_val("auto");
 }

@@ -5,5 +5,7 @@ namespace gpuvis::opencl::sources {
 
 extern const char* const bernsen;   // threshold/bernsen_rule.h + threshold/opencl/bernsen.cl
 extern const char* const convolve;  // filters/border_rule.h + filters/opencl/convolve.cl
+extern const char* const tiled;     // opencl/rule_prelude.cl + threshold/tiled_rule.h + threshold/opencl/tiled.cl
+extern const char* const bradley_roth;  // threshold/bradley_roth_rule.h + threshold/opencl/bradley_roth.cl
 
 }  // namespace gpuvis::opencl::sources

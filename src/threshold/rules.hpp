@@ -7,6 +7,8 @@
 
 #define GPUVIS_RULE GPUVIS_HD static inline
 #include "threshold/bernsen_rule.h"
+#include "threshold/bradley_roth_rule.h"
+#include "threshold/tiled_rule.h"
 #undef GPUVIS_RULE
 
 namespace gpuvis::threshold::rules {
@@ -42,47 +44,22 @@ __device__ inline unsigned bernsen4(unsigned v, unsigned mx, unsigned mn, int ga
 }
 #endif
 
-// Tiled Bernsen tile threshold from the neighbourhood min/max (spec §2.4 step 4). MX may be below
-// MN (empty cells, quirk Q1): the difference is then negative and the low-contrast rule applies.
-GPUVIS_HD inline int tiled_threshold(int mn, int mx, int gradient) {
-  int t = (mn + mx) / 2;
-  if (mx - mn < gradient) t = t < 128 ? 255 : 0;
-  return t;
-}
+// Tiled Bernsen (spec §2.4): the tile threshold, the cell grid and a cell's statistics, defined
+// once in C for the three backends (tiled_rule.h).
+GPUVIS_HD inline int tiled_threshold(int mn, int mx, int gradient) { return gpuvis_tiled_threshold(mn, mx, gradient); }
 
-// Geometry of reacTIVision's offset cell grid along one axis (spec §2.4 step 1) for size n and
-// tile T: cell 0 = [0, h), cell k = [h+(k-1)T, h+kT) for k = 1..F, cell F+1 = [h+FT, n).
+// The cell grid along one axis of n pixels for tile T (gpuvis_cell_count and friends).
 struct CellAxis {
-  int half;   // h = floor(T/2)
   int tile;   // T
   int count;  // F + 2
-  GPUVIS_HD static CellAxis make(int n, int tile) {
-    const int half = tile / 2;
-    const int f = n >= half ? (n - half) / tile : 0;
-    return {half, tile, f + 2};
-  }
-  GPUVIS_HD int begin(int k, int n) const {
-    const int b = k == 0 ? 0 : half + (k - 1) * tile;
-    return b < n ? b : n;
-  }
-  GPUVIS_HD int end(int k, int n) const {
-    const int e = k == count - 1 ? n : half + k * tile;
-    return e < n ? e : n;
-  }
+  GPUVIS_HD static CellAxis make(int n, int tile) { return {tile, gpuvis_cell_count(n, tile)}; }
+  GPUVIS_HD int begin(int k, int n) const { return gpuvis_cell_begin(k, n, tile); }
+  GPUVIS_HD int end(int k, int n) const { return gpuvis_cell_end(k, n, tile); }
 };
 
-// One cell's (min, max) with reacTIVision's sequential else-if update (quirk Q1): a pixel that
-// lowers the running min never raises the running max. Packed as min | max << 8.
-template <class Src>
-GPUVIS_HD inline unsigned cell_stats(const Src& src, int x0, int x1, int y0, int y1) {
-  unsigned mn = 255, mx = 0;
-  for (int y = y0; y < y1; ++y)
-    for (int x = x0; x < x1; ++x) {
-      const unsigned v = src(x, y);
-      if (v < mn) mn = v;
-      else if (v > mx) mx = v;
-    }
-  return mn | mx << 8;
+// One cell's (min, max) packed as min | max << 8 (gpuvis_cell_stats: the quirk Q1 scan).
+inline unsigned cell_stats(HostView<const std::uint8_t> src, int x0, int x1, int y0, int y1) {
+  return gpuvis_cell_stats(src.data, static_cast<long>(src.stride), x0, x1, y0, y1);
 }
 
 // Bradley-Roth constants (spec §2.5), derived once per call.
@@ -92,20 +69,11 @@ struct BradleyRothConst {
   std::uint32_t m; // minimum mean
 };
 
-// Classifies one pixel from its clamped window sum S, window bounds and value v. All arithmetic is
-// uint32 with wrap-around, as in reacTIVision.
+// Classifies one pixel from its clamped window sum S, window bounds and value v (defined once in C
+// for the three backends: bradley_roth_rule.h).
 GPUVIS_HD inline std::uint8_t bradley_roth(std::uint32_t v, std::uint32_t s, int x, int width, int x0, int x1,
                                            int y0, int y1, const BradleyRothConst& c) {
-  const std::uint32_t scaled = (s * c.k) >> 10;
-  if (x < c.r || x >= width - c.r) {
-    const std::uint32_t n = static_cast<std::uint32_t>((x1 - x0) * (y1 - y0));
-    return (v * n > scaled && s > c.m * n) ? 255 : 0;
-  }
-  const std::uint32_t np = static_cast<std::uint32_t>((2 * c.r + 1) * (y1 - y0));
-  const std::uint32_t inv = (1u << 20) / np;
-  const std::uint32_t thr = (scaled * inv) >> 20;
-  const std::uint32_t mean = (s * inv) >> 20;
-  return (v > thr && mean >= c.m) ? 255 : 0;
+  return gpuvis_bradley_roth_rule(v, s, x, width, x0, x1, y0, y1, c.r, c.k, c.m);
 }
 
 inline BradleyRothConst bradley_roth_const(int height, int size, float bias, int contrast) {

@@ -32,6 +32,10 @@ def test_opencl_threshold_and_convolution_equal_the_cpu_and_other_filters_refuse
     for window, gate in [(16, 32), (3, 0), (40, 255)]:
         assert np.array_equal(gpuvis.threshold(table, window=window, gate=gate, backend="opencl"),
                               gpuvis.threshold(table, window=window, gate=gate, backend="cpu")), (window, gate)
+    for method, kw in [("tiled", dict(tile=16, gate=16)), ("tiled", dict(tile=7, gate=0)),
+                       ("bradley-roth", dict(window=16, bias=0.16, contrast=32)), ("bradley-roth", dict(window=40, bias=0.3, contrast=10))]:
+        assert np.array_equal(gpuvis.threshold(table, method=method, backend="opencl", **kw),
+                              gpuvis.threshold(table, method=method, backend="cpu", **kw)), (method, kw)
     assert np.abs(gpuvis.convolve(table, "gaussian:sigma=2", backend="opencl").astype(int)
                   - gpuvis.convolve(table, "gaussian:sigma=2", backend="cpu").astype(int)).max() <= 1
     with pytest.raises(RuntimeError, match='bilateral filter is not on the OpenCL backend yet.*backend="cpu"'):

@@ -57,9 +57,9 @@ struct Params {
 // Throws ErrorCode::invalid_argument with a message naming the bad parameter.
 void validate(const Params& params);
 
-// Whether these parameters run on the OpenCL backend (full Bernsen without sharpening, so far):
+// Whether these parameters run on the OpenCL backend (every method, without sharpening so far):
 // where they do, `automatic` takes an OpenCL GPU when there is no CUDA device.
-inline bool runs_on_opencl(const Params& params) { return params.method == Method::bernsen && params.sharpen == 0; }
+inline bool runs_on_opencl(const Params& params) { return params.sharpen == 0; }
 
 // The interface both backends implement. Workspaces are kept between calls, so reusing one
 // Thresholder for a stream of frames allocates only when the frame size changes.

@@ -1,53 +1,97 @@
-// The OpenCL Thresholder: full Bernsen (the other methods and sharpening are CPU and CUDA only for
-// now, and say so). Its kernels compile the rule the CPU and CUDA use (threshold/bernsen_rule.h).
+// The OpenCL Thresholder: full Bernsen, reacTIVision's tiled Bernsen and Bradley-Roth (sharpening
+// is CPU and CUDA only for now, and says so). Its kernels compile the rules the CPU and CUDA use
+// (threshold/bernsen_rule.h, tiled_rule.h, bradley_roth_rule.h), so all three give the same bytes.
 #include "threshold/opencl/threshold_opencl.hpp"
+
+#include <optional>
 
 #include "gpuvis/core/error.hpp"
 #include "opencl/context.hpp"
 #include "opencl/sources.hpp"
+#include "threshold/rules.hpp"
 
 namespace gpuvis::threshold {
 namespace {
 
+const char* source_of(Method method) {
+  switch (method) {
+    case Method::tiled: return opencl::sources::tiled;
+    case Method::bradley_roth: return opencl::sources::bradley_roth;
+    default: return opencl::sources::bernsen;
+  }
+}
+
 class OpenclThresholder final : public Thresholder {
  public:
-  explicit OpenclThresholder(const Params& p)
-      : params_(p),
-        program_(opencl::Context::get().program(opencl::sources::bernsen)),
-        rows_(program_, "bernsen_rows"),
-        columns_(program_, "bernsen_columns") {}
+  explicit OpenclThresholder(const Params& p) : params_(p), program_(opencl::Context::get().program(source_of(p.method))) {
+    switch (p.method) {
+      case Method::tiled: first_.emplace(program_, "tiled_cells"), second_.emplace(program_, "tiled_apply"); break;
+      case Method::bradley_roth: first_.emplace(program_, "bradley_roth_columns"), second_.emplace(program_, "bradley_roth_decide"); break;
+      default: first_.emplace(program_, "bernsen_rows"), second_.emplace(program_, "bernsen_columns"); break;
+    }
+  }
   Backend backend() const override { return Backend::opencl; }
   const Params& params() const override { return params_; }
   void apply(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst) override {
     require(!src.empty() && src.channels == 1 && dst.channels == 1 && src.width == dst.width && src.height == dst.height,
             "threshold: the source and destination must be one-channel images of the same size");
-    const std::size_t bytes = src.pixel_count();
+    check_image_shape(src.width, src.height, 1);
     opencl::upload(src, src_);
-    row_max_.reserve(bytes);
-    row_min_.reserve(bytes);
-    dst_.reserve(bytes);
-    const cl_int width = src.width, height = src.height, h = params_.bernsen.half_window, gate = params_.bernsen.gate;
-    rows_.arg(0, src_).arg(1, row_max_).arg(2, row_min_).arg(3, width).arg(4, height).arg(5, h);
-    rows_.run(static_cast<std::size_t>(width), static_cast<std::size_t>(height));
-    columns_.arg(0, src_).arg(1, row_max_).arg(2, row_min_).arg(3, dst_).arg(4, width).arg(5, height).arg(6, h).arg(7, gate);
-    columns_.run(static_cast<std::size_t>(width), static_cast<std::size_t>(height));
+    dst_.reserve(src.pixel_count());
+    switch (params_.method) {
+      case Method::tiled: tiled(src.width, src.height); break;
+      case Method::bradley_roth: bradley_roth(src.width, src.height); break;
+      default: bernsen(src.width, src.height); break;
+    }
     opencl::download(dst_, dst);  // blocking: the queue is in order, so the kernels have finished
   }
 
  private:
+  // The window's extrema as a row pass and a column pass, then the rule.
+  void bernsen(cl_int width, cl_int height) {
+    const std::size_t bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    a_.reserve(bytes);
+    b_.reserve(bytes);
+    const cl_int h = params_.bernsen.half_window, gate = params_.bernsen.gate;
+    first_->arg(0, src_).arg(1, a_).arg(2, b_).arg(3, width).arg(4, height).arg(5, h).run(size(width), size(height));
+    second_->arg(0, src_).arg(1, a_).arg(2, b_).arg(3, dst_).arg(4, width).arg(5, height).arg(6, h).arg(7, gate);
+    second_->run(size(width), size(height));
+  }
+  // Each cell's statistics, then each pixel against its tile's threshold.
+  void tiled(cl_int width, cl_int height) {
+    const cl_int tile = params_.tiled.tile, cells_x = gpuvis_cell_count(width, tile), cells_y = gpuvis_cell_count(height, tile);
+    const cl_int cells = cells_x * cells_y;
+    a_.reserve(sizeof(cl_uint) * static_cast<std::size_t>(cells));
+    first_->arg(0, src_).arg(1, a_).arg(2, width).arg(3, height).arg(4, tile).arg(5, cells_x).arg(6, cells_y).run(size(cells_x), size(cells_y));
+    second_->arg(0, src_).arg(1, dst_).arg(2, a_).arg(3, width).arg(4, height).arg(5, tile).arg(6, cells_x).arg(7, cells);
+    second_->arg(8, static_cast<cl_int>(params_.tiled.gradient)).run(size(width), size(height));
+  }
+  // Column sums over each pixel's rows, then the window sums and the rule.
+  void bradley_roth(cl_int width, cl_int height) {
+    const rules::BradleyRothConst c = rules::bradley_roth_const(height, params_.bradley_roth.size, params_.bradley_roth.bias,
+                                                                params_.bradley_roth.contrast);
+    a_.reserve(sizeof(cl_uint) * static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
+    const cl_int r = c.r;
+    first_->arg(0, src_).arg(1, a_).arg(2, width).arg(3, height).arg(4, r).run(size(width), size(height));
+    second_->arg(0, src_).arg(1, a_).arg(2, dst_).arg(3, width).arg(4, height).arg(5, r);
+    second_->arg(6, static_cast<cl_uint>(c.k)).arg(7, static_cast<cl_uint>(c.m)).run(size(width), size(height));
+  }
+  static std::size_t size(cl_int n) { return static_cast<std::size_t>(n); }
+
   Params params_;
   cl_program program_;
-  opencl::Kernel rows_, columns_;
-  opencl::Buffer src_, row_max_, row_min_, dst_;  // kept between frames
+  std::optional<opencl::Kernel> first_, second_;  // the method's two kernels
+  opencl::Buffer src_, a_, b_, dst_;              // kept between frames
 };
 
 }  // namespace
 
 std::unique_ptr<Thresholder> make_opencl_thresholder(const Params& params) {
-  if (params.method != Method::bernsen)
+  if (!runs_on_opencl(params)) {
+    if (params.sharpen > 0) fail(ErrorCode::unsupported, "--sharpen is not on the OpenCL backend yet: use --backend cpu or cuda");
     fail(ErrorCode::unsupported, "the " + std::string(to_string(params.method)) +
-                                     " threshold is not on the OpenCL backend yet: use --method bernsen, or --backend cpu or cuda");
-  if (params.sharpen > 0) fail(ErrorCode::unsupported, "--sharpen is not on the OpenCL backend yet: use --backend cpu or cuda");
+                                     " threshold is not on the OpenCL backend yet: use --backend cpu or cuda");
+  }
   return std::make_unique<OpenclThresholder>(params);
 }
 
