@@ -54,7 +54,7 @@ void register_threshold(CLI::App& app, Command& run) {
         eq.capture(read_grey8(a.equalize).view());
         eq.apply(grey.view());
       }
-      const Backend backend = choose_backend(a.backend, threshold::runs_on_opencl(p));
+      const Backend backend = choose_backend(a.backend, true);
       p.backend = backend;
       auto thresholder = threshold::make_thresholder(p);
       Image<std::uint8_t> out(grey.width(), grey.height());

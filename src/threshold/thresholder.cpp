@@ -55,14 +55,14 @@ std::unique_ptr<Thresholder> make_cuda_thresholder(const Params& params);
 
 std::unique_ptr<Thresholder> make_thresholder(const Params& params) {
   validate(params);
-  const Backend backend = opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend), runs_on_opencl(params));
+  const Backend backend = opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend));
   if (backend == Backend::cuda) return make_cuda_thresholder(params);
   if (backend == Backend::opencl) return make_opencl_thresholder(params);
   return std::make_unique<CpuThresholder>(params);
 }
 
 void threshold(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Params& params) {
-  if (opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend), runs_on_opencl(params)) == Backend::cpu)
+  if (opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend)) == Backend::cpu)
     return threshold_cpu(src, dst, params);
   make_thresholder(params)->apply(src, dst);
 }

@@ -49,17 +49,14 @@ struct Params {
   BernsenParams bernsen;
   TiledParams tiled;
   BradleyRothParams bradley_roth;
-  // Where it runs; automatic: CUDA when a device is usable, else an OpenCL GPU where the method
-  // runs on OpenCL (runs_on_opencl), else the CPU. Every backend gives the same output.
+  // Where it runs; automatic: CUDA when a device is usable, else an OpenCL GPU, else the CPU.
+  // Every backend gives the same output.
   Backend backend = Backend::automatic;
 };
 
 // Throws ErrorCode::invalid_argument with a message naming the bad parameter.
 void validate(const Params& params);
 
-// Whether these parameters run on the OpenCL backend (every method, without sharpening so far):
-// where they do, `automatic` takes an OpenCL GPU when there is no CUDA device.
-inline bool runs_on_opencl(const Params& params) { return params.sharpen == 0; }
 
 // The interface both backends implement. Workspaces are kept between calls, so reusing one
 // Thresholder for a stream of frames allocates only when the frame size changes.

@@ -6,8 +6,7 @@
 
 namespace gpuvis::threshold {
 
-// Full Bernsen on the OpenCL device (opencl::chosen_device); ErrorCode::unsupported for the other
-// methods and for sharpening, which are not on OpenCL yet.
+// Every threshold method, with or without sharpening, on the OpenCL device (opencl::chosen_device).
 std::unique_ptr<Thresholder> make_opencl_thresholder(const Params& params);
 
 }  // namespace gpuvis::threshold

@@ -1,6 +1,7 @@
-// The OpenCL Thresholder: full Bernsen, reacTIVision's tiled Bernsen and Bradley-Roth (sharpening
-// is CPU and CUDA only for now, and says so). Its kernels compile the rules the CPU and CUDA use
-// (threshold/bernsen_rule.h, tiled_rule.h, bradley_roth_rule.h), so all three give the same bytes.
+// The OpenCL Thresholder: full Bernsen, reacTIVision's tiled Bernsen and Bradley-Roth, each after
+// the optional sharpening. Its kernels compile the rules the CPU and CUDA use
+// (threshold/bernsen_rule.h, tiled_rule.h, bradley_roth_rule.h, sharpen_rule.h), so all three give
+// the same bytes.
 #include "threshold/opencl/threshold_opencl.hpp"
 
 #include <optional>
@@ -24,6 +25,7 @@ const char* source_of(Method method) {
 class OpenclThresholder final : public Thresholder {
  public:
   explicit OpenclThresholder(const Params& p) : params_(p), program_(opencl::Context::get().program(source_of(p.method))) {
+    if (p.sharpen > 0) sharpen_.emplace(opencl::Context::get().program(opencl::sources::sharpen), "sharpen");
     switch (p.method) {
       case Method::tiled: first_.emplace(program_, "tiled_cells"), second_.emplace(program_, "tiled_apply"); break;
       case Method::bradley_roth: first_.emplace(program_, "bradley_roth_columns"), second_.emplace(program_, "bradley_roth_decide"); break;
@@ -38,6 +40,11 @@ class OpenclThresholder final : public Thresholder {
     check_image_shape(src.width, src.height, 1);
     opencl::upload(src, src_);
     dst_.reserve(src.pixel_count());
+    if (sharpen_) {  // the methods then read the sharpened frame
+      sharp_.reserve(src.pixel_count());
+      sharpen_->arg(0, src_).arg(1, sharp_).arg(2, static_cast<cl_int>(src.width)).arg(3, static_cast<cl_int>(src.height));
+      sharpen_->arg(4, static_cast<cl_int>(params_.sharpen)).run(size(src.width), size(src.height));
+    }
     switch (params_.method) {
       case Method::tiled: tiled(src.width, src.height); break;
       case Method::bradley_roth: bradley_roth(src.width, src.height); break;
@@ -53,8 +60,8 @@ class OpenclThresholder final : public Thresholder {
     a_.reserve(bytes);
     b_.reserve(bytes);
     const cl_int h = params_.bernsen.half_window, gate = params_.bernsen.gate;
-    first_->arg(0, src_).arg(1, a_).arg(2, b_).arg(3, width).arg(4, height).arg(5, h).run(size(width), size(height));
-    second_->arg(0, src_).arg(1, a_).arg(2, b_).arg(3, dst_).arg(4, width).arg(5, height).arg(6, h).arg(7, gate);
+    first_->arg(0, input()).arg(1, a_).arg(2, b_).arg(3, width).arg(4, height).arg(5, h).run(size(width), size(height));
+    second_->arg(0, input()).arg(1, a_).arg(2, b_).arg(3, dst_).arg(4, width).arg(5, height).arg(6, h).arg(7, gate);
     second_->run(size(width), size(height));
   }
   // Each cell's statistics, then each pixel against its tile's threshold.
@@ -62,8 +69,8 @@ class OpenclThresholder final : public Thresholder {
     const cl_int tile = params_.tiled.tile, cells_x = gpuvis_cell_count(width, tile), cells_y = gpuvis_cell_count(height, tile);
     const cl_int cells = cells_x * cells_y;
     a_.reserve(sizeof(cl_uint) * static_cast<std::size_t>(cells));
-    first_->arg(0, src_).arg(1, a_).arg(2, width).arg(3, height).arg(4, tile).arg(5, cells_x).arg(6, cells_y).run(size(cells_x), size(cells_y));
-    second_->arg(0, src_).arg(1, dst_).arg(2, a_).arg(3, width).arg(4, height).arg(5, tile).arg(6, cells_x).arg(7, cells);
+    first_->arg(0, input()).arg(1, a_).arg(2, width).arg(3, height).arg(4, tile).arg(5, cells_x).arg(6, cells_y).run(size(cells_x), size(cells_y));
+    second_->arg(0, input()).arg(1, dst_).arg(2, a_).arg(3, width).arg(4, height).arg(5, tile).arg(6, cells_x).arg(7, cells);
     second_->arg(8, static_cast<cl_int>(params_.tiled.gradient)).run(size(width), size(height));
   }
   // Column sums over each pixel's rows, then the window sums and the rule.
@@ -72,26 +79,23 @@ class OpenclThresholder final : public Thresholder {
                                                                 params_.bradley_roth.contrast);
     a_.reserve(sizeof(cl_uint) * static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
     const cl_int r = c.r;
-    first_->arg(0, src_).arg(1, a_).arg(2, width).arg(3, height).arg(4, r).run(size(width), size(height));
-    second_->arg(0, src_).arg(1, a_).arg(2, dst_).arg(3, width).arg(4, height).arg(5, r);
+    first_->arg(0, input()).arg(1, a_).arg(2, width).arg(3, height).arg(4, r).run(size(width), size(height));
+    second_->arg(0, input()).arg(1, a_).arg(2, dst_).arg(3, width).arg(4, height).arg(5, r);
     second_->arg(6, static_cast<cl_uint>(c.k)).arg(7, static_cast<cl_uint>(c.m)).run(size(width), size(height));
   }
   static std::size_t size(cl_int n) { return static_cast<std::size_t>(n); }
+  const opencl::Buffer& input() const { return sharpen_ ? sharp_ : src_; }
 
   Params params_;
   cl_program program_;
   std::optional<opencl::Kernel> first_, second_;  // the method's two kernels
-  opencl::Buffer src_, a_, b_, dst_;              // kept between frames
+  std::optional<opencl::Kernel> sharpen_;         // with Params::sharpen
+  opencl::Buffer src_, sharp_, a_, b_, dst_;      // kept between frames
 };
 
 }  // namespace
 
 std::unique_ptr<Thresholder> make_opencl_thresholder(const Params& params) {
-  if (!runs_on_opencl(params)) {
-    if (params.sharpen > 0) fail(ErrorCode::unsupported, "--sharpen is not on the OpenCL backend yet: use --backend cpu or cuda");
-    fail(ErrorCode::unsupported, "the " + std::string(to_string(params.method)) +
-                                     " threshold is not on the OpenCL backend yet: use --backend cpu or cuda");
-  }
   return std::make_unique<OpenclThresholder>(params);
 }
 
