@@ -29,11 +29,14 @@ struct SecondLookParams {
   int max_looks = 16;     // per frame, in the order of the candidates (fuzzy ones first)
   // Richardson-Lucy iterations per deblurred patch, and the weight of its total-variation term
   // (grey levels as 0..1). On generated frames smeared over 5-7 px, 30 iterations at 0.006 found
-  // 10-20 % more symbols than 16 plain ones; with the estimate kept within the print's grey levels,
-  // 45 find 2 more of the 240 symbols smeared over 5 px and 5 more over 7 px than 30 (Biggs and
-  // Andrews' acceleration did no better for its cost), 60 no more than 45.
-  int iterations = 45;
-  double smoothness = 0.006;
+  // 10-20 % more symbols than 16 plain ones. With the estimate kept within the print's grey levels
+  // the ringing is held back by the bounds, and a weaker term restores more leaves: on the camera
+  // table's three sets of frames (seed bases 5000, 9000, 13000), 60 iterations at 0.0015 found
+  // 6-11 more of each set's 240 symbols smeared over 7 px than 45 at 0.006, 1-2 more over 5 px and
+  // 0-4 more in the webcam mix, no false ID, for 40-70 % more time on smeared frames; 80 gave a
+  // false ID, 0.012 found fewer (Biggs and Andrews' acceleration did no better for its cost).
+  int iterations = 60;
+  double smoothness = 0.0015;
   // Patches whose gradients are this even in every direction are not motion-blurred. On generated
   // 640x480 frames a still symbol's patch measured 0-0.12, one smeared over 5 px 0.18-0.58.
   double min_anisotropy = 0.15;
