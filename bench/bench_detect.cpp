@@ -63,7 +63,7 @@ struct Condition {
   std::string name;
   synth::SceneParams q;
   double blur_to = 0;  // > 0: the frames' blur runs from q.blur to this, evenly
-  bool issue_32 = false;  // one of the held-out set's kinds of frames (issue #32): fingers measured too
+  bool held_out = false;  // one of the held-out set's kinds of frames: fingers measured too
   bool sequence = false;  // frames of one moving scene (prints leave the frame): fingers only
 };
 
@@ -92,11 +92,11 @@ std::vector<Condition> conditions() {
   small.max_size = 60;
   small.symbols = 14;
   c.push_back({"small symbols (40-60 px)", small});
-  // The three kinds of frames on which reacTIVision 1.6 found more than gpuvis (issue #32): small
+  // The three kinds of frames on which reacTIVision 1.6 found more than gpuvis once: small
   // symbols, blurred ones, dim low-contrast prints under a strong gradient; 14 px fingers.
   auto held = base;
   held.finger_size = 14;
-  // Sizes are the symbols' (root regions') widths as the issue gives them; synth's sizes are the
+  // Sizes are the symbols' (root regions') widths; synth's sizes are the
   // printed squares', which are 1.07-1.21 (median 1.11) times wider.
   auto tiny = held;
   tiny.min_size = 34 * 1.11;
@@ -382,7 +382,7 @@ int main(int argc, char** argv) {
   const auto args = bench::Args::parse(static_cast<int>(rest.size()), rest.data());
   const std::string symbols = std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols";
   bench::Report report(args.out);
-  set_num_threads(1);  // the issue asks for one CPU thread
+  set_num_threads(1);  // the accuracy tables are of one CPU thread
   const int frames = args.quick ? 8 : 30;
 
   synth::Generator camera_gen(symbols);
@@ -411,7 +411,7 @@ int main(int argc, char** argv) {
       if (cond.blur_to > 0) q.blur = cond.q.blur + (cond.blur_to - cond.q.blur) * i / std::max(1, frames - 1);
       scenes.push_back(gen.make(q));
     }
-    if (cond.issue_32) fingers_table << finger_row(cond.name, scenes);
+    if (cond.held_out) fingers_table << finger_row(cond.name, scenes);
     if (cond.sequence) continue;  // half-visible prints are not in the truth: no symbol rows
     for (const auto& m : methods()) {
       pipeline::DetectorParams cfg;
@@ -468,8 +468,8 @@ int main(int argc, char** argv) {
     report.add({"detect", "total", "cpu-1thread", "host", s.image.width(), s.image.height(), params, total});
   };
   stage(clean, "8 symbols + 3 fingers");
-  // 3. The same scene with Gaussian sensor noise: sigma 4.6 gives about 20 000 regions (the issue's
-  //    case), sigma 24 about 29 000 (where the count saturates: the worst case at this size).
+  // 3. The same scene with Gaussian sensor noise: sigma 4.6 gives about 20 000 regions (a
+  //    noisy table), sigma 24 about 29 000 (where the count saturates: the worst case at this size).
   for (const double sigma : {4.6, 24.0}) {
     auto noisy = gen.make(q);
     std::mt19937 rng(3);

@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
     r.stats = bench::measure([&] { return bench::time_us([&] { bilateral_cuda<std::uint8_t>(prgb.view(), pro.view(), bp); }); }, o);
     report.add(r);
     // The bus floor: the image up and the result down between page-locked memory and the device,
-    // one after the other, no kernel (what issue #33's goal is measured against).
+    // one after the other, no kernel (what end-to-end times are measured against).
     auto floor = [&](auto& host_in, auto& dev_in, auto& host_out, auto& dev_out) {
       return bench::measure(
           [&] {
