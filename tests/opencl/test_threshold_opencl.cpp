@@ -214,7 +214,9 @@ TEST(ThresholdOpencl, DriversAreFoundInIcdFilesAndInOclIcdFilenames) {
   ::setenv("OCL_ICD_VENDORS", dir.c_str(), 1);
   ::unsetenv("OCL_ICD_FILENAMES");
   EXPECT_FALSE(opencl::driver_other_than_pocl());
-  ::setenv("OCL_ICD_FILENAMES", "libpocl.so.2", 1);
+  // A path, not the bare name: where OpenCL was opened earlier in this process by a loader that
+  // cut the variable at its first colon (NVIDIA's), a value equal to that cut is taken for it.
+  ::setenv("OCL_ICD_FILENAMES", "/usr/lib/x86_64-linux-gnu/libpocl.so.2", 1);
   EXPECT_FALSE(opencl::driver_other_than_pocl());
   ::setenv("OCL_ICD_FILENAMES", "libpocl.so.2:libnvidia-opencl.so.1", 1);
   EXPECT_TRUE(opencl::driver_other_than_pocl());
