@@ -89,6 +89,11 @@ namespace {
 // Whether a patch spans fewer grey levels than a print in black ink does.
 bool is_dim(GreySpread spread) { return spread.bright - spread.dark < kDimSpread; }
 
+// Whether a patch spans enough grey levels, for the noise there, to hold a print.
+bool spans_a_print(GreySpread spread, double noise) {
+  return spread.bright - spread.dark >= std::max(kLeastSpread, kLeastSpreadPerSigma * static_cast<float>(noise));
+}
+
 }  // namespace
 
 SecondLooker::SecondLooker(const DetectorParams& config, const decode::TreeSet& set)
@@ -135,7 +140,13 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     return false;
   }
   const GreySpread spread = grey_spread(patch.grey.view());
-  if (spread.bright - spread.dark < std::max(kLeastSpread, kLeastSpreadPerSigma * static_cast<float>(c.noise))) {
+  if (!spans_a_print(spread, c.noise)) {
+    // Flat, but perhaps a piece of a dim print's paper: the dim look's wider patch decides.
+    if (c.kind != Candidate::Kind::verify && decode_without_table(s, grey, c, found)) {
+      report.id = found.id;
+      report.outcome = "decoded with the table around the print painted out (a dim print)";
+      return true;
+    }
     report.outcome = "flat: the patch spans too few grey levels to hold a print";
     return false;
   }
@@ -219,6 +230,10 @@ bool SecondLooker::decode_without_table(Scratch& s, HostView<const std::uint8_t>
   const Patch patch = patch_around(frame, c.x, c.y, std::max(5 * c.size / 2, 80));
   if (patch.grey.width() == 0) return false;
   const HostView<const float> grey = patch.grey.view();
+  // Only where this wider patch spans what a dim print and the table around it span: flat table
+  // (a candidate of noise) and prints in black ink cost nothing more.
+  const GreySpread spread = grey_spread(grey);
+  if (!spans_a_print(spread, c.noise) || !is_dim(spread)) return false;
   s.fit(grey.width, grey.height);
   for (int y = 0; y < grey.height; ++y)
     for (int x = 0; x < grey.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(grey(x, y));
