@@ -114,7 +114,7 @@ GreySpread grey_spread(HostView<const float> patch) {
   std::array<int, 256> histogram{};
   for (int y = 0; y < patch.height; ++y)
     for (const float v : std::span(patch.row(y), static_cast<std::size_t>(patch.width)))
-      ++histogram[static_cast<std::size_t>(std::clamp(std::lround(v), 0L, 255L))];
+      ++histogram[static_cast<std::size_t>(std::clamp(v, 0.0f, 255.0f) + 0.5f)];  // rounded: not lround, a call per pixel
   const long n = static_cast<long>(patch.width) * patch.height;
   if (n == 0) return {};
   auto at = [&](long percent) {  // the level of the element n * percent / 100 in sorted order
