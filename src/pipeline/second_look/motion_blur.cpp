@@ -109,13 +109,9 @@ std::vector<Tap> line_kernel(double angle, double length) {
   return taps;
 }
 
-GreySpread grey_spread(HostView<const float> patch) {
-  // A histogram of the levels (rounded into 0..255): the patches are a frame's grey levels.
-  std::array<int, 256> histogram{};
-  for (int y = 0; y < patch.height; ++y)
-    for (const float v : std::span(patch.row(y), static_cast<std::size_t>(patch.width)))
-      ++histogram[static_cast<std::size_t>(std::clamp(v, 0.0f, 255.0f) + 0.5f)];  // rounded: not lround, a call per pixel
-  const long n = static_cast<long>(patch.width) * patch.height;
+namespace {
+// The 2nd and 98th percentiles of a histogram of n levels.
+GreySpread spread_of(const std::array<int, 256>& histogram, long n) {
   if (n == 0) return {};
   auto at = [&](long percent) {  // the level of the element n * percent / 100 in sorted order
     const long index = n * percent / 100;
@@ -124,6 +120,23 @@ GreySpread grey_spread(HostView<const float> patch) {
     return static_cast<float>(level);
   };
   return {at(2), at(98)};
+}
+}  // namespace
+
+GreySpread grey_spread(HostView<const float> patch) {
+  // A histogram of the levels (rounded into 0..255): the patches are a frame's grey levels.
+  std::array<int, 256> histogram{};
+  for (int y = 0; y < patch.height; ++y)
+    for (const float v : std::span(patch.row(y), static_cast<std::size_t>(patch.width)))
+      ++histogram[static_cast<std::size_t>(std::clamp(v, 0.0f, 255.0f) + 0.5f)];  // rounded: not lround, a call per pixel
+  return spread_of(histogram, static_cast<long>(patch.width) * patch.height);
+}
+
+GreySpread grey_spread(HostView<const std::uint8_t> region) {
+  std::array<int, 256> histogram{};
+  for (int y = 0; y < region.height; ++y)
+    for (const std::uint8_t v : std::span(region.row(y), static_cast<std::size_t>(region.width))) ++histogram[v];
+  return spread_of(histogram, static_cast<long>(region.width) * region.height);
 }
 
 GreyBounds print_bounds(HostView<const float> patch) {

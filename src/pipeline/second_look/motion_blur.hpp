@@ -47,6 +47,7 @@ struct GreySpread {
   float dark = 0, bright = 0;
 };
 GreySpread grey_spread(HostView<const float> patch);
+GreySpread grey_spread(HostView<const std::uint8_t> region);  // the same of a frame's pixels, without a copy
 
 // Richardson-Lucy deconvolution of `blurred` by `kernel` (edges replicated) with total-variation
 // regularisation (Dey et al., 2006): each iteration multiplies the estimate by the back-projected

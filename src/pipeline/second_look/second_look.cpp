@@ -72,16 +72,22 @@ struct SecondLooker::Candidate {
   double noise = 0;   // sigma of the frame's noise around the place (grey levels)
 };
 
-Patch patch_around(HostView<const std::uint8_t> frame, double x, double y, int size) {
+PatchRegion patch_region(HostView<const std::uint8_t> frame, double x, double y, int size) {
   const int half = static_cast<int>(std::lround(0.7 * size)) + 4;
   const int x0 = std::max(0, static_cast<int>(x) - half), y0 = std::max(0, static_cast<int>(y) - half);
   const int x1 = std::min(frame.width, static_cast<int>(x) + half + 1), y1 = std::min(frame.height, static_cast<int>(y) + half + 1);
+  if (x1 - x0 < 16 || y1 - y0 < 16) return {};
+  return {frame.crop(x0, y0, x1 - x0, y1 - y0), x0, y0};
+}
+
+Patch patch_around(HostView<const std::uint8_t> frame, double x, double y, int size) {
+  const PatchRegion region = patch_region(frame, x, y, size);
   Patch p;
-  if (x1 - x0 < 16 || y1 - y0 < 16) return p;
-  p.grey = Image<float>(x1 - x0, y1 - y0);
-  p.x0 = x0, p.y0 = y0;
-  for (int r = y0; r < y1; ++r)
-    for (int c = x0; c < x1; ++c) p.grey(c - x0, r - y0) = frame(c, r);
+  if (region.pixels.empty()) return p;
+  p.grey = Image<float>(region.pixels.width, region.pixels.height);
+  p.x0 = region.x0, p.y0 = region.y0;
+  for (int r = 0; r < region.pixels.height; ++r)
+    for (int c = 0; c < region.pixels.width; ++c) p.grey(c, r) = region.pixels(c, r);
   return p;
 }
 
@@ -227,13 +233,16 @@ bool SecondLooker::decode_without_table(Scratch& s, HostView<const std::uint8_t>
                                         decode::Fiducial& found) const {
   // The candidate may be a piece of the print (its outline gone, the print's regions are
   // pieces): the patch holds a print several times its size, and the table around it.
-  const Patch patch = patch_around(frame, c.x, c.y, std::max(5 * c.size / 2, 80));
-  if (patch.grey.width() == 0) return false;
-  const HostView<const float> grey = patch.grey.view();
+  const int size = std::max(5 * c.size / 2, 80);
   // Only where this wider patch spans what a dim print and the table around it span: flat table
-  // (a candidate of noise) and prints in black ink cost nothing more.
-  const GreySpread spread = grey_spread(grey);
+  // (a candidate of noise) and prints in black ink cost nothing more (the span read from the
+  // frame, before any copy).
+  const PatchRegion region = patch_region(frame, c.x, c.y, size);
+  if (region.pixels.empty()) return false;
+  const GreySpread spread = grey_spread(region.pixels);
   if (!spans_a_print(spread, c.noise) || !is_dim(spread)) return false;
+  const Patch patch = patch_around(frame, c.x, c.y, size);
+  const HostView<const float> grey = patch.grey.view();
   s.fit(grey.width, grey.height);
   for (int y = 0; y < grey.height; ++y)
     for (int x = 0; x < grey.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(grey(x, y));

@@ -25,6 +25,13 @@ struct Patch {
   Image<float> grey;
   int x0 = 0, y0 = 0;
 };
+// The frame's pixels a patch around a candidate of `size` at (x, y) holds (as Patch says), and
+// their corner in the frame; `pixels` empty where the patch would be.
+struct PatchRegion {
+  HostView<const std::uint8_t> pixels;
+  int x0 = 0, y0 = 0;
+};
+PatchRegion patch_region(HostView<const std::uint8_t> frame, double x, double y, int size);
 Patch patch_around(HostView<const std::uint8_t> frame, double x, double y, int size);
 
 class SecondLooker {
