@@ -19,8 +19,9 @@ namespace {
 constexpr float kDimSpread = 120;
 // The fewest grey levels a patch must span to hold a print, and the fewest as a multiple of the
 // noise there. Flat table or paper spans its noise alone (about 4 sigma: 15 levels at sigma 3.5);
-// looking at such a place cost up to 5 milliseconds (five deblurrings, or the dim look's painting of
-// a patch 2.5 times its size) for nothing. The dim prints' patches spanned 57 levels and more.
+// deblurring such a place cost up to 5 milliseconds for nothing, so only the dim look tries it,
+// where its wider patch spans what a dim print does. The dim prints' patches spanned 57 levels
+// and more.
 constexpr float kLeastSpread = 40;
 constexpr float kLeastSpreadPerSigma = 5;
 // Estimated smears shorter than this many pixels are taken for none. The shortest length the
@@ -146,13 +147,16 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     return false;
   }
   const GreySpread spread = grey_spread(patch.grey.view());
+  // The dim look (not for a symbol of the first pass being checked: it decoded as it is).
+  auto dim_look = [&] {
+    if (c.kind == Candidate::Kind::verify || !decode_without_table(s, grey, c, found)) return false;
+    report.id = found.id;
+    report.outcome = "decoded with the table around the print painted out (a dim print)";
+    return true;
+  };
   if (!spans_a_print(spread, c.noise)) {
     // Flat, but perhaps a piece of a dim print's paper: the dim look's wider patch decides.
-    if (c.kind != Candidate::Kind::verify && decode_without_table(s, grey, c, found)) {
-      report.id = found.id;
-      report.outcome = "decoded with the table around the print painted out (a dim print)";
-      return true;
-    }
+    if (dim_look()) return true;
     report.outcome = "flat: the patch spans too few grey levels to hold a print";
     return false;
   }
@@ -162,13 +166,8 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   report.anisotropy = m.anisotropy;
   if (!smeared(report)) {
     // Not smeared: a dim print whose outline the table's darkness took away, perhaps, where the
-    // patch spans fewer grey levels than a print in black ink does. (Not for a symbol of the first
-    // pass being checked: it decoded as it is.)
-    if (c.kind != Candidate::Kind::verify && is_dim(spread) && decode_without_table(s, grey, c, found)) {
-      report.id = found.id;
-      report.outcome = "decoded with the table around the print painted out (a dim print)";
-      return true;
-    }
+    // patch spans fewer grey levels than a print in black ink does.
+    if (is_dim(spread) && dim_look()) return true;
     report.outcome = m.anisotropy < config_.min_anisotropy ? "not motion-blurred (gradients even in every direction)"
                                                            : "not motion-blurred (an edge, no smear along it)";
     return false;
@@ -210,11 +209,7 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   }
   // A still dim print's patch has gradients too weak for their direction to mean much: its
   // anisotropy can pass the motion test by chance.
-  if (c.kind != Candidate::Kind::verify && is_dim(spread) && decode_without_table(s, grey, c, found)) {
-    report.id = found.id;
-    report.outcome = "decoded with the table around the print painted out (a dim print)";
-    return true;
-  }
+  if (is_dim(spread) && dim_look()) return true;
   report.outcome = "did not decode after taking out the motion blur";
   return false;
 }
