@@ -172,11 +172,14 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
                                                            : "not motion-blurred (an edge, no smear along it)";
     return false;
   }
-  // The estimate is not exact: the patch is deblurred at three lengths around it, then at the
-  // estimated length 5 degrees either side, and a symbol counts only when two of these five decode
-  // it with the same ID (one alone sometimes restores the tree of another symbol of the set). That
-  // holds where the tracker expects a symbol too: a tracked ID can itself be a misread. (The other
-  // lengths either side too found no more symbols on generated frames, for 60 % more time.)
+  // The estimate is not exact: the patch is deblurred at 1, 1.2 and 1.45 times the estimated
+  // length (long smears are estimated short more often than long: with 0.8, 1 and 1.25, 2-4 fewer
+  // of the camera table's 240 prints smeared over 7 px decoded on each of three frame sets, the
+  // same at 5 px and in the webcam mix), then at the estimated length 5 degrees either side, and a
+  // symbol counts only when two of these five decode it with the same ID (one alone sometimes
+  // restores the tree of another symbol of the set). That holds where the tracker expects a symbol
+  // too: a tracked ID can itself be a misread. (More lengths found no more symbols on generated
+  // frames, for 20-60 % more time.)
   // Votes per ID: the first to reach two wins. The first pass's read of a symbol being checked is
   // a vote already, so one deblurred patch that agrees confirms it, and only another ID needs two.
   struct Vote {
@@ -188,7 +191,7 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   constexpr double kTurn = 5 * std::numbers::pi / 180;
   constexpr struct {
     double turn, scale;
-  } kTrials[] = {{0, 1.0}, {0, 0.8}, {0, 1.25}, {-kTurn, 1.0}, {kTurn, 1.0}};
+  } kTrials[] = {{0, 1.0}, {0, 1.2}, {0, 1.45}, {-kTurn, 1.0}, {kTurn, 1.0}};
   const GreyBounds bounds = print_bounds(patch.grey.view());
   for (const auto& trial : kTrials) {
     const double length = std::max(2.0, m.length * trial.scale);
