@@ -194,6 +194,23 @@ std::vector<DetectorRun> detector_runs() {
   return runs;
 }
 
+// The frames of one kind of the camera tables: frame i of `seed_base`'s set with the kind's effect
+// at i / (frames - 1) of its range, and `fingers` fingertips 14 px wide.
+std::vector<synth::Scene> camera_scenes(synth::Generator& gen, const bench::CameraCondition& cond, int frames, std::uint32_t seed_base,
+                                        int fingers) {
+  std::vector<synth::Scene> scenes;
+  for (int i = 0; i < frames; ++i) {
+    synth::SceneParams q = bench::camera_frame(i, seed_base);
+    if (fingers > 0) {
+      q.fingers = fingers;
+      q.finger_size = 14;
+    }
+    cond.apply(q, frames > 1 ? static_cast<double>(i) / (frames - 1) : 0.0);
+    scenes.push_back(gen.make(q));
+  }
+  return scenes;
+}
+
 // Recall, false IDs, centre error and time of the default detector with the second look off and
 // on (CPU, one thread), and on CUDA when a device is present (its detections compared with the
 // CPU's frame by frame).
@@ -202,12 +219,7 @@ std::string camera_table(synth::Generator& gen, int frames, const std::string& f
   table << "| frames | detector | found | false IDs | median centre error (px) | median ms/frame |\n|---|---|---:|---:|---:|---:|\n";
   for (const auto& cond : bench::camera_conditions()) {
     if (cond.name.find(filter) == std::string::npos) continue;
-    std::vector<synth::Scene> scenes;
-    for (int i = 0; i < frames; ++i) {
-      synth::SceneParams q = bench::camera_frame(i, seed_base);
-      cond.apply(q, frames > 1 ? static_cast<double>(i) / (frames - 1) : 0.0);
-      scenes.push_back(gen.make(q));
-    }
+    const std::vector<synth::Scene> scenes = camera_scenes(gen, cond, frames, seed_base, 0);
     std::vector<std::vector<decode::Fiducial>> cpu_results;
     for (const DetectorRun& run : detector_runs()) {
       pipeline::DetectorParams cfg;
@@ -254,14 +266,7 @@ std::string camera_finger_table(synth::Generator& gen, int frames, const std::st
   table << "| frames | fingers found | ghost fingers | of which on a symbol |\n|---|---:|---:|---:|\n";
   for (const auto& cond : bench::camera_conditions()) {
     if (cond.name.find(filter) == std::string::npos) continue;
-    std::vector<synth::Scene> scenes;
-    for (int i = 0; i < frames; ++i) {
-      synth::SceneParams q = bench::camera_frame(i, seed_base + 1);
-      q.fingers = 3;
-      q.finger_size = 14;
-      cond.apply(q, frames > 1 ? static_cast<double>(i) / (frames - 1) : 0.0);
-      scenes.push_back(gen.make(q));
-    }
+    const std::vector<synth::Scene> scenes = camera_scenes(gen, cond, frames, seed_base + 1, 3);
     table << finger_row(cond.name, scenes);
   }
   return table.str();

@@ -224,7 +224,7 @@ bool SecondLooker::decode_deblurred(Scratch& s, const Patch& patch, GreyBounds b
   s.fit(blurred.width, blurred.height);
   for (int y = 0; y < blurred.height; ++y)
     for (int x = 0; x < blurred.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(x, y)), 0L, 255L));
-  return decode_sharp(s, *s.thresholder, patch, c, found, Fit::candidate_size);
+  return decode_sharp(s, *s.thresholder, patch.x0, patch.y0, c, found, Fit::candidate_size);
 }
 
 bool SecondLooker::decode_without_table(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c,
@@ -239,18 +239,15 @@ bool SecondLooker::decode_without_table(Scratch& s, HostView<const std::uint8_t>
   if (region.pixels.empty()) return false;
   const GreySpread spread = grey_spread(region.pixels);
   if (!spans_a_print(spread, c.noise) || !is_dim(spread)) return false;
-  const Patch patch = patch_around(frame, c.x, c.y, size);
-  const HostView<const float> grey = patch.grey.view();
-  s.fit(grey.width, grey.height);
-  for (int y = 0; y < grey.height; ++y)
-    for (int x = 0; x < grey.width; ++x) s.sharp(x, y) = static_cast<std::uint8_t>(grey(x, y));
+  s.fit(region.pixels.width, region.pixels.height);
+  copy(region.pixels, s.sharp.view());
   s.thresholder->apply(s.sharp.view(), s.binary.view());
-  const int cx = static_cast<int>(std::lround(c.x)) - patch.x0, cy = static_cast<int>(std::lround(c.y)) - patch.y0;
+  const int cx = static_cast<int>(std::lround(c.x)) - region.x0, cy = static_cast<int>(std::lround(c.y)) - region.y0;
   if (!paint_out_table(s.binary.view(), s.sharp.view(), cx, cy)) return false;
-  return decode_sharp(s, *s.dim_thresholder, patch, c, found, Fit::covers_candidate);
+  return decode_sharp(s, *s.dim_thresholder, region.x0, region.y0, c, found, Fit::covers_candidate);
 }
 
-bool SecondLooker::decode_sharp(Scratch& s, threshold::Thresholder& thresholder, const Patch& patch, const Candidate& c,
+bool SecondLooker::decode_sharp(Scratch& s, threshold::Thresholder& thresholder, int x0, int y0, const Candidate& c,
                                 decode::Fiducial& found, Fit fit) const {
   thresholder.apply(s.sharp.view(), s.binary.view());
   segment::segment_cpu(s.binary.view(), set_.cap(), s.tree, segment::SegmentParams{.runs = runs_});
@@ -259,13 +256,13 @@ bool SecondLooker::decode_sharp(Scratch& s, threshold::Thresholder& thresholder,
   // root holds the candidate).
   for (const decode::Fiducial& f : s.fiducials) {
     if (f.fuzzy()) continue;
-    const double off = std::hypot(f.x + patch.x0 - c.x, f.y + patch.y0 - c.y);
+    const double off = std::hypot(f.x + x0 - c.x, f.y + y0 - c.y);
     const bool fits = fit == Fit::candidate_size
                           ? off <= 0.35 * c.size && f.root_size >= 0.6 * c.size && f.root_size <= 1.6 * c.size
                           : off <= 0.5 * f.root_size && f.root_size >= 0.6 * c.size;
     if (!fits) continue;
     found = f;
-    found.x += patch.x0, found.y += patch.y0, found.root_x += patch.x0, found.root_y += patch.y0;
+    found.x += x0, found.y += y0, found.root_x += x0, found.root_y += y0;
     found.leaf_begin = 0;
     return true;
   }

@@ -78,9 +78,9 @@ class SecondLooker {
   // Which symbol of a restored patch is the candidate's: one where it is and of its size, or one
   // whose root holds it (a piece of a print whose outline was lost).
   enum class Fit { candidate_size, covers_candidate };
-  // Thresholds (with `thresholder`), segments and decodes s.sharp (the patch at patch.x0, y0,
-  // restored): the valid symbol that fits `c`.
-  bool decode_sharp(Scratch& s, threshold::Thresholder& thresholder, const Patch& patch, const Candidate& c, decode::Fiducial& found,
+  // Thresholds (with `thresholder`), segments and decodes s.sharp (the patch whose corner is at
+  // x0, y0 in the frame, restored): the valid symbol that fits `c`.
+  bool decode_sharp(Scratch& s, threshold::Thresholder& thresholder, int x0, int y0, const Candidate& c, decode::Fiducial& found,
                     Fit fit) const;
   // Every place's look, in parallel: reports, symbols found and whether one was, place by place.
   void look_all(HostView<const std::uint8_t> grey, const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,
