@@ -71,6 +71,10 @@ struct SecondLooker::Candidate {
   int expected = -1;  // the ID of a tracked symbol expected here
   int claimed = -1;   // verify: the ID the first pass read here
   double noise = 0;   // sigma of the frame's noise around the place (grey levels)
+  // The smallest size among the candidates looked at as this one (the print's pieces and the
+  // paper around it share a place, and the look is made around the largest): a symbol down to
+  // 0.6 of it fits.
+  int least_size = 0;
 };
 
 PatchRegion patch_region(HostView<const std::uint8_t> frame, double x, double y, int size) {
@@ -258,7 +262,7 @@ bool SecondLooker::decode_sharp(Scratch& s, threshold::Thresholder& thresholder,
     if (f.fuzzy()) continue;
     const double off = std::hypot(f.x + x0 - c.x, f.y + y0 - c.y);
     const bool fits = fit == Fit::candidate_size
-                          ? off <= 0.35 * c.size && f.root_size >= 0.6 * c.size && f.root_size <= 1.6 * c.size
+                          ? off <= 0.35 * c.size && f.root_size >= 0.6 * (c.least_size > 0 ? c.least_size : c.size) && f.root_size <= 1.6 * c.size
                           : off <= 0.5 * f.root_size && f.root_size >= 0.6 * c.size;
     if (!fits) continue;
     found = f;
@@ -329,15 +333,20 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
   // or inside it, both of a symbol's size), at most max_looks, none where the frame is too noisy
   // for a look to restore anything (checked here, before any thread is woken: on a noisy table
   // every candidate is such a place).
-  std::vector<const Candidate*> places;
-  for (std::size_t k = 0; k < candidates.size() && static_cast<int>(places.size()) < config_.max_looks; ++k) {
+  std::vector<Candidate*> chosen;
+  for (std::size_t k = 0; k < candidates.size() && static_cast<int>(chosen.size()) < config_.max_looks; ++k) {
     Candidate& c = candidates[k];
     c.noise = noise_sigma(grey, c.x, c.y);
     if (c.noise > kMostNoise) continue;
-    if (std::none_of(places.begin(), places.end(),
-                     [&](const Candidate* e) { return std::hypot(e->x - c.x, e->y - c.y) < 0.25 * std::min(e->size, c.size); }))
-      places.push_back(&c);
+    c.least_size = c.size;
+    auto same = std::find_if(chosen.begin(), chosen.end(),
+                             [&](const Candidate* e) { return std::hypot(e->x - c.x, e->y - c.y) < 0.25 * std::min(e->size, c.size); });
+    if (same == chosen.end())
+      chosen.push_back(&c);
+    else
+      (*same)->least_size = std::min((*same)->least_size, c.size);
   }
+  const std::vector<const Candidate*> places(chosen.begin(), chosen.end());
   std::vector<int> first_pass;  // the first pass's symbols, checked in a frame with motion
   for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
     if (!d.fiducials[i].fuzzy()) first_pass.push_back(i);
