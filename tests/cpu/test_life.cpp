@@ -160,6 +160,27 @@ TEST(LifeCpu, EqualsTheReference) {
       }
 }
 
+// Any rule, not only the named ones: random birth and survival sets (B0 included) against the
+// cell-by-cell reference, so that every sum's branch of the per-word rule is exercised.
+TEST(LifeCpu, RandomRulesEqualTheReference) {
+  std::uint64_t state = 0x9e3779b97f4a7c15u;
+  auto next = [&] { return state = state * 6364136223846793005u + 1442695040888963407u, static_cast<std::uint16_t>(state >> 40); };
+  for (int k = 0; k < 300; ++k) {
+    const Rule rule{static_cast<std::uint16_t>(next() & 0x1ffu), static_cast<std::uint16_t>(next() & 0x1ffu)};
+    for (Topology t : {Topology::torus, Topology::dead}) {
+      Board b(70, 9);
+      fill_random(b, 0.45, static_cast<std::uint64_t>(k) + 1);
+      Board expect = b, got = b, after;
+      for (int g = 0; g < 3; ++g) {
+        expect = test::life_reference_step(expect, rule, t);
+        step_cpu(got, after, rule, t);
+        std::swap(got, after);
+        ASSERT_EQ(got, expect) << "birth " << rule.birth << " survival " << rule.survival << " generation " << g + 1;
+      }
+    }
+  }
+}
+
 TEST(LifeCpu, ResultDoesNotDependOnThreadCount) {
   Board b(777, 515);
   fill_random(b, 0.35, 9);

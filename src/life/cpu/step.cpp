@@ -92,7 +92,7 @@ void step_cpu(const Board& src, Board& dst, const Rule& rule, Topology topology)
   require(&src != &dst, "step_cpu needs distinct source and destination boards");
   const bool torus = topology == Topology::torus;
   if (rule == conway) step_all(src, dst, rules::ConwayRule{}, torus);
-  else step_all(src, dst, rules::RuntimeRule{rule.birth, rule.survival}, torus);
+  else step_all(src, dst, rules::rule_masks<W>(rule.birth, rule.survival), torus);
 }
 
 }  // namespace gpuvis::life
