@@ -12,6 +12,7 @@
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/opencl/devices.hpp"
+#include "opencl/context.hpp"
 #include "filters/cpu/row_kernels.hpp"
 #include "filters/filter_backends.hpp"
 #include "harness.hpp"
@@ -112,7 +113,8 @@ void cpu_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kern
                            [&](const U8& s, U8& d) { bilateral_cpu<std::uint8_t>(s.view(), d.view(), bp); }, cv_bilateral);
 }
 // OpenCL from host to host (upload, kernels, download: transfers included; the program is built
-// and cached by a call before the timing), on the device --backend opencl chooses.
+// and cached by a call before the timing), on the device --backend opencl chooses; and the same
+// calls' kernels alone, from the device's time stamps.
 void opencl_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kernel& gauss, const bench::Options& o) {
   if (opencl::devices().empty()) return;
   const std::string device = opencl::chosen_device().name;
@@ -127,6 +129,16 @@ void opencl_cases(bench::Report& report, int w, int h, const Kernel& k7, const K
     run();  // builds the program
     bench::Record r{"filters", name, "opencl", scope, w, h, {{"kernel", kernel}, {"type", type}, {"device", device}}, {}};
     r.stats = bench::measure([&] { return bench::time_us(run); }, o);
+    report.add(r);
+    // The kernels alone: the device's time stamps of the call's kernels (opencl::KernelTimer).
+    r.scope = "kernel";
+    r.stats = bench::measure(
+        [&] {
+          opencl::KernelTimer timer;
+          run();
+          return timer.take_microseconds();
+        },
+        o);
     report.add(r);
   };
   add("conv2d", "7x7", "f32x1", [&] { convolve<float>(f1.view(), fo.view(), k7, co); });

@@ -66,6 +66,13 @@ Loaded load() {
   bind(a.EnqueueNDRangeKernel, "clEnqueueNDRangeKernel");
   bind(a.CreateBuffer, "clCreateBuffer");
   bind(a.ReleaseMemObject, "clReleaseMemObject");
+  bind(a.EnqueueWriteBuffer, "clEnqueueWriteBuffer");
+  bind(a.EnqueueReadBuffer, "clEnqueueReadBuffer");
+  bind(a.EnqueueMapBuffer, "clEnqueueMapBuffer");
+  bind(a.EnqueueUnmapMemObject, "clEnqueueUnmapMemObject");
+  bind(a.WaitForEvents, "clWaitForEvents");
+  bind(a.ReleaseEvent, "clReleaseEvent");
+  bind(a.GetEventProfilingInfo, "clGetEventProfilingInfo");
   bind(a.EnqueueWriteBufferRect, "clEnqueueWriteBufferRect");
   bind(a.EnqueueReadBufferRect, "clEnqueueReadBufferRect");
   bind(a.Finish, "clFinish");

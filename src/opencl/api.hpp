@@ -33,6 +33,13 @@ struct Api {
   decltype(&::clEnqueueNDRangeKernel) EnqueueNDRangeKernel;
   decltype(&::clCreateBuffer) CreateBuffer;
   decltype(&::clReleaseMemObject) ReleaseMemObject;
+  decltype(&::clEnqueueWriteBuffer) EnqueueWriteBuffer;
+  decltype(&::clEnqueueReadBuffer) EnqueueReadBuffer;
+  decltype(&::clEnqueueMapBuffer) EnqueueMapBuffer;
+  decltype(&::clEnqueueUnmapMemObject) EnqueueUnmapMemObject;
+  decltype(&::clWaitForEvents) WaitForEvents;
+  decltype(&::clReleaseEvent) ReleaseEvent;
+  decltype(&::clGetEventProfilingInfo) GetEventProfilingInfo;
   decltype(&::clEnqueueWriteBufferRect) EnqueueWriteBufferRect;
   decltype(&::clEnqueueReadBufferRect) EnqueueReadBufferRect;
   decltype(&::clFinish) Finish;

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "gpuvis/core/image.hpp"
 #include "opencl/device_ids.hpp"
@@ -82,9 +83,31 @@ class Kernel {
   const char* name_;
 };
 
+// The device's time in the calling thread's kernels (Kernel::run) while a KernelTimer lives: the
+// device's own start and end stamps of each, summed. For benchmarks that report the kernels beside
+// the end-to-end time; the queue records the stamps always, kernels hand them over only here.
+class KernelTimer {
+ public:
+  KernelTimer();
+  KernelTimer(const KernelTimer&) = delete;
+  KernelTimer& operator=(const KernelTimer&) = delete;
+  ~KernelTimer();
+  // Waits for the kernels run so far and returns their summed time; starts counting afresh.
+  double take_microseconds();
+  // The calling thread's timer, or null.
+  static KernelTimer* active();
+  void add(cl_event event) { events_.push_back(event); }
+
+ private:
+  std::vector<cl_event> events_;
+  KernelTimer* outer_;
+};
+
 // `rows` rows of `row_bytes` bytes, `stride` bytes apart on the host, to and from a tightly packed
 // device buffer (row_bytes per row; the buffer grows to hold them). Blocking: the host memory may
-// be reused when they return.
+// be reused when they return. Images of 256 KiB and more go through the calling thread's
+// page-locked staging buffer in pieces, the host's copy of one piece (on all its threads) beside
+// the bus transfer of another; smaller ones are copied by the driver straight from the host rows.
 void upload_rows(const void* data, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, Buffer& buffer);
 void download_rows(const Buffer& buffer, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, void* data);
 

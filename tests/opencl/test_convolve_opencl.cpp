@@ -55,3 +55,25 @@ TEST(ConvolveOpencl, SubViewsWithAForeignStrideEqualTheCpu) {
   EXPECT_EQ(canvas(19, 10, 0), 9);  // beside the output view: untouched
   EXPECT_EQ(canvas(20, 9, 2), 9);
 }
+
+// Images of 256 KiB and more cross the bus through page-locked staging in pieces of about 2 MiB:
+// a sub-view of 9 MB with a foreign stride, both ways, and the canvas beside the output untouched.
+TEST(ConvolveOpencl, LargeImagesThroughStagingInPiecesEqualTheCpu) {
+  GPUVIS_REQUIRE_OPENCL();
+  const auto big = test::random_typed<float>(1130, 720, 3, 6, 0.f, 1.f);
+  const auto view = big.view().crop(17, 9, 1100, 700);  // 9.2 MB, rows 13560 bytes apart
+  ConvolveParams o;
+  Image<float> cpu(1100, 700, 3), canvas(1120, 710, 3);
+  canvas.fill(-1.f);
+  convolve_cpu<float>(view, cpu.view(), parse_kernel("gaussian:sigma=2"), o);
+  o.backend = Backend::opencl;
+  const auto out = canvas.view().crop(10, 5, 1100, 700);
+  convolve<float>(view, out, parse_kernel("gaussian:sigma=2"), o);
+  Image<float> ocl(1100, 700, 3);
+  for (int y = 0; y < 700; ++y)
+    for (int x = 0; x < 1100 * 3; ++x) ocl.row(y)[x] = out.row(y)[x];
+  EXPECT_EQ(test::convolve_differences(ocl, cpu, 0), 0);
+  EXPECT_EQ(canvas(9, 5, 0), -1.f);  // beside the output view: untouched
+  EXPECT_EQ(canvas(10, 4, 2), -1.f);
+  EXPECT_EQ(canvas(10, 705, 1), -1.f);
+}
