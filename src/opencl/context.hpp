@@ -105,7 +105,7 @@ class KernelTimer {
 
 // `rows` rows of `row_bytes` bytes, `stride` bytes apart on the host, to and from a tightly packed
 // device buffer (row_bytes per row; the buffer grows to hold them). Blocking: the host memory may
-// be reused when they return. Images of 256 KiB and more go through the calling thread's
+// be reused when they return. Images of 1 MiB and more go through the calling thread's
 // page-locked staging buffer in pieces, the host's copy of one piece (on all its threads) beside
 // the bus transfer of another; smaller ones are copied by the driver straight from the host rows.
 void upload_rows(const void* data, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, Buffer& buffer);

@@ -18,69 +18,109 @@ SAMPLE to_sample(float v) {
 #endif
 }
 
-/* A 2D kernel of kw x kh weights, anchored at its centre. */
-__kernel void convolve_2d(__global const SAMPLE* src, __global SAMPLE* dst, int width, int height, int channels,
-                          __global const float* weights, int kw, int kh, int mode, float value) {
-  const int x = (int)get_global_id(0), y = (int)get_global_id(1);
-  if (x >= width || y >= height) return;
-  const int rx = kw / 2, ry = kh / 2;
-  const bool inside = x >= rx && x + rx < width && y >= ry && y + ry < height;  /* no tap needs the border rule */
+/* The kernels' sizes are compiled in (-D KW=... -D KH=...: one program per size, cached like any
+   other), so that the loops over up to 81 taps (31 of a separable pass) unroll and the weights, in constant memory, are read
+   without a loop counter; the sum's order is the CPU's (row after row, taps left to right). */
+
+/* A 2D kernel of KW x KH weights, anchored at its centre. Each work group (TILE_W x TILE_H items,
+   Kernel::run's groups) first reads the samples its taps cover, one channel at a time, into local
+   memory (the border rule applied as they are read), then every item sums from there: each sample
+   is read from global memory once per group instead of once per tap. */
+#define TILE_W 32
+#define TILE_H 4
+__kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
+void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict dst, int width, int height, int channels,
+                 __constant float* weights, int mode, float value) {
+  __local float tile[(TILE_H + KH - 1) * (TILE_W + KW - 1)];
+  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
+  const int x0 = (int)get_group_id(0) * TILE_W - KW / 2, y0 = (int)get_group_id(1) * TILE_H - KH / 2;
+  const int x = x0 + KW / 2 + lx, y = y0 + KH / 2 + ly;
+  const int tw = TILE_W + KW - 1, th = TILE_H + KH - 1;
+  const bool inside = x0 >= 0 && x0 + tw <= width && y0 >= 0 && y0 + th <= height;  /* the tile needs no border rule */
+  const size_t row = (size_t)width * (size_t)channels;
   for (int c = 0; c < channels; ++c) {
-    float sum = 0.0f;
-    if (inside) {
-      __global const SAMPLE* corner = src + ((size_t)(y - ry) * (size_t)width + (size_t)(x - rx)) * (size_t)channels + (size_t)c;
-      for (int r = 0; r < kh; ++r)
-        for (int o = 0; o < kw; ++o) {
-          const float w = weights[r * kw + o];
-          if (w != 0.0f) sum += w * (float)corner[((size_t)r * (size_t)width + (size_t)o) * (size_t)channels];
-        }
-    } else {
-      for (int r = 0; r < kh; ++r)
-        for (int o = 0; o < kw; ++o) {
-          const float w = weights[r * kw + o];
-          if (w != 0.0f) sum += w * sample_at(src, x + o - rx, y + r - ry, c, width, height, channels, mode, value);
-        }
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the previous channel's sums have read the tile */
+    for (int i = ly * TILE_W + lx; i < tw * th; i += TILE_W * TILE_H) {
+      const int tx = i % tw, ty = i / tw;
+      tile[i] = inside ? (float)src[(size_t)(y0 + ty) * row + (size_t)((x0 + tx) * channels + c)]
+                       : sample_at(src, x0 + tx, y0 + ty, c, width, height, channels, mode, value);
     }
-    dst[((size_t)y * (size_t)width + (size_t)x) * (size_t)channels + (size_t)c] = to_sample(sum);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (x >= width || y >= height) continue;
+    float sum = 0.0f;
+    __local const float* corner = tile + ly * tw + lx;
+#if KW * KH <= 81
+#pragma unroll
+#endif
+    for (int r = 0; r < KH; ++r)
+#if KW * KH <= 81
+#pragma unroll
+#endif
+      for (int o = 0; o < KW; ++o) {
+        const float w = weights[r * KW + o];
+        if (w != 0.0f) sum += w * corner[r * tw + o];
+      }
+    dst[(size_t)y * row + (size_t)(x * channels + c)] = to_sample(sum);
   }
 }
 
-/* The row pass of a separable kernel: each image row filtered horizontally into `mid` (floats). */
-__kernel void convolve_rows(__global const SAMPLE* src, __global float* mid, int width, int height, int channels,
-                            __global const float* row, int kw, int mode, float value) {
-  const int x = (int)get_global_id(0), y = (int)get_global_id(1);
-  if (x >= width || y >= height) return;
-  const int rx = kw / 2;
-  const bool inside = x >= rx && x + rx < width;
+/* The row pass of a separable kernel (KW taps): each image row filtered horizontally into `mid`
+   (floats), from a tile in local memory as convolve_2d. */
+__kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
+void convolve_rows(__global const SAMPLE* restrict src, __global float* restrict mid, int width, int height, int channels,
+                   __constant float* taps, int mode, float value) {
+  __local float tile[TILE_H * (TILE_W + KW - 1)];
+  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
+  const int x0 = (int)get_group_id(0) * TILE_W - KW / 2, y = (int)get_group_id(1) * TILE_H + ly;
+  const int x = x0 + KW / 2 + lx, tw = TILE_W + KW - 1;
+  const bool inside = x0 >= 0 && x0 + tw <= width;
+  const size_t row = (size_t)width * (size_t)channels;
   for (int c = 0; c < channels; ++c) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (y < height)  /* each row of items reads its own row of the tile */
+      for (int tx = lx; tx < tw; tx += TILE_W)
+        tile[ly * tw + tx] = inside ? (float)src[(size_t)y * row + (size_t)((x0 + tx) * channels + c)]
+                                    : sample_at(src, x0 + tx, y, c, width, height, channels, mode, value);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (x >= width || y >= height) continue;
     float sum = 0.0f;
-    if (inside) {
-      __global const SAMPLE* left = src + ((size_t)y * (size_t)width + (size_t)(x - rx)) * (size_t)channels + (size_t)c;
-      for (int o = 0; o < kw; ++o)
-        if (row[o] != 0.0f) sum += row[o] * (float)left[(size_t)o * (size_t)channels];
-    } else {
-      for (int o = 0; o < kw; ++o)
-        if (row[o] != 0.0f) sum += row[o] * sample_at(src, x + o - rx, y, c, width, height, channels, mode, value);
-    }
-    mid[((size_t)y * (size_t)width + (size_t)x) * (size_t)channels + (size_t)c] = sum;
+    __local const float* left = tile + ly * tw + lx;
+#if KW <= 31
+#pragma unroll
+#endif
+    for (int o = 0; o < KW; ++o)
+      if (taps[o] != 0.0f) sum += taps[o] * left[o];
+    mid[(size_t)y * row + (size_t)(x * channels + c)] = sum;
   }
 }
 
-/* The column pass: rows of `mid` combined vertically; a row outside the image is the border's
-   (for the constant border, `outside`: the row pass of a row of the constant value). */
-__kernel void convolve_columns(__global const float* mid, __global SAMPLE* dst, int width, int height, int channels,
-                               __global const float* column, int kh, int mode, float outside) {
-  const int x = (int)get_global_id(0), y = (int)get_global_id(1);
-  if (x >= width || y >= height) return;
-  const int ry = kh / 2;
+/* The column pass (KH taps): rows of `mid` combined vertically, from a tile in local memory; a row
+   outside the image is the border's (for the constant border, `outside`: the row pass of a row of
+   the constant value). */
+__kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
+void convolve_columns(__global const float* restrict mid, __global SAMPLE* restrict dst, int width, int height, int channels,
+                      __constant float* taps, int mode, float outside) {
+  __local float tile[(TILE_H + KH - 1) * TILE_W];
+  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
+  const int x = (int)get_group_id(0) * TILE_W + lx, y0 = (int)get_group_id(1) * TILE_H - KH / 2;
+  const int y = y0 + KH / 2 + ly, th = TILE_H + KH - 1;
+  const size_t row = (size_t)width * (size_t)channels;
   for (int c = 0; c < channels; ++c) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (x < width)  /* each column of items reads its own column of the tile */
+      for (int ty = ly; ty < th; ty += TILE_H) {
+        const int yy = gpuvis_border_index(y0 + ty, height, mode);
+        tile[ty * TILE_W + lx] = yy < 0 ? outside : mid[(size_t)yy * row + (size_t)(x * channels + c)];
+      }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (x >= width || y >= height) continue;
     float sum = 0.0f;
-    for (int r = 0; r < kh; ++r) {
-      if (column[r] == 0.0f) continue;
-      const int yy = gpuvis_border_index(y + r - ry, height, mode);
-      const float v = yy < 0 ? outside : mid[((size_t)yy * (size_t)width + (size_t)x) * (size_t)channels + (size_t)c];
-      sum += column[r] * v;
-    }
-    dst[((size_t)y * (size_t)width + (size_t)x) * (size_t)channels + (size_t)c] = to_sample(sum);
+    __local const float* top = tile + ly * TILE_W + lx;
+#if KH <= 31
+#pragma unroll
+#endif
+    for (int r = 0; r < KH; ++r)
+      if (taps[r] != 0.0f) sum += taps[r] * top[r * TILE_W];
+    dst[(size_t)y * row + (size_t)(x * channels + c)] = to_sample(sum);
   }
 }

@@ -42,7 +42,13 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   detail::check_images(src, dst);
   const detail::PreparedKernel p = detail::prepare(kernel, options);
   opencl::Context& context = opencl::Context::get();
-  const cl_program program = context.program(opencl::sources::convolve, sample_options<T>() + " -cl-std=CL1.2");
+  // One program per kernel size (convolve.cl): KW x KH for a 2D kernel, the row and column taps of
+  // a separable one.
+  const bool separable = p.separable.separable;
+  const std::size_t kw = separable ? p.separable.row.size() : static_cast<std::size_t>(p.kernel.width);
+  const std::size_t kh = separable ? p.separable.column.size() : static_cast<std::size_t>(p.kernel.height);
+  const cl_program program = context.program(
+      opencl::sources::convolve, sample_options<T>() + " -D KW=" + std::to_string(kw) + " -D KH=" + std::to_string(kh) + " -cl-std=CL1.2");
   const cl_int width = src.width, height = src.height, channels = src.channels, mode = static_cast<cl_int>(options.border.mode);
   const cl_float value = options.border.value;
   const auto w = static_cast<std::size_t>(width), h = static_cast<std::size_t>(height);
@@ -50,7 +56,7 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   opencl::Buffer &d_src = b.src, &d_dst = b.dst;
   opencl::upload(src, d_src);
   d_dst.reserve(src.pixel_count() * static_cast<std::size_t>(channels) * sizeof(T));
-  if (p.separable.separable) {
+  if (separable) {
     opencl::Buffer &row = b.row, &column = b.column, &mid = b.mid;
     upload_weights(p.separable.row, row);
     upload_weights(p.separable.column, column);
@@ -61,16 +67,14 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
       if (weight != 0.0f) outside += weight * value;
     mid.reserve(src.pixel_count() * static_cast<std::size_t>(channels) * sizeof(float));
     opencl::Kernel rows(program, "convolve_rows"), columns(program, "convolve_columns");
-    rows.arg(0, d_src).arg(1, mid).arg(2, width).arg(3, height).arg(4, channels).arg(5, row);
-    rows.arg(6, static_cast<cl_int>(p.separable.row.size())).arg(7, mode).arg(8, value).run(w, h);
-    columns.arg(0, mid).arg(1, d_dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, column);
-    columns.arg(6, static_cast<cl_int>(p.separable.column.size())).arg(7, mode).arg(8, static_cast<cl_float>(outside)).run(w, h);
+    rows.arg(0, d_src).arg(1, mid).arg(2, width).arg(3, height).arg(4, channels).arg(5, row).arg(6, mode).arg(7, value).run(w, h);
+    columns.arg(0, mid).arg(1, d_dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, column).arg(6, mode);
+    columns.arg(7, static_cast<cl_float>(outside)).run(w, h);
   } else {
     opencl::Buffer& weights = b.row;
     upload_weights(p.kernel.weights, weights);
     opencl::Kernel two_d(program, "convolve_2d");
-    two_d.arg(0, d_src).arg(1, d_dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, weights);
-    two_d.arg(6, static_cast<cl_int>(p.kernel.width)).arg(7, static_cast<cl_int>(p.kernel.height)).arg(8, mode).arg(9, value).run(w, h);
+    two_d.arg(0, d_src).arg(1, d_dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, weights).arg(6, mode).arg(7, value).run(w, h);
   }
   opencl::download(d_dst, dst);
 }
