@@ -1,11 +1,13 @@
-// Game of Life throughput: cell updates per second on the CPU (all threads) and on CUDA, Conway's
-// rule (compiled in) and HighLife (a rule given at run time), on a torus from a random soup of
-// density 0.5. A case times advance(G) of a board already in place: on CUDA the board stays on the
-// device (no transfers), the call returns when the generations have run.
+// Game of Life throughput: cell updates per second on the CPU (all threads), on CUDA and on OpenCL
+// (the device --backend opencl chooses), Conway's rule (compiled in) and HighLife (a rule given at
+// run time), on a torus from a random soup of density 0.5. A case times advance(G) of a board
+// already in place: on CUDA and OpenCL the board stays on the device (no transfers), the call
+// returns when the generations have run.
 #include <algorithm>
 
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/life/life.hpp"
+#include "gpuvis/opencl/devices.hpp"
 #include "harness.hpp"
 #ifdef GPUVIS_BENCH_CUDA
 #include "gpuvis/cuda/runtime.hpp"
@@ -36,6 +38,11 @@ int main(int argc, char** argv) {
     }
   }
 #endif
+  if (!opencl::devices().empty())
+    for (int side : {4096, 16384}) {
+      cases.push_back({side, "opencl", "B3/S23", 64});
+      cases.push_back({side, "opencl", "B36/S23", 64});
+    }
   if (args.width > 0)
     cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const Case& c) { return c.side != args.width; }), cases.end());
   for (const Case& c : cases) {
@@ -45,7 +52,7 @@ int main(int argc, char** argv) {
     life::Params opt{life::parse_rule(c.rule), life::Topology::torus, parse_backend(c.backend)};
     auto sim = life::make_simulation(board, opt);
     board = life::Board();  // only the simulation's copy stays
-    bench::Record r{"life", c.rule, c.backend, std::string(c.backend) == "cuda" ? "device (board resident, no transfers)" : "host",
+    bench::Record r{"life", c.rule, c.backend, std::string(c.backend) != "cpu" ? "device (board resident, no transfers)" : "host",
                     c.side, c.side, {{"generations", std::to_string(c.generations)}, {"threads", std::to_string(num_threads())}}, {}};
     r.stats = bench::measure([&] { return bench::time_us([&] { sim->advance(c.generations); }); }, o);
     const double updates = static_cast<double>(c.side) * c.side * c.generations;

@@ -4,6 +4,7 @@
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/life/life.hpp"
+#include "gpuvis/opencl/devices.hpp"
 #include "life/backends.hpp"
 
 namespace gpuvis::life {
@@ -50,8 +51,9 @@ class CpuSimulation final : public Simulation {
 
 std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options) {
   require(initial.width() > 0 && initial.height() > 0, "the initial board is empty");
-  refuse_opencl(resolve_backend(options.backend), "Game of Life");
-  if (resolve_backend(options.backend) == Backend::cuda) return cuda_impl::make_simulation(initial, options);
+  const Backend backend = opencl::prefer_opencl_gpu(options.backend, resolve_backend(options.backend));
+  if (backend == Backend::cuda) return cuda_impl::make_simulation(initial, options);
+  if (backend == Backend::opencl) return opencl_impl::make_simulation(initial, options);
   return std::make_unique<CpuSimulation>(initial, options);
 }
 

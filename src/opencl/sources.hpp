@@ -8,5 +8,6 @@ extern const char* const convolve;  // filters/border_rule.h + filters/opencl/co
 extern const char* const tiled;     // opencl/rule_prelude.cl + threshold/tiled_rule.h + threshold/opencl/tiled.cl
 extern const char* const bradley_roth;  // threshold/bradley_roth_rule.h + threshold/opencl/bradley_roth.cl
 extern const char* const sharpen;       // threshold/sharpen_rule.h + threshold/opencl/sharpen.cl
+extern const char* const life;          // life/opencl/word32.cl + life/word_rule.h + life/opencl/life.cl
 
 }  // namespace gpuvis::opencl::sources

@@ -1,6 +1,7 @@
 #pragma once
-// Running a Life board for many generations on the CPU (bit-parallel, multi-threaded) or on CUDA
-// (bit-packed, several generations per launch). Both backends compute the same boards bit for bit.
+// Running a Life board for many generations on the CPU (bit-parallel, multi-threaded), on CUDA
+// (bit-packed, several generations per launch) or on OpenCL (one generation per launch). All
+// backends compute the same boards bit for bit.
 #include <cstdint>
 #include <functional>
 #include <memory>
