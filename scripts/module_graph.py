@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = [
     ("core", ["core"]),
     ("platform", ["io", "cuda", "opencl"]),
-    ("algorithms", ["threshold", "segment", "decode", "filters", "life", "lab", "source"]),
+    ("algorithms", ["threshold", "segment", "decode", "calibration", "filters", "life", "lab", "source"]),
     ("pipeline", ["pipeline", "synth"]),
     ("track", ["track"]),
     ("output", ["output"]),
@@ -32,8 +32,9 @@ LAYERS = [
     ("front ends", ["cli", "bindings"]),
 ]
 # Inside the algorithms layer a stage may use the stages before it (the segmentation's labelling
-# thresholds its tiles; the decoder reads the region tree).
-ALGORITHM_ORDER = ["threshold", "segment", "decode"]
+# thresholds its tiles; the decoder reads the region tree; the calibration grid moves decoded
+# results, and its fit thresholds and segments a frame of the calibration sheet).
+ALGORITHM_ORDER = ["threshold", "segment", "decode", "calibration"]
 # Folders that are not modules of their own.
 # The config headers are the XML adapters' API; src/config_absent.cpp stands in for them.
 ALIASES = {"src": "adapters", "config": "adapters"}

@@ -8,7 +8,7 @@
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/io/pdf.hpp"
 #include "gpuvis/io/text_file.hpp"
-#include "gpuvis/pipeline/calibration_fit.hpp"
+#include "gpuvis/calibration/fit.hpp"
 
 namespace gpuvis::cli {
 namespace {
@@ -35,8 +35,8 @@ int write_sheet() {
   const double width_mm = parse_length_mm(a.table_width, "--table-width");
   const double height_mm = width_mm * h / w;
   check_output_path(a.out, "", a.overwrite);
-  const double r = pipeline::sheet_dot_radius(w, h);
-  const auto dots = pipeline::sheet_dots(w, h);
+  const double r = calibration::sheet_dot_radius(w, h);
+  const auto dots = calibration::sheet_dots(w, h);
   std::ostringstream svg;
   svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width_mm << "mm\" height=\"" << height_mm << "mm\" viewBox=\"0 0 " << w
@@ -59,7 +59,7 @@ int write_sheet() {
 int fit_sheet() {
   check_output_path(a.out, a.frame, a.overwrite);
   const Image<std::uint8_t> frame = read_grey8(a.frame);
-  const pipeline::CalibrationFit fit = pipeline::fit_calibration(frame.view());
+  const calibration::CalibrationFit fit = calibration::fit_calibration(frame.view());
   fit.grid.write(a.out);
   std::printf("found %d of the sheet's %d dots whole in view; camera model: rms %.3f px, max %.3f px (radial k1 %.4f, k2 %.4f)\n",
               fit.dots_used, fit.dots_expected, fit.rms_px, fit.max_px, fit.model.k1, fit.model.k2);

@@ -111,7 +111,7 @@ pipeline::DetectorParams detector_config() {
   config.fingers = a.fingers;
   config.second_look.enabled = !a.no_second_look;
   if (!a.blob_size.empty()) config.blobs = parse_blob_size(a.blob_size);
-  if (!a.grid.empty()) config.calibration = pipeline::CalibrationGrid::read(a.grid);
+  if (!a.grid.empty()) config.calibration = calibration::CalibrationGrid::read(a.grid);
   return config;
 }
 

@@ -94,11 +94,11 @@ pipeline::DetectorParams detector_config(const config::ReacTIVisionConfig& file_
   config.blobs.object_blobs = config.blobs.object_blobs || a.object_blobs;
   config.blobs.finger_blobs = config.blobs.finger_blobs || a.finger_blobs;
   if (!a.grid.empty()) {
-    config.calibration = pipeline::CalibrationGrid::read(a.grid);
+    config.calibration = calibration::CalibrationGrid::read(a.grid);
   } else if (!a.config.empty() && !config.calibration && std::filesystem::exists("calibration.grid")) {
     // reacTIVision reads ./calibration.grid when its XML names none.
     notice("using ./calibration.grid (reacTIVision's default grid file)");
-    config.calibration = pipeline::CalibrationGrid::read("calibration.grid");
+    config.calibration = calibration::CalibrationGrid::read("calibration.grid");
   }
   decode::TreeSet::load(config.trees);  // report a bad tree file before starting
   config.backend = choose_backend(a.backend);

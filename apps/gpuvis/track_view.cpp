@@ -54,8 +54,8 @@ void check_range(const char* what, double value, double lo, double hi) {
 
 // The picture of the undistorted (table) frame: each pixel u shows the camera pixel the grid maps
 // it to, p = u + G(u / cell) * cell (nearest pixel; black where p leaves the frame).
-Image<std::uint8_t> undistorted(const Image<std::uint8_t>& camera, const pipeline::CalibrationGrid& grid) {
-  const pipeline::CalibrationMap map(grid, camera.width(), camera.height());
+Image<std::uint8_t> undistorted(const Image<std::uint8_t>& camera, const calibration::CalibrationGrid& grid) {
+  const calibration::CalibrationMap map(grid, camera.width(), camera.height());
   const auto& layout = map.layout();
   Image<std::uint8_t> out(camera.width(), camera.height(), camera.channels());
   for (int y = 0; y < out.height(); ++y)
@@ -190,29 +190,29 @@ void TrackView::apply_grid(const json& j, Changes& changes) {
   };
   if (action == "on") {
     require_frame();
-    if (!grid_ || pipeline::grid_layout(width_, height_).entries() != static_cast<int>(grid_->points.size()))
-      grid_ = pipeline::CalibrationGrid::zero(width_, height_);
+    if (!grid_ || calibration::grid_layout(width_, height_).entries() != static_cast<int>(grid_->points.size()))
+      grid_ = calibration::CalibrationGrid::zero(width_, height_);
     settings_.detector.calibration = grid_;
   } else if (action == "off") {
     settings_.detector.calibration.reset();
   } else if (action == "point") {
     require_frame();
     if (!settings_.detector.calibration) fail(ErrorCode::invalid_argument, "switch the calibration grid on first");
-    const auto layout = pipeline::grid_layout(width_, height_);
+    const auto layout = calibration::grid_layout(width_, height_);
     const int index = number<int>(j.at("index"), "index");
     const double dx = number<double>(j.at("dx"), "dx"), dy = number<double>(j.at("dy"), "dy");
     if (index < 0 || index >= layout.gx * layout.gy) fail(ErrorCode::invalid_argument, "grid point out of range");
-    const double limit = pipeline::CalibrationGrid::kMaxDisplacement;
+    const double limit = calibration::CalibrationGrid::kMaxDisplacement;
     check_range("a grid point's displacement", std::max(std::abs(dx), std::abs(dy)), 0, limit);
     grid_->points[static_cast<std::size_t>(index)] = {dx, dy};
     settings_.detector.calibration = grid_;
   } else if (action == "reset") {
     require_frame();
-    grid_ = pipeline::CalibrationGrid::zero(width_, height_);
+    grid_ = calibration::CalibrationGrid::zero(width_, height_);
     settings_.detector.calibration = grid_;
   } else if (action == "revert") {
     if (!std::filesystem::exists(files_.grid)) fail(ErrorCode::io, files_.grid + " does not exist yet: nothing to revert to");
-    grid_ = pipeline::CalibrationGrid::read(files_.grid);
+    grid_ = calibration::CalibrationGrid::read(files_.grid);
     settings_.detector.calibration = grid_;
   } else if (action == "save") {
     if (!grid_) fail(ErrorCode::invalid_argument, "no grid to save: switch the calibration grid on first");
@@ -222,7 +222,7 @@ void TrackView::apply_grid(const json& j, Changes& changes) {
     fail(ErrorCode::invalid_argument, "unknown grid action '" + action + "'");
   }
   if (settings_.detector.calibration && width_ > 0)  // a grid for another frame size is an error here, not per frame
-    pipeline::CalibrationMap(*settings_.detector.calibration, width_, height_);
+    calibration::CalibrationMap(*settings_.detector.calibration, width_, height_);
   changes.calibration = true;
   publish_grid();
   publish_settings();
@@ -274,7 +274,7 @@ void TrackView::publish_settings() {
 void TrackView::publish_grid() {
   json j = {{"type", "grid"}, {"on", settings_.detector.calibration.has_value()}};
   if (width_ > 0) {
-    const auto layout = pipeline::grid_layout(width_, height_);
+    const auto layout = calibration::grid_layout(width_, height_);
     j["gx"] = layout.gx;
     j["gy"] = layout.gy;
     j["cell_w"] = layout.cell_w;

@@ -66,7 +66,7 @@ class TrackView {
   std::unique_ptr<output::LiveView> view_;
   TrackSettings settings_;
   TrackViewFiles files_;
-  std::optional<pipeline::CalibrationGrid> grid_;  // kept while switched off
+  std::optional<calibration::CalibrationGrid> grid_;  // kept while switched off
   std::string display_ = "camera";  // camera | binary | undistorted
   int width_ = 0, height_ = 0;      // of the last frame
   StageStats stats_;

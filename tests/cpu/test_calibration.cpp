@@ -9,15 +9,15 @@
 #include <random>
 
 #include "gpuvis/core/error.hpp"
-#include "gpuvis/pipeline/calibration.hpp"
-#include "gpuvis/pipeline/calibration_fit.hpp"
+#include "gpuvis/calibration/grid.hpp"
+#include "gpuvis/calibration/fit.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;
-using pipeline::CalibrationGrid;
-using pipeline::CalibrationMap;
+using calibration::CalibrationGrid;
+using calibration::CalibrationMap;
 
 namespace {
 
@@ -26,7 +26,7 @@ constexpr double kPi = 3.141592653589793238462643383279502884;
 // A grid with one point (c, r) displaced.
 CalibrationGrid one_point(int width, int height, int c, int r, double dx, double dy) {
   CalibrationGrid g = CalibrationGrid::zero(width, height);
-  g.points[static_cast<std::size_t>(r * pipeline::grid_layout(width, height).gx + c)] = {dx, dy};
+  g.points[static_cast<std::size_t>(r * calibration::grid_layout(width, height).gx + c)] = {dx, dy};
   return g;
 }
 
@@ -45,20 +45,20 @@ double angle_diff(double a, double b) {
 }  // namespace
 
 TEST(Calibration, GridLayoutFollowsTheSpec) {
-  auto l = pipeline::grid_layout(640, 480);  // W/H 1.33: 9 x 7
+  auto l = calibration::grid_layout(640, 480);  // W/H 1.33: 9 x 7
   EXPECT_EQ(l.gx, 9);
   EXPECT_EQ(l.gy, 7);
   EXPECT_EQ(l.cell_w, 80);
   EXPECT_EQ(l.cell_h, 80);
   EXPECT_EQ(l.entries(), 80);
-  l = pipeline::grid_layout(1920, 1080);  // 1.78: 11 x 7
+  l = calibration::grid_layout(1920, 1080);  // 1.78: 11 x 7
   EXPECT_EQ(l.gx, 11);
   EXPECT_EQ(l.cell_w, 192);
   EXPECT_EQ(l.cell_h, 180);
-  l = pipeline::grid_layout(480, 480);
+  l = calibration::grid_layout(480, 480);
   EXPECT_EQ(l.gx, 7);
   EXPECT_EQ(l.cell_w, 80);
-  EXPECT_THROW(pipeline::grid_layout(4, 4), Error);
+  EXPECT_THROW(calibration::grid_layout(4, 4), Error);
 }
 
 TEST(Calibration, EmptyGridIsTheIdentity) {
@@ -271,8 +271,8 @@ struct SheetView {
     return {(std::cos(th) * qx + std::sin(th) * qy) * 1.04 + cx + 6, (-std::sin(th) * qx + std::cos(th) * qy) * 1.04 + cy - 4};
   }
   Image<std::uint8_t> render(std::uint32_t seed) const {
-    const double radius = pipeline::sheet_dot_radius(width, height);
-    const auto l = pipeline::grid_layout(width, height);
+    const double radius = calibration::sheet_dot_radius(width, height);
+    const auto l = calibration::grid_layout(width, height);
     Image<std::uint8_t> img(width, height);
     std::mt19937 rng(seed);
     std::normal_distribution<double> noise(0, 2.0);
@@ -300,7 +300,7 @@ struct SheetView {
 TEST(Calibration, FitFromACameraFrameOfTheSheet) {
   const SheetView view;
   const auto frame = view.render(5);
-  const pipeline::CalibrationFit fit = pipeline::fit_calibration(frame.view());
+  const calibration::CalibrationFit fit = calibration::fit_calibration(frame.view());
   EXPECT_EQ(fit.dots_expected, 63);
   EXPECT_GE(fit.dots_used, 30) << "every dot whole inside the frame";
   EXPECT_LT(fit.rms_px, 0.15);
@@ -327,7 +327,7 @@ TEST(Calibration, FitFromACameraFrameOfTheSheet) {
   for (int y = 0; y < 480; ++y)
     for (int x = 0; x < 640; ++x) blank(x, y) = 200;
   try {
-    pipeline::fit_calibration(blank.view());
+    calibration::fit_calibration(blank.view());
     ADD_FAILURE() << "no error for a blank frame";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("is the whole sheet in view"), std::string::npos) << e.what();

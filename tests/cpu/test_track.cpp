@@ -430,7 +430,7 @@ TEST(Config, EveryReacTIVisionSettingIsHonouredOrNamed) {
   if (!config::xml_available()) GTEST_SKIP() << "built without the XML adapter (tinyxml2)";
   const std::string path = test::temp_path("reacTIVision.xml");
   // The grid sits beside the XML (a relative grid= is read from the XML's folder).
-  pipeline::CalibrationGrid grid = pipeline::CalibrationGrid::zero(640, 480);
+  calibration::CalibrationGrid grid = calibration::CalibrationGrid::zero(640, 480);
   grid.points[3] = {0.125, -0.25};
   grid.write((std::filesystem::path(path).parent_path() / "table.grid").string());
   std::ofstream(path) << "<reactivision>\n"                                                         // line 1
@@ -477,7 +477,7 @@ TEST(Config, EveryReacTIVisionSettingIsHonouredOrNamed) {
   EXPECT_TRUE(c.tuio_options.invert_y);
   ASSERT_TRUE(c.detector.calibration.has_value());
   ASSERT_EQ(c.detector.calibration->points.size(), 80u);
-  EXPECT_EQ(c.detector.calibration->points[3], (pipeline::Displacement{0.125, -0.25}));
+  EXPECT_EQ(c.detector.calibration->points[3], (calibration::Displacement{0.125, -0.25}));
   // Named in a warning, with the line and the attribute.
   const std::vector<std::string> named = {":9: <image display>", ":9: <image fullscreen>", ":11: <calibration file>",
                                           ":12: <fiducial colour>", ":13: <display>"};
@@ -532,7 +532,7 @@ TEST(Config, SavedSettingsReadBackAndKeepTheRestOfTheFile) {
     EXPECT_NE(text.find("<!-- the table in room 2 -->"), std::string::npos) << text;
     EXPECT_NE(text.find("threads=\"2\""), std::string::npos) << text;
     EXPECT_NE(text.find("grid=\"table.grid\""), std::string::npos) << text;
-    pipeline::CalibrationGrid::zero(640, 480).write(test::temp_path("table.grid"));
+    calibration::CalibrationGrid::zero(640, 480).write(test::temp_path("table.grid"));
     const auto back = config::load_reactivision_xml(path);
     ASSERT_EQ(back.tuio.size(), 1u);
     EXPECT_EQ(back.tuio[0].host, "10.0.0.2");
@@ -1145,7 +1145,7 @@ TEST(Track, GridMovesEveryObjectIntoTableCoordinates) {
   if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
   const std::string seq = test::temp_path("grid-seq"), grid_path = test::temp_path("shift.grid");
   ASSERT_EQ(test::run_cli("synth " + quote(seq) + " --count 1 --symbols 5 --seed 8 --overwrite").exit_code, 0);
-  pipeline::CalibrationGrid grid = pipeline::CalibrationGrid::zero(640, 480);
+  calibration::CalibrationGrid grid = calibration::CalibrationGrid::zero(640, 480);
   for (auto& p : grid.points) p = {0.125, -0.0625};
   grid.write(grid_path);
   auto first_frame = [&](const std::string& flags) {
@@ -1168,7 +1168,7 @@ TEST(Track, GridMovesEveryObjectIntoTableCoordinates) {
     EXPECT_NEAR(moved.at(id).first, p.first - 10.0 / 640, 1e-5) << id;
     EXPECT_NEAR(moved.at(id).second, p.second + 5.0 / 480, 1e-5) << id;
   }
-  pipeline::CalibrationGrid::zero(1280, 720).write(grid_path);
+  calibration::CalibrationGrid::zero(1280, 720).write(grid_path);
   const auto bad = test::run_cli("track --folder " + quote(seq) + " --no-tuio --backend cpu --grid " + quote(grid_path));
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("another camera size"), std::string::npos) << bad.output;

@@ -159,9 +159,9 @@ void match_to_truth(const synth::Scene& scene, const std::vector<decode::Fiducia
   acc.found += static_cast<int>(std::count(matched.begin(), matched.end(), true));
 }
 
-pipeline::CalibrationGrid bent_grid(int width, int height) {
-  const auto l = pipeline::grid_layout(width, height);
-  pipeline::CalibrationGrid g = pipeline::CalibrationGrid::zero(width, height);
+calibration::CalibrationGrid bent_grid(int width, int height) {
+  const auto l = calibration::grid_layout(width, height);
+  calibration::CalibrationGrid g = calibration::CalibrationGrid::zero(width, height);
   for (int r = 0; r < l.gy; ++r)
     for (int c = 0; c < l.gx; ++c) {
       const double u = (c - (l.gx - 1) / 2.0) / ((l.gx - 1) / 2.0), v = (r - (l.gy - 1) / 2.0) / ((l.gy - 1) / 2.0);

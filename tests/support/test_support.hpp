@@ -11,7 +11,7 @@
 
 #include "gpuvis/core/image.hpp"
 #include "gpuvis/decode/fiducial.hpp"
-#include "gpuvis/pipeline/calibration.hpp"
+#include "gpuvis/calibration/grid.hpp"
 #include "gpuvis/synth/scene.hpp"
 
 namespace gpuvis::test {
@@ -67,7 +67,7 @@ void match_to_truth(const synth::Scene& scene, const std::vector<decode::Fiducia
 
 // A calibration grid (spec §9.5) for a frame size that bends like a wide-angle lens: points pulled
 // toward the centre by up to a quarter cell, plus a slight twist.
-pipeline::CalibrationGrid bent_grid(int width, int height);
+calibration::CalibrationGrid bent_grid(int width, int height);
 
 // True when a CUDA device is usable; otherwise the calling test should GTEST_SKIP() with
 // gpu_skip_reason().

@@ -12,7 +12,7 @@
 #include "gpuvis/core/backend.hpp"
 #include "gpuvis/core/image.hpp"
 #include "gpuvis/decode/detections.hpp"
-#include "gpuvis/pipeline/calibration.hpp"
+#include "gpuvis/calibration/grid.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 
 namespace gpuvis::pipeline {
@@ -84,7 +84,7 @@ struct DetectorParams {
   // reacTIVision's calibration grid (<calibration grid>, spec §9.5): every frame's detections are
   // moved from camera to table pixels (CalibrationMap::apply) on the host after the backend's
   // results arrive, the same on both backends. Its point count must suit the frame size.
-  std::optional<CalibrationGrid> calibration;
+  std::optional<calibration::CalibrationGrid> calibration;
   SecondLookParams second_look;
   StageTaps taps;
 
@@ -112,7 +112,7 @@ class Detector {
   void set_device_times(bool on) { config_.device_times = on; }
   // Replaces the calibration grid (none: no calibration) from the next received frame on; cheap
   // (the map is rebuilt on the host), so a grid being edited can be applied every frame.
-  void set_calibration(std::optional<CalibrationGrid> grid) {
+  void set_calibration(std::optional<calibration::CalibrationGrid> grid) {
     config_.calibration = std::move(grid);
     calibration_.reset();
   }
@@ -167,7 +167,7 @@ class Detector {
   std::unique_ptr<second_look::SecondLooker> second_look_;
   std::vector<decode::ExpectedSymbol> expected_;
   Detections result_;  // the last received frame's
-  std::optional<CalibrationMap> calibration_;  // config_.calibration bound to the last frame size
+  std::optional<calibration::CalibrationMap> calibration_;  // config_.calibration bound to the last frame size
   int in_flight_ = 0;
 };
 

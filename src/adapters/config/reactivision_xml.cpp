@@ -176,7 +176,7 @@ void read_calibration(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisi
     std::filesystem::path p(grid);
     if (p.is_relative()) p = std::filesystem::path(r.path).parent_path() / p;
     try {
-      cfg.detector.calibration = pipeline::CalibrationGrid::read(p.string());
+      cfg.detector.calibration = calibration::CalibrationGrid::read(p.string());
     } catch (const Error& err) {
       r.bad(e, "grid", std::string("cannot be read: ") + err.what());
     }

@@ -13,7 +13,7 @@
 
 #include "gpuvis/decode/detections.hpp"
 
-namespace gpuvis::pipeline {
+namespace gpuvis::calibration {
 
 // The grid's points and cells for a frame size: gx = 7, +2 when W/H > 1.3, +2 more when
 // W/H > 1.7; gy = 7; cells of floor(W/(gx-1)) x floor(H/(gy-1)) pixels.
@@ -85,4 +85,4 @@ class CalibrationMap {
   bool identity_ = true;
 };
 
-}  // namespace gpuvis::pipeline
+}  // namespace gpuvis::calibration

@@ -1,6 +1,6 @@
 // reacTIVision's calibration grid (spec §9.5): the file, the grid's interpolation, its integer
 // distortion map, and the continuous inverse applied to detections.
-#include "gpuvis/pipeline/calibration.hpp"
+#include "gpuvis/calibration/grid.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include "gpuvis/io/read_limited.hpp"
 #include "gpuvis/io/text_file.hpp"
 
-namespace gpuvis::pipeline {
+namespace gpuvis::calibration {
 namespace {
 
 constexpr double kPi = 3.141592653589793238462643383279502884;
@@ -219,4 +219,4 @@ void CalibrationMap::apply(decode::Detections& d) const {
   for (auto& b : d.root_blobs) move(b.x, b.y);
 }
 
-}  // namespace gpuvis::pipeline
+}  // namespace gpuvis::calibration

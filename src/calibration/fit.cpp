@@ -2,7 +2,7 @@
 // own threshold and segmentation, centres refined on the grey levels, matched to the sheet's grid
 // points, a camera model fitted (a linear homography first, then Levenberg-Marquardt with radial
 // distortion), and the grid's displacements read off the model.
-#include "gpuvis/pipeline/calibration_fit.hpp"
+#include "gpuvis/calibration/fit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "gpuvis/segment/region_tree.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 
-namespace gpuvis::pipeline {
+namespace gpuvis::calibration {
 namespace {
 
 constexpr double kPi = 3.141592653589793238462643383279502884;
@@ -358,4 +358,4 @@ CalibrationFit fit_calibration(HostView<const std::uint8_t> frame) {
   return fit;
 }
 
-}  // namespace gpuvis::pipeline
+}  // namespace gpuvis::calibration

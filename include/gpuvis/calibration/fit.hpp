@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "gpuvis/core/image.hpp"
-#include "gpuvis/pipeline/calibration.hpp"
+#include "gpuvis/calibration/grid.hpp"
 
-namespace gpuvis::pipeline {
+namespace gpuvis::calibration {
 
 // The sheet: one dot per grid point (c, r) at table pixel (c * cell_w, r * cell_h) of a
 // `width` x `height` camera frame, radius dot_radius(...) table pixels. The table's pixels are
@@ -43,4 +43,4 @@ struct CalibrationFit {
 // with what to fix when too few dots are found (fewer than 12, or a grid row or column missing).
 CalibrationFit fit_calibration(HostView<const std::uint8_t> frame);
 
-}  // namespace gpuvis::pipeline
+}  // namespace gpuvis::calibration
