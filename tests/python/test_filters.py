@@ -24,7 +24,7 @@ def test_threshold_equals_the_cli(cli, table, tmp_path):
     assert np.array_equal(tiled, read_pgm(tmp_path / "tiled.pgm"))
 
 
-def test_opencl_threshold_and_convolution_equal_the_cpu_and_other_filters_refuse_it(table):
+def test_opencl_threshold_convolution_and_life_equal_the_cpu_and_other_filters_refuse_it(table):
     if not gpuvis.opencl_devices():
         if os.environ.get("GPUVIS_REQUIRE_OPENCL") == "1":
             pytest.fail("GPUVIS_REQUIRE_OPENCL=1 but there is no OpenCL device (scripts/deps.sh installs PoCL)")
@@ -38,6 +38,10 @@ def test_opencl_threshold_and_convolution_equal_the_cpu_and_other_filters_refuse
                               gpuvis.threshold(table, method=method, backend="cpu", **kw)), (method, kw)
     assert np.abs(gpuvis.convolve(table, "gaussian:sigma=2", backend="opencl").astype(int)
                   - gpuvis.convolve(table, "gaussian:sigma=2", backend="cpu").astype(int)).max() <= 1
+    soup = (np.random.default_rng(3).random((77, 130)) < 0.4).astype(np.uint8)
+    for rule, border in [("B3/S23", "torus"), ("B36/S23", "dead")]:
+        assert np.array_equal(gpuvis.life(soup, 25, rule=rule, border=border, backend="opencl"),
+                              gpuvis.life(soup, 25, rule=rule, border=border, backend="cpu")), (rule, border)
     with pytest.raises(RuntimeError, match='bilateral filter is not on the OpenCL backend yet.*backend="cpu"'):
         gpuvis.bilateral(table, backend="opencl")
 
