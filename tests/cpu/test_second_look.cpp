@@ -17,6 +17,7 @@
 #include "gpuvis/track/tracker.hpp"
 #include "pipeline/second_look/dim_print.hpp"
 #include "pipeline/second_look/motion_blur.hpp"
+#include "pipeline/second_look/second_look.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;
@@ -132,6 +133,28 @@ TEST(SecondLook, SymbolsSmearedOver7PixelsAreFoundMoreOften) {
 
 // Still frames (and 3 px smears, which the first pass reads): the same detections with and without
 // the second look, and no deblurring was tried.
+// JPEG's blocks are told from a raw camera frame: the frames the second look gives its extra
+// votes to, and no others.
+TEST(SecondLook, JpegBlocksAreToldFromRawFrames) {
+  synth::Generator gen(test::symbols_dir());
+  for (std::uint32_t seed : {3u, 4u, 5u}) {
+    synth::SceneParams q;
+    q.seed = seed;
+    q.motion_px = 5;
+    EXPECT_LT(sl::block_edge_ratio(gen.make(q).image.view()), 1.05) << "smeared, seed " << seed;
+    q.motion_px = 0;
+    q.noise = 3.5;
+    EXPECT_LT(sl::block_edge_ratio(gen.make(q).image.view()), 1.05) << "noisy, seed " << seed;
+    q.motion_px = 5;
+    q.jpeg = 75;
+    try {
+      EXPECT_GT(sl::block_edge_ratio(gen.make(q).image.view()), 1.2) << "JPEG 75, seed " << seed;
+    } catch (const Error& e) {
+      GTEST_SKIP() << "no JPEG codec in this build: " << e.what();
+    }
+  }
+}
+
 TEST(SecondLook, StillFramesAreLeftAsTheyWere) {
   for (double motion : {0.0, 3.0}) {
     const auto scenes = smeared_scenes(motion, 6, 5);

@@ -147,6 +147,12 @@ GreyBounds print_bounds(HostView<const float> patch) {
 
 Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
                         GreyBounds bounds) {
+  Image<float> unused;
+  return deconvolve(blurred, kernel, iterations, smoothness, bounds, 0, unused);
+}
+
+Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
+                        GreyBounds bounds, int early, Image<float>& at_early) {
   const int w = blurred.width, h = blurred.height;
   const float lo = std::max(bounds.lo, 1.0f), hi = std::max(bounds.hi, lo);
   Image<float> estimate(w, h), reblurred(w, h), ratio(w, h), correction(w, h), nx(w, h), ny(w, h);
@@ -184,6 +190,10 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
         const float curvature = gx[x] - gx[x > 0 ? x - 1 : 0] + gy[x] - (y > 0 ? gy_above[x] : gy[x]);
         u[x] = std::clamp(u[x] * c[x] / std::max(0.5f, 1.0f - lambda * curvature), lo, hi);
       }
+    }
+    if (it + 1 == early) {
+      at_early = Image<float>(w, h);
+      copy(HostView<const float>(estimate.view()), at_early.view());
     }
   }
   return estimate;

@@ -59,5 +59,10 @@ GreySpread grey_spread(HostView<const std::uint8_t> region);  // the same of a f
 // decoded against 144 unbounded, 30 iterations).
 Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness = 0,
                         GreyBounds bounds = {});
+// The same, also keeping the estimate after `early` iterations (0 < early < iterations; 0: none)
+// in `at_early`: the second look decodes it too in JPEG-compressed frames, whose blocks grow with
+// every iteration.
+Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
+                        GreyBounds bounds, int early, Image<float>& at_early);
 
 }  // namespace gpuvis::pipeline::second_look

@@ -5,6 +5,7 @@
 // and decode stages; a patch that is not smeared is thresholded again with the table around the
 // print painted out (dim_print.hpp). A symbol found there, of the candidate's size and where the
 // candidate is, replaces it. Runs on the host for both backends, so both report the same symbols.
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -33,6 +34,14 @@ struct PatchRegion {
 };
 PatchRegion patch_region(HostView<const std::uint8_t> frame, double x, double y, int size);
 Patch patch_around(HostView<const std::uint8_t> frame, double x, double y, int size);
+
+// How much larger the steps between neighbouring pixels are across JPEG's 8x8 block edges than
+// elsewhere (every other row and column): about 1.0 on a camera's raw frames (0.995-1.014 on
+// generated frames with motion blur or noise sigma 3.5), 1.3-1.5 after JPEG at quality 50-75, the
+// blocks being aligned with the frame's corner. Above kJpegBlockRatio a frame counts as JPEG (a
+// webcam's MJPEG), and the second look's deblurrings vote twice (SecondLooker::look).
+double block_edge_ratio(HostView<const std::uint8_t> frame);
+inline constexpr double kJpegBlockRatio = 1.15;
 
 class SecondLooker {
  public:
@@ -68,10 +77,8 @@ class SecondLooker {
   bool smeared(const decode::SecondLook& look) const;
   // The symbol in the patch around `c` after taking out the blur, if one decodes there.
   bool look(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found) const;
-  // Deconvolves the patch by a line of `length` at `angle` within the print's grey levels, then
-  // decodes it (decode_sharp).
-  bool decode_deblurred(Scratch& s, const Patch& patch, GreyBounds bounds, double angle, double length, const Candidate& c,
-                        decode::Fiducial& found) const;
+  // Decodes a deblurred patch (decode_sharp), its grey levels rounded into the scratch's image.
+  bool decode_restored(Scratch& s, const Image<float>& restored, const Patch& patch, const Candidate& c, decode::Fiducial& found) const;
   // The frame around `c` with the table around the print painted out (dim_print.hpp), decoded
   // (decode_sharp, Fit::covers_candidate).
   bool decode_without_table(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c, decode::Fiducial& found) const;
@@ -103,6 +110,11 @@ class SecondLooker {
   decode::TreeSet set_;
   bool runs_;
   std::mutex pool_mutex_;
+  // Whether this frame shows JPEG's 8x8 blocks (shows_jpeg_blocks), found on the first smeared
+  // look of a frame: -1 not yet known, else 0 or 1.
+  mutable std::atomic<int> jpeg_blocks_{-1};
+  mutable std::mutex jpeg_mutex_;
+  bool frame_shows_jpeg(HostView<const std::uint8_t> frame) const;
   std::vector<std::unique_ptr<Scratch>> pool_;
 };
 
