@@ -48,9 +48,9 @@ class OpenclSimulation final : public Simulation {
     counts_.reserve(groups * sizeof(cl_uint));
     count_->arg(0, a_).arg(1, static_cast<cl_int>(words)).arg(2, static_cast<cl_int>(height_)).arg(3, counts_);
     count_->run(static_cast<std::size_t>(words), static_cast<std::size_t>(height_));
-    std::vector<cl_uint> counts(groups);
-    opencl::download_rows(counts_, groups * sizeof(cl_uint), 1, static_cast<std::ptrdiff_t>(groups * sizeof(cl_uint)), counts.data());
-    return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
+    group_counts_.resize(groups);  // kept: advance_counting asks every generation
+    opencl::download_rows(counts_, groups * sizeof(cl_uint), 1, static_cast<std::ptrdiff_t>(groups * sizeof(cl_uint)), group_counts_.data());
+    return std::accumulate(group_counts_.begin(), group_counts_.end(), std::uint64_t{0});
   }
 
   void read(Board& out) override {
@@ -77,6 +77,7 @@ class OpenclSimulation final : public Simulation {
   rules::RuleMasks<std::uint32_t> masks_;  // the same layout as life.cl's life_masks
   std::unique_ptr<opencl::Kernel> step_, count_;
   opencl::Buffer a_, b_, counts_;  // a_: the current board
+  std::vector<cl_uint> group_counts_;  // counts_ on the host
   std::int64_t generation_ = 0;
 };
 

@@ -192,7 +192,7 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
       }
     }
     if (it + 1 == early) {
-      at_early = Image<float>(w, h);
+      if (at_early.width() != w || at_early.height() != h) at_early = Image<float>(w, h);  // reused across a look's trials
       copy(HostView<const float>(estimate.view()), at_early.view());
     }
   }
