@@ -276,12 +276,18 @@ bool SecondLooker::decode_restored(Scratch& s, const Image<float>& restored, con
 
 bool SecondLooker::decode_without_table(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c,
                                         decode::Fiducial& found) const {
-  // The candidate may be a piece of the print (its outline gone, the print's regions are
-  // pieces): the patch holds a print several times its size, and the table around it.
-  const int size = std::max(5 * c.size / 2, 80);
-  // Only where this wider patch spans what a dim print and the table around it span: flat table
-  // (a candidate of noise) and prints in black ink cost nothing more (the span read from the
-  // frame, before any copy).
+  // The candidate is the print's paper, or a piece of the print (its outline gone, the print's
+  // regions are pieces): first a patch of the candidate's own size, then one that holds a print
+  // several times its size, and the table around it. The wider patch alone lost papers whose
+  // patch reached a print in black ink nearby (its span is then no dim print's).
+  return decode_in_painted_patch(s, frame, c, c.size, found) || decode_in_painted_patch(s, frame, c, std::max(5 * c.size / 2, 80), found);
+}
+
+bool SecondLooker::decode_in_painted_patch(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c, int size,
+                                           decode::Fiducial& found) const {
+  // Only where the patch spans what a dim print and the table around it span: flat table (a
+  // candidate of noise) and prints in black ink cost nothing more (the span read from the frame,
+  // before any copy).
   const PatchRegion region = patch_region(frame, c.x, c.y, size);
   if (region.pixels.empty()) return false;
   const GreySpread spread = grey_spread(region.pixels);

@@ -82,6 +82,7 @@ class SecondLooker {
   // The frame around `c` with the table around the print painted out (dim_print.hpp), decoded
   // (decode_sharp, Fit::covers_candidate).
   bool decode_without_table(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c, decode::Fiducial& found) const;
+  bool decode_in_painted_patch(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c, int size, decode::Fiducial& found) const;
   // Which symbol of a restored patch is the candidate's: one where it is and of its size, or one
   // whose root holds it (a piece of a print whose outline was lost).
   enum class Fit { candidate_size, covers_candidate };
