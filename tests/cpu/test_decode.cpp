@@ -505,8 +505,9 @@ TEST(Synth, SequencePrintsNeverOverlap) {
 }
 
 // Root candidates: a white square full of specks (a dim print's paper: more neighbours than the
-// set's cap, saturated) is one, up to 5/4 of the band; a black one (smeared ink) is not; a square
-// touching the border never is (decode::qualifies_as_root, the rule of both backends).
+// set's cap, saturated) is one at any size of the first band whatever the band, and up to 8/5 of
+// the band's largest outline beyond it; a black one (smeared ink) is not; a square touching the
+// border never is (decode::qualifies_as_root, the rule of both backends).
 TEST(Decode, TheSaturatedPaperOfADimPrintIsARootCandidate) {
   const decode::TreeSet set = decode::TreeSet::builtin("default");
   auto square_with_specks = [&](std::uint8_t paper, int side, int at) {
@@ -531,11 +532,18 @@ TEST(Decode, TheSaturatedPaperOfADimPrintIsARootCandidate) {
   EXPECT_EQ(found[0].colour, 255);
   EXPECT_EQ(found[0].size, 80);
   EXPECT_TRUE(white.flags[found[0].region] & segment::kSaturated) << "the specks no longer saturate the paper";
-  EXPECT_EQ(candidates(white, 24, 64).size(), 1u);  // 80 <= 64 * 5/4
-  EXPECT_TRUE(candidates(white, 24, 63).empty());
+  EXPECT_EQ(candidates(white, 24, 40).size(), 1u);   // a band of smaller symbols: the first band's 160 holds
+  EXPECT_EQ(candidates(white, 90, 150).size(), 1u);  // a band of larger symbols: the first band's 24 holds
+  const auto large = square_with_specks(255, 170, 15);
+  EXPECT_TRUE(candidates(large, 24, 100).empty());   // 170 > max(160, 100 * 8/5)
+  EXPECT_EQ(candidates(large, 24, 110).size(), 1u);  // 170 <= 110 * 8/5
   EXPECT_TRUE(candidates(square_with_specks(0, 80, 60), 24, 160).empty());  // black: smeared ink
   EXPECT_TRUE(candidates(square_with_specks(255, 80, 0), 24, 160).empty());  // on the border
-  // Without the saturation, the band is the band.
+  // A white region that lost neighbours to a saturated one (the rest of such a paper) has the
+  // paper's sizes too, if it has a neighbour; without either flag, the band is the band.
+  EXPECT_TRUE(decode::qualifies_as_root(100, 96, 255, segment::kFragmented, 3, false, 24, 64));
+  EXPECT_FALSE(decode::qualifies_as_root(100, 96, 255, segment::kFragmented, 0, false, 24, 64));
+  EXPECT_FALSE(decode::qualifies_as_root(100, 96, 0, segment::kFragmented, 3, false, 24, 64));
   EXPECT_FALSE(decode::qualifies_as_root(70, 70, 255, 0, 3, false, 24, 64));
   EXPECT_TRUE(decode::qualifies_as_root(64, 60, 0, 0, 3, false, 24, 64));
   EXPECT_FALSE(decode::qualifies_as_root(64, 60, 0, 0, 3, true, 24, 64));  // a decoded symbol's part

@@ -459,6 +459,38 @@ TEST(SecondLook, ADimPrintBesideABlackPrintIsFound) {
   EXPECT_EQ(false_ids, 0);
 }
 
+// Dim prints larger than the symbols of the frame before (whose sizes set the root candidates'
+// band): their saturated papers are candidates all the same, and they are found.
+TEST(SecondLook, DimPrintsLargerThanTheLastFramesSymbolsAreFound) {
+  synth::Generator gen(test::symbols_dir());
+  int found = 0, total = 0, false_ids = 0;
+  for (int i = 0; i < 4; ++i) {
+    synth::SceneParams small;
+    small.symbols = 8;
+    small.min_size = 40;
+    small.max_size = 44;
+    small.seed = 900 + static_cast<std::uint32_t>(i);
+    synth::SceneParams q;
+    q.symbols = 4;
+    q.min_size = 82;
+    q.max_size = 90;
+    q.brightness = 130;
+    q.illumination = 60.0 / 130;
+    q.ink = 0.9 * (1 - 36 / 130.0);
+    q.noise = 2;
+    q.seed = 950 + static_cast<std::uint32_t>(i);
+    std::vector<synth::Scene> dim;
+    dim.push_back(gen.make(q));
+    pipeline::Detector det{pipeline::DetectorParams{}};
+    const auto before = gen.make(small);
+    ASSERT_GE(det.detect(before.image.view()).fiducials.size(), 6u) << "the small prints set no band";
+    const Score sc = score(det, dim);
+    found += sc.found, total += sc.total, false_ids += sc.false_ids;
+  }
+  EXPECT_GE(found, total - 1) << found << " of " << total;
+  EXPECT_EQ(false_ids, 0);
+}
+
 // The table around a print is painted with the paper's level; the print's grey ink is kept.
 TEST(SecondLook, PaintingOutTheTableKeepsThePrint) {
   Image<std::uint8_t> grey(60, 60), binary(60, 60);

@@ -18,6 +18,11 @@ struct RootCandidate {
   int region = -1;
 };
 
+// The band before the first frame with valid symbols: root sizes of any symbol a 640x480-class
+// camera shows (above the finger sizes), so that the second look has candidates in a session whose
+// first frames decode nothing (dim prints: docs/decoding.md). reacTIVision has no band then.
+inline constexpr int kFirstRootBandMin = 24, kFirstRootBandMax = 160;
+
 // Whether a region may be a symbol's root: off the border, roughly square (|width - height| <
 // min(width, height)), its size (max of width and height) in [min_size, max_size], neither a decoded
 // symbol's root (valid or fuzzy) nor a neighbour of one (`taken`: its leaves and enclosing region),
@@ -28,27 +33,31 @@ struct RootCandidate {
 // specks of paper in it, of no use as a place: its size is not the symbol's.) reacTIVision never
 // takes a saturated region for a root. One rule for find_root_candidates and the CUDA decoder's
 // stage 3, evaluated without a branch.
+//
+// Such a paper, or a white region that lost neighbours to one (fragmented), is a candidate at any
+// size of the first band, and up to 8/5 of the band's largest outline: its box is 1.11 times its
+// symbol's outline, and up to 1.41 times that when the print is turned by 45 degrees, and the band
+// follows the symbols of the frame before, which may be smaller or larger than a dim print. (With
+// the band alone, 4 of the 8 dim prints lost on the camera table's frames at seed base 9000 had no
+// candidate.) The second look takes the candidates outside the band last, so that a smeared
+// print's paper does not take the place of its outline as the centre of its look.
 GPUVIS_HD inline bool qualifies_as_root(int width, int height, int colour, int flags, int degree, bool taken, int min_size,
                                         int max_size) {
   const int larger = width > height ? width : height, smaller = width < height ? width : height;
   const int difference = width > height ? width - height : height - width;
-  const bool paper = ((flags & segment::kSaturated) != 0) & (colour != 0);
-  // A print's paper is 1.11 times its symbol's outline plus a pixel or two of blur either side: a
-  // paper may be up to 5/4 of the band's largest outline.
-  const int largest = paper ? max_size + max_size / 4 : max_size;
-  return !taken & ((flags & segment::kBorder) == 0) & ((degree >= 1) | paper) & (larger >= min_size) & (larger <= largest) &
-         (difference < smaller);
+  const bool saturated = (flags & segment::kSaturated) != 0;
+  const bool paper = ((flags & (segment::kSaturated | segment::kFragmented)) != 0) & (colour != 0);
+  const int paper_max = max_size * 8 / 5 > kFirstRootBandMax ? max_size * 8 / 5 : kFirstRootBandMax;
+  const int paper_min = min_size < kFirstRootBandMin ? min_size : kFirstRootBandMin;
+  const int least = paper ? paper_min : min_size, largest = paper ? paper_max : max_size;
+  return !taken & ((flags & segment::kBorder) == 0) & ((degree >= 1) | (paper & saturated)) & (larger >= least) &
+         (larger <= largest) & (difference < smaller);
 }
 
 // The regions that qualify as roots (qualifies_as_root), in region order, at most `limit`. Unlike
 // reacTIVision (Q21) both colours qualify, and saturated squares, and blob tracking need not be on.
 void find_root_candidates(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, int min_size,
                           int max_size, std::vector<RootCandidate>& out, std::size_t limit = 1024);
-
-// The band before the first frame with valid symbols: root sizes of any symbol a 640x480-class
-// camera shows (above the finger sizes), so that the second look has candidates in a session whose
-// first frames decode nothing (dim prints: docs/decoding.md). reacTIVision has no band then.
-inline constexpr int kFirstRootBandMin = 24, kFirstRootBandMax = 160;
 
 // The root-candidate stage of the CPU backend (the CUDA decoder's stage 3 keeps the same band on
 // the device): each frame's candidates in the band that the last frame with valid symbols set,

@@ -354,7 +354,18 @@ void SecondLooker::look_all(HostView<const std::uint8_t> grey, const std::vector
   });
 }
 
-std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d) {
+decode::RootSizeBand SecondLooker::next_band(const Detections& d) const {
+  int smallest = 0, largest = 0;
+  for (const decode::Fiducial& f : d.fiducials)
+    if (!f.fuzzy()) {
+      smallest = smallest ? std::min(smallest, f.root_size) : f.root_size;
+      largest = std::max(largest, f.root_size);
+    }
+  return largest == 0 ? band_ : decode::next_root_band(smallest, largest);
+}
+
+std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d,
+                                                          decode::RootSizeBand band) {
   std::vector<Candidate> candidates;
   for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
     if (d.fiducials[i].fuzzy())
@@ -365,8 +376,13 @@ std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<deco
       return !f.fuzzy() && (id < 0 || f.id == id) && std::hypot(f.x - x, f.y - y) < 0.5 * f.root_size;
     });
   };
-  for (int j = 0; j < static_cast<int>(d.roots.size()); ++j)
-    if (!in_symbol(d.roots[j].x, d.roots[j].y, -1)) candidates.push_back({d.roots[j].x, d.roots[j].y, d.roots[j].size, Candidate::Kind::root, j});
+  std::vector<Candidate> beyond_band;
+  for (int j = 0; j < static_cast<int>(d.roots.size()); ++j) {
+    const decode::RootCandidate& r = d.roots[j];
+    if (in_symbol(r.x, r.y, -1)) continue;
+    (r.size >= band.min_size && r.size <= band.max_size ? candidates : beyond_band).push_back({r.x, r.y, r.size, Candidate::Kind::root, j});
+  }
+  candidates.insert(candidates.end(), beyond_band.begin(), beyond_band.end());
   // Expected symbols that did not decode where they should be: the candidate nearest their place,
   // or the place itself.
   for (const decode::ExpectedSymbol& e : expected) {
@@ -392,9 +408,11 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
   d.second_looks.clear();
   jpeg_blocks_.store(-1);
   d.times.second_look_us = 0;
+  const decode::RootSizeBand band = band_;
+  band_ = next_band(d);  // from the first pass's symbols, as the engines move theirs
   if (!config_.enabled) return;
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<Candidate> candidates = gather(expected, d);
+  std::vector<Candidate> candidates = gather(expected, d, band);
   if (candidates.empty()) return;  // a frame where everything decoded: nothing allocated, nothing looked at
   const HostView<const std::uint8_t> grey = frame();
   // One look per place (a symbol's root candidates come in pairs: the root and the region around

@@ -9,9 +9,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+
 #include <vector>
 
 #include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "pipeline/second_look/motion_blur.hpp"
 
@@ -95,7 +97,10 @@ class SecondLooker {
                 std::vector<decode::Fiducial>& found, std::vector<std::uint8_t>& ok);
   // The candidates of a frame: fuzzy fiducials, root candidates not inside a decoded symbol, and
   // the places of expected symbols that did not decode (marked on a candidate already there).
-  static std::vector<Candidate> gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d);
+  // Root candidates outside the frame's size band (papers of dim prints, qualifies_as_root) come
+  // after those in it, so that at a place with both the look is made around the one in the band.
+  static std::vector<Candidate> gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d,
+                                       decode::RootSizeBand band);
   // The looks' symbols into d: each replaces its fuzzy candidate, a symbol the first pass misread at
   // an expected symbol's place, or joins the list (a root candidate's, recorded in roots_taken).
   // True when d changed.
@@ -117,6 +122,11 @@ class SecondLooker {
   mutable std::mutex jpeg_mutex_;
   bool frame_shows_jpeg(HostView<const std::uint8_t> frame) const;
   std::vector<std::unique_ptr<Scratch>> pool_;
+  // The root-candidate band of this frame, as both engines keep it (decode::RootCandidateFinder):
+  // the first band until a frame has valid symbols, then next_root_band of the last such frame's
+  // first pass.
+  decode::RootSizeBand band_{decode::kFirstRootBandMin, decode::kFirstRootBandMax};
+  decode::RootSizeBand next_band(const Detections& d) const;
 };
 
 }  // namespace gpuvis::pipeline::second_look
