@@ -73,6 +73,21 @@ std::vector<synth::Scene> smeared_scenes(double motion_px, int count, std::uint3
   return scenes;
 }
 
+// Dim prints on a table darker than their ink: the paper at 130 over a 60-level light gradient,
+// ink `contrast` grey levels below the paper, noise sigma 2.
+synth::SceneParams dim_prints(int symbols, double min_size, double max_size, double contrast, std::uint32_t seed) {
+  synth::SceneParams q;
+  q.symbols = symbols;
+  q.min_size = min_size;
+  q.max_size = max_size;
+  q.brightness = 130;
+  q.illumination = 60.0 / 130;
+  q.ink = 0.9 * (1 - contrast / 130.0);
+  q.noise = 2;
+  q.seed = seed;
+  return q;
+}
+
 }  // namespace
 
 // A still print smeared with a known line: the estimate finds its direction and length.
@@ -395,18 +410,12 @@ TEST(SecondLook, DimPrintsOnADarkTableAreFound) {
   synth::Generator gen(test::symbols_dir());
   int first = 0, fresh = 0, seen = 0, total = 0, false_ids = 0;
   for (int i = 0; i < 6; ++i) {
-    synth::SceneParams q;
-    q.symbols = 8;
-    q.min_size = 53;
-    q.max_size = 89;
-    q.brightness = 130;
-    q.illumination = 60.0 / 130;
-    q.seed = 300 + static_cast<std::uint32_t>(i);
-    const auto bright = gen.make(q);
-    q.ink = 0.9 * (1 - (30 + 3 * i) / 130.0);
-    q.noise = 2;
+    synth::SceneParams q = dim_prints(8, 53, 89, 30 + 3 * i, 300 + static_cast<std::uint32_t>(i));
     std::vector<synth::Scene> dim;
     dim.push_back(gen.make(q));
+    q.ink = synth::SceneParams{}.ink;  // the same prints in black ink, without the dim frame's noise
+    q.noise = synth::SceneParams{}.noise;
+    const auto bright = gen.make(q);
     const auto [a, b] = first_pass_and_second_look(dim);
     pipeline::Detector after_bright(pipeline::DetectorParams{});
     after_bright.detect(bright.image.view());
@@ -430,17 +439,8 @@ TEST(SecondLook, ADimPrintBesideABlackPrintIsFound) {
   synth::Generator gen(test::symbols_dir());
   int found = 0, total = 0, false_ids = 0;
   for (int i = 0; i < 8; ++i) {
-    synth::SceneParams q;
-    q.symbols = 1;
-    q.min_size = 60;
-    q.max_size = 75;
-    q.brightness = 130;
-    q.illumination = 60.0 / 130;
-    q.ink = 0.9 * (1 - 35 / 130.0);
-    q.noise = 2;
-    q.seed = 700 + static_cast<std::uint32_t>(i);
     std::vector<synth::Scene> scenes;
-    scenes.push_back(gen.make(q));
+    scenes.push_back(gen.make(dim_prints(1, 60, 75, 35, 700 + static_cast<std::uint32_t>(i))));
     synth::Scene& scene = scenes.back();
     const synth::PlacedSymbol& print = scene.symbols.at(0);
     // The card on the side of the print away from the frame's nearer vertical edge.
@@ -470,17 +470,8 @@ TEST(SecondLook, DimPrintsLargerThanTheLastFramesSymbolsAreFound) {
     small.min_size = 40;
     small.max_size = 44;
     small.seed = 900 + static_cast<std::uint32_t>(i);
-    synth::SceneParams q;
-    q.symbols = 4;
-    q.min_size = 82;
-    q.max_size = 90;
-    q.brightness = 130;
-    q.illumination = 60.0 / 130;
-    q.ink = 0.9 * (1 - 36 / 130.0);
-    q.noise = 2;
-    q.seed = 950 + static_cast<std::uint32_t>(i);
     std::vector<synth::Scene> dim;
-    dim.push_back(gen.make(q));
+    dim.push_back(gen.make(dim_prints(4, 82, 90, 36, 950 + static_cast<std::uint32_t>(i))));
     pipeline::Detector det{pipeline::DetectorParams{}};
     const auto before = gen.make(small);
     ASSERT_GE(det.detect(before.image.view()).fiducials.size(), 6u) << "the small prints set no band";
