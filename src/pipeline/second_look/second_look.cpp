@@ -384,12 +384,14 @@ std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<deco
   }
   candidates.insert(candidates.end(), beyond_band.begin(), beyond_band.end());
   // Expected symbols that did not decode where they should be: the candidate nearest their place,
-  // or the place itself.
+  // or the place itself. A candidate over 1/0.6 of the symbol's root is none of its parts: no
+  // symbol of that root size would fit its look (decode_sharp), and where a print's paper merged
+  // with a neighbour's, the merged paper lay nearer the prediction than the print's own outline.
   for (const decode::ExpectedSymbol& e : expected) {
     if (e.id < 0 || e.root_size <= 0 || in_symbol(e.x, e.y, e.id) || e.x < 0 || e.y < 0 || e.x >= d.width || e.y >= d.height) continue;
     Candidate* nearest = nullptr;
     for (Candidate& c : candidates)
-      if (c.expected < 0 && std::hypot(c.x - e.x, c.y - e.y) < 0.5 * e.root_size &&
+      if (c.expected < 0 && std::hypot(c.x - e.x, c.y - e.y) < 0.5 * e.root_size && 0.6 * c.size <= e.root_size &&
           (!nearest || std::hypot(c.x - e.x, c.y - e.y) < std::hypot(nearest->x - e.x, nearest->y - e.y)))
         nearest = &c;
     if (!nearest) {
