@@ -59,25 +59,30 @@ GPUVIS_HD inline bool qualifies_as_root(int width, int height, int colour, int f
 void find_root_candidates(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, int min_size,
                           int max_size, std::vector<RootCandidate>& out, std::size_t limit = 1024);
 
+// The size band of the next frame's root candidates (reacTIVision's object band) from the smallest
+// and largest root size of this frame's valid symbols. One rule for RootCandidateFinder and the CUDA
+// decoder, which keeps the band on the device.
+struct RootSizeBand {
+  int min_size = kFirstRootBandMin, max_size = kFirstRootBandMax;
+};
+GPUVIS_HD inline RootSizeBand next_root_band(int smallest, int largest) {
+  return {static_cast<int>(smallest / 1.2), static_cast<int>(largest * 1.2)};
+}
+
+// The band after a frame whose first pass decoded `fiducials`: next_root_band of its valid
+// symbols, or `band` unchanged where it has none. The CPU backend's band (RootCandidateFinder), and
+// the second look's copy of the band both backends keep.
+RootSizeBand band_after(const std::vector<Fiducial>& fiducials, RootSizeBand band);
+
 // The root-candidate stage of the CPU backend (the CUDA decoder's stage 3 keeps the same band on
 // the device): each frame's candidates in the band that the last frame with valid symbols set,
-// which then moves on to this frame's symbols (next_root_band); the first band until then.
+// which then moves on to this frame's symbols (band_after); the first band until then.
 class RootCandidateFinder {
  public:
   void find(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& out);
 
  private:
-  int min_size_ = kFirstRootBandMin, max_size_ = kFirstRootBandMax;
+  RootSizeBand band_;
 };
-
-// The size band of the next frame's root candidates (reacTIVision's object band) from the smallest
-// and largest root size of this frame's valid symbols. One rule for RootCandidateFinder and the CUDA
-// decoder, which keeps the band on the device.
-struct RootSizeBand {
-  int min_size, max_size;
-};
-GPUVIS_HD inline RootSizeBand next_root_band(int smallest, int largest) {
-  return {static_cast<int>(smallest / 1.2), static_cast<int>(largest * 1.2)};
-}
 
 }  // namespace gpuvis::decode

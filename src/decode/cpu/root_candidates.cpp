@@ -34,18 +34,19 @@ void find_root_candidates(const segment::RegionTree& t, const std::vector<Fiduci
   }
 }
 
-void RootCandidateFinder::find(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& out) {
-  find_root_candidates(tree, fiducials, min_size_, max_size_, out);
+RootSizeBand band_after(const std::vector<Fiducial>& fiducials, RootSizeBand band) {
   int smallest = 0, largest = 0;
   for (const auto& f : fiducials)
     if (!f.fuzzy()) {
       smallest = smallest ? std::min(smallest, f.root_size) : f.root_size;
       largest = std::max(largest, f.root_size);
     }
-  if (largest == 0) return;
-  const RootSizeBand band = next_root_band(smallest, largest);
-  min_size_ = band.min_size;
-  max_size_ = band.max_size;
+  return largest == 0 ? band : next_root_band(smallest, largest);
+}
+
+void RootCandidateFinder::find(const segment::RegionTree& tree, const std::vector<Fiducial>& fiducials, std::vector<RootCandidate>& out) {
+  find_root_candidates(tree, fiducials, band_.min_size, band_.max_size, out);
+  band_ = band_after(fiducials, band_);
 }
 
 }  // namespace gpuvis::decode

@@ -372,16 +372,6 @@ void SecondLooker::look_all(HostView<const std::uint8_t> grey, const std::vector
   });
 }
 
-decode::RootSizeBand SecondLooker::next_band(const Detections& d) const {
-  int smallest = 0, largest = 0;
-  for (const decode::Fiducial& f : d.fiducials)
-    if (!f.fuzzy()) {
-      smallest = smallest ? std::min(smallest, f.root_size) : f.root_size;
-      largest = std::max(largest, f.root_size);
-    }
-  return largest == 0 ? band_ : decode::next_root_band(smallest, largest);
-}
-
 std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d,
                                                           decode::RootSizeBand band) {
   std::vector<Candidate> candidates;
@@ -429,7 +419,7 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
   jpeg_blocks_.store(-1);
   d.times.second_look_us = 0;
   const decode::RootSizeBand band = band_;
-  band_ = next_band(d);  // from the first pass's symbols, as the engines move theirs
+  band_ = decode::band_after(d.fiducials, band_);  // from the first pass's symbols, as the engines move theirs
   if (!config_.enabled) return;
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Candidate> candidates = gather(expected, d, band);

@@ -9,7 +9,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-
 #include <vector>
 
 #include "gpuvis/decode/fiducial.hpp"
@@ -84,6 +83,7 @@ class SecondLooker {
   // The frame around `c` with the table around the print painted out (dim_print.hpp), decoded
   // (decode_sharp, Fit::covers_candidate).
   bool decode_without_table(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c, decode::Fiducial& found) const;
+  // One such patch, `size` wide around `c`, where its grey levels are a dim print's (span and ink).
   bool decode_in_painted_patch(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c, int size, decode::Fiducial& found) const;
   // Which symbol of a restored patch is the candidate's: one where it is and of its size, or one
   // whose root holds it (a piece of a print whose outline was lost).
@@ -116,17 +116,14 @@ class SecondLooker {
   decode::TreeSet set_;
   bool runs_;
   std::mutex pool_mutex_;
-  // Whether this frame shows JPEG's 8x8 blocks (shows_jpeg_blocks), found on the first smeared
+  // Whether this frame shows JPEG's 8x8 blocks (block_edge_ratio), found on the first smeared
   // look of a frame: -1 not yet known, else 0 or 1.
   mutable std::atomic<int> jpeg_blocks_{-1};
   mutable std::mutex jpeg_mutex_;
   bool frame_shows_jpeg(HostView<const std::uint8_t> frame) const;
   std::vector<std::unique_ptr<Scratch>> pool_;
-  // The root-candidate band of this frame, as both engines keep it (decode::RootCandidateFinder):
-  // the first band until a frame has valid symbols, then next_root_band of the last such frame's
-  // first pass.
-  decode::RootSizeBand band_{decode::kFirstRootBandMin, decode::kFirstRootBandMax};
-  decode::RootSizeBand next_band(const Detections& d) const;
+  // The root-candidate band of this frame, as both engines keep it (decode::band_after).
+  decode::RootSizeBand band_;
 };
 
 }  // namespace gpuvis::pipeline::second_look
