@@ -91,9 +91,11 @@ const Detections& Detector::receive() {
     // look works in the camera's.
     if (calibration_ && !expected_.empty()) {
       for (auto& e : expected_) {
-        const auto p = calibration_->distort(e.x, e.y);
+        const auto p = calibration_->distort(e.x, e.y), before = calibration_->distort(e.x - e.vx, e.y - e.vy);
         e.x = p[0];
         e.y = p[1];
+        e.vx = p[0] - before[0];
+        e.vy = p[1] - before[1];
       }
     }
     second_look_->run([this] { return engine_->received_frame(); }, expected_, result_);

@@ -183,7 +183,8 @@ void Tracker::expected_symbols(std::vector<decode::ExpectedSymbol>& out) const {
   for (const Object& o : frame_.objects) {
     if (o.symbol_id < 0) continue;
     const double vx = o.m.vx * last_dt_ * w, vy = o.m.vy * last_dt_ * h;  // pixels per frame
-    out.push_back({o.symbol_id, o.m.x * w + vx, o.m.y * h + vy, o.root_size});
+    const double angle = o.angle + static_cast<double>(o.rotation_speed) * kTwoPi * last_dt_;  // turning on as it did
+    out.push_back({o.symbol_id, o.m.x * w + vx, o.m.y * h + vy, o.root_size, o.session_id, vx, vy, angle});
   }
 }
 
@@ -230,8 +231,10 @@ void Tracker::match_same_symbols(const Step& s, std::vector<bool>& used) {
   for (std::size_t i = 0; i < objs.size(); ++i) {
     if (match[i] < 0) continue;
     used[match[i]] = true;
-    take_symbol(objs[i], s, static_cast<std::size_t>(match[i]), Tracking::found);
-    objs[i].conflict_threshold = std::min(objs[i].conflict_threshold + 1, 9);
+    // A print found by its appearance is the object's by construction: it adds no confidence.
+    const bool followed = s.d.fiducials[match[i]].followed;
+    take_symbol(objs[i], s, static_cast<std::size_t>(match[i]), followed ? Tracking::followed : Tracking::found);
+    if (!followed) objs[i].conflict_threshold = std::min(objs[i].conflict_threshold + 1, 9);
   }
 }
 
@@ -313,11 +316,11 @@ void Tracker::drop_lost_objects(const std::vector<bool>& replaced) {
   frame_.objects_changed = objs.size() != before;
 }
 
-// Every decoded symbol no object took becomes a new object (fuzzy candidates never do).
+// Every decoded symbol no object took becomes a new object (fuzzy candidates and followed prints never do).
 void Tracker::add_new_objects(const Step& s, const std::vector<bool>& used) {
   for (std::size_t j = 0; j < s.d.fiducials.size(); ++j) {
     const auto& f = s.d.fiducials[j];
-    if (used[j] || f.fuzzy()) continue;
+    if (used[j] || f.fuzzy() || f.followed) continue;  // a followed print is an object's already
     Object o{};
     o.session_id = next_session();
     o.symbol_id = f.id;

@@ -25,11 +25,16 @@ struct StageTimes {
 
 // A symbol the tracker follows, where it should be in the next frame (constant velocity). The
 // detector's second look looks at its place when the symbol did not decode there, and a symbol of
-// another ID that the first pass read there gives way to it when the deblurred patch is it.
+// another ID that the first pass read there gives way to it when the deblurred patch is it. With a
+// key, the second look also remembers how the print looked when it last decoded and, where it no
+// longer decodes, finds it by that appearance (smeared along its motion, turned to its angle).
 struct ExpectedSymbol {
   int id = -1;
   double x = 0, y = 0;  // predicted centre, pixels
   int root_size = 0;    // its root region's size, pixels
+  int key = -1;         // the tracker's session ID (which print this is from frame to frame), or -1
+  double vx = 0, vy = 0;  // its motion, pixels per frame
+  double angle = 0;       // its predicted angle, radians (as Fiducial::angle)
 };
 
 // One second look (DetectorParams::second_look): a candidate that did not decode, looked at again
@@ -37,9 +42,12 @@ struct ExpectedSymbol {
 struct SecondLook {
   double x = 0, y = 0;  // the candidate's centre, pixels
   int size = 0;         // its root region's size (max of width and height), pixels
-  const char* kind = "";  // "fuzzy" or "root" candidate, or "place" (where an expected symbol should be)
+  // "fuzzy" or "root" candidate, "place" (where an expected symbol should be), "verify" (a first
+  // pass's symbol in a frame with motion) or "appearance" (an expected symbol found by its look)
+  const char* kind = "";
   int expected = -1;    // the ID of the tracked symbol expected there, or -1
   double angle = 0, length = 0, anisotropy = 0;  // the estimated blur (MotionEstimate)
+  double score = 0;     // "appearance": how well the print's last decoded appearance matched (1 = exactly)
   int id = -1;          // the symbol found, or -1
   const char* outcome = "";  // what became of it
 };

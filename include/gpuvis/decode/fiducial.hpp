@@ -28,6 +28,9 @@ struct Fiducial {
   int leaves = 0;       // leaf regions used
   int gated_leaves = 0; // leaves larger than the size gate ((w-1)+(h-1) > 2)
   int leaf_begin = 0;   // this fiducial's leaves are Decoder::leaves()[leaf_begin .. leaf_begin + leaves)
+  // Not decoded in this frame: a tracked print found by its appearance where the tracker expected
+  // it (the second look); its ID and root are those of its last decoding, it has no leaves.
+  bool followed = false;
   bool fuzzy() const { return id < 0; }
 };
 

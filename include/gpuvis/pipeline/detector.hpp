@@ -44,6 +44,11 @@ struct SecondLookParams {
   // read again too: two deblurred lengths agreeing on another ID replace the first pass's, and a
   // patch that does not decode at all makes the symbol a fuzzy candidate.
   bool verify = true;
+  // Where a tracked print (an ExpectedSymbol with a key) does not decode, it is looked for by how it
+  // looked when it last decoded, turned by its spin and smeared along its motion, and a match of at
+  // least this normalised cross-correlation is reported as that print, followed.
+  bool follow_appearance = true;
+  double least_appearance_score = 0.8;
 };
 
 // What the backend computed for a frame, handed out beside its detections when asked for (for

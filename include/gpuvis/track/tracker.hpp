@@ -40,8 +40,9 @@ struct Motion {
 enum class BlobOwner : std::uint8_t { none, object, cursor };
 
 // How an object was last updated (spec §6.1): its symbol decoded, a damaged candidate or a symbol
-// of another ID at its place (§6.4), or only its root region (§6.5).
-enum class Tracking : std::uint8_t { found, fuzzy, root };
+// of another ID at its place (§6.4), only its root region (§6.5), or its print found by its
+// appearance where it was expected (Fiducial::followed, the detector's second look).
+enum class Tracking : std::uint8_t { found, fuzzy, root, followed };
 
 struct Object {
   std::int32_t session_id;
@@ -109,8 +110,9 @@ class Tracker {
   // Removes everything (shutdown): the next frame reports empty alive lists.
   const Frame& clear(double time);
   // Where each object with a symbol ID should be in the next frame, moving on at its velocity
-  // for one more frame interval: for the detector's second look (pipeline::Detector::expect),
-  // which then looks for a smeared symbol where the tracker expects it.
+  // for one more frame interval and turning on at its rotation speed, with that motion and its
+  // session ID as the key: for the detector's second look (pipeline::Detector::expect), which then looks for a
+  // smeared symbol where the tracker expects it.
   void expected_symbols(std::vector<decode::ExpectedSymbol>& out) const;
 
  private:

@@ -49,6 +49,10 @@ constexpr int kDimGate = 20;
 // decoded on the camera table's frames (seed bases 5000, 9000, 13000) had 4.1 % or more.
 constexpr double kLeastInkShare = 0.025;
 
+// Frames after which a print's appearance is taken again whatever its smear: light and perspective
+// change as it moves across the table.
+constexpr long kRenewAppearance = 60;
+
 // The noise (sigma, grey levels) in the frame's 32 x 32 pixels around (x, y): the median of the
 // absolute response to Immerkaer's mask (1 -2 1 / -2 4 -2 / 1 -2 1, which is 0 on any plane and
 // small along edges), which for white noise of sigma has standard deviation 6 sigma, at every
@@ -420,10 +424,27 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
   d.times.second_look_us = 0;
   const decode::RootSizeBand band = band_;
   band_ = decode::band_after(d.fiducials, band_);  // from the first pass's symbols, as the engines move theirs
+  ++frame_number_;
   if (!config_.enabled) return;
   const auto t0 = std::chrono::steady_clock::now();
+  // The frame is fetched once, and only when something is looked at (it may have to be equalised).
+  HostView<const std::uint8_t> grey;
+  const auto grey_frame = [&] {
+    if (grey.empty()) grey = frame();
+    return grey;
+  };
+  std::vector<int> roots_taken;
+  bool changed = look_at_candidates(grey_frame, expected, band, d, roots_taken);
+  changed |= follow_appearances(grey_frame, expected, d);
+  if (changed) reorder(roots_taken, d);
+  d.times.second_look_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool SecondLooker::look_at_candidates(const std::function<HostView<const std::uint8_t>()>& frame,
+                                      const std::vector<decode::ExpectedSymbol>& expected, decode::RootSizeBand band, Detections& d,
+                                      std::vector<int>& roots_taken) {
   std::vector<Candidate> candidates = gather(expected, d, band);
-  if (candidates.empty()) return;  // a frame where everything decoded: nothing allocated, nothing looked at
+  if (candidates.empty()) return false;  // a frame where everything decoded: nothing allocated, nothing looked at
   const HostView<const std::uint8_t> grey = frame();
   // One look per place (a symbol's root candidates come in pairs: the root and the region around
   // or inside it, both of a symbol's size), at most max_looks, none where the frame is too noisy
@@ -450,7 +471,6 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
   std::vector<decode::Fiducial> found;
   std::vector<std::uint8_t> ok;
   look_all(grey, places, reports, found, ok);
-  std::vector<int> roots_taken;
   bool changed = apply_looks(places, reports, found, ok, d, roots_taken);
   const bool motion = std::any_of(d.second_looks.begin(), d.second_looks.end(),
                                   [&](const decode::SecondLook& l) { return smeared(l); });
@@ -465,8 +485,65 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
     });
     changed |= check_first_pass(grey, first_pass, d);
   }
-  if (changed) reorder(roots_taken, d);
-  d.times.second_look_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  return changed;
+}
+
+bool SecondLooker::follow_appearances(const std::function<HostView<const std::uint8_t>()>& frame,
+                                      const std::vector<decode::ExpectedSymbol>& expected, Detections& d) {
+  // Only the prints still followed keep their appearance.
+  std::erase_if(appearances_, [&](const auto& entry) {
+    return std::none_of(expected.begin(), expected.end(), [&](const decode::ExpectedSymbol& e) { return e.key == entry.first; });
+  });
+  if (!config_.follow_appearance) return false;
+  bool changed = false;
+  for (const decode::ExpectedSymbol& e : expected) {
+    if (e.key < 0 || e.id < 0 || e.root_size <= 0) continue;
+    // Decoded where it was expected: its appearance is renewed.
+    const auto decoded = std::find_if(d.fiducials.begin(), d.fiducials.end(), [&](const decode::Fiducial& f) {
+      return f.id == e.id && !f.followed && std::hypot(f.x - e.x, f.y - e.y) < 0.5 * e.root_size;
+    });
+    if (decoded != d.fiducials.end()) {
+      // The sharpest recent picture is kept: a print decoded while slower was smeared less, and
+      // the smear of its motion now is added to it (find_appearance); a faster one's would be
+      // smeared twice. It is taken again only when the print is slower by a quarter of a pixel a
+      // frame or the picture is old, so that prints at rest cost nothing frame after frame.
+      const double speed = std::hypot(e.vx, e.vy);
+      const auto kept = appearances_.find(e.key);
+      Appearance a;
+      if ((kept == appearances_.end() || speed < kept->second.speed - 0.25 || frame_number_ - kept->second.frame > kRenewAppearance) &&
+          capture(frame(), *decoded, speed, frame_number_, a)) {
+        const auto index = static_cast<std::size_t>(decoded - d.fiducials.begin());
+        if (index < d.fiducial_blobs.size()) a.blob = d.fiducial_blobs[index];
+        appearances_[e.key] = std::move(a);
+      }
+      continue;
+    }
+    const auto known = appearances_.find(e.key);
+    if (known == appearances_.end()) continue;
+    const AppearanceMatch m = find_appearance(frame(), known->second, e, config_.least_appearance_score);
+    decode::SecondLook report;
+    report.x = m.x;
+    report.y = m.y;
+    report.size = e.root_size;
+    report.kind = "appearance";
+    report.expected = e.id;
+    report.length = m.smear;
+    report.score = m.score;
+    if (m.score >= config_.least_appearance_score && !inside_frame(known->second, m, d.width, d.height)) {
+      report.outcome = "found by its appearance, but at the frame's edge: let go as a sharp print would be";
+    } else if (m.score >= config_.least_appearance_score) {
+      const decode::Fiducial f = followed_symbol(known->second, m);
+      report.id = f.id;
+      report.outcome = "the tracked print, found by how it looked when it last decoded";
+      d.fiducials.push_back(f);
+      if (d.object_blobs) d.fiducial_blobs.push_back(followed_blob(known->second, m));
+      changed = true;
+    } else {
+      report.outcome = "not where it was expected: its last decoded appearance matches nowhere in reach";
+    }
+    d.second_looks.push_back(report);
+  }
+  return changed;
 }
 
 bool SecondLooker::apply_looks(const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,

@@ -7,6 +7,7 @@
 // candidate is, replaces it. Runs on the host for both backends, so both report the same symbols.
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/pipeline/detector.hpp"
+#include "pipeline/second_look/appearance.hpp"
 #include "pipeline/second_look/motion_blur.hpp"
 
 namespace gpuvis::pipeline::second_look {
@@ -99,6 +101,14 @@ class SecondLooker {
   // the places of expected symbols that did not decode (marked on a candidate already there).
   // Root candidates outside the frame's size band (papers of dim prints, qualifies_as_root) come
   // after those in it, so that at a place with both the look is made around the one in the band.
+  // The candidates' looks and the check of the first pass's symbols. True when d changed.
+  bool look_at_candidates(const std::function<HostView<const std::uint8_t>()>& frame, const std::vector<decode::ExpectedSymbol>& expected,
+                          decode::RootSizeBand band, Detections& d, std::vector<int>& roots_taken);
+  // Each expected print decoded where it was expected renews its appearance; one that is still
+  // missing is looked for by its appearance (appearance.hpp), and a close match joins d as a
+  // followed symbol. True when d changed.
+  bool follow_appearances(const std::function<HostView<const std::uint8_t>()>& frame, const std::vector<decode::ExpectedSymbol>& expected,
+                          Detections& d);
   static std::vector<Candidate> gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d,
                                        decode::RootSizeBand band);
   // The looks' symbols into d: each replaces its fuzzy candidate, a symbol the first pass misread at
@@ -124,6 +134,9 @@ class SecondLooker {
   std::vector<std::unique_ptr<Scratch>> pool_;
   // The root-candidate band of this frame, as both engines keep it (decode::band_after).
   decode::RootSizeBand band_;
+  // How each followed print (ExpectedSymbol::key) looked when it last decoded, and the frame count.
+  std::map<int, Appearance> appearances_;
+  long frame_number_ = 0;
 };
 
 }  // namespace gpuvis::pipeline::second_look

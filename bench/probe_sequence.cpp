@@ -1,0 +1,108 @@
+// probe_sequence: how the tracker followed each print of one of bench_detect's tracked sequences.
+// It runs the sequence as bench_detect does (detector, tracker, the tracker's expectations fed back)
+// and prints, per print, one character per frame:
+//   F its symbol decoded   f a damaged candidate or a misread at its place (fuzzy)
+//   r its root region      a found by its appearance (the second look)
+//   p kept though not seen this frame
+//   . not reported         (blank) not in the frame
+// then, per print, its sessions and the frames where a new one began.
+//
+// With --looks, also each look for a print by its appearance: frame, ID, score, added smear.
+//
+//   probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--looks]
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <numbers>
+#include <string>
+
+#include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/synth/scene.hpp"
+#include "gpuvis/track/tracker.hpp"
+
+using namespace gpuvis;
+
+namespace {
+
+char state_of(const track::Object& o) {
+  if (!o.updated) return '.';
+  if (o.missed > 0) return 'p';
+  switch (o.tracking) {
+    case track::Tracking::found: return 'F';
+    case track::Tracking::fuzzy: return 'f';
+    case track::Tracking::root: return 'r';
+    case track::Tracking::followed: return 'a';
+  }
+  return '?';
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--looks]\n");
+    return 2;
+  }
+  bool second_look = true, looks = false;
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--no-second-look") second_look = false;
+    else if (std::string(argv[i]) == "--looks") looks = true;
+    else args.emplace_back(argv[i]);
+  }
+  synth::SceneParams q;  // bench_detect's sequence_table
+  q.symbols = 6;
+  q.min_size = 53;
+  q.max_size = 89;
+  q.speed = std::atof(args.at(0).c_str());
+  q.motion_blur = std::atof(args.at(1).c_str());
+  q.ramp = args.size() > 2 ? std::atof(args[2].c_str()) : 0;
+  const int frames = args.size() > 3 ? std::atoi(args[3].c_str()) : 120;
+  q.seed = args.size() > 4 ? static_cast<std::uint32_t>(std::stoul(args[4])) : 77;
+  q.spin = 2 * std::numbers::pi / 180;
+
+  synth::Generator gen(std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols");
+  pipeline::DetectorParams cfg;
+  cfg.second_look.enabled = second_look;
+  pipeline::Detector det(cfg);
+  track::Tracker tracker;
+  std::vector<decode::ExpectedSymbol> expected;
+  std::map<int, std::string> line;              // per print ID: one character per frame
+  std::map<int, std::map<int, int>> first_seen;  // per print ID: session -> first frame
+  std::map<int, double> size;
+  for (int t = 0; t < frames; ++t) {
+    q.frame = t;
+    const synth::Scene s = gen.make(q);
+    tracker.expected_symbols(expected);
+    det.expect(expected);
+    const auto& d = det.detect(s.image.view());
+    if (looks)
+      for (const auto& l : d.second_looks)
+        if (std::string(l.kind) == "appearance")
+          std::printf("frame %3d id %3d at (%.1f, %.1f) score %.3f smear %.1f%s\n", t, l.expected, l.x, l.y, l.score, l.length,
+                      l.id >= 0 ? " followed" : "");
+    const auto& f = tracker.update(d, static_cast<double>(t) / 60);
+    for (const auto& sym : s.symbols) {
+      std::string& l = line[sym.id];
+      l.resize(static_cast<std::size_t>(t), ' ');
+      size[sym.id] = sym.size;
+      if (looks) std::printf("frame %3d print %3d at (%.1f, %.1f)\n", t, sym.id, sym.x, sym.y);
+      char c = '.';
+      for (const auto& o : f.objects) {
+        const double e = std::hypot(double{o.m.x} * q.width - sym.x, double{o.m.y} * q.height - sym.y);
+        if (o.symbol_id != sym.id || e >= sym.size / 3) continue;
+        c = o.updated ? state_of(o) : 'p';
+        first_seen[sym.id].emplace(o.session_id, t);
+        break;
+      }
+      l.push_back(c);
+    }
+  }
+  for (const auto& [id, l] : line) {
+    std::printf("id %3d size %2.0f |%s|", id, size[id], l.c_str());
+    for (const auto& [session, t] : first_seen[id]) std::printf(" s%d@%d", session, t);
+    std::printf("\n");
+  }
+  return 0;
+}

@@ -1,0 +1,242 @@
+#include "pipeline/second_look/appearance.hpp"
+
+#include "pipeline/second_look/motion_blur.hpp"
+#include "pipeline/second_look/second_look.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+namespace gpuvis::pipeline::second_look {
+namespace {
+
+// The shares of the frame interval the shutter may be open for: the smear a motion leaves.
+constexpr double kExposures[] = {0, 1.0 / 3, 2.0 / 3, 1};
+// The turns tried about the expected angle in the fine search, radians (1.5 degrees apart).
+constexpr double kTurn = 1.5 * std::numbers::pi / 180;
+constexpr double kTurnSteps[] = {0, -kTurn, kTurn, -2 * kTurn, 2 * kTurn};
+// Where no match is close enough, turns this far apart (4 degrees) up to kWideTurns either way.
+constexpr double kWideTurn = 4 * std::numbers::pi / 180;
+constexpr int kWideTurns = 6;
+
+float bilinear(const Image<float>& g, double x, double y) {
+  x = std::clamp(x, 0.0, g.width() - 1.001);
+  y = std::clamp(y, 0.0, g.height() - 1.001);
+  const int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
+  const float fx = static_cast<float>(x - x0), fy = static_cast<float>(y - y0);
+  const float top = g(x0, y0) + fx * (g(x0 + 1, y0) - g(x0, y0));
+  const float bottom = g(x0, y0 + 1) + fx * (g(x0 + 1, y0 + 1) - g(x0, y0 + 1));
+  return top + fy * (bottom - top);
+}
+
+// The appearance as the frame should show it around its root's centre: samples every `step`
+// pixels over [-half, half]^2 (offsets du, dv), zero mean and unit norm.
+struct Template {
+  std::vector<float> value;
+  std::vector<int> du, dv;
+  bool flat = true;
+};
+
+Template make_template(const Appearance& a, double turn, double smear, double dir_x, double dir_y, int half, int step) {
+  Template t;
+  const double c = std::cos(turn), s = std::sin(turn);
+  const int taps = smear < 0.5 ? 1 : static_cast<int>(std::ceil(smear)) + 1;
+  for (int v = -half; v <= half; v += step)
+    for (int u = -half; u <= half; u += step) {
+      float sum = 0;
+      for (int k = 0; k < taps; ++k) {
+        // The point of the print seen here at offset k of the exposure, then back to where it
+        // was when the appearance was taken (turned back by the spin since).
+        const double along = taps == 1 ? 0 : (static_cast<double>(k) / (taps - 1) - 0.5) * smear;
+        const double x = u - along * dir_x, y = v - along * dir_y;
+        sum += bilinear(a.grey, a.cx + c * x + s * y, a.cy - s * x + c * y);
+      }
+      t.value.push_back(sum / static_cast<float>(taps));
+      t.du.push_back(u);
+      t.dv.push_back(v);
+    }
+  double mean = 0;
+  for (float x : t.value) mean += x;
+  mean /= static_cast<double>(t.value.size());
+  double norm = 0;
+  for (float& x : t.value) {
+    x = static_cast<float>(x - mean);
+    norm += static_cast<double>(x) * x;
+  }
+  norm = std::sqrt(norm);
+  t.flat = norm < 1e-3 * static_cast<double>(t.value.size());
+  if (!t.flat)
+    for (float& x : t.value) x = static_cast<float>(x / norm);
+  return t;
+}
+
+// Normalised cross-correlation of the template placed with its centre at frame pixel (x, y):
+// -2 when it does not lie wholly in the frame, 0 where the frame is flat.
+double correlate(HostView<const std::uint8_t> frame, const Template& t, int half, int x, int y) {
+  if (x - half < 0 || y - half < 0 || x + half >= frame.width || y + half >= frame.height) return -2;
+  double sum = 0, sum_sq = 0, dot = 0;
+  for (std::size_t k = 0; k < t.value.size(); ++k) {
+    const double i = frame(x + t.du[k], y + t.dv[k]);
+    sum += i;
+    sum_sq += i * i;
+    dot += i * t.value[k];
+  }
+  const double spread = sum_sq - sum * sum / static_cast<double>(t.value.size());
+  return spread > 1e-6 ? dot / std::sqrt(spread) : 0;
+}
+
+// The vertex of the parabola through (-1, l), (0, m), (1, r): the peak's offset from 0.
+double peak_offset(double l, double m, double r) {
+  const double curvature = l - 2 * m + r;
+  return curvature < 0 ? std::clamp(0.5 * (l - r) / curvature, -0.5, 0.5) : 0;
+}
+
+}  // namespace
+
+bool capture(HostView<const std::uint8_t> frame, const decode::Fiducial& symbol, double speed, long index, Appearance& out) {
+  const int half = static_cast<int>(std::ceil(0.75 * symbol.root_size)) + 2;
+  const int x0 = static_cast<int>(std::lround(symbol.root_x)) - half, y0 = static_cast<int>(std::lround(symbol.root_y)) - half;
+  if (symbol.root_size <= 0 || x0 < 0 || y0 < 0 || x0 + 2 * half >= frame.width || y0 + 2 * half >= frame.height) return false;
+  out.grey = Image<float>(2 * half + 1, 2 * half + 1);
+  for (int y = 0; y <= 2 * half; ++y)
+    for (int x = 0; x <= 2 * half; ++x) out.grey(x, y) = frame(x0 + x, y0 + y);
+  out.cx = symbol.root_x - x0;
+  out.cy = symbol.root_y - y0;
+  out.symbol = symbol;
+  out.speed = speed;
+  out.frame = index;
+  return true;
+}
+
+namespace {
+
+// The coarse search along one direction of motion: every other pixel of the template, every other
+// place within `reach` of (at_x, at_y), every exposure; `best` keeps the best match (its x, y the
+// offset from there) and its smear, `dir` the direction it was found with.
+void coarse_search(HostView<const std::uint8_t> frame, const Appearance& a, double speed, double angle, int at_x, int at_y, int half,
+                   int reach, AppearanceMatch& best, double& best_angle) {
+  double last_smear = -1;
+  for (double exposure : kExposures) {
+    const double smear = exposure * std::max(0.0, speed - a.speed);
+    if (smear - last_smear < 0.75) continue;  // the same smear as the last exposure's, near enough
+    last_smear = smear;
+    const Template t = make_template(a, best.turn, smear, std::cos(angle), std::sin(angle), half, 2);
+    if (t.flat) continue;
+    for (int dy = -reach; dy <= reach; dy += 2)
+      for (int dx = -reach; dx <= reach; dx += 2) {
+        const double score = correlate(frame, t, half, at_x + dx, at_y + dy);
+        if (score > best.score) best.score = score, best.smear = smear, best.x = dx, best.y = dy, best_angle = angle;
+      }
+  }
+}
+
+}  // namespace
+
+AppearanceMatch find_appearance(HostView<const std::uint8_t> frame, const Appearance& a, const decode::ExpectedSymbol& e,
+                                double least_score) {
+  AppearanceMatch best;
+  best.turn = std::remainder(e.angle - a.symbol.angle, 2 * std::numbers::pi);
+  // Where the root's centre should be: the symbol's centre less its offset from the root, turned.
+  const double c = std::cos(best.turn), s = std::sin(best.turn);
+  const double off_x = a.symbol.x - a.symbol.root_x, off_y = a.symbol.y - a.symbol.root_y;
+  const int at_x = static_cast<int>(std::lround(e.x - (c * off_x - s * off_y)));
+  const int at_y = static_cast<int>(std::lround(e.y - (s * off_x + c * off_y)));
+  const double speed = std::hypot(e.vx, e.vy);
+  const int half = std::max(6, static_cast<int>(std::lround(0.5 * a.symbol.root_size)));
+  // The tracker's prediction is off by the change of velocity since the last frame: a print that
+  // stops or turns back is off by up to its speed.
+  const int reach = static_cast<int>(std::min(6 + speed, 0.5 * a.symbol.root_size));
+  double angle = std::atan2(e.vy, e.vx);
+  coarse_search(frame, a, speed, angle, at_x, at_y, half, reach, best, angle);
+  if (best.score < least_score && speed > 2) {
+    // The print changed course (it hit another, or the hand turned it): the direction of its smear
+    // is read from the frame around the place instead.
+    const Patch patch = patch_around(frame, at_x, at_y, a.symbol.root_size);
+    if (patch.grey.width() > 0) {
+      const MotionEstimate m = estimate_motion(patch.grey.view(), std::clamp(a.symbol.root_size / 3, 4, 24));
+      if (std::abs(std::remainder(m.angle - angle, std::numbers::pi)) > 0.2)
+        coarse_search(frame, a, speed, m.angle, at_x, at_y, half, reach, best, angle);
+    }
+  }
+  if (best.score > -1 && best.score < least_score) {
+    // The angle read from a smeared print is less sure than its place: other turns about the
+    // expected one are tried around the best place.
+    const double predicted_turn = best.turn;
+    const int x = static_cast<int>(best.x), y = static_cast<int>(best.y);
+    for (int k = 1; k <= kWideTurns; ++k)
+      for (int sign : {-1, 1}) {
+        const double turn = predicted_turn + sign * k * kWideTurn;
+        const Template t = make_template(a, turn, best.smear, std::cos(angle), std::sin(angle), half, 2);
+        if (t.flat) continue;
+        for (int dy = -2; dy <= 2; dy += 2)
+          for (int dx = -2; dx <= 2; dx += 2) {
+            const double score = correlate(frame, t, half, at_x + x + dx, at_y + y + dy);
+            if (score > best.score) best.score = score, best.turn = turn, best.x = x + dx, best.y = y + dy;
+          }
+      }
+  }
+  if (best.score <= -1) return best;
+  // Fine: every pixel of the template at the best smear, turned a little either way (the print's
+  // spin may have changed since it last decoded), every place around the coarse best; then the
+  // parabola's peak through the best place and its neighbours either way.
+  const int best_x = static_cast<int>(best.x), best_y = static_cast<int>(best.y);
+  const double predicted_turn = best.turn;
+  double scores[5][5];
+  best.score = -2;
+  for (double step : kTurnSteps) {
+    const Template t = make_template(a, predicted_turn + step, best.smear, std::cos(angle), std::sin(angle), half, 1);
+    if (t.flat) continue;
+    double here[5][5];
+    int fx = -1, fy = -1;
+    for (int j = 0; j < 5; ++j)
+      for (int i = 0; i < 5; ++i) {
+        here[j][i] = correlate(frame, t, half, at_x + best_x + i - 2, at_y + best_y + j - 2);
+        if (fx < 0 || here[j][i] > here[fy][fx]) fx = i, fy = j;
+      }
+    if (here[fy][fx] <= best.score) continue;
+    std::copy(&here[0][0], &here[0][0] + 25, &scores[0][0]);
+    best.score = here[fy][fx];
+    best.turn = predicted_turn + step;
+    const double sub_x = fx > 0 && fx < 4 ? peak_offset(scores[fy][fx - 1], best.score, scores[fy][fx + 1]) : 0;
+    const double sub_y = fy > 0 && fy < 4 ? peak_offset(scores[fy - 1][fx], best.score, scores[fy + 1][fx]) : 0;
+    best.x = at_x + best_x + fx - 2 + sub_x;
+    best.y = at_y + best_y + fy - 2 + sub_y;
+  }
+  best.score = std::max(best.score, -1.0);
+  return best;
+}
+
+decode::Fiducial followed_symbol(const Appearance& a, const AppearanceMatch& m) {
+  decode::Fiducial f = a.symbol;
+  const double c = std::cos(m.turn), s = std::sin(m.turn);
+  const double off_x = a.symbol.x - a.symbol.root_x, off_y = a.symbol.y - a.symbol.root_y;
+  f.root_x = m.x;
+  f.root_y = m.y;
+  f.x = m.x + c * off_x - s * off_y;
+  f.y = m.y + s * off_x + c * off_y;
+  f.angle = std::fmod(a.symbol.angle + m.turn + 4 * std::numbers::pi, 2 * std::numbers::pi);
+  f.root = -1;  // no region of this frame is its root
+  f.leaves = f.gated_leaves = f.leaf_begin = 0;
+  f.followed = true;
+  return f;
+}
+
+decode::Blob followed_blob(const Appearance& a, const AppearanceMatch& m) {
+  decode::Blob b = a.blob;  // its region is the one it had when it decoded: the geometry is known
+  if (!b.ok()) return b;
+  b.x += m.x - a.symbol.root_x;
+  b.y += m.y - a.symbol.root_y;
+  b.angle = std::fmod(b.angle + m.turn + 2 * std::numbers::pi, std::numbers::pi);
+  return b;
+}
+
+bool inside_frame(const Appearance& a, const AppearanceMatch& m, int width, int height) {
+  // The root's centre and the symbol's (a yamaarashi symbol's centre is not its root's) both.
+  const double half = 0.5 * a.symbol.root_size + 1;
+  const decode::Fiducial f = followed_symbol(a, m);
+  const auto inside = [&](double x, double y) { return x >= half && y >= half && x <= width - 1 - half && y <= height - 1 - half; };
+  return inside(m.x, m.y) && inside(f.x, f.y);
+}
+
+}  // namespace gpuvis::pipeline::second_look
