@@ -83,6 +83,11 @@ int main(int argc, char** argv) {
           std::printf("frame %3d id %3d at (%.1f, %.1f) score %.3f smear %.1f%s\n", t, l.expected, l.x, l.y, l.score, l.length,
                       l.id >= 0 ? " followed" : "");
     const auto& f = tracker.update(d, static_cast<double>(t) / 60);
+    // Objects updated over a print of another ID (bench_detect's wrong IDs), and how.
+    for (const auto& o : f.objects)
+      for (const auto& sym : s.symbols)
+        if (o.updated && sym.id != o.symbol_id && std::hypot(double{o.m.x} * q.width - sym.x, double{o.m.y} * q.height - sym.y) < sym.size / 3)
+          std::printf("frame %3d: object of ID %d (%c) over print %d\n", t, o.symbol_id, state_of(o), sym.id);
     for (const auto& sym : s.symbols) {
       std::string& l = line[sym.id];
       l.resize(static_cast<std::size_t>(t), ' ');

@@ -279,7 +279,10 @@ void Tracker::follow_root_regions(const Step& s, const std::vector<bool>& replac
   std::vector<bool> root_used(roots.size(), false);
   for (std::size_t i = 0; i < objs.size(); ++i) {
     Object& o = objs[i];
-    if (o.updated || replaced[i]) continue;
+    // A print followed by its appearance last frame is looked for by it again (the detector's
+    // second look): where that finds nothing, neither is its smeared root a sure sign of it (a
+    // print leaving the frame was followed onto another's root region that way).
+    if (o.updated || replaced[i] || o.tracking == Tracking::followed) continue;
     int best = -1;
     float best_d = reach(o);
     // A moving symbol's root is smeared along its motion, up to the distance it moves in a frame,
