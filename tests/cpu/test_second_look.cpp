@@ -389,7 +389,9 @@ TEST(SecondLook, LiftedPrintsAreNotFollowedOntoTheEmptyTable) {
     const auto& frame = tracker.update(d, t / 60.0);
     if (!lifted) continue;
     for (const auto& o : frame.objects) EXPECT_FALSE(o.updated) << "frame " << t << ": object " << o.symbol_id << " updated";
-    if (t >= 26 + track::TrackerParams{}.lost_frames_object) EXPECT_TRUE(frame.objects.empty()) << "frame " << t;
+    if (t >= 26 + track::TrackerParams{}.lost_frames_object) {
+      EXPECT_TRUE(frame.objects.empty()) << "frame " << t;
+    }
   }
   EXPECT_GT(followed, 10) << "no print was followed by its appearance before the lift";
 }
