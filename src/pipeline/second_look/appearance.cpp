@@ -4,6 +4,7 @@
 #include "pipeline/second_look/second_look.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -92,6 +93,13 @@ double peak_offset(double l, double m, double r) {
   return curvature < 0 ? std::clamp(0.5 * (l - r) / curvature, -0.5, 0.5) : 0;
 }
 
+// The symbol's centre less its root's, as when the appearance was taken, turned by `turn`.
+std::array<double, 2> turned_offset(const Appearance& a, double turn) {
+  const double c = std::cos(turn), s = std::sin(turn);
+  const double x = a.symbol.x - a.symbol.root_x, y = a.symbol.y - a.symbol.root_y;
+  return {c * x - s * y, s * x + c * y};
+}
+
 }  // namespace
 
 bool capture(HostView<const std::uint8_t> frame, const decode::Fiducial& symbol, double speed, long index, Appearance& out) {
@@ -138,10 +146,9 @@ AppearanceMatch find_appearance(HostView<const std::uint8_t> frame, const Appear
   AppearanceMatch best;
   best.turn = std::remainder(e.angle - a.symbol.angle, 2 * std::numbers::pi);
   // Where the root's centre should be: the symbol's centre less its offset from the root, turned.
-  const double c = std::cos(best.turn), s = std::sin(best.turn);
-  const double off_x = a.symbol.x - a.symbol.root_x, off_y = a.symbol.y - a.symbol.root_y;
-  const int at_x = static_cast<int>(std::lround(e.x - (c * off_x - s * off_y)));
-  const int at_y = static_cast<int>(std::lround(e.y - (s * off_x + c * off_y)));
+  const auto offset = turned_offset(a, best.turn);
+  const int at_x = static_cast<int>(std::lround(e.x - offset[0]));
+  const int at_y = static_cast<int>(std::lround(e.y - offset[1]));
   const double speed = std::hypot(e.vx, e.vy);
   const int half = std::max(6, static_cast<int>(std::lround(0.5 * a.symbol.root_size)));
   // The tracker's prediction is off by the change of velocity since the last frame: a print that
@@ -209,12 +216,11 @@ AppearanceMatch find_appearance(HostView<const std::uint8_t> frame, const Appear
 
 decode::Fiducial followed_symbol(const Appearance& a, const AppearanceMatch& m) {
   decode::Fiducial f = a.symbol;
-  const double c = std::cos(m.turn), s = std::sin(m.turn);
-  const double off_x = a.symbol.x - a.symbol.root_x, off_y = a.symbol.y - a.symbol.root_y;
+  const auto offset = turned_offset(a, m.turn);
   f.root_x = m.x;
   f.root_y = m.y;
-  f.x = m.x + c * off_x - s * off_y;
-  f.y = m.y + s * off_x + c * off_y;
+  f.x = m.x + offset[0];
+  f.y = m.y + offset[1];
   f.angle = std::fmod(a.symbol.angle + m.turn + 4 * std::numbers::pi, 2 * std::numbers::pi);
   f.root = -1;  // no region of this frame is its root
   f.leaves = f.gated_leaves = f.leaf_begin = 0;
