@@ -111,8 +111,8 @@ class Tracker {
   const Frame& clear(double time);
   // Where each object with a symbol ID should be in the next frame, moving on at its velocity
   // for one more frame interval and turning on at its rotation speed, with that motion and its
-  // session ID as the key: for the detector's second look (pipeline::Detector::expect), which then looks for a
-  // smeared symbol where the tracker expects it.
+  // session ID as the key: for the detector's second look (pipeline::Detector::expect), which
+  // then looks for a smeared symbol where the tracker expects it.
   void expected_symbols(std::vector<decode::ExpectedSymbol>& out) const;
 
  private:

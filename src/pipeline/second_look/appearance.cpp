@@ -1,13 +1,13 @@
 #include "pipeline/second_look/appearance.hpp"
 
-#include "pipeline/second_look/motion_blur.hpp"
-#include "pipeline/second_look/second_look.hpp"
-
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <numbers>
 #include <vector>
+
+#include "pipeline/second_look/motion_blur.hpp"
+#include "pipeline/second_look/second_look.hpp"  // patch_around
 
 namespace gpuvis::pipeline::second_look {
 namespace {
@@ -119,34 +119,85 @@ bool capture(HostView<const std::uint8_t> frame, const decode::Fiducial& symbol,
 
 namespace {
 
-// The coarse search along one direction of motion: every other pixel of the template, every other
-// place within `reach` of (at_x, at_y), every exposure; `best` keeps the best match (its x, y the
-// offset from there) and its smear, `dir` the direction it was found with.
-void coarse_search(HostView<const std::uint8_t> frame, const Appearance& a, double speed, double angle, int at_x, int at_y, int half,
-                   int reach, AppearanceMatch& best, double& best_angle) {
+// The best match so far: its score, the appearance's turn and smear and the smear's direction, and
+// its place as an offset in whole pixels from where the root's centre was expected.
+struct Search {
+  double score = -1, turn = 0, smear = 0, direction = 0;
+  int dx = 0, dy = 0;
+};
+
+// Every other pixel of the template turned by `s.turn` and smeared along `direction` by each
+// exposure's share of the speed gained since the appearance, at every other place within `reach`.
+void coarse_search(HostView<const std::uint8_t> frame, const Appearance& a, double speed, double direction, int at_x, int at_y,
+                   int half, int reach, Search& s) {
   double last_smear = -1;
   for (double exposure : kExposures) {
     const double smear = exposure * std::max(0.0, speed - a.speed);
     if (smear - last_smear < 0.75) continue;  // the same smear as the last exposure's, near enough
     last_smear = smear;
-    const Template t = make_template(a, best.turn, smear, std::cos(angle), std::sin(angle), half, 2);
+    const Template t = make_template(a, s.turn, smear, std::cos(direction), std::sin(direction), half, 2);
     if (t.flat) continue;
     for (int dy = -reach; dy <= reach; dy += 2)
       for (int dx = -reach; dx <= reach; dx += 2) {
         const double score = correlate(frame, t, half, at_x + dx, at_y + dy);
-        if (score > best.score) best.score = score, best.smear = smear, best.x = dx, best.y = dy, best_angle = angle;
+        if (score > s.score) s = {score, s.turn, smear, direction, dx, dy};
       }
   }
+}
+
+// Turns up to kWideTurns * kWideTurn either way of the best one, around the best place.
+void wide_turns(HostView<const std::uint8_t> frame, const Appearance& a, int at_x, int at_y, int half, Search& s) {
+  const Search around = s;
+  for (int k = 1; k <= kWideTurns; ++k)
+    for (int sign : {-1, 1}) {
+      const double turn = around.turn + sign * k * kWideTurn;
+      const Template t = make_template(a, turn, around.smear, std::cos(around.direction), std::sin(around.direction), half, 2);
+      if (t.flat) continue;
+      for (int dy = around.dy - 2; dy <= around.dy + 2; dy += 2)
+        for (int dx = around.dx - 2; dx <= around.dx + 2; dx += 2) {
+          const double score = correlate(frame, t, half, at_x + dx, at_y + dy);
+          if (score > s.score) s = {score, turn, around.smear, around.direction, dx, dy};
+        }
+    }
+}
+
+// Every pixel of the template at the best smear, turned a little either way (the print's spin
+// may have changed since it last decoded), at every place around the best; then the parabola's
+// peak through the best place and its neighbours either way.
+AppearanceMatch fine_search(HostView<const std::uint8_t> frame, const Appearance& a, int at_x, int at_y, int half, const Search& s) {
+  AppearanceMatch best;
+  best.score = -2;
+  best.smear = s.smear;
+  for (double step : kTurnSteps) {
+    const Template t = make_template(a, s.turn + step, s.smear, std::cos(s.direction), std::sin(s.direction), half, 1);
+    if (t.flat) continue;
+    double scores[5][5];
+    int fx = -1, fy = -1;
+    for (int j = 0; j < 5; ++j)
+      for (int i = 0; i < 5; ++i) {
+        scores[j][i] = correlate(frame, t, half, at_x + s.dx + i - 2, at_y + s.dy + j - 2);
+        if (fx < 0 || scores[j][i] > scores[fy][fx]) fx = i, fy = j;
+      }
+    if (scores[fy][fx] <= best.score) continue;
+    best.score = scores[fy][fx];
+    best.turn = s.turn + step;
+    const double sub_x = fx > 0 && fx < 4 ? peak_offset(scores[fy][fx - 1], best.score, scores[fy][fx + 1]) : 0;
+    const double sub_y = fy > 0 && fy < 4 ? peak_offset(scores[fy - 1][fx], best.score, scores[fy + 1][fx]) : 0;
+    best.x = at_x + s.dx + fx - 2 + sub_x;
+    best.y = at_y + s.dy + fy - 2 + sub_y;
+  }
+  best.score = std::max(best.score, -1.0);
+  return best;
 }
 
 }  // namespace
 
 AppearanceMatch find_appearance(HostView<const std::uint8_t> frame, const Appearance& a, const decode::ExpectedSymbol& e,
                                 double least_score) {
-  AppearanceMatch best;
-  best.turn = std::remainder(e.angle - a.symbol.angle, 2 * std::numbers::pi);
+  Search s;
+  s.turn = std::remainder(e.angle - a.symbol.angle, 2 * std::numbers::pi);
   // Where the root's centre should be: the symbol's centre less its offset from the root, turned.
-  const auto offset = turned_offset(a, best.turn);
+  const auto offset = turned_offset(a, s.turn);
   const int at_x = static_cast<int>(std::lround(e.x - offset[0]));
   const int at_y = static_cast<int>(std::lround(e.y - offset[1]));
   const double speed = std::hypot(e.vx, e.vy);
@@ -154,64 +205,22 @@ AppearanceMatch find_appearance(HostView<const std::uint8_t> frame, const Appear
   // The tracker's prediction is off by the change of velocity since the last frame: a print that
   // stops or turns back is off by up to its speed.
   const int reach = static_cast<int>(std::min(6 + speed, 0.5 * a.symbol.root_size));
-  double angle = std::atan2(e.vy, e.vx);
-  coarse_search(frame, a, speed, angle, at_x, at_y, half, reach, best, angle);
-  if (best.score < least_score && speed > 2) {
+  const double direction = std::atan2(e.vy, e.vx);
+  coarse_search(frame, a, speed, direction, at_x, at_y, half, reach, s);
+  if (s.score < least_score && speed > 2) {
     // The print changed course (it hit another, or the hand turned it): the direction of its smear
     // is read from the frame around the place instead.
     const Patch patch = patch_around(frame, at_x, at_y, a.symbol.root_size);
     if (patch.grey.width() > 0) {
       const MotionEstimate m = estimate_motion(patch.grey.view(), std::clamp(a.symbol.root_size / 3, 4, 24));
-      if (std::abs(std::remainder(m.angle - angle, std::numbers::pi)) > 0.2)
-        coarse_search(frame, a, speed, m.angle, at_x, at_y, half, reach, best, angle);
+      if (std::abs(std::remainder(m.angle - direction, std::numbers::pi)) > 0.2)
+        coarse_search(frame, a, speed, m.angle, at_x, at_y, half, reach, s);
     }
   }
-  if (best.score > -1 && best.score < least_score) {
-    // The angle read from a smeared print is less sure than its place: other turns about the
-    // expected one are tried around the best place.
-    const double predicted_turn = best.turn;
-    const int x = static_cast<int>(best.x), y = static_cast<int>(best.y);
-    for (int k = 1; k <= kWideTurns; ++k)
-      for (int sign : {-1, 1}) {
-        const double turn = predicted_turn + sign * k * kWideTurn;
-        const Template t = make_template(a, turn, best.smear, std::cos(angle), std::sin(angle), half, 2);
-        if (t.flat) continue;
-        for (int dy = -2; dy <= 2; dy += 2)
-          for (int dx = -2; dx <= 2; dx += 2) {
-            const double score = correlate(frame, t, half, at_x + x + dx, at_y + y + dy);
-            if (score > best.score) best.score = score, best.turn = turn, best.x = x + dx, best.y = y + dy;
-          }
-      }
-  }
-  if (best.score <= -1) return best;
-  // Fine: every pixel of the template at the best smear, turned a little either way (the print's
-  // spin may have changed since it last decoded), every place around the coarse best; then the
-  // parabola's peak through the best place and its neighbours either way.
-  const int best_x = static_cast<int>(best.x), best_y = static_cast<int>(best.y);
-  const double predicted_turn = best.turn;
-  double scores[5][5];
-  best.score = -2;
-  for (double step : kTurnSteps) {
-    const Template t = make_template(a, predicted_turn + step, best.smear, std::cos(angle), std::sin(angle), half, 1);
-    if (t.flat) continue;
-    double here[5][5];
-    int fx = -1, fy = -1;
-    for (int j = 0; j < 5; ++j)
-      for (int i = 0; i < 5; ++i) {
-        here[j][i] = correlate(frame, t, half, at_x + best_x + i - 2, at_y + best_y + j - 2);
-        if (fx < 0 || here[j][i] > here[fy][fx]) fx = i, fy = j;
-      }
-    if (here[fy][fx] <= best.score) continue;
-    std::copy(&here[0][0], &here[0][0] + 25, &scores[0][0]);
-    best.score = here[fy][fx];
-    best.turn = predicted_turn + step;
-    const double sub_x = fx > 0 && fx < 4 ? peak_offset(scores[fy][fx - 1], best.score, scores[fy][fx + 1]) : 0;
-    const double sub_y = fy > 0 && fy < 4 ? peak_offset(scores[fy - 1][fx], best.score, scores[fy + 1][fx]) : 0;
-    best.x = at_x + best_x + fx - 2 + sub_x;
-    best.y = at_y + best_y + fy - 2 + sub_y;
-  }
-  best.score = std::max(best.score, -1.0);
-  return best;
+  if (s.score <= -1) return {};  // no place within reach lies in the frame
+  // The angle read from a smeared print is less sure than its place.
+  if (s.score < least_score) wide_turns(frame, a, at_x, at_y, half, s);
+  return fine_search(frame, a, at_x, at_y, half, s);
 }
 
 decode::Fiducial followed_symbol(const Appearance& a, const AppearanceMatch& m) {
