@@ -7,9 +7,10 @@
 //   . not reported         (blank) not in the frame
 // then, per print, its sessions and the frames where a new one began.
 //
-// With --looks, also each look for a print by its appearance: frame, ID, score, added smear.
+// With --looks, also each frame's second-look time and each look for a print by its appearance:
+// frame, ID, score, added smear.
 //
-//   probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--looks]
+//   probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--looks]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -41,14 +42,15 @@ char state_of(const track::Object& o) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--looks]\n");
+    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--looks]\n");
     return 2;
   }
-  bool second_look = true, looks = false;
+  bool second_look = true, looks = false, appearance = true;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--no-second-look") second_look = false;
     else if (std::string(argv[i]) == "--looks") looks = true;
+    else if (std::string(argv[i]) == "--no-appearance") appearance = false;
     else args.emplace_back(argv[i]);
   }
   synth::SceneParams q;  // bench_detect's sequence_table
@@ -65,6 +67,7 @@ int main(int argc, char** argv) {
   synth::Generator gen(std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols");
   pipeline::DetectorParams cfg;
   cfg.second_look.enabled = second_look;
+  cfg.second_look.follow_appearance = appearance;
   pipeline::Detector det(cfg);
   track::Tracker tracker;
   std::vector<decode::ExpectedSymbol> expected;
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
     tracker.expected_symbols(expected);
     det.expect(expected);
     const auto& d = det.detect(s.image.view());
+    if (looks) std::printf("frame %3d: second look %.0f us\n", t, d.times.second_look_us);
     if (looks)
       for (const auto& l : d.second_looks)
         if (std::string(l.kind) == "appearance")

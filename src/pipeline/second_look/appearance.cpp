@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <vector>
 
@@ -14,9 +15,9 @@ namespace {
 
 // The shares of the frame interval the shutter may be open for: the smear a motion leaves.
 constexpr double kExposures[] = {0, 1.0 / 3, 2.0 / 3, 1};
-// The turns tried about the expected angle in the fine search, radians (1.5 degrees apart).
+// The turns tried about the best one before the fine search, radians (1.5 degrees apart).
 constexpr double kTurn = 1.5 * std::numbers::pi / 180;
-constexpr double kTurnSteps[] = {0, -kTurn, kTurn, -2 * kTurn, 2 * kTurn};
+constexpr double kFineTurns[] = {-kTurn, kTurn, -2 * kTurn, 2 * kTurn};
 // Where no match is close enough, turns this far apart (4 degrees) up to kWideTurns either way.
 constexpr double kWideTurn = 4 * std::numbers::pi / 180;
 constexpr int kWideTurns = 6;
@@ -31,20 +32,25 @@ float bilinear(const Image<float>& g, double x, double y) {
   return top + fy * (bottom - top);
 }
 
-// The appearance as the frame should show it around its root's centre: samples every `step`
-// pixels over [-half, half]^2 (offsets du, dv), zero mean and unit norm.
+// The appearance as the frame should show it around its root's centre: n x n samples `step`
+// pixels apart over [-half, half]^2, row by row, zero mean and unit norm.
 struct Template {
   std::vector<float> value;
-  std::vector<int> du, dv;
+  int n = 0, step = 1;
   bool flat = true;
 };
 
 Template make_template(const Appearance& a, double turn, double smear, double dir_x, double dir_y, int half, int step) {
   Template t;
+  t.step = step;
+  t.n = 2 * half / step + 1;
+  t.value.reserve(static_cast<std::size_t>(t.n) * static_cast<std::size_t>(t.n));
   const double c = std::cos(turn), s = std::sin(turn);
-  const int taps = smear < 0.5 ? 1 : static_cast<int>(std::ceil(smear)) + 1;
-  for (int v = -half; v <= half; v += step)
-    for (int u = -half; u <= half; u += step) {
+  // The smear as taps about `step` pixels apart: finer than the template's own samples is wasted.
+  const int taps = smear < 0.5 ? 1 : static_cast<int>(std::ceil(smear / step)) + 1;
+  for (int j = 0; j < t.n; ++j)
+    for (int i = 0; i < t.n; ++i) {
+      const int u = -half + i * step, v = -half + j * step;
       float sum = 0;
       for (int k = 0; k < taps; ++k) {
         // The point of the print seen here at offset k of the exposure, then back to where it
@@ -54,8 +60,6 @@ Template make_template(const Appearance& a, double turn, double smear, double di
         sum += bilinear(a.grey, a.cx + c * x + s * y, a.cy - s * x + c * y);
       }
       t.value.push_back(sum / static_cast<float>(taps));
-      t.du.push_back(u);
-      t.dv.push_back(v);
     }
   double mean = 0;
   for (float x : t.value) mean += x;
@@ -72,19 +76,114 @@ Template make_template(const Appearance& a, double turn, double smear, double di
   return t;
 }
 
+// The normalised cross-correlation from the template's dot product with the pixels under it and
+// their sum and sum of squares (the template has zero mean: the dot product is their covariance).
+double ncc(double dot, double sum, double sum_sq, std::size_t n) {
+  const double spread = sum_sq - sum * sum / static_cast<double>(n);
+  return spread > 1e-6 ? dot / std::sqrt(spread) : 0;
+}
+
 // Normalised cross-correlation of the template placed with its centre at frame pixel (x, y):
 // -2 when it does not lie wholly in the frame, 0 where the frame is flat.
 double correlate(HostView<const std::uint8_t> frame, const Template& t, int half, int x, int y) {
   if (x - half < 0 || y - half < 0 || x + half >= frame.width || y + half >= frame.height) return -2;
-  double sum = 0, sum_sq = 0, dot = 0;
-  for (std::size_t k = 0; k < t.value.size(); ++k) {
-    const double i = frame(x + t.du[k], y + t.dv[k]);
-    sum += i;
-    sum_sq += i * i;
-    dot += i * t.value[k];
+  std::int64_t sum = 0, sum_sq = 0;
+  float dot = 0;
+  for (int j = 0; j < t.n; ++j) {
+    const std::uint8_t* row = frame.row(y - half + j * t.step) + (x - half);
+    const float* w = t.value.data() + static_cast<std::ptrdiff_t>(j) * t.n;
+    int row_sum = 0, row_sq = 0;
+    for (int i = 0; i < t.n; ++i) {
+      const int p = row[i * t.step];
+      row_sum += p;
+      row_sq += p * p;
+      dot += static_cast<float>(p) * w[i];
+    }
+    sum += row_sum;
+    sum_sq += row_sq;
   }
-  const double spread = sum_sq - sum * sum / static_cast<double>(t.value.size());
-  return spread > 1e-6 ? dot / std::sqrt(spread) : 0;
+  return ncc(dot, static_cast<double>(sum), static_cast<double>(sum_sq), t.value.size());
+}
+
+// The sum of a[i] * b[i] over n in four running sums, which the compiler keeps in one vector
+// register (a single sum's order of additions would have to be kept, one at a time).
+float dot_product(const float* a, const float* b, int n) {
+  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; ++i) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+// The coarse search's places: every other pixel within `reach` (and 2 more) of (at_x, at_y), and
+// the frame's pixels a stride-2 template placed there reads, which all lie on one lattice of
+// every other pixel: copied once as floats, row by row, with each place's sum and sum of squares,
+// so that every template (each exposure, each turn) costs only its dot products.
+struct Lattice {
+  std::vector<float> pixels;   // (x0 + 2i, y0 + 2j), `width` a row; 0 outside the frame
+  std::vector<double> sum, sum_sq;  // per place k, l (dx = -reach - 2 + 2k); sum -1: not wholly in the frame
+  int x0 = 0, y0 = 0, width = 0, places = 0, reach = 0;
+};
+
+Lattice make_lattice(HostView<const std::uint8_t> frame, int at_x, int at_y, int half, int reach) {
+  Lattice L;
+  L.reach = reach + 2;
+  L.places = L.reach + 1;  // dx = -L.reach .. L.reach step 2
+  const int n = half + 1;  // a stride-2 template's samples a side
+  L.x0 = at_x - L.reach - half;
+  L.y0 = at_y - L.reach - half;
+  L.width = L.places + n - 1;
+  L.pixels.assign(static_cast<std::size_t>(L.width) * static_cast<std::size_t>(L.width), 0.0f);
+  for (int j = 0; j < L.width; ++j) {
+    const int y = L.y0 + 2 * j;
+    if (y < 0 || y >= frame.height) continue;
+    for (int i = 0; i < L.width; ++i) {
+      const int x = L.x0 + 2 * i;
+      if (x >= 0 && x < frame.width) L.pixels[static_cast<std::size_t>(j) * L.width + i] = frame(x, y);
+    }
+  }
+  // Each place's sum and sum of squares from the lattice's summed-area tables.
+  const std::size_t side = static_cast<std::size_t>(L.width) + 1;
+  std::vector<double> area(side * side, 0.0), area_sq(side * side, 0.0);
+  for (int j = 0; j < L.width; ++j)
+    for (int i = 0; i < L.width; ++i) {
+      const double p = L.pixels[static_cast<std::size_t>(j) * L.width + i];
+      const std::size_t at = (j + 1) * side + i + 1;
+      area[at] = p + area[at - 1] + area[at - side] - area[at - side - 1];
+      area_sq[at] = p * p + area_sq[at - 1] + area_sq[at - side] - area_sq[at - side - 1];
+    }
+  const auto box = [&](const std::vector<double>& t, int k, int l) {
+    const std::size_t top = static_cast<std::size_t>(l) * side + k, bottom = static_cast<std::size_t>(l + n) * side + k;
+    return t[bottom + n] - t[bottom] - t[top + n] + t[top];
+  };
+  L.sum.assign(static_cast<std::size_t>(L.places) * static_cast<std::size_t>(L.places), -1.0);
+  L.sum_sq = L.sum;
+  for (int l = 0; l < L.places; ++l)
+    for (int k = 0; k < L.places; ++k) {
+      const int x = at_x - L.reach + 2 * k, y = at_y - L.reach + 2 * l;
+      if (x - half < 0 || y - half < 0 || x + half >= frame.width || y + half >= frame.height) continue;
+      L.sum[static_cast<std::size_t>(l) * L.places + k] = box(area, k, l);
+      L.sum_sq[static_cast<std::size_t>(l) * L.places + k] = box(area_sq, k, l);
+    }
+  return L;
+}
+
+// The stride-2 template's correlation at offset (dx, dy) (even, within the lattice's reach): -2
+// where it does not lie wholly in the frame or the place is beyond the lattice.
+double correlate(const Lattice& L, const Template& t, int dx, int dy) {
+  const int k = (dx + L.reach) / 2, l = (dy + L.reach) / 2;
+  if (k < 0 || l < 0 || k >= L.places || l >= L.places) return -2;
+  const std::size_t place = static_cast<std::size_t>(l) * L.places + k;
+  if (L.sum[place] < 0) return -2;
+  float dot = 0;
+  for (int j = 0; j < t.n; ++j)
+    dot += dot_product(L.pixels.data() + static_cast<std::size_t>(l + j) * L.width + k, t.value.data() + static_cast<std::ptrdiff_t>(j) * t.n, t.n);
+  return ncc(dot, L.sum[place], L.sum_sq[place], t.value.size());
 }
 
 // The vertex of the parabola through (-1, l), (0, m), (1, r): the peak's offset from 0.
@@ -128,8 +227,7 @@ struct Search {
 
 // Every other pixel of the template turned by `s.turn` and smeared along `direction` by each
 // exposure's share of the speed gained since the appearance, at every other place within `reach`.
-void coarse_search(HostView<const std::uint8_t> frame, const Appearance& a, double speed, double direction, int at_x, int at_y,
-                   int half, int reach, Search& s) {
+void coarse_search(const Lattice& L, const Appearance& a, double speed, double direction, int half, int reach, Search& s) {
   double last_smear = -1;
   for (double exposure : kExposures) {
     const double smear = exposure * std::max(0.0, speed - a.speed);
@@ -139,14 +237,14 @@ void coarse_search(HostView<const std::uint8_t> frame, const Appearance& a, doub
     if (t.flat) continue;
     for (int dy = -reach; dy <= reach; dy += 2)
       for (int dx = -reach; dx <= reach; dx += 2) {
-        const double score = correlate(frame, t, half, at_x + dx, at_y + dy);
+        const double score = correlate(L, t, dx, dy);
         if (score > s.score) s = {score, s.turn, smear, direction, dx, dy};
       }
   }
 }
 
 // Turns up to kWideTurns * kWideTurn either way of the best one, around the best place.
-void wide_turns(HostView<const std::uint8_t> frame, const Appearance& a, int at_x, int at_y, int half, Search& s) {
+void wide_turns(const Lattice& L, const Appearance& a, int half, Search& s) {
   const Search around = s;
   for (int k = 1; k <= kWideTurns; ++k)
     for (int sign : {-1, 1}) {
@@ -155,38 +253,45 @@ void wide_turns(HostView<const std::uint8_t> frame, const Appearance& a, int at_
       if (t.flat) continue;
       for (int dy = around.dy - 2; dy <= around.dy + 2; dy += 2)
         for (int dx = around.dx - 2; dx <= around.dx + 2; dx += 2) {
-          const double score = correlate(frame, t, half, at_x + dx, at_y + dy);
+          const double score = correlate(L, t, dx, dy);
           if (score > s.score) s = {score, turn, around.smear, around.direction, dx, dy};
         }
     }
 }
 
-// Every pixel of the template at the best smear, turned a little either way (the print's spin
-// may have changed since it last decoded), at every place around the best; then the parabola's
-// peak through the best place and its neighbours either way.
-AppearanceMatch fine_search(HostView<const std::uint8_t> frame, const Appearance& a, int at_x, int at_y, int half, const Search& s) {
-  AppearanceMatch best;
-  best.score = -2;
-  best.smear = s.smear;
-  for (double step : kTurnSteps) {
-    const Template t = make_template(a, s.turn + step, s.smear, std::cos(s.direction), std::sin(s.direction), half, 1);
+// The turn a little either way of the best one (the print's spin may have changed since it last
+// decoded) that matches best at every other pixel around the best place; then every pixel of the
+// template at that turn, at every place around the best, and the parabola's peak through the best
+// place and its neighbours either way.
+AppearanceMatch fine_search(HostView<const std::uint8_t> frame, const Lattice& L, const Appearance& a, int at_x, int at_y, int half,
+                            Search s) {
+  const Search around = s;
+  for (double step : kFineTurns) {
+    const Template t = make_template(a, around.turn + step, around.smear, std::cos(around.direction), std::sin(around.direction), half, 2);
     if (t.flat) continue;
-    double scores[5][5];
-    int fx = -1, fy = -1;
-    for (int j = 0; j < 5; ++j)
-      for (int i = 0; i < 5; ++i) {
-        scores[j][i] = correlate(frame, t, half, at_x + s.dx + i - 2, at_y + s.dy + j - 2);
-        if (fx < 0 || scores[j][i] > scores[fy][fx]) fx = i, fy = j;
+    for (int dy = around.dy - 2; dy <= around.dy + 2; dy += 2)
+      for (int dx = around.dx - 2; dx <= around.dx + 2; dx += 2) {
+        const double score = correlate(L, t, dx, dy);
+        if (score > s.score) s = {score, around.turn + step, around.smear, around.direction, dx, dy};
       }
-    if (scores[fy][fx] <= best.score) continue;
-    best.score = scores[fy][fx];
-    best.turn = s.turn + step;
-    const double sub_x = fx > 0 && fx < 4 ? peak_offset(scores[fy][fx - 1], best.score, scores[fy][fx + 1]) : 0;
-    const double sub_y = fy > 0 && fy < 4 ? peak_offset(scores[fy - 1][fx], best.score, scores[fy + 1][fx]) : 0;
-    best.x = at_x + s.dx + fx - 2 + sub_x;
-    best.y = at_y + s.dy + fy - 2 + sub_y;
   }
-  best.score = std::max(best.score, -1.0);
+  AppearanceMatch best;
+  best.turn = s.turn;
+  best.smear = s.smear;
+  const Template t = make_template(a, s.turn, s.smear, std::cos(s.direction), std::sin(s.direction), half, 1);
+  if (t.flat) return best;
+  double scores[5][5];
+  int fx = -1, fy = -1;
+  for (int j = 0; j < 5; ++j)
+    for (int i = 0; i < 5; ++i) {
+      scores[j][i] = correlate(frame, t, half, at_x + s.dx + i - 2, at_y + s.dy + j - 2);
+      if (fx < 0 || scores[j][i] > scores[fy][fx]) fx = i, fy = j;
+    }
+  best.score = std::max(scores[fy][fx], -1.0);
+  const double sub_x = fx > 0 && fx < 4 ? peak_offset(scores[fy][fx - 1], scores[fy][fx], scores[fy][fx + 1]) : 0;
+  const double sub_y = fy > 0 && fy < 4 ? peak_offset(scores[fy - 1][fx], scores[fy][fx], scores[fy + 1][fx]) : 0;
+  best.x = at_x + s.dx + fx - 2 + sub_x;
+  best.y = at_y + s.dy + fy - 2 + sub_y;
   return best;
 }
 
@@ -206,7 +311,8 @@ AppearanceMatch find_appearance(HostView<const std::uint8_t> frame, const Appear
   // stops or turns back is off by up to its speed.
   const int reach = static_cast<int>(std::min(6 + speed, 0.5 * a.symbol.root_size));
   const double direction = std::atan2(e.vy, e.vx);
-  coarse_search(frame, a, speed, direction, at_x, at_y, half, reach, s);
+  const Lattice lattice = make_lattice(frame, at_x, at_y, half, reach);
+  coarse_search(lattice, a, speed, direction, half, reach, s);
   if (s.score < least_score && speed > 2) {
     // The print changed course (it hit another, or the hand turned it): the direction of its smear
     // is read from the frame around the place instead.
@@ -214,13 +320,13 @@ AppearanceMatch find_appearance(HostView<const std::uint8_t> frame, const Appear
     if (patch.grey.width() > 0) {
       const MotionEstimate m = estimate_motion(patch.grey.view(), std::clamp(a.symbol.root_size / 3, 4, 24));
       if (std::abs(std::remainder(m.angle - direction, std::numbers::pi)) > 0.2)
-        coarse_search(frame, a, speed, m.angle, at_x, at_y, half, reach, s);
+        coarse_search(lattice, a, speed, m.angle, half, reach, s);
     }
   }
   if (s.score <= -1) return {};  // no place within reach lies in the frame
   // The angle read from a smeared print is less sure than its place.
-  if (s.score < least_score) wide_turns(frame, a, at_x, at_y, half, s);
-  return fine_search(frame, a, at_x, at_y, half, s);
+  if (s.score < least_score) wide_turns(lattice, a, half, s);
+  return fine_search(frame, lattice, a, at_x, at_y, half, s);
 }
 
 decode::Fiducial followed_symbol(const Appearance& a, const AppearanceMatch& m) {

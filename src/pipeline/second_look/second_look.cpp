@@ -433,16 +433,21 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
     if (grey.empty()) grey = frame();
     return grey;
   };
+  // Tracked prints that did not decode are looked for by their appearance first: where one is
+  // found, no deblurring is spent on its place (it is inside a symbol now), which at smears past
+  // what deblurring restores cost hundreds of milliseconds a frame for nothing.
+  bool followed_moving = false;
+  bool changed = follow_appearances(grey_frame, expected, d, followed_moving);
   std::vector<int> roots_taken;
-  bool changed = look_at_candidates(grey_frame, expected, band, d, roots_taken);
-  changed |= follow_appearances(grey_frame, expected, d);
+  changed |= look_at_candidates(grey_frame, expected, band, followed_moving, d, roots_taken);
+  renew_appearances(grey_frame, expected, d);
   if (changed) reorder(roots_taken, d);
   d.times.second_look_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
 bool SecondLooker::look_at_candidates(const std::function<HostView<const std::uint8_t>()>& frame,
-                                      const std::vector<decode::ExpectedSymbol>& expected, decode::RootSizeBand band, Detections& d,
-                                      std::vector<int>& roots_taken) {
+                                      const std::vector<decode::ExpectedSymbol>& expected, decode::RootSizeBand band,
+                                      bool followed_moving, Detections& d, std::vector<int>& roots_taken) {
   std::vector<Candidate> candidates = gather(expected, d, band);
   if (candidates.empty()) return false;  // a frame where everything decoded: nothing allocated, nothing looked at
   const HostView<const std::uint8_t> grey = frame();
@@ -466,14 +471,14 @@ bool SecondLooker::look_at_candidates(const std::function<HostView<const std::ui
   const std::vector<const Candidate*> places(chosen.begin(), chosen.end());
   std::vector<int> first_pass;  // the first pass's symbols, checked in a frame with motion
   for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
-    if (!d.fiducials[i].fuzzy()) first_pass.push_back(i);
+    if (!d.fiducials[i].fuzzy() && !d.fiducials[i].followed) first_pass.push_back(i);
   std::vector<decode::SecondLook> reports;
   std::vector<decode::Fiducial> found;
   std::vector<std::uint8_t> ok;
   look_all(grey, places, reports, found, ok);
   bool changed = apply_looks(places, reports, found, ok, d, roots_taken);
-  const bool motion = std::any_of(d.second_looks.begin(), d.second_looks.end(),
-                                  [&](const decode::SecondLook& l) { return smeared(l); });
+  const bool motion = followed_moving || std::any_of(d.second_looks.begin(), d.second_looks.end(),
+                                                     [&](const decode::SecondLook& l) { return smeared(l); });
   if (motion && config_.verify) {
     // A symbol the tracker follows, read with its ID where the tracker expects it, has its
     // history behind it: only the others are checked.
@@ -489,37 +494,13 @@ bool SecondLooker::look_at_candidates(const std::function<HostView<const std::ui
 }
 
 bool SecondLooker::follow_appearances(const std::function<HostView<const std::uint8_t>()>& frame,
-                                      const std::vector<decode::ExpectedSymbol>& expected, Detections& d) {
-  // Only the prints still followed keep their appearance.
-  std::erase_if(appearances_, [&](const auto& entry) {
-    return std::none_of(expected.begin(), expected.end(), [&](const decode::ExpectedSymbol& e) { return e.key == entry.first; });
-  });
+                                      const std::vector<decode::ExpectedSymbol>& expected, Detections& d, bool& smeared) {
+  smeared = false;
   if (!config_.follow_appearance) return false;
   bool changed = false;
   for (const decode::ExpectedSymbol& e : expected) {
-    if (e.key < 0 || e.id < 0 || e.root_size <= 0) continue;
-    // Decoded where it was expected: its appearance is renewed.
-    const auto decoded = std::find_if(d.fiducials.begin(), d.fiducials.end(), [&](const decode::Fiducial& f) {
-      return f.id == e.id && !f.followed && std::hypot(f.x - e.x, f.y - e.y) < 0.5 * e.root_size;
-    });
-    if (decoded != d.fiducials.end()) {
-      // The sharpest recent picture is kept: a print decoded while slower was smeared less, and
-      // the smear of its motion now is added to it (find_appearance); a faster one's would be
-      // smeared twice. It is taken again only when the print is slower by a quarter of a pixel a
-      // frame or the picture is old, so that prints at rest cost nothing frame after frame.
-      const double speed = std::hypot(e.vx, e.vy);
-      const auto kept = appearances_.find(e.key);
-      Appearance a;
-      if ((kept == appearances_.end() || speed < kept->second.speed - 0.25 || frame_number_ - kept->second.frame > kRenewAppearance) &&
-          capture(frame(), *decoded, speed, frame_number_, a)) {
-        const auto index = static_cast<std::size_t>(decoded - d.fiducials.begin());
-        if (index < d.fiducial_blobs.size()) a.blob = d.fiducial_blobs[index];
-        appearances_[e.key] = std::move(a);
-      }
-      continue;
-    }
     const auto known = appearances_.find(e.key);
-    if (known == appearances_.end()) continue;
+    if (known == appearances_.end() || e.id < 0 || e.root_size <= 0 || decoded_at(e, d) != d.fiducials.end()) continue;
     const AppearanceMatch m = find_appearance(frame(), known->second, e, config_.least_appearance_score);
     decode::SecondLook report;
     report.x = m.x;
@@ -537,6 +518,7 @@ bool SecondLooker::follow_appearances(const std::function<HostView<const std::ui
       report.outcome = "the tracked print, found by how it looked when it last decoded";
       d.fiducials.push_back(f);
       if (d.object_blobs) d.fiducial_blobs.push_back(followed_blob(known->second, m));
+      smeared = smeared || m.smear >= kShortestSmear;
       changed = true;
     } else {
       report.outcome = "not where it was expected: its last decoded appearance matches nowhere in reach";
@@ -544,6 +526,39 @@ bool SecondLooker::follow_appearances(const std::function<HostView<const std::ui
     d.second_looks.push_back(report);
   }
   return changed;
+}
+
+void SecondLooker::renew_appearances(const std::function<HostView<const std::uint8_t>()>& frame,
+                                     const std::vector<decode::ExpectedSymbol>& expected, const Detections& d) {
+  // Only the prints still followed keep their appearance.
+  std::erase_if(appearances_, [&](const auto& entry) {
+    return std::none_of(expected.begin(), expected.end(), [&](const decode::ExpectedSymbol& e) { return e.key == entry.first; });
+  });
+  if (!config_.follow_appearance) return;
+  for (const decode::ExpectedSymbol& e : expected) {
+    if (e.key < 0 || e.id < 0 || e.root_size <= 0) continue;
+    const auto decoded = decoded_at(e, d);
+    if (decoded == d.fiducials.end()) continue;
+    // The sharpest recent picture is kept: a print decoded while slower was smeared less, and the
+    // smear of its motion now is added to it (find_appearance); a faster one's would be smeared
+    // twice. It is taken again only when the print is slower by a quarter of a pixel a frame or
+    // the picture is old, so that prints at rest cost nothing frame after frame.
+    const double speed = std::hypot(e.vx, e.vy);
+    const auto kept = appearances_.find(e.key);
+    if (kept != appearances_.end() && speed >= kept->second.speed - 0.25 && frame_number_ - kept->second.frame <= kRenewAppearance)
+      continue;
+    Appearance a;
+    if (!capture(frame(), *decoded, speed, frame_number_, a)) continue;
+    const auto index = static_cast<std::size_t>(decoded - d.fiducials.begin());
+    if (index < d.fiducial_blobs.size()) a.blob = d.fiducial_blobs[index];
+    appearances_[e.key] = std::move(a);
+  }
+}
+
+std::vector<decode::Fiducial>::const_iterator SecondLooker::decoded_at(const decode::ExpectedSymbol& e, const Detections& d) {
+  return std::find_if(d.fiducials.begin(), d.fiducials.end(), [&](const decode::Fiducial& f) {
+    return f.id == e.id && !f.followed && std::hypot(f.x - e.x, f.y - e.y) < 0.5 * e.root_size;
+  });
 }
 
 bool SecondLooker::apply_looks(const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,

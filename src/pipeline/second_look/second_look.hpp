@@ -101,14 +101,21 @@ class SecondLooker {
   // the places of expected symbols that did not decode (marked on a candidate already there).
   // Root candidates outside the frame's size band (papers of dim prints, qualifies_as_root) come
   // after those in it, so that at a place with both the look is made around the one in the band.
-  // The candidates' looks and the check of the first pass's symbols. True when d changed.
+  // The candidates' looks and the check of the first pass's symbols (in a frame with motion: a
+  // smeared look, or `followed_moving`). True when d changed.
   bool look_at_candidates(const std::function<HostView<const std::uint8_t>()>& frame, const std::vector<decode::ExpectedSymbol>& expected,
-                          decode::RootSizeBand band, Detections& d, std::vector<int>& roots_taken);
-  // Each expected print decoded where it was expected renews its appearance; one that is still
-  // missing is looked for by its appearance (appearance.hpp), and a close match joins d as a
-  // followed symbol. True when d changed.
+                          decode::RootSizeBand band, bool followed_moving, Detections& d, std::vector<int>& roots_taken);
+  // Each expected print that did not decode and has an appearance is looked for by it
+  // (appearance.hpp); a close match joins d as a followed symbol. `smeared`: one of them moved
+  // (its match was smeared). True when d changed.
   bool follow_appearances(const std::function<HostView<const std::uint8_t>()>& frame, const std::vector<decode::ExpectedSymbol>& expected,
-                          Detections& d);
+                          Detections& d, bool& smeared);
+  // After the looks: each expected print decoded where it was expected renews its appearance (when
+  // sharper or old), and prints no longer expected lose theirs.
+  void renew_appearances(const std::function<HostView<const std::uint8_t>()>& frame, const std::vector<decode::ExpectedSymbol>& expected,
+                         const Detections& d);
+  // The symbol d decoded (not followed) where `e` is expected, or d.fiducials.end().
+  static std::vector<decode::Fiducial>::const_iterator decoded_at(const decode::ExpectedSymbol& e, const Detections& d);
   static std::vector<Candidate> gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d,
                                        decode::RootSizeBand band);
   // The looks' symbols into d: each replaces its fuzzy candidate, a symbol the first pass misread at
