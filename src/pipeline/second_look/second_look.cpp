@@ -513,13 +513,25 @@ bool SecondLooker::follow_appearances(const std::function<HostView<const std::ui
     if (m.score >= config_.least_appearance_score && !inside_frame(known->second, m, d.width, d.height)) {
       report.outcome = "found by its appearance, but at the frame's edge: let go as a sharp print would be";
     } else if (m.score >= config_.least_appearance_score) {
-      const decode::Fiducial f = followed_symbol(known->second, m);
+      decode::Fiducial f = followed_symbol(known->second, m);
       report.id = f.id;
-      report.outcome = "the tracked print, found by how it looked when it last decoded";
-      d.fiducials.push_back(f);
-      if (d.object_blobs) d.fiducial_blobs.push_back(followed_blob(known->second, m));
       smeared = smeared || m.smear >= kShortestSmear;
       changed = true;
+      // A symbol of another ID that the first pass read there is a misread of the smeared print
+      // (as where a deblurred look finds the expected symbol, apply_looks): it gives way, or the
+      // tracker would start an object with its ID.
+      const auto misread = std::find_if(d.fiducials.begin(), d.fiducials.end(), [&](const decode::Fiducial& g) {
+        return !g.fuzzy() && !g.followed && g.id != f.id && std::hypot(g.x - f.x, g.y - f.y) < 0.5 * e.root_size;
+      });
+      if (misread != d.fiducials.end()) {
+        report.outcome = "the tracked print, found by its appearance where the first pass read another ID";
+        f.root = misread->root;
+        *misread = f;
+      } else {
+        report.outcome = "the tracked print, found by how it looked when it last decoded";
+        d.fiducials.push_back(f);
+        if (d.object_blobs) d.fiducial_blobs.push_back(followed_blob(known->second, m));
+      }
     } else {
       report.outcome = "not where it was expected: its last decoded appearance matches nowhere in reach";
     }
