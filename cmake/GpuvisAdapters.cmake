@@ -55,6 +55,19 @@ macro(gpuvis_find_adapter option have description needs apt package)
 endmacro()
 
 gpuvis_pkg_adapter(GPUVIS_TUIO GPUVIS_HAVE_TUIO LIBLO liblo "TUIO/OSC output adapter (liblo)" liblo-dev)
+# A machine without pkg-config or liblo's .pc file (the GPU machine, with the copy that
+# scripts/carry-tuio.sh makes, found through CMAKE_PREFIX_PATH) gets liblo from its header and library.
+if(NOT GPUVIS_HAVE_TUIO AND NOT GPUVIS_TUIO STREQUAL "OFF")
+  find_path(GPUVIS_LIBLO_INCLUDE_DIR lo/lo.h)
+  find_library(GPUVIS_LIBLO_LIBRARY lo)
+  if(GPUVIS_LIBLO_INCLUDE_DIR AND GPUVIS_LIBLO_LIBRARY)
+    add_library(PkgConfig::LIBLO INTERFACE IMPORTED GLOBAL)
+    target_include_directories(PkgConfig::LIBLO INTERFACE ${GPUVIS_LIBLO_INCLUDE_DIR})
+    target_link_libraries(PkgConfig::LIBLO INTERFACE ${GPUVIS_LIBLO_LIBRARY})
+    set(GPUVIS_HAVE_TUIO ON)
+    message(STATUS "gpuvis: liblo from ${GPUVIS_LIBLO_LIBRARY} (no pkg-config entry)")
+  endif()
+endif()
 # The TUIO transports (UDP, TCP client and server, WebSocket server) are Boost.Asio and Beast,
 # header-only: the adapter needs both liblo and the Boost headers.
 if(GPUVIS_HAVE_TUIO)

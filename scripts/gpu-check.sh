@@ -61,8 +61,15 @@ if [ -n "$hwydir" ]; then
   export LD_LIBRARY_PATH="$(dirname "$(dirname "$hwydir")")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   say "highway: carried copy in .deps/hwy"
 fi
+# liblo and the Boost headers for the TUIO adapter (the GPU soak checks its stream): that machine has
+# neither, so scripts/carry-tuio.sh copies the dev machine's into .deps/tuio.
+tuioargs=()
+if [ -f "$PWD/.deps/tuio/usr/include/lo/lo.h" ]; then
+  tuioargs=(-DCMAKE_PREFIX_PATH="$PWD/.deps/tuio/usr")
+  say "tuio: carried liblo and Boost headers in .deps/tuio"
+fi
 run cmake -S . -B build-gpu $gen -DCMAKE_BUILD_TYPE=Release -DGPUVIS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" \
-  -DGPUVIS_BUILD_TESTS=ON -DGPUVIS_BUILD_BENCHMARKS=ON "${pyargs[@]}" "${hwyargs[@]}" || { say "configure FAILED"; exit 1; }
+  -DGPUVIS_BUILD_TESTS=ON -DGPUVIS_BUILD_BENCHMARKS=ON "${pyargs[@]}" "${hwyargs[@]}" "${tuioargs[@]}" || { say "configure FAILED"; exit 1; }
 run cmake --build build-gpu -j "$(nproc)" || { say "build FAILED"; exit 1; }
 run ./build-gpu/bin/gpuvis info --self-test || status=1
 
