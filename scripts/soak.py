@@ -229,7 +229,7 @@ def main():
     result = {
         "benchmark": "soak", "date": time.strftime("%Y-%m-%d"), **hardware(), "backend": args.backend,
         "frame_size": args.size, "frames": args.frames, "seconds": round(seconds, 1),
-        "frames_per_second": round(args.frames / seconds, 1),
+        "frames_per_second": round((counts[2] if counts else 0) / seconds, 1),  # frames tracked, also when stopped early
         "captured_dropped_tracked": counts,
         "rss_mb_first": curve[0][1] if curve else None, "rss_mb_after_warmup": steady[0] if steady else None,
         "rss_mb_max": max(mb for _, mb in curve) if curve else None, "rss_mb_last": curve[-1][1] if curve else None,
