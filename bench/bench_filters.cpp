@@ -115,7 +115,7 @@ void cpu_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kern
 // OpenCL from host to host (upload, kernels, download: transfers included; the program is built
 // and cached by a call before the timing), on the device --backend opencl chooses; and the same
 // calls' kernels alone, from the device's time stamps.
-void opencl_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kernel& gauss, const bench::Options& o) {
+void opencl_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kernel& gauss, BilateralParams bp, const bench::Options& o) {
   if (opencl::devices().empty()) return;
   const std::string device = opencl::chosen_device().name;
   ConvolveParams co;
@@ -127,7 +127,8 @@ void opencl_cases(bench::Report& report, int w, int h, const Kernel& k7, const K
   const char* scope = "end-to-end (host to host, incl. transfers)";
   auto add = [&](const char* name, const char* kernel, const char* type, auto&& run) {
     run();  // builds the program
-    bench::Record r{"filters", name, "opencl", scope, w, h, {{"kernel", kernel}, {"type", type}, {"device", device}}, {}};
+    const bool bilateral = std::string(name) == "bilateral";  // "radius", as the CPU and CUDA bilateral rows
+    bench::Record r{"filters", name, "opencl", scope, w, h, {{bilateral ? "radius" : "kernel", kernel}, {"type", type}, {"device", device}}, {}};
     r.stats = bench::measure([&] { return bench::time_us(run); }, o);
     report.add(r);
     // The kernels alone: the device's time stamps of the call's kernels (opencl::KernelTimer).
@@ -144,6 +145,8 @@ void opencl_cases(bench::Report& report, int w, int h, const Kernel& k7, const K
   add("conv2d", "7x7", "f32x1", [&] { convolve<float>(f1.view(), fo.view(), k7, co); });
   add("separable", "gaussian 13 taps", "f32x1", [&] { convolve<float>(f1.view(), fo.view(), gauss, co); });
   add("conv2d", "7x7", "u8x3", [&] { convolve<std::uint8_t>(rgb.view(), ro.view(), k7, co); });
+  bp.backend = Backend::opencl;
+  add("bilateral", "3", "u8x3", [&] { bilateral<std::uint8_t>(rgb.view(), ro.view(), bp); });
 }
 }  // namespace
 
@@ -159,7 +162,7 @@ int main(int argc, char** argv) {
   BilateralParams bp;  // radius 3, sigma_space 3, sigma_range 30
   for (auto [w, h] : sizes) {
     if (args.wants("cpu")) cpu_cases(report, w, h, k7, gauss, bp, o);
-    if (args.wants("opencl")) opencl_cases(report, w, h, k7, gauss, o);
+    if (args.wants("opencl")) opencl_cases(report, w, h, k7, gauss, bp, o);
 #ifdef GPUVIS_BENCH_CUDA
     if (!args.wants("cuda") || cuda::device_count() == 0) continue;
     report.set_gpu_description(cuda::devices()[0].name);

@@ -42,8 +42,9 @@ void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, cons
 
 template <class T>
 void bilateral(HostView<const T> src, HostView<T> dst, const BilateralParams& params) {
-  refuse_opencl(resolve_backend(params.backend), "the bilateral filter");
-  if (resolve_backend(params.backend) == Backend::cuda) bilateral_cuda(src, dst, params);
+  const Backend backend = opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend));
+  if (backend == Backend::cuda) bilateral_cuda(src, dst, params);
+  else if (backend == Backend::opencl) bilateral_opencl(src, dst, params);
   else bilateral_cpu(src, dst, params);
 }
 

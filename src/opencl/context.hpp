@@ -74,6 +74,11 @@ class Kernel {
     return *this;
   }
   Kernel& arg(cl_uint index, const Buffer& buffer) { return arg(index, buffer.get()); }
+  // A __local buffer of `bytes` bytes for each work group.
+  Kernel& local(cl_uint index, std::size_t bytes) {
+    check(api().SetKernelArg(kernel_, index, bytes, nullptr), name_);
+    return *this;
+  }
   // Runs over width x height work items, in groups of 32 x 4 (the grid rounded up: kernels return
   // for items past the image).
   void run(std::size_t width, std::size_t height);

@@ -62,6 +62,9 @@ std::vector<DeviceId> device_ids(std::string* why) {
       cl_ulong memory = 0;
       a->GetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof memory, &memory, nullptr);
       id.info.memory = memory;
+      cl_ulong local = 0;
+      a->GetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, nullptr);
+      id.info.local_memory = local;
       out.push_back(id);
     }
   }

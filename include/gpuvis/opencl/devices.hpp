@@ -17,6 +17,7 @@ struct DeviceInfo {
   std::string version;        // "OpenCL 3.0 CUDA"
   bool gpu = false;           // CL_DEVICE_TYPE_GPU
   std::uint64_t memory = 0;   // global memory, bytes
+  std::uint64_t local_memory = 0;  // local memory a work group may use, bytes
 };
 
 // Every device of every platform; empty when OpenCL is not there, with `why` (when given) saying

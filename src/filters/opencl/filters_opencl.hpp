@@ -1,5 +1,7 @@
 #pragma once
-// The OpenCL backend of the filters (convolve_opencl.cpp); the others are not on OpenCL yet.
+// The OpenCL backend of the filters (convolve_opencl.cpp, bilateral_opencl.cpp); mean shift is not
+// on OpenCL yet.
+#include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 
 namespace gpuvis::filters {
@@ -8,5 +10,11 @@ namespace gpuvis::filters {
 // border and kernel the CPU takes; the image must fit in the device's memory.
 template <class T>
 void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options);
+
+// filters::bilateral on the OpenCL device: every sample type, channel count, border, radius, range
+// mode and distance the CPU takes, adaptive σr too, the same bytes as the CPU; the image must fit
+// in the device's memory.
+template <class T>
+void bilateral_opencl(HostView<const T> src, HostView<T> dst, const BilateralParams& params);
 
 }  // namespace gpuvis::filters

@@ -1,0 +1,68 @@
+// The bilateral filter on the OpenCL backend: one work item per pixel over a tile in local memory
+// with the border applied on load, as the CUDA backend does; the per-pixel rule is the CPU's
+// (filters/bilateral_rule.h), built without contraction and with correctly rounded division and
+// square root, so the bytes are the CPU's. The whole image is on the device at once (no strips).
+#include <string>
+#include <type_traits>
+
+#include "filters/convolve_common.hpp"
+#include "filters/opencl/filters_opencl.hpp"
+#include "opencl/context.hpp"
+#include "opencl/sources.hpp"
+
+namespace gpuvis::filters {
+namespace {
+
+constexpr int kGroupW = 32, kGroupH = 4;  // Kernel::run's work groups, bilateral.cl's GROUP_W x GROUP_H
+
+template <class T>
+std::string sample_options() {
+  if constexpr (std::is_same_v<T, std::uint8_t>) return "-D SAMPLE=uchar -D SAMPLE_MAX=255 -D INTEGER=1";
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return "-D SAMPLE=ushort -D SAMPLE_MAX=65535 -D INTEGER=1";
+  else return "-D SAMPLE=float -D SAMPLE_MAX=0 -D INTEGER=0";
+}
+
+// The device buffers of a thread's calls, kept from call to call (convolve_opencl.cpp says why).
+struct Buffers {
+  opencl::Buffer src, dst;
+};
+Buffers& buffers() {
+  thread_local Buffers b;
+  return b;
+}
+
+}  // namespace
+
+template <class T>
+void bilateral_opencl(HostView<const T> src, HostView<T> dst, const BilateralParams& p) {
+  validate(p);
+  detail::check_images(src, dst);
+  opencl::Context& context = opencl::Context::get();
+  const int r = p.radius, channels = src.channels;
+  // Local memory: the spatial weights by dx² + dy², then the tile when it fits (3 or 4 channels
+  // at radii above about 30 on a 48 KiB device read the image through the cache instead).
+  const std::size_t table = sizeof(float) * (static_cast<std::size_t>(r) * r + 1);
+  const std::size_t tiled = table + sizeof(float) * channels * (kGroupW + 2 * r) * (kGroupH + 2 * r);
+  const bool tile = tiled <= context.device().local_memory;
+  const cl_program program = context.program(opencl::sources::bilateral, sample_options<T>() + " -D C=" + std::to_string(channels) +
+                                                                              " -D TILED=" + (tile ? "1" : "0") +
+                                                                              " -cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt");
+  Buffers& b = buffers();
+  opencl::upload(src, b.src);
+  b.dst.reserve(src.pixel_count() * static_cast<std::size_t>(channels) * sizeof(T));
+  const cl_int width = src.width, height = src.height, radius = r;
+  const cl_int adaptive = p.adaptive, colour = p.mode == RangeMode::colour, l1 = p.distance == ColourDistance::l1;
+  const cl_int mode = static_cast<cl_int>(p.border.mode);
+  const cl_float space_coeff = -0.5f / (p.sigma_space * p.sigma_space), sigma_range = p.sigma_range, value = p.border.value;
+  opencl::Kernel k(program, "bilateral");
+  k.arg(0, b.src).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, radius).arg(5, space_coeff).arg(6, sigma_range);
+  k.arg(7, adaptive).arg(8, colour).arg(9, l1).arg(10, mode).arg(11, value).local(12, tile ? tiled : table);
+  k.run(static_cast<std::size_t>(width), static_cast<std::size_t>(height));
+  opencl::download(b.dst, dst);
+}
+
+template void bilateral_opencl<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const BilateralParams&);
+template void bilateral_opencl<std::uint16_t>(HostView<const std::uint16_t>, HostView<std::uint16_t>, const BilateralParams&);
+template void bilateral_opencl<float>(HostView<const float>, HostView<float>, const BilateralParams&);
+
+}  // namespace gpuvis::filters
