@@ -203,3 +203,31 @@ TEST(Segment, EqualsThePixelReferenceOnEveryKindOfFrame) {
   segment_cpu(grey.view(), 19, fast);
   EXPECT_TRUE(test::same_region_tree(test::segment_reference(grey.view(), 19), fast));
 }
+
+#include "gpuvis/core/parallel.hpp"
+
+// On several threads the frame is labelled in bands of rows that are then joined: the region tree
+// is the pixel reference's whatever the thread count, with components that cross every band border
+// (vertical stripes, a spiral of one region), bands of the least height and one row more, and noise.
+TEST(Segment, TheRegionTreeDoesNotDependOnTheThreadCount) {
+  Image<std::uint8_t> stripes(64, 480), comb(90, 241);
+  for (int y = 0; y < 480; ++y)
+    for (int x = 0; x < 64; ++x) stripes(x, y) = (x / 3) & 1 ? 255 : 0;
+  for (int y = 0; y < 241; ++y)  // teeth joined at the top and bottom rows: each tooth joins in the last band
+    for (int x = 0; x < 90; ++x) comb(x, y) = (y == 0 || y == 240 || (x % 6) < 2) ? 0 : 255;
+  std::vector<Image<std::uint8_t>> frames;
+  frames.push_back(std::move(stripes));
+  frames.push_back(std::move(comb));
+  frames.push_back(test::binary_noise(640, 480, 0.5, 1, 21));
+  frames.push_back(test::binary_noise(97, 96, 0.5, 2, 22));   // two bands of the least height
+  frames.push_back(test::binary_noise(97, 97, 0.4, 1, 23));   // and one row more
+  frames.push_back(test::binary_noise(333, 355, 0.5, 3, 24));
+  RegionTree tree;
+  for (int threads : {1, 2, 3, 4, 7})
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      set_num_threads(threads);
+      segment_cpu(frames[i].view(), 19, tree);
+      set_num_threads(0);
+      EXPECT_TRUE(test::same_region_tree(test::segment_reference(frames[i].view(), 19), tree)) << "frame " << i << ", " << threads << " threads";
+    }
+}

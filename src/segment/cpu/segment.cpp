@@ -16,6 +16,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "gpuvis/core/parallel.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 
 namespace gpuvis::segment {
@@ -108,7 +109,10 @@ void find_row_runs(const std::uint8_t* pixels, int w, int y, Scratch& s) {
 // overlap it (4-connectivity), and records its north run (the run above its first pixel). The
 // runs above that overlap run j are those from the one above its first pixel to the one above its
 // last pixel, read from the row above's per-pixel run index; they alternate in colour, so the
-// same-colour ones are every other one.
+// same-colour ones are every other one. kFresh: the runs [jb, je) are still alone in their sets (a
+// row just found); otherwise (a band's first row, joined after its band was labelled) each may
+// already belong to a set rooted elsewhere.
+template <bool kFresh>
 int join_rows(int jb, int je, Scratch& s) {
   const RawRun* runs = s.runs.data();
   std::int32_t* uf = s.uf.data();
@@ -129,7 +133,7 @@ int join_rows(int jb, int je, Scratch& s) {
     north[j] = i0;
     const int k = i0 + (runs[i0].colour != b.colour);
     // The first same-colour run above, if any, without a branch (uniting j with itself is a no-op).
-    int root = unite(k <= i1 ? k : j, j);
+    int root = unite(k <= i1 ? k : j, kFresh ? j : find(uf, j));
     for (int m = k + 2; m <= i1; m += 2) root = unite(m, root);
   }
   return merges;
@@ -260,31 +264,97 @@ void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& 
   t.adj.resize(static_cast<std::size_t>(nadj));
 }
 
-// Stage 1, labels (the CUDA segmenter's labels.cu): runs row by row, each row joined to the row
-// above while both are in cache. Every union of two different sets removes one region, so the
-// region count falls out. Returns it.
-int label_runs(HostView<const std::uint8_t> binary, Scratch& s) {
-  const int w = binary.width, h = binary.height;
+// Rows y0..y1 of the frame into s's runs, row by row, each row joined to the row above while both
+// are in cache (the first row of the range to none): run indices from 0, row_begin by row of the
+// range, and the last row's run index per pixel left in s.rid_a. Every union of two different sets
+// removes one region. Returns the unions.
+int label_rows(HostView<const std::uint8_t> binary, int y0, int y1, Scratch& s) {
+  const int w = binary.width;
   s.runs.clear();
-  s.row_begin.assign(static_cast<std::size_t>(h) + 1, 0);
+  s.uf.clear();
+  s.north.clear();
+  s.row_begin.assign(static_cast<std::size_t>(y1 - y0) + 1, 0);
   s.norm.assign(static_cast<std::size_t>(w) + 16, 0);
   s.changes.resize(static_cast<std::size_t>(w) + 8);
   s.rid_a.resize(static_cast<std::size_t>(w) + 8);
   s.rid_b.resize(static_cast<std::size_t>(w) + 8);
   int merges = 0;
-  for (int y = 0; y < h; ++y) {
+  for (int y = y0; y < y1; ++y) {
     const int jb = static_cast<int>(s.runs.size());
-    s.row_begin[y] = jb;
+    s.row_begin[y - y0] = jb;
     find_row_runs(binary.row(y), w, y, s);
     const int je = static_cast<int>(s.runs.size());
     s.uf.resize(static_cast<std::size_t>(je));
     s.north.resize(static_cast<std::size_t>(je), -1);
     std::iota(s.uf.begin() + jb, s.uf.end(), jb);
-    if (y > 0) merges += join_rows(jb, je, s);
+    if (y > y0) merges += join_rows<true>(jb, je, s);
     std::swap(s.rid_a, s.rid_b);
   }
-  s.row_begin[h] = static_cast<std::int32_t>(s.runs.size());
-  return static_cast<int>(s.runs.size()) - merges;
+  s.row_begin[y1 - y0] = static_cast<std::int32_t>(s.runs.size());
+  return merges;
+}
+
+// Bands of at least this many rows are labelled on threads of their own; below it the joins at
+// their borders and the copies cost more than the labelling saves.
+constexpr int kLeastBandRows = 48;
+
+// Stage 1, labels (the CUDA segmenter's labels.cu). On several threads the frame is cut into bands
+// of rows, each labelled on its own (label_rows); their runs are laid end to end in raster order,
+// each band's union-find parents moved by its first run's index, and each band's first row is then
+// joined to the row above it. Unions keep the earlier run (raster order) as the root whatever the
+// order they are made in, so the components, their roots and everything numbered from them are
+// those of one thread. Returns the region count.
+int label_runs(HostView<const std::uint8_t> binary, Scratch& s) {
+  const int w = binary.width, h = binary.height;
+  const int bands = std::min(num_threads(), h / kLeastBandRows);
+  if (bands <= 1) {
+    const int merges = label_rows(binary, 0, h, s);
+    return static_cast<int>(s.runs.size()) - merges;
+  }
+  // The calling thread's band scratch, named by a reference: inside the lambdas, which run on the
+  // pool's threads, the thread_local's own name would be each worker's (empty) copy.
+  static thread_local std::vector<Scratch> kept;
+  std::vector<Scratch>& band_scratch = kept;
+  band_scratch.resize(static_cast<std::size_t>(bands));
+  std::vector<int> merges(static_cast<std::size_t>(bands), 0);
+  auto band_rows = [&](int b) { return std::pair{static_cast<int>(std::int64_t{h} * b / bands), static_cast<int>(std::int64_t{h} * (b + 1) / bands)}; };
+  parallel_for(0, bands, 1, [&](std::ptrdiff_t b0, std::ptrdiff_t b1) {
+    for (auto b = b0; b < b1; ++b) {
+      const auto [y0, y1] = band_rows(static_cast<int>(b));
+      merges[b] = label_rows(binary, y0, y1, band_scratch[b]);
+    }
+  });
+  std::vector<std::int32_t> offset(static_cast<std::size_t>(bands) + 1, 0);
+  for (int b = 0; b < bands; ++b) offset[b + 1] = offset[b] + static_cast<std::int32_t>(band_scratch[b].runs.size());
+  const auto total = static_cast<std::size_t>(offset[bands]);
+  s.runs.resize(total);
+  s.uf.resize(total);
+  s.north.resize(total);
+  s.row_begin.assign(static_cast<std::size_t>(h) + 1, 0);
+  parallel_for(0, bands, 1, [&](std::ptrdiff_t b0, std::ptrdiff_t b1) {
+    for (auto b = b0; b < b1; ++b) {
+      const Scratch& band = band_scratch[b];
+      const std::int32_t off = offset[b];
+      const auto [y0, y1] = band_rows(static_cast<int>(b));
+      std::copy(band.runs.begin(), band.runs.end(), s.runs.begin() + off);
+      for (std::size_t i = 0; i < band.uf.size(); ++i) {
+        s.uf[off + i] = band.uf[i] + off;
+        s.north[off + i] = band.north[i] < 0 ? -1 : band.north[i] + off;
+      }
+      for (int y = y0; y < y1; ++y) s.row_begin[y] = band.row_begin[y - y0] + off;
+    }
+  });
+  s.row_begin[h] = static_cast<std::int32_t>(total);
+  int unions = 0;
+  for (int b = 0; b < bands; ++b) unions += merges[b];
+  s.rid_a.resize(static_cast<std::size_t>(w) + 8);
+  for (int b = 1; b < bands; ++b) {
+    const Scratch& above = band_scratch[b - 1];
+    for (int x = 0; x < w; ++x) s.rid_a[x] = above.rid_a[x] + offset[b - 1];
+    const int jb = offset[b], je = offset[b] + band_scratch[b].row_begin[1];
+    unions += join_rows<false>(jb, je, s);
+  }
+  return static_cast<int>(total) - unions;
 }
 
 // Stages 2-3, numbering and regions: region numbers, statistics and adjacency pairs in one pass.
