@@ -68,8 +68,9 @@ struct SegmentParams {
 };
 
 // Segments a binary frame (0 / non-zero; non-zero counts as white). `cap` >= 1 is the adjacency cap
-// (the largest node count of the loaded tree set; 19 for the default amoeba set). Single-threaded,
-// O(pixels + runs) with union-find over runs. Reuses `out`'s storage.
+// (the largest node count of the loaded tree set; 19 for the default amoeba set). O(pixels + runs)
+// with union-find over runs, the labelling in bands of rows on the CPU backend's threads (the result
+// does not depend on their number). Reuses `out`'s storage.
 void segment_cpu(HostView<const std::uint8_t> binary, int cap, RegionTree& out, SegmentParams options = {});
 
 }  // namespace gpuvis::segment
