@@ -142,9 +142,7 @@ TEST(BilateralCuda, EqualsCpuBitForBitOnCameraLikeImages) {
     for (RangeMode mode : {RangeMode::colour, RangeMode::per_channel})
       for (bool adaptive : {false, true}) {
         const auto u8 = test::textured_colour(640, 480, c, seed++);
-        Image<float> f(640, 480, c);
-        for (int y = 0; y < 480; ++y)
-          for (int i = 0; i < 640 * c; ++i) f.row(y)[i] = u8.row(y)[i];
+        const Image<float> f = test::as_float(u8);
         BilateralParams p;
         p.radius = 3;
         p.sigma_range = 20;

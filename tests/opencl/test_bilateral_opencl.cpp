@@ -65,9 +65,7 @@ TEST(BilateralOpencl, EqualsTheCpuBitForBitOnCameraLikeImages) {
   for (int c : {1, 3})
     for (bool adaptive : {false, true}) {
       const auto u8 = test::textured_colour(320, 240, c, seed++);
-      Image<float> f(320, 240, c);
-      for (int y = 0; y < 240; ++y)
-        for (int i = 0; i < 320 * c; ++i) f.row(y)[i] = u8.row(y)[i];
+      const Image<float> f = test::as_float(u8);
       BilateralParams p;
       p.radius = 3;
       p.sigma_range = 20;

@@ -53,6 +53,13 @@ Image<std::uint8_t> textured_colour(int width, int height, int channels, std::ui
   return out;
 }
 
+Image<float> as_float(const Image<std::uint8_t>& image) {
+  Image<float> out(image.width(), image.height(), image.channels());
+  for (int y = 0; y < image.height(); ++y)
+    for (int i = 0; i < image.width() * image.channels(); ++i) out.row(y)[i] = image.row(y)[i];
+  return out;
+}
+
 std::string source_path(const std::string& relative) { return std::string(GPUVIS_SOURCE_DIR) + "/" + relative; }
 
 std::string symbols_dir() {

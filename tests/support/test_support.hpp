@@ -23,6 +23,8 @@ Image<std::uint8_t> random_image(int width, int height, std::uint32_t seed, int 
 Image<std::uint8_t> textured_image(int width, int height, std::uint32_t seed);
 // The same in each of `channels` channels (seeds seed, seed + 1, ...).
 Image<std::uint8_t> textured_colour(int width, int height, int channels, std::uint32_t seed);
+// The same samples as floats.
+Image<float> as_float(const Image<std::uint8_t>& image);
 
 // Random image of any element type: u8/u16 over their whole range, floats uniform in [lo, hi).
 template <class T>
