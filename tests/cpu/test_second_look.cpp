@@ -137,13 +137,16 @@ TEST(SecondLook, SymbolsSmearedOver5PixelsAreFound) {
 }
 
 // At 7 px the first pass finds almost nothing and misreads some prints; the second look finds
-// more, and leaves fewer false IDs than the first pass.
+// about two thirds, with no false ID (43 of 64; 39 before a look that one trial read as a symbol
+// tried turns of 10 degrees too).
 TEST(SecondLook, SymbolsSmearedOver7PixelsAreFoundMoreOften) {
   const auto scenes = smeared_scenes(7, 8, 91);
   const auto [a, b] = first_pass_and_second_look(scenes);
   EXPECT_GT(b.recovered, 0);
   EXPECT_GE(b.found, a.found + b.recovered - a.false_ids);
+  EXPECT_GE(b.found, 0.65 * b.total);
   EXPECT_LT(b.false_ids, a.false_ids);
+  EXPECT_EQ(b.false_ids, 0);
 }
 
 // Still frames (and 3 px smears, which the first pass reads): the same detections with and without
