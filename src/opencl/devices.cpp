@@ -65,6 +65,9 @@ std::vector<DeviceId> device_ids(std::string* why) {
       cl_ulong local = 0;
       a->GetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, nullptr);
       id.info.local_memory = local;
+      cl_device_fp_config fp = 0;
+      a->GetDeviceInfo(d, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr);
+      id.info.exact_divide_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
       out.push_back(id);
     }
   }

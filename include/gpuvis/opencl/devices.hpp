@@ -18,6 +18,7 @@ struct DeviceInfo {
   bool gpu = false;           // CL_DEVICE_TYPE_GPU
   std::uint64_t memory = 0;   // global memory, bytes
   std::uint64_t local_memory = 0;  // local memory a work group may use, bytes
+  bool exact_divide_sqrt = false;  // can round float division and square root correctly (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
 };
 
 // Every device of every platform; empty when OpenCL is not there, with `why` (when given) saying

@@ -44,9 +44,11 @@ void bilateral_opencl(HostView<const T> src, HostView<T> dst, const BilateralPar
   const std::size_t table = sizeof(float) * (static_cast<std::size_t>(r) * r + 1);
   const std::size_t tiled = table + sizeof(float) * channels * (kGroupW + 2 * r) * (kGroupH + 2 * r);
   const bool tile = tiled <= context.device().local_memory;
+  // Correctly rounded division and square root, as on the CPU, where the device can (OpenCL's
+  // default allows 2.5 and 3 ulp: a device without it may differ from the CPU in the last bit).
+  const std::string exact = context.device().exact_divide_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "";
   const cl_program program = context.program(opencl::sources::bilateral, sample_options<T>() + " -D C=" + std::to_string(channels) +
-                                                                              " -D TILED=" + (tile ? "1" : "0") +
-                                                                              " -cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt");
+                                                                              " -D TILED=" + (tile ? "1" : "0") + " -cl-std=CL1.2" + exact);
   Buffers& b = buffers();
   opencl::upload(src, b.src);
   b.dst.reserve(src.pixel_count() * static_cast<std::size_t>(channels) * sizeof(T));
