@@ -274,13 +274,16 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   constexpr double kTurn = 5 * std::numbers::pi / 180;
   constexpr struct {
     double turn, scale;
-  } kTrials[] = {{0, 1.0}, {0, 1.2}, {0, 1.45}, {-kTurn, 1.0}, {kTurn, 1.0}, {-2 * kTurn, 1.0}, {2 * kTurn, 1.0}};
-  // Where one of those five read a symbol and none agreed, 10 degrees either side too: the
-  // direction read from a smeared print is off by 3-6 degrees typically and up to 12 at 7 px
-  // (against the generator's truth, bench/probe_deblur's frames). The two found 6-9 more of the
-  // camera table's 240 prints smeared over 7 px on each of three frame sets, 1-2 more in the
-  // webcam mix and 15 more frames of the sequence at 12 px a frame without a ramp, no false or
-  // wrong ID; a look that read nothing stops after the five.
+  } kTrials[] = {{0, 1.0},          {0, 1.2},          {0, 1.45},          {-kTurn, 1.0},    {kTurn, 1.0},
+                 {-2 * kTurn, 1.0}, {2 * kTurn, 1.0},  {-kTurn, 1.2},      {kTurn, 1.2}};
+  // Where one of those five read a symbol and none agreed, 10 degrees either side too, then 5
+  // degrees either side at 1.2 times the length: the direction read from a smeared print is off
+  // by 3-6 degrees typically and up to 12 at 7 px, its length short by 1-11 % (against the
+  // generator's truth, bench/probe_deblur's frames). The four found 8-17 more of the camera
+  // table's 240 prints smeared over 7 px on each of three frame sets, 2-5 more in the webcam mix
+  // and 17 more frames of the sequence at 12 px a frame without a ramp (where one print, decoded
+  // again 11 frames after it was lost, now has two sessions), no false or wrong ID; a look that
+  // read nothing stops after the five.
   constexpr std::size_t kFirstTrials = 5;
   const GreyBounds bounds = print_bounds(patch.grey.view());
   const bool early_votes = frame_shows_jpeg(grey);
