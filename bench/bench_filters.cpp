@@ -125,10 +125,10 @@ void opencl_cases(bench::Report& report, int w, int h, const Kernel& k7, const K
   Image<float> fo(w, h, 1);
   Image<std::uint8_t> ro(w, h, 3);
   const char* scope = "end-to-end (host to host, incl. transfers)";
-  auto add = [&](const char* name, const char* kernel, const char* type, auto&& run) {
+  // `shape` names the filter's size as the CPU and CUDA rows do: {"kernel", "7x7"}, {"radius", "3"}.
+  auto add = [&](const char* name, std::pair<const char*, const char*> shape, const char* type, auto&& run) {
     run();  // builds the program
-    const bool bilateral = std::string(name) == "bilateral";  // "radius", as the CPU and CUDA bilateral rows
-    bench::Record r{"filters", name, "opencl", scope, w, h, {{bilateral ? "radius" : "kernel", kernel}, {"type", type}, {"device", device}}, {}};
+    bench::Record r{"filters", name, "opencl", scope, w, h, {{shape.first, shape.second}, {"type", type}, {"device", device}}, {}};
     r.stats = bench::measure([&] { return bench::time_us(run); }, o);
     report.add(r);
     // The kernels alone: the device's time stamps of the call's kernels (opencl::KernelTimer).
@@ -142,11 +142,11 @@ void opencl_cases(bench::Report& report, int w, int h, const Kernel& k7, const K
         o);
     report.add(r);
   };
-  add("conv2d", "7x7", "f32x1", [&] { convolve<float>(f1.view(), fo.view(), k7, co); });
-  add("separable", "gaussian 13 taps", "f32x1", [&] { convolve<float>(f1.view(), fo.view(), gauss, co); });
-  add("conv2d", "7x7", "u8x3", [&] { convolve<std::uint8_t>(rgb.view(), ro.view(), k7, co); });
+  add("conv2d", {"kernel", "7x7"}, "f32x1", [&] { convolve<float>(f1.view(), fo.view(), k7, co); });
+  add("separable", {"kernel", "gaussian 13 taps"}, "f32x1", [&] { convolve<float>(f1.view(), fo.view(), gauss, co); });
+  add("conv2d", {"kernel", "7x7"}, "u8x3", [&] { convolve<std::uint8_t>(rgb.view(), ro.view(), k7, co); });
   bp.backend = Backend::opencl;
-  add("bilateral", "3", "u8x3", [&] { bilateral<std::uint8_t>(rgb.view(), ro.view(), bp); });
+  add("bilateral", {"radius", "3"}, "u8x3", [&] { bilateral<std::uint8_t>(rgb.view(), ro.view(), bp); });
 }
 }  // namespace
 

@@ -4,8 +4,8 @@
 namespace gpuvis::opencl::sources {
 
 extern const char* const bernsen;   // threshold/bernsen_rule.h + threshold/opencl/bernsen.cl
-extern const char* const convolve;  // filters/border_rule.h + filters/opencl/convolve.cl
-extern const char* const bilateral;  // filters/border_rule.h + filters/bilateral_rule.h + filters/opencl/bilateral.cl
+extern const char* const convolve;   // filters/border_rule.h + filters/opencl/samples.cl + filters/opencl/convolve.cl
+extern const char* const bilateral;  // the same helpers + filters/bilateral_rule.h + filters/opencl/bilateral.cl
 extern const char* const tiled;     // opencl/rule_prelude.cl + threshold/tiled_rule.h + threshold/opencl/tiled.cl
 extern const char* const bradley_roth;  // threshold/bradley_roth_rule.h + threshold/opencl/bradley_roth.cl
 extern const char* const sharpen;       // threshold/sharpen_rule.h + threshold/opencl/sharpen.cl

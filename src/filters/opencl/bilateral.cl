@@ -1,6 +1,6 @@
 /* The bilateral filter on OpenCL, as on the CPU and CUDA: the per-pixel rule is
-   filters/bilateral_rule.h and the border rule filters/border_rule.h, both prepended to this
-   source. Built once per sample type and channel count with -D SAMPLE=uchar|ushort|float
+   filters/bilateral_rule.h, the border rule filters/border_rule.h and the sample helpers
+   filters/opencl/samples.cl, all prepended to this source. Built once per sample type and channel count with -D SAMPLE=uchar|ushort|float
    -D SAMPLE_MAX=... -D INTEGER=0|1 -D C=1|3|4, and -D TILED=0|1. Images are tightly packed,
    channels interleaved.
 
@@ -10,21 +10,6 @@
    image. Either way the group first fills a table of the spatial weights by dx² + dy². */
 #define GROUP_W 32
 #define GROUP_H 4
-
-float bl_sample(__global const SAMPLE* src, int x, int y, int c, int width, int height, int mode, float value) {
-  const int xx = gpuvis_border_index(x, width, mode), yy = gpuvis_border_index(y, height, mode);
-  if (xx < 0 || yy < 0) return value;
-  return (float)src[((size_t)yy * (size_t)width + (size_t)xx) * (size_t)C + (size_t)c];
-}
-
-SAMPLE bl_to_sample(float v) {
-#if INTEGER
-  const float r = rint(v); /* to nearest even, then saturated: detail::saturate */
-  return (SAMPLE)(r < 0.0f ? 0.0f : (r > (float)SAMPLE_MAX ? (float)SAMPLE_MAX : r));
-#else
-  return v;
-#endif
-}
 
 /* local_floats: the space table (radius² + 1 floats), then, when TILED, the tile
    (C x (32 + 2r) x (4 + 2r) floats). */
@@ -42,7 +27,7 @@ void bilateral(__global const SAMPLE* restrict src, __global SAMPLE* restrict ds
   __local float* tile = local_floats + radius * radius + 1;
   for (int i = ly * GROUP_W + lx; i < tw * th; i += GROUP_W * GROUP_H) {
     const int tx = i % tw, ty = i / tw;
-    for (int c = 0; c < C; ++c) tile[i * C + c] = bl_sample(src, x0 - radius + tx, y0 - radius + ty, c, width, height, mode, value);
+    for (int c = 0; c < C; ++c) tile[i * C + c] = sample_at(src, x0 - radius + tx, y0 - radius + ty, c, width, height, C, mode, value);
   }
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -50,12 +35,12 @@ void bilateral(__global const SAMPLE* restrict src, __global SAMPLE* restrict ds
 #if TILED
 #define GPUVIS_BL_FETCH(dx, dy, ch) tile[((ly + radius + (dy)) * tw + lx + radius + (dx)) * C + (ch)]
 #else
-#define GPUVIS_BL_FETCH(dx, dy, ch) bl_sample(src, x + (dx), y + (dy), (ch), width, height, mode, value)
+#define GPUVIS_BL_FETCH(dx, dy, ch) sample_at(src, x + (dx), y + (dy), (ch), width, height, C, mode, value)
 #endif
 #define GPUVIS_BL_SPACE(dx, dy) space[(dx) * (dx) + (dy) * (dy)]
 #define GPUVIS_BL_RANGE(d2, coeff) gpuvis_weight_exp((d2) * (coeff))
   float out[C];
   GPUVIS_BILATERAL_PIXEL(C, radius, sigma_range, adaptive, colour, l1, out);
   __global SAMPLE* row = dst + ((size_t)y * (size_t)width + (size_t)x) * (size_t)C;
-  for (int c = 0; c < C; ++c) row[c] = bl_to_sample(out[c]);
+  for (int c = 0; c < C; ++c) row[c] = to_sample(out[c]);
 }

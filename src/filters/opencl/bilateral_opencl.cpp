@@ -3,10 +3,10 @@
 // (filters/bilateral_rule.h), built without contraction and with correctly rounded division and
 // square root, so the bytes are the CPU's. The whole image is on the device at once (no strips).
 #include <string>
-#include <type_traits>
 
 #include "filters/convolve_common.hpp"
 #include "filters/opencl/filters_opencl.hpp"
+#include "filters/opencl/sample_options.hpp"
 #include "opencl/context.hpp"
 #include "opencl/sources.hpp"
 
@@ -14,13 +14,6 @@ namespace gpuvis::filters {
 namespace {
 
 constexpr int kGroupW = 32, kGroupH = 4;  // Kernel::run's work groups, bilateral.cl's GROUP_W x GROUP_H
-
-template <class T>
-std::string sample_options() {
-  if constexpr (std::is_same_v<T, std::uint8_t>) return "-D SAMPLE=uchar -D SAMPLE_MAX=255 -D INTEGER=1";
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return "-D SAMPLE=ushort -D SAMPLE_MAX=65535 -D INTEGER=1";
-  else return "-D SAMPLE=float -D SAMPLE_MAX=0 -D INTEGER=0";
-}
 
 // The device buffers of a thread's calls, kept from call to call (convolve_opencl.cpp says why).
 struct Buffers {
@@ -47,7 +40,7 @@ void bilateral_opencl(HostView<const T> src, HostView<T> dst, const BilateralPar
   // Correctly rounded division and square root, as on the CPU, where the device can (OpenCL's
   // default allows 2.5 and 3 ulp: a device without it may differ from the CPU in the last bit).
   const std::string exact = context.device().exact_divide_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "";
-  const cl_program program = context.program(opencl::sources::bilateral, sample_options<T>() + " -D C=" + std::to_string(channels) +
+  const cl_program program = context.program(opencl::sources::bilateral, opencl_sample_options<T>() + " -D C=" + std::to_string(channels) +
                                                                               " -D TILED=" + (tile ? "1" : "0") + " -cl-std=CL1.2" + exact);
   Buffers& b = buffers();
   opencl::upload(src, b.src);

@@ -1,22 +1,8 @@
 /* Convolution (correlation) on OpenCL, as on the CPU and CUDA: sums in float over the kernel's
    non-zero weights in row-then-column order, integer samples rounded to nearest (ties to even) and
-   saturated; the border rule is filters/border_rule.h, prepended to this source. Built once per
-   sample type with -D SAMPLE=uchar|ushort|float -D SAMPLE_MAX=... -D INTEGER=0|1. Images are
-   tightly packed, channels interleaved. */
-
-float sample_at(__global const SAMPLE* src, int x, int y, int c, int width, int height, int channels, int mode, float value) {
-  const int xx = gpuvis_border_index(x, width, mode), yy = gpuvis_border_index(y, height, mode);
-  if (xx < 0 || yy < 0) return value;
-  return (float)src[((size_t)yy * (size_t)width + (size_t)xx) * (size_t)channels + (size_t)c];
-}
-
-SAMPLE to_sample(float v) {
-#if INTEGER
-  return (SAMPLE)rint(clamp(v, 0.0f, (float)SAMPLE_MAX));
-#else
-  return v;
-#endif
-}
+   saturated; the border rule is filters/border_rule.h and the sample helpers filters/opencl/samples.cl,
+   prepended to this source. Built once per sample type with -D SAMPLE=uchar|ushort|float
+   -D SAMPLE_MAX=... -D INTEGER=0|1. Images are tightly packed, channels interleaved. */
 
 /* The kernels' sizes are compiled in (-D KW=... -D KH=...: one program per size, cached like any
    other), so that the loops over up to 81 taps (31 of a separable pass) unroll and the weights, in constant memory, are read

@@ -4,22 +4,15 @@
 #include "filters/opencl/filters_opencl.hpp"
 
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "filters/convolve_common.hpp"
+#include "filters/opencl/sample_options.hpp"
 #include "opencl/context.hpp"
 #include "opencl/sources.hpp"
 
 namespace gpuvis::filters {
 namespace {
-
-template <class T>
-std::string sample_options() {
-  if constexpr (std::is_same_v<T, std::uint8_t>) return "-D SAMPLE=uchar -D SAMPLE_MAX=255 -D INTEGER=1";
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return "-D SAMPLE=ushort -D SAMPLE_MAX=65535 -D INTEGER=1";
-  else return "-D SAMPLE=float -D SAMPLE_MAX=0 -D INTEGER=0";
-}
 
 // The device buffers of a thread's calls, kept from call to call: a 1080p call on NVIDIA's OpenCL
 // took a fixed 1.36 ms whatever its bytes when it allocated them each time (docs/benchmarks/opencl.md).
@@ -48,7 +41,7 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   const std::size_t kw = separable ? p.separable.row.size() : static_cast<std::size_t>(p.kernel.width);
   const std::size_t kh = separable ? p.separable.column.size() : static_cast<std::size_t>(p.kernel.height);
   const cl_program program = context.program(
-      opencl::sources::convolve, sample_options<T>() + " -D KW=" + std::to_string(kw) + " -D KH=" + std::to_string(kh) + " -cl-std=CL1.2");
+      opencl::sources::convolve, opencl_sample_options<T>() + " -D KW=" + std::to_string(kw) + " -D KH=" + std::to_string(kh) + " -cl-std=CL1.2");
   const cl_int width = src.width, height = src.height, channels = src.channels, mode = static_cast<cl_int>(options.border.mode);
   const cl_float value = options.border.value;
   const auto w = static_cast<std::size_t>(width), h = static_cast<std::size_t>(height);

@@ -314,9 +314,11 @@ int label_runs(HostView<const std::uint8_t> binary, Scratch& s) {
   // The calling thread's band scratch, named by a reference: inside the lambdas, which run on the
   // pool's threads, the thread_local's own name would be each worker's (empty) copy.
   static thread_local std::vector<Scratch> kept;
+  static thread_local std::vector<std::int32_t> kept_merges, kept_offset;  // kept: no allocation per frame
   std::vector<Scratch>& band_scratch = kept;
+  std::vector<std::int32_t>& merges = kept_merges;
   band_scratch.resize(static_cast<std::size_t>(bands));
-  std::vector<int> merges(static_cast<std::size_t>(bands), 0);
+  merges.assign(static_cast<std::size_t>(bands), 0);
   auto band_rows = [&](int b) { return std::pair{static_cast<int>(std::int64_t{h} * b / bands), static_cast<int>(std::int64_t{h} * (b + 1) / bands)}; };
   parallel_for(0, bands, 1, [&](std::ptrdiff_t b0, std::ptrdiff_t b1) {
     for (auto b = b0; b < b1; ++b) {
@@ -324,7 +326,8 @@ int label_runs(HostView<const std::uint8_t> binary, Scratch& s) {
       merges[b] = label_rows(binary, y0, y1, band_scratch[b]);
     }
   });
-  std::vector<std::int32_t> offset(static_cast<std::size_t>(bands) + 1, 0);
+  std::vector<std::int32_t>& offset = kept_offset;
+  offset.assign(static_cast<std::size_t>(bands) + 1, 0);
   for (int b = 0; b < bands; ++b) offset[b + 1] = offset[b] + static_cast<std::int32_t>(band_scratch[b].runs.size());
   const auto total = static_cast<std::size_t>(offset[bands]);
   s.runs.resize(total);
