@@ -54,7 +54,9 @@ def timed(rows, ax):
 def soak(rows, ax):
     for r in rows:
         curve = r.get("rss_curve") or []
-        label = f"{r['backend']}, {r['frames']:,} frames, {r.get('gpu') or r.get('cpu')}"
+        tracked = (r.get("captured_dropped_tracked") or [0, 0, r["frames"]])[2]
+        tuio = "TUIO on" if r.get("tuio_packets") else "TUIO off"
+        label = f"{r['backend']}, {tracked:,} frames tracked, {tuio}, {r.get('gpu') or r.get('cpu')}, {r['date']}"
         ax.plot([p[0] for p in curve], [p[1] for p in curve], label=label)
     ax.set_xlabel("seconds")
     ax.set_ylabel("resident memory, MB")
