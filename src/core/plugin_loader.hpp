@@ -1,12 +1,14 @@
 #pragma once
-// Optional parts built as plugins (libgpuvis_<name>.so), loaded with dlopen the first time they are
-// used, so that their libraries cost nothing to the commands that never use them (the video
-// stack's ~230 libraries, librsvg and cairo's ~35, nifticlib). Each plugin exports one entry point
-// returning a table of functions whose first member is its interface version.
+// The one seam for optional parts: each adapter with libraries of its own (codecs, GIF, NIfTI, PDF,
+// video, ...) is a plugin (libgpuvis_<name>.so) loaded with dlopen the first time it is used, so
+// that its libraries cost nothing to the commands that never use it, and a build without the
+// library simply has no plugin: find() then says, in one line, what to install. Each plugin exports
+// one entry point returning a table of functions whose first member is its interface version.
 //
 // A plugin is looked for, in order, in $GPUVIS_PLUGIN_DIR, beside the running program, in
-// lib/gpuvis (and lib64/gpuvis) of an installed program's prefix and in the build tree the library
-// was built in.
+// lib/gpuvis (and lib64/gpuvis) of an installed program's prefix, beside the module gpuvis is
+// linked into (and its lib/gpuvis: Python's wheel), in the install prefix gpuvis was configured
+// for, and in the build tree the library was built in.
 #include <string>
 
 namespace gpuvis::plugins {

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "gpuvis/io/image_file.hpp"
+#include "io/codec_plugin.hpp"
 #include "gpuvis/io/read_limited.hpp"
 #include "gpuvis/io/text_file.hpp"
 
@@ -31,11 +32,7 @@ Format format_from_extension(const std::string& path) {
   return Format::unknown;
 }
 
-void require_codec(const std::string& path) {
-  if (!codec::available())
-    fail(ErrorCode::unsupported, path + ": PNG/JPEG support is not built in (install libpng-dev and libjpeg-dev "
-                                        "and rebuild), use .pgm/.ppm instead");
-}
+void require_codec(const std::string& path) { codec::plugin::api(path); }
 
 Format writable_format(const std::string& path) {
   const Format f = format_from_extension(path);

@@ -1,5 +1,5 @@
 #pragma once
-// Animated GIF output through giflib (the adapter in src/adapters/gif, built when giflib is found).
+// Animated GIF output through giflib (the GIF plugin, src/adapters/gif, built when giflib is found).
 // Frames are palette indices; the file plays in a loop in browsers.
 #include <array>
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 namespace gpuvis::gif {
 
-bool available();  // false in builds without giflib
+bool available();  // false when the GIF plugin was not built (no giflib) or cannot be loaded
 
 // Largest frame side a GIF can describe.
 inline constexpr int max_side = 65535;

@@ -2,7 +2,7 @@
 // Reading and writing image files.
 //
 // The core reads and writes PGM/PPM (P2, P3, P5, P6; 8 and 16 bit) and PFM (float) itself; PNG and
-// JPEG go through the codec adapter (libpng, libjpeg) when it is built. The format is chosen from
+// JPEG go through the codec plugin (libpng, libjpeg) when it is built. The format is chosen from
 // the file extension when writing and from the file's signature when reading. Truncated or
 // malformed files raise ErrorCode::format naming the file and the problem.
 #include <cstddef>
@@ -53,7 +53,7 @@ void write(const std::string& path, HostView<const std::uint16_t> image);
 void write(const std::string& path, HostView<const float> image);  // PFM
 }  // namespace pnm
 
-namespace codec {  // implemented in src/adapters/codec when built with libpng/libjpeg
+namespace codec {  // through the codec plugin (src/adapters/codec), built when libpng and libjpeg are found
 bool available();
 AnyImage read_png(const std::string& path);
 AnyImage read_jpeg(const std::string& path);

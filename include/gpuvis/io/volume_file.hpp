@@ -39,7 +39,7 @@ void write_label_volume(const std::string& path, const Volume& like, HostView<co
 // The files write_volume(path, like, data, extension) would create, to check them before any work.
 std::vector<std::string> volume_outputs(const std::string& path, const Volume& like, const std::string& extension = "");
 
-namespace nifti {  // implemented in src/adapters/nifti when built with nifticlib
+namespace nifti {  // through the NIfTI plugin (src/adapters/nifti), built when nifticlib is found
 bool available();
 Volume read(const std::string& path);
 void write(const std::string& path, const Volume& like, const AnyImage& data);

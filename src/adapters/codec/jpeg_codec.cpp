@@ -10,9 +10,10 @@
 
 #include <jpeglib.h>
 
-#include "gpuvis/io/image_file.hpp"
+#include "adapters/codec/codecs.hpp"
+#include "gpuvis/core/error.hpp"
 
-namespace gpuvis::codec {
+namespace gpuvis::codec::adapter {
 namespace {
 
 struct ErrorManager {
@@ -38,8 +39,8 @@ struct FileCloser {
 
 // The decode itself, free of C++ objects with non-trivial destructors so longjmp is safe. From a
 // file (f), or from memory (memory, memory_size).
-bool decode(std::FILE* f, const unsigned char* memory, unsigned long memory_size, ErrorManager& err, Image<std::uint8_t>* out,
-            jpeg_decompress_struct& cinfo) {
+bool decode(std::FILE* f, const unsigned char* memory, unsigned long memory_size, std::size_t max_pixels, ErrorManager& err,
+            Image<std::uint8_t>* out, jpeg_decompress_struct& cinfo) {
   cinfo.err = jpeg_std_error(&err.pub);
   err.pub.error_exit = on_error;
   err.pub.emit_message = on_warning;
@@ -51,9 +52,9 @@ bool decode(std::FILE* f, const unsigned char* memory, unsigned long memory_size
   if (f) jpeg_stdio_src(&cinfo, f);
   else jpeg_mem_src(&cinfo, memory, memory_size);
   jpeg_read_header(&cinfo, TRUE);
-  if (static_cast<unsigned long long>(cinfo.image_width) * cinfo.image_height > max_image_pixels()) {
+  if (static_cast<unsigned long long>(cinfo.image_width) * cinfo.image_height > max_pixels) {
     std::snprintf(err.message, sizeof err.message, "image size %ux%u is over the limit of %zu pixels (GPUVIS_MAX_IMAGE_PIXELS raises it)",
-                  static_cast<unsigned>(cinfo.image_width), static_cast<unsigned>(cinfo.image_height), max_image_pixels());
+                  static_cast<unsigned>(cinfo.image_width), static_cast<unsigned>(cinfo.image_height), max_pixels);
     jpeg_destroy_decompress(&cinfo);
     return false;
   }
@@ -100,13 +101,13 @@ bool encode(std::FILE* f, unsigned char** memory, unsigned long* memory_size, Er
 
 }  // namespace
 
-AnyImage read_jpeg(const std::string& path) {
+AnyImage read_jpeg(const std::string& path, std::size_t max_pixels) {
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
   if (!f) fail(ErrorCode::io, "cannot open '" + path + "' for reading");
   ErrorManager err{};
   jpeg_decompress_struct cinfo{};
   Image<std::uint8_t> img;
-  if (!decode(f.get(), nullptr, 0, err, &img, cinfo))
+  if (!decode(f.get(), nullptr, 0, max_pixels, err, &img, cinfo))
     fail(ErrorCode::format, path + (std::strncmp(err.message, "image size", 10) == 0 ? ": " : ": corrupt or truncated JPEG: ") + err.message);
   return img;
 }
@@ -135,14 +136,14 @@ std::vector<std::uint8_t> encode_jpeg(HostView<const std::uint8_t> image, int qu
   return {memory, memory + size};
 }
 
-Image<std::uint8_t> decode_jpeg(const std::vector<std::uint8_t>& bytes) {
+Image<std::uint8_t> decode_jpeg(const std::vector<std::uint8_t>& bytes, std::size_t max_pixels) {
   if (bytes.empty()) fail(ErrorCode::format, "JPEG: no bytes to decode");
   ErrorManager err{};
   jpeg_decompress_struct cinfo{};
   Image<std::uint8_t> img;
-  if (!decode(nullptr, bytes.data(), static_cast<unsigned long>(bytes.size()), err, &img, cinfo))
+  if (!decode(nullptr, bytes.data(), static_cast<unsigned long>(bytes.size()), max_pixels, err, &img, cinfo))
     fail(ErrorCode::format, std::string("corrupt or truncated JPEG: ") + err.message);
   return img;
 }
 
-}  // namespace gpuvis::codec
+}  // namespace gpuvis::codec::adapter

@@ -5,9 +5,10 @@
 #include <cstring>
 #include <vector>
 
-#include "gpuvis/io/image_file.hpp"
+#include "adapters/codec/codecs.hpp"
+#include "gpuvis/core/error.hpp"
 
-namespace gpuvis::codec {
+namespace gpuvis::codec::adapter {
 namespace {
 
 int channels_of(png_uint_32 format) { return static_cast<int>(PNG_IMAGE_PIXEL_CHANNELS(format)); }
@@ -36,9 +37,7 @@ void write_png_impl(const std::string& path, HostView<const T> image) {
 
 }  // namespace
 
-bool available() { return true; }
-
-AnyImage read_png(const std::string& path) {
+AnyImage read_png(const std::string& path, std::size_t max_pixels) {
   png_image png;
   std::memset(&png, 0, sizeof png);
   png.version = PNG_IMAGE_VERSION;
@@ -51,10 +50,10 @@ AnyImage read_png(const std::string& path) {
   int channels = colour ? (alpha ? 4 : 3) : 1;  // grey+alpha is read as grey
   png.format = format_for(channels) | (sixteen ? PNG_FORMAT_FLAG_LINEAR : 0);
   channels = channels_of(png.format);
-  if (static_cast<unsigned long long>(png.width) * png.height > max_image_pixels()) {
+  if (static_cast<unsigned long long>(png.width) * png.height > max_pixels) {
     png_image_free(&png);
     fail(ErrorCode::format, path + ": image size " + std::to_string(png.width) + "x" + std::to_string(png.height) +
-                                " is over the limit of " + std::to_string(max_image_pixels()) + " pixels (GPUVIS_MAX_IMAGE_PIXELS raises it)");
+                                " is over the limit of " + std::to_string(max_pixels) + " pixels (GPUVIS_MAX_IMAGE_PIXELS raises it)");
   }
   const int w = static_cast<int>(png.width), h = static_cast<int>(png.height);
   auto finish = [&](auto& img) {
@@ -82,4 +81,4 @@ AnyImage read_png(const std::string& path) {
 void write_png(const std::string& path, HostView<const std::uint8_t> image) { write_png_impl(path, image); }
 void write_png(const std::string& path, HostView<const std::uint16_t> image) { write_png_impl(path, image); }
 
-}  // namespace gpuvis::codec
+}  // namespace gpuvis::codec::adapter

@@ -1,5 +1,5 @@
-// Animated GIF writer on giflib: GIF89a, a global palette, the NETSCAPE2.0 loop extension and a
-// graphics control block per frame for its delay.
+// The GIF plugin (libgpuvis_gif.so, io/gif_plugin.hpp): an animated GIF writer on giflib, GIF89a, a
+// global palette, the NETSCAPE2.0 loop extension and a graphics control block per frame for its delay.
 #include <fcntl.h>
 #include <gif_lib.h>
 #include <unistd.h>
@@ -9,10 +9,11 @@
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/io/gif.hpp"
+#include "io/gif_plugin.hpp"
 
 namespace gpuvis::gif {
 
-struct AnimationWriter::Impl {
+struct plugin::Writer {
   GifFileType* file = nullptr;
   std::string path, partial;
   int width = 0, height = 0, delay_cs = 0;
@@ -23,16 +24,18 @@ struct AnimationWriter::Impl {
   }
 };
 
-bool available() { return true; }
+namespace {
 
-AnimationWriter::AnimationWriter(const std::string& path, int width, int height,
-                                 const std::vector<std::array<std::uint8_t, 3>>& palette, int delay_cs)
-    : impl_(std::make_unique<Impl>()) {
+using plugin::Writer;
+
+Writer* start(const std::string& path, int width, int height, const std::vector<std::array<std::uint8_t, 3>>& palette,
+             int delay_cs) {
   require(width >= 1 && height >= 1 && width <= max_side && height <= max_side,
           "a GIF frame must be between 1x1 and 65535x65535 pixels; this one is " + std::to_string(width) + "x" + std::to_string(height));
   require(palette.size() >= 2 && palette.size() <= 256, "a GIF palette holds 2 to 256 colours");
   require(delay_cs >= 0 && delay_cs <= 65535, "GIF frame delay must lie in 0..65535 hundredths of a second");
-  Impl& m = *impl_;
+  auto writer = std::make_unique<Writer>();
+  Writer& m = *writer;
   m.path = path;
   m.partial = path + ".partial";
   m.width = width;
@@ -65,20 +68,22 @@ AnimationWriter::AnimationWriter(const std::string& path, int width, int height,
       EGifPutExtensionBlock(m.file, sizeof app, app) == GIF_ERROR ||
       EGifPutExtensionBlock(m.file, sizeof loop, loop) == GIF_ERROR || EGifPutExtensionTrailer(m.file) == GIF_ERROR)
     m.failed("loop extension", m.file->Error);
+  return writer.release();
 }
 
-AnimationWriter::~AnimationWriter() {
-  if (!impl_->finished) {
-    if (impl_->file) {
+void discard(Writer* writer) noexcept {
+  if (!writer->finished) {
+    if (writer->file) {
       int err = 0;
-      EGifCloseFile(impl_->file, &err);
+      EGifCloseFile(writer->file, &err);
     }
-    std::remove(impl_->partial.c_str());
+    std::remove(writer->partial.c_str());
   }
+  delete writer;
 }
 
-void AnimationWriter::add_frame(HostView<const std::uint8_t> indices) {
-  Impl& m = *impl_;
+void add_frame(Writer* writer, HostView<const std::uint8_t> indices) {
+  Writer& m = *writer;
   require(indices.width == m.width && indices.height == m.height && indices.channels == 1,
           "GIF frame size differs from the animation's");
   GraphicsControlBlock gcb{};
@@ -94,12 +99,10 @@ void AnimationWriter::add_frame(HostView<const std::uint8_t> indices) {
   for (int y = 0; y < m.height; ++y)
     if (EGifPutLine(m.file, const_cast<GifPixelType*>(indices.row(y)), m.width) == GIF_ERROR)
       m.failed("pixels (disk full?)", m.file->Error);
-  ++frames_;
 }
 
-void AnimationWriter::finish() {
-  Impl& m = *impl_;
-  require(frames_ > 0, "a GIF needs at least one frame");
+void finish(Writer* writer) {
+  Writer& m = *writer;
   int err = 0;
   const int ok = EGifCloseFile(m.file, &err);
   m.file = nullptr;
@@ -116,4 +119,10 @@ void AnimationWriter::finish() {
   m.finished = true;
 }
 
+constexpr plugin::Api kApi{plugin::kPlugin.version, start, add_frame, finish, discard};
+
+}  // namespace
+
 }  // namespace gpuvis::gif
+
+extern "C" __attribute__((visibility("default"))) const void* gpuvis_gif_plugin() { return &gpuvis::gif::kApi; }

@@ -1,4 +1,4 @@
-// NIfTI-1 and NIfTI-2 volumes (.nii, .nii.gz) through nifticlib's nifti2_io, which reads both.
+// The NIfTI plugin (libgpuvis_nifti.so, io/nifti_plugin.hpp): NIfTI-1 and NIfTI-2 volumes (.nii, .nii.gz) through nifticlib's nifti2_io, which reads both.
 // Samples are kept as stored (scl_slope / scl_inter stay in the header for what is written back):
 // uint8 (and RGB24, RGBA32) as 8-bit, uint16 as 16-bit, float32 as float, and int8, int16,
 // int32, uint32 and float64 as float, written back in their own type (rounded and clamped).
@@ -17,6 +17,7 @@
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/io/read_limited.hpp"
 #include "gpuvis/io/volume_file.hpp"
+#include "io/nifti_plugin.hpp"
 
 namespace gpuvis::nifti {
 namespace {
@@ -70,11 +71,7 @@ void write_checked(nifti_image* nim, const std::string& path) {
   }
 }
 
-}  // namespace
-
-bool available() { return true; }
-
-Volume read(const std::string& path) {
+Volume read(const std::string& path, std::size_t max_pixels) {
   nifti_set_debug_level(0);
   std::error_code ec;
   require_regular_file(path, "NIfTI file");
@@ -100,8 +97,8 @@ Volume read(const std::string& path) {
                                           "x" + std::to_string(nt) + " voxels is too large for this machine's memory");
   // The volume is one image of nx x (ny nz nt) pixels here: the image limit applies to it.
   const std::string shape = std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz) + "x" + std::to_string(nt);
-  if (static_cast<double>(nx) * rows > static_cast<double>(max_image_pixels()))
-    fail(ErrorCode::invalid_argument, path + ": a volume of " + shape + " voxels is over the limit of " + std::to_string(max_image_pixels()) +
+  if (static_cast<double>(nx) * rows > static_cast<double>(max_pixels))
+    fail(ErrorCode::invalid_argument, path + ": a volume of " + shape + " voxels is over the limit of " + std::to_string(max_pixels) +
                                           " (set GPUVIS_MAX_IMAGE_PIXELS to raise it)");
   // An uncompressed file must hold the data its header announces: checked before nifticlib
   // allocates it. (A .nii.gz is checked as it is read.)
@@ -229,4 +226,10 @@ void write(const std::string& path, const Volume& like, const AnyImage& data) {
   write_data(nim.get(), path, bytes);
 }
 
+constexpr plugin::Api kApi{plugin::kPlugin.version, read, write, write_labels};
+
+}  // namespace
+
 }  // namespace gpuvis::nifti
+
+extern "C" __attribute__((visibility("default"))) const void* gpuvis_nifti_plugin() { return &gpuvis::nifti::kApi; }
