@@ -11,6 +11,7 @@
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/output/tuio.hpp"
+#include "adapters/tuio/tuio_adapter.hpp"
 #include "adapters/tuio/packet_sink.hpp"
 
 namespace gpuvis::output {
@@ -286,10 +287,8 @@ class LibloSender final : public TuioSender {
 
 }  // namespace
 
-bool tuio_available() { return true; }
-
-std::unique_ptr<TuioSender> make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioParams& options) {
-  return std::make_unique<LibloSender>(targets, options);
+TuioSender* adapter::make_tuio_sender(const std::vector<TuioTarget>& targets, const TuioParams& options) {
+  return new LibloSender(targets, options);
 }
 
 }  // namespace gpuvis::output

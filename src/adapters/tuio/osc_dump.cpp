@@ -17,6 +17,7 @@
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/output/tuio.hpp"
+#include "adapters/tuio/tuio_adapter.hpp"
 
 namespace gpuvis::output {
 namespace {
@@ -97,7 +98,7 @@ class FramedReader : public std::enable_shared_from_this<FramedReader> {
       if (ec) return self->close();
       auto& pending = self->pending_;
       pending.insert(pending.end(), self->chunk_.begin(), self->chunk_.begin() + static_cast<std::ptrdiff_t>(n));
-      const std::size_t used = print_osc_stream(self->out_, pending.data(), pending.size());
+      const std::size_t used = adapter::print_osc_stream(self->out_, pending.data(), pending.size());
       if (used > pending.size()) return self->close();
       pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(used));
       self->read();
@@ -171,9 +172,9 @@ class Dump {
 
 }  // namespace
 
-void print_osc_packet(std::ostream& out, const std::uint8_t* data, std::size_t size) { print_packet(out, data, size); }
+void adapter::print_osc_packet(std::ostream& out, const std::uint8_t* data, std::size_t size) { print_packet(out, data, size); }
 
-std::size_t print_osc_stream(std::ostream& out, const std::uint8_t* data, std::size_t size) {
+std::size_t adapter::print_osc_stream(std::ostream& out, const std::uint8_t* data, std::size_t size) {
   std::size_t at = 0;
   while (at + 4 <= size) {
     const std::size_t n = big_endian_u32(data + at);
@@ -185,8 +186,8 @@ std::size_t print_osc_stream(std::ostream& out, const std::uint8_t* data, std::s
   return at;
 }
 
-void dump_osc(const std::string& address, int port, bool tcp, const std::atomic<bool>& stop, std::ostream& out,
-              double max_seconds) {
+void adapter::dump_osc(const std::string& address, int port, bool tcp, const std::atomic<bool>& stop, std::ostream& out,
+                       double max_seconds) {
   asio::io_context io;
   Dump dump(io, address, port, tcp, out);
   const auto start = std::chrono::steady_clock::now();

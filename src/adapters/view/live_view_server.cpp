@@ -1,4 +1,4 @@
-// The live view's server: HTTP for the page's files, WebSocket (/ws) for pictures, state and
+// The live view plugin (libgpuvis_view.so, output/live_view_plugin.hpp): the server, HTTP for the page's files, WebSocket (/ws) for pictures, state and
 // settings, all on one port and one I/O thread (Boost.Beast); pictures are prepared and encoded on
 // a second thread so that neither the tracker nor the sockets wait for the codec.
 #include <boost/asio/executor_work_guard.hpp>
@@ -23,8 +23,8 @@
 #include <thread>
 
 #include "gpuvis/core/error.hpp"
-#include "gpuvis/io/image_file.hpp"
 #include "gpuvis/output/live_view.hpp"
+#include "output/live_view_plugin.hpp"
 #include "adapters/view/page_assets.hpp"
 
 namespace gpuvis::output {
@@ -133,8 +133,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
 class Server final : public LiveView {
  public:
-  explicit Server(const LiveViewParams& options)
-      : options_(options), work_(asio::make_work_guard(context_)), acceptor_(context_) {
+  Server(const LiveViewParams& options, plugin::JpegEncoder encode_jpeg)
+      : options_(options), encode_jpeg_(encode_jpeg), work_(asio::make_work_guard(context_)), acceptor_(context_) {
     beast::error_code ec;
     const auto address = asio::ip::make_address(options.address, ec);
     if (ec) fail(ErrorCode::invalid_argument, "live view: '" + options.address + "' is not an IP address");
@@ -305,16 +305,16 @@ class Server final : public LiveView {
 
   // A 5-byte header (format: 1 JPEG, 2 raw grey, 3 raw RGB; width and height as little-endian
   // 16-bit numbers), then the data. Raw pixels when the build has no JPEG codec.
-  static std::string encode(const Image<std::uint8_t>& picture) {
+  std::string encode(const Image<std::uint8_t>& picture) const {
     const HostView<const std::uint8_t> view = picture.view();
     std::string out(5, '\0');
     out[1] = static_cast<char>(view.width & 0xff);
     out[2] = static_cast<char>(view.width >> 8);
     out[3] = static_cast<char>(view.height & 0xff);
     out[4] = static_cast<char>(view.height >> 8);
-    if (codec::available()) {
+    if (encode_jpeg_) {
       out[0] = 1;
-      const auto jpeg = codec::encode_jpeg(view, 80);
+      const auto jpeg = encode_jpeg_(view, 80);
       out.append(reinterpret_cast<const char*>(jpeg.data()), jpeg.size());
     } else {
       out[0] = static_cast<char>(view.channels == 1 ? 2 : 3);
@@ -325,6 +325,7 @@ class Server final : public LiveView {
   }
 
   LiveViewParams options_;
+  plugin::JpegEncoder encode_jpeg_;
   asio::io_context context_;
   asio::executor_work_guard<asio::io_context::executor_type> work_;
   tcp::acceptor acceptor_;
@@ -411,8 +412,11 @@ void HttpSession::answer() {
 
 }  // namespace
 
-bool live_view_available() { return true; }
-
-std::unique_ptr<LiveView> open_live_view(const LiveViewParams& options) { return std::make_unique<Server>(options); }
+namespace {
+LiveView* open(const LiveViewParams& options, plugin::JpegEncoder encode_jpeg) { return new Server(options, encode_jpeg); }
+constexpr plugin::ViewApi kApi{plugin::kViewPlugin.version, open};
+}  // namespace
 
 }  // namespace gpuvis::output
+
+extern "C" __attribute__((visibility("default"))) const void* gpuvis_view_plugin() { return &gpuvis::output::kApi; }
