@@ -1,6 +1,10 @@
-// The row kernels with Google Highway: compiled once per x86 (or Arm, ...) vector target that
-// Highway knows, the best one the running CPU supports chosen at the first call. Vectors run along
-// the row, so each lane is one output element and the taps' order within a lane is the scalar one.
+// The row kernels with Google Highway: compiled once per x86 vector target that Highway knows, the
+// best one the running CPU supports chosen at the first call. Vectors run along the row, so each
+// lane is one output element and the taps' order within a lane is the scalar one.
+//
+// Highway is used from its headers only: the choice of target is made here (kernels(), from the
+// CPU's feature flags) instead of by HWY_DYNAMIC_DISPATCH, whose target cache lives in libhwy.so,
+// a library whose load-time initialiser times the CPU's clock for about 6 ms in every process.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "filters/cpu/row_kernels_hwy.cpp"
 #include "hwy/foreach_target.h"  // re-includes this file once per target
@@ -376,36 +380,91 @@ void ToFloatU16(const std::uint16_t* src, std::size_t n, float* dst) { ToFloat(s
 void FromFloatU8(const float* src, std::size_t n, std::uint8_t* dst) { FromFloat(src, n, dst); }
 void FromFloatU16(const float* src, std::size_t n, std::uint16_t* dst) { FromFloat(src, n, dst); }
 
-const char* Implementation() { return hwy::TargetName(HWY_TARGET); }
-
 }  // namespace gpuvis::filters::cpu_rows::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace gpuvis::filters::cpu_rows {
+namespace {
 
-HWY_EXPORT(Correlate);
-HWY_EXPORT(CorrelateRows);
-HWY_EXPORT(Bilateral);
-HWY_EXPORT(HasRegisterTable);
-HWY_EXPORT(Implementation);
-HWY_EXPORT(ToFloatU8);
-HWY_EXPORT(ToFloatU16);
-HWY_EXPORT(FromFloatU8);
-HWY_EXPORT(FromFloatU16);
+// One target's kernels.
+struct Kernels {
+  decltype(&HWY_STATIC_DISPATCH(Correlate)) correlate;
+  decltype(&HWY_STATIC_DISPATCH(CorrelateRows)) correlate_rows;
+  decltype(&HWY_STATIC_DISPATCH(Bilateral)) bilateral;
+  decltype(&HWY_STATIC_DISPATCH(HasRegisterTable)) has_register_table;
+  decltype(&HWY_STATIC_DISPATCH(ToFloatU8)) to_float_u8;
+  decltype(&HWY_STATIC_DISPATCH(ToFloatU16)) to_float_u16;
+  decltype(&HWY_STATIC_DISPATCH(FromFloatU8)) from_float_u8;
+  decltype(&HWY_STATIC_DISPATCH(FromFloatU16)) from_float_u16;
+  const char* name;
+};
+#define GPUVIS_KERNELS(NS, NAME)                                                                                       \
+  Kernels { &NS::Correlate, &NS::CorrelateRows, &NS::Bilateral, &NS::HasRegisterTable, &NS::ToFloatU8, &NS::ToFloatU16, \
+            &NS::FromFloatU8, &NS::FromFloatU16, NAME }
 
-void to_float(const std::uint8_t* src, std::size_t n, float* dst) { HWY_DYNAMIC_DISPATCH(ToFloatU8)(src, n, dst); }
-void to_float(const std::uint16_t* src, std::size_t n, float* dst) { HWY_DYNAMIC_DISPATCH(ToFloatU16)(src, n, dst); }
-void from_float(const float* src, std::size_t n, std::uint8_t* dst) { HWY_DYNAMIC_DISPATCH(FromFloatU8)(src, n, dst); }
-void from_float(const float* src, std::size_t n, std::uint16_t* dst) { HWY_DYNAMIC_DISPATCH(FromFloatU16)(src, n, dst); }
+#if HWY_ARCH_X86
+// Whether the CPU (and the OS, for the wide registers: libgcc's and compiler-rt's checks include it)
+// has every instruction set the target's code is compiled for (Highway's HWY_TARGET_STR_* lists).
+bool has_ssse3() { return __builtin_cpu_supports("sse2") && __builtin_cpu_supports("ssse3"); }
+bool has_sse4() {
+  return has_ssse3() && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul") &&
+         __builtin_cpu_supports("aes");
+}
+bool has_avx2() {
+  return has_sse4() && __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma")
+#if !defined(__clang__)  // clang has no "f16c" query; every AVX2 CPU has F16C
+         && __builtin_cpu_supports("f16c")
+#endif
+      ;
+}
+bool has_avx3() {
+  return has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bw");
+}
+#endif
+
+// The best compiled target the running CPU supports, chosen once.
+const Kernels& kernels() {
+  static const Kernels chosen = [] {
+#if HWY_ARCH_X86
+    __builtin_cpu_init();
+#if HWY_TARGETS & HWY_AVX3
+    if (has_avx3()) return GPUVIS_KERNELS(N_AVX3, "AVX3");
+#endif
+#if HWY_TARGETS & HWY_AVX2
+    if (has_avx2()) return GPUVIS_KERNELS(N_AVX2, "AVX2");
+#endif
+#if HWY_TARGETS & HWY_SSE4
+    if (has_sse4()) return GPUVIS_KERNELS(N_SSE4, "SSE4");
+#endif
+#if HWY_TARGETS & HWY_SSSE3
+    if (has_ssse3()) return GPUVIS_KERNELS(N_SSSE3, "SSSE3");
+#endif
+#endif
+    return Kernels{&HWY_STATIC_DISPATCH(Correlate),   &HWY_STATIC_DISPATCH(CorrelateRows), &HWY_STATIC_DISPATCH(Bilateral),
+                   &HWY_STATIC_DISPATCH(HasRegisterTable), &HWY_STATIC_DISPATCH(ToFloatU8), &HWY_STATIC_DISPATCH(ToFloatU16),
+                   &HWY_STATIC_DISPATCH(FromFloatU8), &HWY_STATIC_DISPATCH(FromFloatU16), hwy::TargetName(HWY_STATIC_TARGET)};
+  }();
+  return chosen;
+}
+#undef GPUVIS_KERNELS
+
+}  // namespace
+
+void to_float(const std::uint8_t* src, std::size_t n, float* dst) { kernels().to_float_u8(src, n, dst); }
+void to_float(const std::uint16_t* src, std::size_t n, float* dst) { kernels().to_float_u16(src, n, dst); }
+void from_float(const float* src, std::size_t n, std::uint8_t* dst) { kernels().from_float_u8(src, n, dst); }
+void from_float(const float* src, std::size_t n, std::uint16_t* dst) { kernels().from_float_u16(src, n, dst); }
 
 void correlate(const float* const* taps, const float* weights, int tap_count, std::size_t n, float* out) {
-  HWY_DYNAMIC_DISPATCH(Correlate)(taps, weights, tap_count, n, out);
+  kernels().correlate(taps, weights, tap_count, n, out);
 }
 
 void correlate_rows(const float* const* rows, const float* weights, int kernel_rows, int kernel_cols, const std::ptrdiff_t* offsets, int count,
                     std::size_t n, float* const* out) {
-  HWY_DYNAMIC_DISPATCH(CorrelateRows)(rows, weights, kernel_rows, kernel_cols, offsets, count, n, out);
+  kernels().correlate_rows(rows, weights, kernel_rows, kernel_cols, offsets, count, n, out);
 }
 
 namespace {
@@ -436,14 +495,14 @@ WeightLookup fastest_lookup() {
       double shortest = 1e30;
       for (int i = 0; i < 5; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
-        HWY_DYNAMIC_DISPATCH(Bilateral)(grey, kWidth, out.data(), static_cast<int>(lookup));
-        HWY_DYNAMIC_DISPATCH(Bilateral)(colour, kWidth, out.data(), static_cast<int>(lookup));
+        kernels().bilateral(grey, kWidth, out.data(), static_cast<int>(lookup));
+        kernels().bilateral(colour, kWidth, out.data(), static_cast<int>(lookup));
         shortest = std::min(shortest, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
       return shortest;
     };
     std::vector<WeightLookup> ways{WeightLookup::compute, WeightLookup::gather};
-    if (HWY_DYNAMIC_DISPATCH(HasRegisterTable)()) ways.push_back(WeightLookup::registers);
+    if (kernels().has_register_table()) ways.push_back(WeightLookup::registers);
     WeightLookup best = ways[0];
     double best_time = 1e30;
     for (WeightLookup way : ways)
@@ -459,7 +518,7 @@ std::atomic<int> lookup_choice{static_cast<int>(WeightLookup::fastest)};
 WeightLookup bilateral_lookup() {
   const auto choice = static_cast<WeightLookup>(lookup_choice.load(std::memory_order_relaxed));
   if (choice == WeightLookup::fastest) return fastest_lookup();
-  if (choice == WeightLookup::registers && !HWY_DYNAMIC_DISPATCH(HasRegisterTable)()) return WeightLookup::gather;
+  if (choice == WeightLookup::registers && !kernels().has_register_table()) return WeightLookup::gather;
   return choice;
 }
 
@@ -472,7 +531,7 @@ const char* bilateral_lookup_name() {
 }
 
 void bilateral(const BilateralRow& row, int width, float* out) {
-  HWY_DYNAMIC_DISPATCH(Bilateral)(row, width, out, static_cast<int>(row.abs_table ? bilateral_lookup() : WeightLookup::compute));
+  kernels().bilateral(row, width, out, static_cast<int>(row.abs_table ? bilateral_lookup() : WeightLookup::compute));
 }
 
 bool bilateral_uses_colour_table() { return false; }
@@ -482,7 +541,7 @@ bool bilateral_reuses_weights() { return true; }
 void set_bilateral_lookup(WeightLookup choice) { lookup_choice.store(static_cast<int>(choice), std::memory_order_relaxed); }
 
 const char* implementation() {
-  static const std::string name = std::string("highway ") + HWY_DYNAMIC_DISPATCH(Implementation)();
+  static const std::string name = std::string("highway ") + kernels().name;
   return name.c_str();
 }
 
