@@ -1,5 +1,6 @@
 // The one resolution of Backend::automatic, used by every operation that takes a Backend.
 #include "gpuvis/core/error.hpp"
+#include "cuda/built.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 
 namespace gpuvis {
@@ -20,3 +21,7 @@ Backend resolve_backend(Backend requested, const std::function<void(const std::s
 }
 
 }  // namespace gpuvis
+
+namespace gpuvis::cuda {
+void not_built(const std::string& what) { fail(ErrorCode::unsupported, what + " requested but " + unavailable_reason()); }
+}  // namespace gpuvis::cuda

@@ -5,6 +5,7 @@
 #include "filters/opencl/filters_opencl.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/opencl/devices.hpp"
+#include "cuda/built.hpp"
 
 #include <string>
 
@@ -35,16 +36,20 @@ namespace gpuvis::filters {
 template <class T>
 void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
   const Backend backend = opencl::prefer_opencl_gpu(options.backend, resolve_backend(options.backend));
-  if (backend == Backend::cuda) convolve_cuda(src, dst, kernel, options);
-  else if (backend == Backend::opencl) convolve_opencl(src, dst, kernel, options);
+  if (backend == Backend::cuda) {
+    if constexpr (cuda::kBuilt) convolve_cuda(src, dst, kernel, options);
+    else cuda::not_built("CUDA convolution");
+  } else if (backend == Backend::opencl) convolve_opencl(src, dst, kernel, options);
   else convolve_cpu(src, dst, kernel, options);
 }
 
 template <class T>
 void bilateral(HostView<const T> src, HostView<T> dst, const BilateralParams& params) {
   const Backend backend = opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend));
-  if (backend == Backend::cuda) bilateral_cuda(src, dst, params);
-  else if (backend == Backend::opencl) bilateral_opencl(src, dst, params);
+  if (backend == Backend::cuda) {
+    if constexpr (cuda::kBuilt) bilateral_cuda(src, dst, params);
+    else cuda::not_built("CUDA bilateral filter");
+  } else if (backend == Backend::opencl) bilateral_opencl(src, dst, params);
   else bilateral_cpu(src, dst, params);
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpuvis/cuda/device_memory.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
@@ -37,5 +38,17 @@ void mean_shift_filter_cpu(HostView<const T> src, HostView<T> dst, VolumeShape s
 template <class T>
 void mean_shift_filter_cuda(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
                             std::vector<float>* modes = nullptr, const mean_shift_detail::Tuning& tuning = {});
+
+// The CUDA filters on the caller's device memory (filters/cuda/device_entry.cu), behind the public
+// device entry points (gpuvis/filters/device.hpp). Like every *_cuda function above, called only
+// where cuda::kBuilt (cuda/built.hpp).
+template <class T>
+void convolve_on_device(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveParams& options,
+                        cuda::StreamHandle stream);
+template <class T>
+void bilateral_on_device(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams& params, cuda::StreamHandle stream);
+template <class T>
+void mean_shift_on_device(DeviceView<const T> src, DeviceView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                          cuda::StreamHandle stream);
 
 }  // namespace gpuvis::filters

@@ -8,6 +8,7 @@
 #include "gpuvis/filters/mean_shift.hpp"
 #include "filters/filter_backends.hpp"
 #include "filters/mean_shift_common.hpp"
+#include "cuda/built.hpp"
 
 namespace gpuvis::filters {
 
@@ -41,8 +42,9 @@ void mean_shift_filter(HostView<const T> src, HostView<T> dst, const MeanShiftPa
 template <class T>
 void mean_shift_filter_volume(HostView<const T> stacked, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params) {
   refuse_opencl(resolve_backend(params.backend), "mean shift filtering");
-  if (resolve_backend(params.backend) == Backend::cuda) mean_shift_filter_cuda(stacked, dst, shape, params);
-  else mean_shift_filter_cpu(stacked, dst, shape, params);
+  if (resolve_backend(params.backend) != Backend::cuda) mean_shift_filter_cpu(stacked, dst, shape, params);
+  else if constexpr (cuda::kBuilt) mean_shift_filter_cuda(stacked, dst, shape, params);
+  else cuda::not_built("CUDA mean shift");
 }
 
 #define GPUVIS_MEAN_SHIFT(T)                                                                                          \

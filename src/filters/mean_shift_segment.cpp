@@ -15,6 +15,7 @@
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "filters/filter_backends.hpp"
+#include "cuda/built.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -137,8 +138,9 @@ MeanShiftSegmentation<T> mean_shift_segment(HostView<const T> src, const MeanShi
   require(job.voxels() < (1ll << 31), "meanshift segment takes at most 2^31 voxels");
   std::vector<float> modes;  // normalised: distances below are in units of h_r
   refuse_opencl(resolve_backend(p.filter.backend), "mean shift segmentation");
-  if (resolve_backend(p.filter.backend) == Backend::cuda) mean_shift_filter_cuda(src, out.filtered.view(), shape, p.filter, &modes);
-  else mean_shift_filter_cpu(src, out.filtered.view(), shape, p.filter, &modes);
+  if (resolve_backend(p.filter.backend) != Backend::cuda) mean_shift_filter_cpu(src, out.filtered.view(), shape, p.filter, &modes);
+  else if constexpr (cuda::kBuilt) mean_shift_filter_cuda(src, out.filtered.view(), shape, p.filter, &modes);
+  else cuda::not_built("CUDA mean shift");
   const int c = src.channels, lanes = c == 3 ? 4 : c;
   const Grid g(job.space.width, job.space.height, job.space.depth, job.space.frames);
   const int n = g.voxels();

@@ -11,6 +11,7 @@
 #include "gpuvis/lab/lab.hpp"
 #include "lab/backends.hpp"
 #include "lab/lab_common.hpp"
+#include "cuda/built.hpp"
 
 namespace gpuvis::lab {
 namespace {
@@ -113,7 +114,10 @@ Table dot(const LessonParams& o) {
     add_row("cpu-shared-sum-race", "host, " + std::to_string(threads) + " threads, one run", us, shared.load(), 1e-3,
             "load-add-store on one shared total (the racy OpenMP baseline): lost updates", "the race, shown on purpose");
   }
-  if (sides.gpu) cuda_impl::dot(o, x, y, reference, t);
+  if (sides.gpu) {
+    if constexpr (cuda::kBuilt) cuda_impl::dot(o, x, y, reference, t);
+    else cuda::not_built("lab dot on the GPU");
+  }
   t.notes.push_back("GB/s = the two input vectors' bytes / median time. Reference: the exact sum in long double.");
   return t;
 }
@@ -122,7 +126,8 @@ Table memory(const LessonParams& o) {
   require_runs(o);
   if (o.backend == Backend::cpu) fail(ErrorCode::unsupported, "lab memory is about the GPU's memory spaces: it has no CPU version (use --backend cuda or auto)");
   if (cuda::device_count() == 0) fail(ErrorCode::unsupported, "lab memory runs on the GPU only: " + cuda::unavailable_reason());
-  return cuda_impl::memory(o);
+  if constexpr (cuda::kBuilt) return cuda_impl::memory(o);
+  else cuda::not_built("lab memory");
 }
 
 Table atomics(const LessonParams& o) {
@@ -165,7 +170,10 @@ Table atomics(const LessonParams& o) {
           c.fetch_add(local, std::memory_order_relaxed);
         });
   }
-  if (sides.gpu) cuda_impl::atomics(o, t);
+  if (sides.gpu) {
+    if constexpr (cuda::kBuilt) cuda_impl::atomics(o, t);
+    else cuda::not_built("lab atomics on the GPU");
+  }
   t.notes.push_back("Rows marked WRONG under the race are the lesson: a read-modify-write that is not atomic loses updates.");
   return t;
 }
@@ -174,7 +182,8 @@ Table streams(const LessonParams& o) {
   require_runs(o);
   if (o.backend == Backend::cpu) fail(ErrorCode::unsupported, "lab streams is about overlapping GPU copies with GPU work: it has no CPU version");
   if (cuda::device_count() == 0) fail(ErrorCode::unsupported, "lab streams runs on the GPU only: " + cuda::unavailable_reason());
-  return cuda_impl::streams(o);
+  if constexpr (cuda::kBuilt) return cuda_impl::streams(o);
+  else cuda::not_built("lab streams");
 }
 
 }  // namespace gpuvis::lab

@@ -17,6 +17,7 @@
 #include <cblas.h>
 
 #include "lab/lazy_library.hpp"
+#include "cuda/built.hpp"
 #endif
 
 namespace gpuvis::lab {
@@ -198,7 +199,9 @@ Table matmul(const MatmulParams& o) {
 #endif
     } else {
       r.backend = "cuda";
-      const auto run = cuda_impl::matmul(impl, o.precision, n, a, b, c, o.runs);
+      cuda_impl::MatmulRun run;
+      if constexpr (cuda::kBuilt) run = cuda_impl::matmul(impl, o.precision, n, a, b, c, o.runs);
+      else cuda::not_built("matmul on the GPU");
       r.median_us = run.kernel_us;
       r.scope = "kernel";
       r.note = "end to end " + format_us(run.end_to_end_us) + " (pinned copies of A, B and C included)";

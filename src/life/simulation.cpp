@@ -6,6 +6,7 @@
 #include "gpuvis/life/life.hpp"
 #include "gpuvis/opencl/devices.hpp"
 #include "life/backends.hpp"
+#include "cuda/built.hpp"
 
 namespace gpuvis::life {
 namespace {
@@ -52,7 +53,10 @@ class CpuSimulation final : public Simulation {
 std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options) {
   require(initial.width() > 0 && initial.height() > 0, "the initial board is empty");
   const Backend backend = opencl::prefer_opencl_gpu(options.backend, resolve_backend(options.backend));
-  if (backend == Backend::cuda) return cuda_impl::make_simulation(initial, options);
+  if (backend == Backend::cuda) {
+    if constexpr (cuda::kBuilt) return cuda_impl::make_simulation(initial, options);
+    else cuda::not_built("the CUDA simulation");
+  }
   if (backend == Backend::opencl) return opencl_impl::make_simulation(initial, options);
   return std::make_unique<CpuSimulation>(initial, options);
 }

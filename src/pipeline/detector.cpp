@@ -6,6 +6,7 @@
 #include "gpuvis/cuda/runtime.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/second_look/second_look.hpp"
+#include "cuda/built.hpp"
 
 namespace gpuvis::pipeline {
 
@@ -26,7 +27,9 @@ Detector::Detector(DetectorParams config) : config_(std::move(config)) {
   set.max_id = config_.max_fid;
   set.yamaarashi = config_.yamaarashi;
   set.mirror = config_.mirror;
-  engine_ = config_.backend == Backend::cuda ? make_cuda_engine(config_, set) : make_cpu_engine(config_, set);
+  if (config_.backend != Backend::cuda) engine_ = make_cpu_engine(config_, set);
+  else if constexpr (cuda::kBuilt) engine_ = make_cuda_engine(config_, set);
+  else cuda::not_built("CUDA detection");
   if (config_.second_look.enabled) second_look_ = std::make_unique<second_look::SecondLooker>(config_, set);
 }
 

@@ -6,6 +6,9 @@
 #include "threshold/cpu/threshold_cpu.hpp"
 #include "threshold/opencl/threshold_opencl.hpp"
 #include "threshold/sharpen_rules.hpp"
+#include "cuda/built.hpp"
+#include "threshold/cuda_entry.hpp"
+#include "gpuvis/threshold/device.hpp"
 
 namespace gpuvis::threshold {
 
@@ -50,13 +53,13 @@ class CpuThresholder final : public Thresholder {
 };
 }  // namespace
 
-// Defined in cuda/thresholder_cuda.cu, or in cuda_absent.cpp without CUDA.
-std::unique_ptr<Thresholder> make_cuda_thresholder(const Params& params);
-
 std::unique_ptr<Thresholder> make_thresholder(const Params& params) {
   validate(params);
   const Backend backend = opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend));
-  if (backend == Backend::cuda) return make_cuda_thresholder(params);
+  if (backend == Backend::cuda) {
+    if constexpr (cuda::kBuilt) return make_cuda_thresholder(params);
+    else cuda::not_built("CUDA thresholding");
+  }
   if (backend == Backend::opencl) return make_opencl_thresholder(params);
   return std::make_unique<CpuThresholder>(params);
 }
@@ -65,6 +68,11 @@ void threshold(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, con
   if (opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend)) == Backend::cpu)
     return threshold_cpu(src, dst, params);
   make_thresholder(params)->apply(src, dst);
+}
+
+void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& params, cuda::StreamHandle stream) {
+  if constexpr (cuda::kBuilt) threshold_on_device(src, dst, params, stream);
+  else cuda::not_built("thresholding device memory");
 }
 
 }  // namespace gpuvis::threshold

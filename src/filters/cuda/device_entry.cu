@@ -1,10 +1,11 @@
-// The public device entry points of the filters (gpuvis/filters/device.hpp): the CUDA filters on
-// the caller's device memory and stream, waited for before returning.
+// The CUDA filters on the caller's device memory and stream, waited for before returning: what the
+// public device entry points (gpuvis/filters/device.hpp, src/filters/device_filters.cpp) call.
 #include <string>
 
 #include "cuda/memory.hpp"
 #include "filters/cuda/filters_cuda.hpp"
 #include "filters/cuda/mean_shift_cuda.hpp"
+#include "filters/filter_backends.hpp"
 #include "gpuvis/filters/device.hpp"
 
 namespace gpuvis {
@@ -21,8 +22,8 @@ void require_device(const View& v, const char* what) {
 namespace filters {
 
 template <class T>
-void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveParams& options,
-              cuda::StreamHandle stream) {
+void convolve_on_device(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, const ConvolveParams& options,
+                        cuda::StreamHandle stream) {
   require_device(src, "convolve: the source");
   require_device(dst, "convolve: the destination");
   gpuvis::cuda::DeviceBuffer workspace;
@@ -31,7 +32,7 @@ void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, 
 }
 
 template <class T>
-void bilateral(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams& params, cuda::StreamHandle stream) {
+void bilateral_on_device(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams& params, cuda::StreamHandle stream) {
   validate(params);
   require_device(src, "bilateral: the source");
   require_device(dst, "bilateral: the destination");
@@ -40,8 +41,8 @@ void bilateral(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams
 }
 
 template <class T>
-void mean_shift_filter(DeviceView<const T> src, DeviceView<T> dst, VolumeShape shape, const MeanShiftParams& params,
-                       cuda::StreamHandle stream) {
+void mean_shift_on_device(DeviceView<const T> src, DeviceView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                          cuda::StreamHandle stream) {
   mean_shift_detail::prepare(src, dst, shape, params);
   require_device(src, "mean shift: the source");
   require_device(dst, "mean shift: the destination");
@@ -49,9 +50,9 @@ void mean_shift_filter(DeviceView<const T> src, DeviceView<T> dst, VolumeShape s
 }
 
 #define GPUVIS_DEVICE_FILTERS(T)                                                                                     \
-  template void convolve<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveParams&, cuda::StreamHandle); \
-  template void bilateral<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle); \
-  template void mean_shift_filter<T>(DeviceView<const T>, DeviceView<T>, VolumeShape, const MeanShiftParams&, cuda::StreamHandle);
+  template void convolve_on_device<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveParams&, cuda::StreamHandle); \
+  template void bilateral_on_device<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle); \
+  template void mean_shift_on_device<T>(DeviceView<const T>, DeviceView<T>, VolumeShape, const MeanShiftParams&, cuda::StreamHandle);
 GPUVIS_DEVICE_FILTERS(std::uint8_t)
 GPUVIS_DEVICE_FILTERS(std::uint16_t)
 GPUVIS_DEVICE_FILTERS(float)

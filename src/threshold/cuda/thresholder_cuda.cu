@@ -6,6 +6,7 @@
 #include "gpuvis/threshold/device.hpp"
 #include "threshold/cuda/kernels.cuh"
 #include "threshold/sharpen_rules.hpp"
+#include "threshold/cuda_entry.hpp"
 
 namespace gpuvis::threshold {
 namespace cuda_impl {
@@ -124,9 +125,8 @@ class CudaThresholder final : public Thresholder {
 
 }  // namespace
 
-// The public device entry point (gpuvis/threshold/device.hpp): the caller's memory and stream.
-void threshold(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& params,
-               cuda::StreamHandle stream) {
+void threshold_on_device(DeviceView<const std::uint8_t> src, DeviceView<std::uint8_t> dst, const Params& params,
+                         cuda::StreamHandle stream) {
   validate(params);
   if (!cuda::is_device_pointer(src.data) || !cuda::is_device_pointer(dst.data))
     fail(ErrorCode::invalid_argument, "threshold: the source and destination must be device memory of the current CUDA device");
