@@ -17,6 +17,7 @@
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/segment/region_tree.hpp"
+#include "segment/cpu/segment.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "camera_frames.hpp"

@@ -15,6 +15,7 @@
 #include "gpuvis/synth/scene.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "gpuvis/segment/region_tree.hpp"
+#include "segment/cpu/segment.hpp"
 #include "gpuvis/decode/fiducial.hpp"
 #include "camera_frames.hpp"
 

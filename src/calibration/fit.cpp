@@ -10,6 +10,7 @@
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/segment/region_tree.hpp"
+#include "segment/cpu/segment.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 
 namespace gpuvis::calibration {

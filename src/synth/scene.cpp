@@ -13,6 +13,7 @@
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/segment/region_tree.hpp"
+#include "segment/cpu/segment.hpp"
 #include "gpuvis/synth/yamaarashi_print.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 

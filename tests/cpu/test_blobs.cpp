@@ -10,6 +10,7 @@
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "test_support.hpp"
+#include "segment/cpu/segment.hpp"
 
 using namespace gpuvis;
 

@@ -17,6 +17,7 @@
 #include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/segment/region_tree.hpp"
+#include "segment/cpu/segment.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "compare_detections.hpp"

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "gpuvis/segment/region_tree.hpp"
+#include "segment/cpu/segment.hpp"
 #include "segment_reference.hpp"
 #include "test_support.hpp"
 

@@ -728,6 +728,7 @@ TEST(Track, GeneratedScenesAsALiveSource) {
 
 #include "gpuvis/track/one_euro.hpp"
 #include "gpuvis/track/tracker.hpp"
+#include "segment/cpu/segment.hpp"
 
 TEST(OneEuro, RemovesJitterAtRestAndFollowsMotion) {
   track::OneEuroFilter f(1.0f, 0.25f, 10.0f);

@@ -19,6 +19,7 @@
 #include "threshold/cpu/threshold_cpu.hpp"
 #include "segment_reference.hpp"
 #include "test_support.hpp"
+#include "segment/cpu/segment.hpp"
 
 using namespace gpuvis;
 

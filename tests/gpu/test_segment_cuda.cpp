@@ -7,6 +7,7 @@
 
 #include "cuda/memory.hpp"
 #include "gpuvis/segment/region_tree.hpp"
+#include "segment/cpu/segment.hpp"
 #include "segment/cuda/segment_cuda.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "gpuvis/threshold/threshold.hpp"

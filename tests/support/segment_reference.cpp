@@ -1,4 +1,5 @@
 #include "segment_reference.hpp"
+#include "segment/cpu/segment.hpp"
 
 #include <algorithm>
 #include <random>

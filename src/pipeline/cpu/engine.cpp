@@ -5,6 +5,7 @@
 
 #include "gpuvis/decode/fiducial.hpp"
 #include "pipeline/engine.hpp"
+#include "segment/cpu/segment.hpp"
 
 namespace gpuvis::pipeline {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "gpuvis/core/parallel.hpp"
 #include "pipeline/second_look/dim_print.hpp"
+#include "segment/cpu/segment.hpp"
 
 namespace gpuvis::pipeline::second_look {
 

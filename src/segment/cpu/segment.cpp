@@ -18,6 +18,7 @@
 
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/segment/region_tree.hpp"
+#include "segment/cpu/segment.hpp"
 
 namespace gpuvis::segment {
 namespace {
