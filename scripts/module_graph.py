@@ -36,7 +36,7 @@ LAYERS = [
 # results, and its fit thresholds and segments a frame of the calibration sheet).
 ALGORITHM_ORDER = ["threshold", "segment", "decode", "calibration"]
 # Folders that are not modules of their own.
-# The config headers are the XML adapters' API; src/config_absent.cpp stands in for them.
+# The configuration files (include/gpuvis/config, src/config) sit with the adapters they configure.
 ALIASES = {"src": "adapters", "config": "adapters"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

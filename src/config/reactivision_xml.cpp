@@ -1,4 +1,4 @@
-// reacTIVision.xml through tinyxml2. Element and attribute names and their meaning follow the
+// reacTIVision.xml, from its element tree (config/xml_tree.hpp). Element and attribute names and their meaning follow the
 // behaviour spec §9.1; values are validated here with the line they came from.
 #include <algorithm>
 #include <cmath>
@@ -10,21 +10,9 @@
 #include "gpuvis/io/read_limited.hpp"
 #include "gpuvis/io/text_file.hpp"
 #include "gpuvis/core/error.hpp"
-#include "adapters/config/xml_reader.hpp"
+#include "config/xml_tree.hpp"
 
 namespace gpuvis::config {
-
-bool xml_available() { return true; }
-
-const tinyxml2::XMLElement* load_xml(tinyxml2::XMLDocument& doc, const std::string& path, const char* root_name) {
-  // reacTIVision's files are a few KiB; the limit refuses a huge file before any of it is read.
-  const std::string text = read_limited(path, kMaxConfigBytes, "config file");
-  if (doc.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS)
-    fail(ErrorCode::format, path + ":" + std::to_string(doc.ErrorLineNum()) + ": malformed XML: " + doc.ErrorStr());
-  const tinyxml2::XMLElement* root = doc.FirstChildElement(root_name);
-  if (!root) fail(ErrorCode::format, path + ": the root element must be <" + root_name + ">");
-  return root;
-}
 
 namespace {
 
@@ -49,11 +37,11 @@ const std::vector<ElementSpec>& elements() {
   return table;
 }
 
-void warn_unknown_attributes(const Reader& r, const tinyxml2::XMLElement* e, const ElementSpec& spec) {
-  for (const auto* a = e->FirstAttribute(); a; a = a->Next()) {
+void warn_unknown_attributes(const Reader& r, const XmlElement& e, const ElementSpec& spec) {
+  for (const auto& [name, value] : e.attributes) {
     bool known = false;
-    for (const char* k : spec.attributes) known = known || std::string(a->Name()) == k;
-    if (!known) r.warnings->push_back(r.where(e, a->Name()) + ": unknown attribute, ignored");
+    for (const char* k : spec.attributes) known = known || name == k;
+    if (!known) r.warnings->push_back(r.where(e, name.c_str()) + ": unknown attribute, ignored");
   }
 }
 
@@ -62,10 +50,10 @@ std::string relative_to(const std::string& config_path, const std::string& file)
   return (std::filesystem::path(config_path).parent_path() / file).string();
 }
 
-void read_tuio(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
-  const char* type = e->Attribute("type");
+void read_tuio(const Reader& r, const XmlElement& e, ReacTIVisionConfig& cfg) {
+  const char* type = e.attribute("type");
   if (!type) {  // <tuio source="..."/> names the TUIO source
-    if (const char* src = e->Attribute("source")) cfg.tuio_options.source = src;
+    if (const char* src = e.attribute("source")) cfg.tuio_options.source = src;
     return;
   }
   const std::string t = type;
@@ -74,7 +62,7 @@ void read_tuio(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfi
     return;
   }
   if (t != "udp" && t != "tcp" && t != "web") r.bad(e, "type", "'" + t + "' is not udp, tcp, web or flc");
-  const char* host = e->Attribute("host");
+  const char* host = e.attribute("host");
   if (host && std::string_view(host).size() > 253)  // the longest name DNS can resolve
     r.bad(e, "host", "longer than the 253 characters a host name may have");
   output::TuioTarget target;
@@ -95,7 +83,7 @@ void read_tuio(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfi
   }
   if (!r.integer(e, "port", 1, 65535, target.port)) target.port = t == "web" ? 8080 : 3333;
   // gpuvis's addition: version="2" sends TUIO 2.0 to this target (reacTIVision 1.6 sends 1.1 only).
-  if (const char* v = e->Attribute("version")) {
+  if (const char* v = e.attribute("version")) {
     const std::string version = v;
     if (version == "2" || version == "2.0") target.version = 2;
     else if (version != "1" && version != "1.1") r.bad(e, "version", "is 1.1 or 2");
@@ -103,9 +91,9 @@ void read_tuio(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfi
   cfg.tuio.push_back(target);
 }
 
-void read_fiducial(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
+void read_fiducial(const Reader& r, const XmlElement& e, ReacTIVisionConfig& cfg) {
   auto& det = cfg.detector;
-  if (const char* amoeba = e->Attribute("amoeba")) {
+  if (const char* amoeba = e.attribute("amoeba")) {
     const std::string trees = amoeba;
     det.trees = trees.find(".trees") != std::string::npos ? relative_to(r.path, trees) : trees;
   }
@@ -120,9 +108,9 @@ void read_fiducial(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionC
   }
 }
 
-void read_threshold(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
+void read_threshold(const Reader& r, const XmlElement& e, ReacTIVisionConfig& cfg) {
   auto& det = cfg.detector;
-  const char* type = e->Attribute("type");
+  const char* type = e.attribute("type");
   // Any type other than exactly "br" selects tiled Bernsen; without one the code's default, BR
   // (spec §2.1, Q31: the shipped XML's comment calls TB the default).
   const bool br = type ? std::string(type) == "br" : true;
@@ -137,11 +125,11 @@ void read_threshold(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVision
   if (!type)
     r.warnings->push_back(r.where(e, "type") + ": absent; Bradley-Roth (br), reacTIVision 1.6's default "
                                                "(write type=\"tb\" for tiled Bernsen)");
-  if (e->Attribute("tile"))
+  if (e.attribute("tile"))
     r.warnings->push_back(r.where(e, "tile") + ": ignored, as reacTIVision 1.6 does; the tile size is size=");
   int gradient = 16, size = 16, contrast = 32;
   r.integer(e, "gradient", 0, 64, gradient);
-  if (const char* v = e->Attribute("size"); v && std::string(v) == "min") size = 2;
+  if (const char* v = e.attribute("size"); v && std::string(v) == "min") size = 2;
   else r.integer(e, "size", 1, 4096, size);  // "max": 4096, a tile or window at least as big as the frame
   r.integer(e, "contrast", 0, 255, contrast);
   if (br) {
@@ -153,7 +141,7 @@ void read_threshold(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVision
   }
   // reacTIVision splits the frame into `threads` strips, and tiled Bernsen restarts its tiles at
   // each strip (spec §2.2, Q3). gpuvis uses the threads for speed only: its output is one strip's.
-  if (const char* v = e->Attribute("threads")) {
+  if (const char* v = e.attribute("threads")) {
     if (std::string(v) == "max") cfg.threads = 0;
     else r.integer(e, "threads", 1, 1024, cfg.threads);
     if (!br && cfg.threads != 1)
@@ -162,8 +150,8 @@ void read_threshold(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVision
   }
 }
 
-void read_calibration(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
-  if (const char* inv = e->Attribute("invert")) {
+void read_calibration(const Reader& r, const XmlElement& e, ReacTIVisionConfig& cfg) {
+  if (const char* inv = e.attribute("invert")) {
     for (const char* c = inv; *c; ++c) {
       if (*c == 'x') cfg.tuio_options.invert_x = true;
       else if (*c == 'y') cfg.tuio_options.invert_y = true;
@@ -171,7 +159,7 @@ void read_calibration(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisi
       else if (*c != ' ') r.bad(e, "invert", "takes the letters x, y and a");
     }
   }
-  if (const char* grid = e->Attribute("grid")) {
+  if (const char* grid = e.attribute("grid")) {
     // Relative to the XML's folder, so a table's settings and its grid travel together.
     std::filesystem::path p(grid);
     if (p.is_relative()) p = std::filesystem::path(r.path).parent_path() / p;
@@ -181,13 +169,13 @@ void read_calibration(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisi
       r.bad(e, "grid", std::string("cannot be read: ") + err.what());
     }
   }
-  if (e->Attribute("file"))  // the shipped XMLs' attribute, which reacTIVision 1.6 ignores (Q28)
+  if (e.attribute("file"))  // the shipped XMLs' attribute, which reacTIVision 1.6 ignores (Q28)
     r.warnings->push_back(r.where(e, "file") + ": ignored, as reacTIVision 1.6 does (its attribute is grid=)");
 }
 
-void read_image(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConfig& cfg) {
+void read_image(const Reader& r, const XmlElement& e, ReacTIVisionConfig& cfg) {
   r.boolean(e, "equalize", cfg.detector.equalize);
-  if (const char* d = e->Attribute("display")) {
+  if (const char* d = e.attribute("display")) {
     const std::string display = d;
     if (display != "none" && display != "src" && display != "dest") r.bad(e, "display", "'" + display + "' is not none, src or dest");
     if (display != "none")
@@ -202,13 +190,12 @@ void read_image(const Reader& r, const tinyxml2::XMLElement* e, ReacTIVisionConf
 }  // namespace
 
 ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
-  tinyxml2::XMLDocument doc;
-  const tinyxml2::XMLElement* root = load_xml(doc, path, "reactivision");
+  const XmlElement root = load_xml(path, "reactivision");
   ReacTIVisionConfig cfg;
   Reader r{path, &cfg.warnings};
   auto& det = cfg.detector;
-  for (const auto* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) {
-    const std::string name = e->Name();
+  for (const XmlElement& e : root.children) {
+    const std::string& name = e.name;
     const ElementSpec* spec = nullptr;
     for (const auto& s : elements())
       if (name == s.name) spec = &s;
@@ -234,7 +221,7 @@ ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
     else if (name == "calibration") read_calibration(r, e, cfg);
     else if (name == "image") read_image(r, e, cfg);
     else if (name == "camera") {
-      if (const char* c = e->Attribute("config")) cfg.camera_config = std::string(c) == "default" ? "default" : relative_to(path, c);
+      if (const char* c = e.attribute("config")) cfg.camera_config = std::string(c) == "default" ? "default" : relative_to(path, c);
     } else if (name == "filter") {
       r.boolean(e, "fiducial", cfg.tracker.smooth_objects);
       r.boolean(e, "finger", cfg.tracker.smooth_cursors);
@@ -247,37 +234,40 @@ ReacTIVisionConfig load_reactivision_xml(const std::string& path) {
 
 namespace {
 
-tinyxml2::XMLElement* child(tinyxml2::XMLDocument& doc, tinyxml2::XMLElement* root, const char* name) {
-  if (auto* e = root->FirstChildElement(name)) return e;
-  auto* e = doc.NewElement(name);
-  root->InsertEndChild(e);
-  return e;
-}
+// save_reactivision_xml's attribute edits, in the order they are made.
+struct Edits {
+  std::vector<XmlEdit> list;
+  void set(const char* element, const char* attribute, const std::string& value) { list.push_back({element, attribute, value}); }
+  void set(const char* element, const char* attribute, int value) { set(element, attribute, std::to_string(value)); }
+  void remove(const char* element, const char* attribute) { list.push_back({element, attribute, std::nullopt}); }
+};
 
-void write_threshold(tinyxml2::XMLElement* e, const threshold::Params& t) {
+// The threshold's settings, as <threshold> attributes.
+void write_threshold(Edits& out, const threshold::Params& t) {
+  auto sharpen = [&] {
+    if (t.sharpen > 0) out.set("threshold", "sharpen", t.sharpen);
+    else out.remove("threshold", "sharpen");
+  };
   switch (t.method) {
     case threshold::Method::bradley_roth:
-      e->SetAttribute("type", "br");
-      if (t.sharpen > 0) e->SetAttribute("sharpen", t.sharpen);
-      else e->DeleteAttribute("sharpen");
-      e->SetAttribute("gradient", static_cast<int>(std::lround(100.0 * t.bradley_roth.bias)));
-      e->SetAttribute("size", t.bradley_roth.size);
-      e->SetAttribute("contrast", t.bradley_roth.contrast);
+      out.set("threshold", "type", "br");
+      sharpen();
+      out.set("threshold", "gradient", static_cast<int>(std::lround(100.0 * t.bradley_roth.bias)));
+      out.set("threshold", "size", t.bradley_roth.size);
+      out.set("threshold", "contrast", t.bradley_roth.contrast);
       break;
     case threshold::Method::tiled:
-      e->SetAttribute("type", "tb");
-      if (t.sharpen > 0) e->SetAttribute("sharpen", t.sharpen);
-      else e->DeleteAttribute("sharpen");
-      e->SetAttribute("size", t.tiled.tile);
-      e->SetAttribute("gradient", t.tiled.gradient);
+      out.set("threshold", "type", "tb");
+      sharpen();
+      out.set("threshold", "size", t.tiled.tile);
+      out.set("threshold", "gradient", t.tiled.gradient);
       break;
     case threshold::Method::bernsen:
-      e->SetAttribute("type", "bernsen");
-      e->SetAttribute("size", t.bernsen.half_window);
-      e->SetAttribute("contrast", t.bernsen.gate);
-      if (t.sharpen > 0) e->SetAttribute("sharpen", t.sharpen);
-      else e->DeleteAttribute("sharpen");
-      e->DeleteAttribute("gradient");
+      out.set("threshold", "type", "bernsen");
+      out.set("threshold", "size", t.bernsen.half_window);
+      out.set("threshold", "contrast", t.bernsen.gate);
+      sharpen();
+      out.remove("threshold", "gradient");
       break;
   }
 }
@@ -285,42 +275,29 @@ void write_threshold(tinyxml2::XMLElement* e, const threshold::Params& t) {
 }  // namespace
 
 void save_reactivision_xml(const std::string& path, const ReacTIVisionConfig& cfg, const std::string& grid) {
-  tinyxml2::XMLDocument doc;
-  tinyxml2::XMLElement* root = nullptr;
-  if (std::filesystem::exists(path)) {
-    load_xml(doc, path, "reactivision");  // errors name the file and line
-    root = doc.RootElement();
-  } else {
-    doc.InsertEndChild(doc.NewDeclaration());
-    root = doc.NewElement("reactivision");
-    doc.InsertEndChild(root);
-  }
+  // An existing file keeps everything but these attributes (its errors name the file and line).
+  const std::string existing = std::filesystem::exists(path) ? read_limited(path, kMaxConfigBytes, "config file") : std::string();
   const auto& det = cfg.detector;
-  write_threshold(child(doc, root, "threshold"), det.threshold);
-  auto* finger = child(doc, root, "finger");
-  finger->SetAttribute("size", det.fingers.size);
-  finger->SetAttribute("sensitivity", static_cast<int>(std::lround(100.0 * det.fingers.sensitivity)));
-  finger->SetAttribute("contrast", det.fingers.contrast);
-  auto* blob = child(doc, root, "blob");
-  blob->SetAttribute("min_size", det.blobs.min_size);
-  blob->SetAttribute("max_size", det.blobs.max_size);
-  blob->SetAttribute("obj_blob", det.blobs.object_blobs ? "true" : "false");
-  blob->SetAttribute("cur_blob", det.blobs.finger_blobs ? "true" : "false");
-  auto* fiducial = child(doc, root, "fiducial");
-  fiducial->SetAttribute("yamaarashi", det.yamaarashi ? "true" : "false");
-  fiducial->SetAttribute("mirror", det.mirror ? "true" : "false");
-  if (!fiducial->Attribute("max_fid")) fiducial->SetAttribute("max_fid", det.max_fid);
-  child(doc, root, "image")->SetAttribute("equalize", cfg.detector.equalize ? "true" : "false");
-  auto* calibration = child(doc, root, "calibration");
+  Edits e;
+  write_threshold(e, det.threshold);
+  e.set("finger", "size", det.fingers.size);
+  e.set("finger", "sensitivity", static_cast<int>(std::lround(100.0 * det.fingers.sensitivity)));
+  e.set("finger", "contrast", det.fingers.contrast);
+  e.set("blob", "min_size", det.blobs.min_size);
+  e.set("blob", "max_size", det.blobs.max_size);
+  e.set("blob", "obj_blob", det.blobs.object_blobs ? "true" : "false");
+  e.set("blob", "cur_blob", det.blobs.finger_blobs ? "true" : "false");
+  e.set("fiducial", "yamaarashi", det.yamaarashi ? "true" : "false");
+  e.set("fiducial", "mirror", det.mirror ? "true" : "false");
+  e.list.push_back({"fiducial", "max_fid", std::to_string(det.max_fid), true});
+  e.set("image", "equalize", cfg.detector.equalize ? "true" : "false");
   std::string invert = " ";  // reacTIVision writes a space before the letters (spec §9.1)
   if (cfg.tuio_options.invert_x) invert += 'x';
   if (cfg.tuio_options.invert_y) invert += 'y';
   if (cfg.tuio_options.invert_angle) invert += 'a';
-  calibration->SetAttribute("invert", invert.c_str());
-  if (!grid.empty()) calibration->SetAttribute("grid", grid.c_str());
-  tinyxml2::XMLPrinter printer;
-  doc.Print(&printer);
-  write_file_atomically(path, std::string(printer.CStr(), static_cast<std::size_t>(printer.CStrSize() - 1)));
+  e.set("calibration", "invert", invert);
+  if (!grid.empty()) e.set("calibration", "grid", grid);
+  write_file_atomically(path, edited_xml(path, existing, "reactivision", e.list));
 }
 
 }  // namespace gpuvis::config

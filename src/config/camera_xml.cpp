@@ -1,16 +1,16 @@
-// camera.xml through tinyxml2 (spec §9.2).
+// camera.xml (spec §9.2), from its element tree (config/xml_tree.hpp).
 #include <cstdlib>
 #include <filesystem>
 
 #include "gpuvis/config/camera.hpp"
-#include "adapters/config/xml_reader.hpp"
+#include "config/xml_tree.hpp"
 
 namespace gpuvis::config {
 namespace {
 
 // A <settings> value: a whole number, min, max, auto or default (= leave the camera alone).
-void read_control(const Reader& r, const tinyxml2::XMLElement* e, const char* name, std::vector<source::CameraControl>& out) {
-  const char* v = e->Attribute(name);
+void read_control(const Reader& r, const XmlElement& e, const char* name, std::vector<source::CameraControl>& out) {
+  const char* v = e.attribute(name);
   if (!v) return;
   const std::string s = v;
   source::CameraControl c;
@@ -26,13 +26,13 @@ void read_control(const Reader& r, const tinyxml2::XMLElement* e, const char* na
 }  // namespace
 
 CameraXml load_camera_xml(const std::string& path) {
-  tinyxml2::XMLDocument doc;
-  const tinyxml2::XMLElement* root = load_xml(doc, path, "portvideo");
+  const XmlElement root = load_xml(path, "portvideo");
   CameraXml cfg;
   Reader r{path, &cfg.warnings};
-  const tinyxml2::XMLElement* cam = root->FirstChildElement("camera");
-  if (!cam) fail(ErrorCode::format, path + ": <portvideo> has no <camera> element");
-  if (const char* d = cam->Attribute("driver")) {
+  const XmlElement* camera = root.child("camera");
+  if (!camera) fail(ErrorCode::format, path + ": <portvideo> has no <camera> element");
+  const XmlElement& cam = *camera;
+  if (const char* d = cam.attribute("driver")) {
     cfg.driver = d;
     if (cfg.driver == "dc1394" || cfg.driver == "ps3eye") {
       r.unsupported(cam, "driver");
@@ -41,25 +41,25 @@ CameraXml load_camera_xml(const std::string& path) {
       r.bad(cam, "driver", "'" + cfg.driver + "' is not default, file, folder, dc1394 or ps3eye");
     }
   }
-  if (const char* id = cam->Attribute("id"); id && std::string(id) != "auto") r.integer(cam, "id", 0, 255, cfg.camera.index);
-  if (const char* src = cam->Attribute("src")) {
+  if (const char* id = cam.attribute("id"); id && std::string(id) != "auto") r.integer(cam, "id", 0, 255, cfg.camera.index);
+  if (const char* src = cam.attribute("src")) {
     cfg.src = src;
     if (!std::filesystem::path(cfg.src).is_absolute()) cfg.src = (std::filesystem::path(path).parent_path() / cfg.src).string();
   }
   if ((cfg.driver == "file" || cfg.driver == "folder") && cfg.src.empty())
     r.bad(cam, "src", "the " + cfg.driver + " driver needs a src");
-  for (const auto* e = cam->FirstChildElement(); e; e = e->NextSiblingElement()) {
-    const std::string name = e->Name();
+  for (const XmlElement& e : cam.children) {
+    const std::string& name = e.name;
     if (name == "capture") {
       auto size = [&](const char* attr, int& out) {
-        const char* v = e->Attribute(attr);
+        const char* v = e.attribute(attr);
         if (v && std::string(v) == "max") out = source::kLargestCaptureSize;
         else if (v && std::string(v) == "min") out = 1;
         else r.integer(e, attr, 1, source::kLargestCaptureSize, out);
       };
       size("width", cfg.camera.width);
       size("height", cfg.camera.height);
-      if (const char* v = e->Attribute("fps")) {
+      if (const char* v = e.attribute("fps")) {
         const std::string s = v;
         if (s == "max") cfg.camera.fps = source::kHighestCaptureRate;
         else if (s == "min") cfg.camera.fps = 1;
@@ -70,13 +70,13 @@ CameraXml load_camera_xml(const std::string& path) {
             r.bad(e, "fps", "'" + s + "' is not a rate in frames per second, min or max");
         }
       }
-      if (const char* f = e->Attribute("format")) cfg.camera.format = f;
+      if (const char* f = e.attribute("format")) cfg.camera.format = f;
       bool colour = false;
       if (r.boolean(e, "color", colour) && colour) r.unsupported(e, "color");  // frames are made grey anyway
     } else if (name == "frame") {
       cfg.crop = true;
       auto dim = [&](const char* attr, int& out) {
-        const char* v = e->Attribute(attr);
+        const char* v = e.attribute(attr);
         if (v && (std::string(v) == "max" || std::string(v) == "min")) out = 0;  // sizes: to the edge; offsets: 0
         else r.integer(e, attr, 0, source::kLargestCaptureSize, out);
       };
@@ -84,7 +84,7 @@ CameraXml load_camera_xml(const std::string& path) {
       dim("height", cfg.frame.height);
       dim("xoff", cfg.frame.x);
       dim("yoff", cfg.frame.y);
-      if (e->Attribute("mode")) r.unsupported(e, "mode");
+      if (e.attribute("mode")) r.unsupported(e, "mode");
     } else if (name == "settings") {
       for (const char* c : {"brightness", "contrast", "sharpness", "gain", "exposure", "shutter", "focus", "white", "powerline",
                             "backlight", "gamma"})
