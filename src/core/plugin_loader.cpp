@@ -28,14 +28,16 @@ std::vector<std::filesystem::path> plugin_dirs() {
     dirs.push_back(exe.parent_path().parent_path() / "lib" / "gpuvis");  // an installed program (bin/..)
     dirs.push_back(exe.parent_path().parent_path() / "lib64" / "gpuvis");
   }
-  // The module gpuvis is linked into when that is not the program (Python's gpuvis/_core, whose
-  // wheel keeps the plugins in lib/gpuvis beside it).
+  // The module gpuvis is linked into when that is not the program: Python's gpuvis/_gpuvis, whose
+  // wheel keeps the plugins in lib/gpuvis beside it, and which `cmake --install` puts in
+  // PREFIX/lib/python3/dist-packages/gpuvis, three folders below PREFIX/lib/gpuvis.
   Dl_info self{};
   if (dladdr(reinterpret_cast<const void*>(&plugin_dirs), &self) && self.dli_fname) {
     const auto module = std::filesystem::path(self.dli_fname).parent_path();
     if (ec || module != exe.parent_path()) {
       dirs.push_back(module);
       dirs.push_back(module / "lib" / "gpuvis");
+      dirs.push_back(module.parent_path().parent_path().parent_path() / "gpuvis");
     }
   }
   dirs.emplace_back(GPUVIS_PLUGIN_INSTALL_DIR);  // where `cmake --install` puts them
