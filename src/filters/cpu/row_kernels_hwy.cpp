@@ -399,9 +399,16 @@ struct Kernels {
   decltype(&HWY_STATIC_DISPATCH(FromFloatU16)) from_float_u16;
   const char* name;
 };
-#define GPUVIS_KERNELS(NS, NAME)                                                                                       \
-  Kernels { &NS::Correlate, &NS::CorrelateRows, &NS::Bilateral, &NS::HasRegisterTable, &NS::ToFloatU8, &NS::ToFloatU16, \
-            &NS::FromFloatU8, &NS::FromFloatU16, NAME }
+// A target's table from F(Name), F naming the function in that target's namespace.
+#define GPUVIS_KERNELS(F, NAME)                                                                                      \
+  Kernels {                                                                                                          \
+    &F(Correlate), &F(CorrelateRows), &F(Bilateral), &F(HasRegisterTable), &F(ToFloatU8), &F(ToFloatU16),            \
+        &F(FromFloatU8), &F(FromFloatU16), NAME                                                                      \
+  }
+#define GPUVIS_AVX3(name) N_AVX3::name
+#define GPUVIS_AVX2(name) N_AVX2::name
+#define GPUVIS_SSE4(name) N_SSE4::name
+#define GPUVIS_SSSE3(name) N_SSSE3::name
 
 #if HWY_ARCH_X86
 // Whether the CPU (and the OS, for the wide registers: libgcc's and compiler-rt's checks include it)
@@ -431,25 +438,27 @@ const Kernels& kernels() {
 #if HWY_ARCH_X86
     __builtin_cpu_init();
 #if HWY_TARGETS & HWY_AVX3
-    if (has_avx3()) return GPUVIS_KERNELS(N_AVX3, "AVX3");
+    if (has_avx3()) return GPUVIS_KERNELS(GPUVIS_AVX3, "AVX3");
 #endif
 #if HWY_TARGETS & HWY_AVX2
-    if (has_avx2()) return GPUVIS_KERNELS(N_AVX2, "AVX2");
+    if (has_avx2()) return GPUVIS_KERNELS(GPUVIS_AVX2, "AVX2");
 #endif
 #if HWY_TARGETS & HWY_SSE4
-    if (has_sse4()) return GPUVIS_KERNELS(N_SSE4, "SSE4");
+    if (has_sse4()) return GPUVIS_KERNELS(GPUVIS_SSE4, "SSE4");
 #endif
 #if HWY_TARGETS & HWY_SSSE3
-    if (has_ssse3()) return GPUVIS_KERNELS(N_SSSE3, "SSSE3");
+    if (has_ssse3()) return GPUVIS_KERNELS(GPUVIS_SSSE3, "SSSE3");
 #endif
 #endif
-    return Kernels{&HWY_STATIC_DISPATCH(Correlate),   &HWY_STATIC_DISPATCH(CorrelateRows), &HWY_STATIC_DISPATCH(Bilateral),
-                   &HWY_STATIC_DISPATCH(HasRegisterTable), &HWY_STATIC_DISPATCH(ToFloatU8), &HWY_STATIC_DISPATCH(ToFloatU16),
-                   &HWY_STATIC_DISPATCH(FromFloatU8), &HWY_STATIC_DISPATCH(FromFloatU16), hwy::TargetName(HWY_STATIC_TARGET)};
+    return GPUVIS_KERNELS(HWY_STATIC_DISPATCH, hwy::TargetName(HWY_STATIC_TARGET));
   }();
   return chosen;
 }
 #undef GPUVIS_KERNELS
+#undef GPUVIS_AVX3
+#undef GPUVIS_AVX2
+#undef GPUVIS_SSE4
+#undef GPUVIS_SSSE3
 
 }  // namespace
 
