@@ -1,6 +1,6 @@
 // Game of Life throughput: cell updates per second on the CPU (all threads), on CUDA and on OpenCL
-// (the device --backend opencl chooses), Conway's rule (compiled in) and HighLife (a rule given at
-// run time), on a torus from a random soup of density 0.5. A case times advance(G) of a board
+// (the device --backend opencl chooses), Conway's rule (compiled in), HighLife (a rule given at
+// run time) and the Generations rule Star Wars (345/2/4: four states, two age planes), on a torus from a random soup of density 0.5. A case times advance(G) of a board
 // already in place: on CUDA and OpenCL the board stays on the device (no transfers), the call
 // returns when the generations have run.
 #include <algorithm>
@@ -28,13 +28,14 @@ int main(int argc, char** argv) {
     const char* rule;
     int generations;
   };
-  std::vector<Case> cases = {{4096, "cpu", "B3/S23", 16}, {4096, "cpu", "B36/S23", 16}};
+  std::vector<Case> cases = {{4096, "cpu", "B3/S23", 16}, {4096, "cpu", "B36/S23", 16}, {4096, "cpu", "B2/S345/C4", 16}};
 #ifdef GPUVIS_BENCH_CUDA
   if (cuda::device_count() > 0) {
     report.set_gpu_description(cuda::devices().front().name);
     for (int side : {4096, 16384, 65536}) {
       cases.push_back({side, "cuda", "B3/S23", side >= 65536 ? 32 : 256});
       cases.push_back({side, "cuda", "B36/S23", side >= 65536 ? 32 : 256});
+      if (side <= 16384) cases.push_back({side, "cuda", "B2/S345/C4", 64});
     }
   }
 #endif
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
     for (int side : {4096, 16384}) {
       cases.push_back({side, "opencl", "B3/S23", 64});
       cases.push_back({side, "opencl", "B36/S23", 64});
+      cases.push_back({side, "opencl", "B2/S345/C4", 64});
     }
   if (args.width > 0)
     cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const Case& c) { return c.side != args.width; }), cases.end());

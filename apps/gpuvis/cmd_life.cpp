@@ -47,20 +47,64 @@ Rect parse_crop(const std::string& text, int board_w, int board_h) {
   return r;
 }
 
-// The cells of `r` as an image, each cell `scale` x `scale` pixels of `dead` or `alive`.
-Image<std::uint8_t> render(const life::Board& board, const Rect& r, int scale, std::uint8_t dead, std::uint8_t alive) {
+// The cells of `r` as an image, each cell `scale` x `scale` pixels of the value `pixel` gives its
+// state (0 dead, 1 live, 2..C-1 dying under a Generations rule).
+template <class StateAt>
+Image<std::uint8_t> render_cells(const Rect& r, int scale, StateAt state_at, const std::vector<std::uint8_t>& pixel) {
   Image<std::uint8_t> img(r.w * scale, r.h * scale);
   parallel_for(0, r.h, 16, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
     for (std::ptrdiff_t cy = y0; cy < y1; ++cy) {
       std::uint8_t* first = img.row(static_cast<int>(cy) * scale);
       for (int cx = 0; cx < r.w; ++cx) {
-        const std::uint8_t v = board.get(r.x + cx, r.y + static_cast<int>(cy)) ? alive : dead;
+        const std::uint8_t v = pixel[state_at(r.x + cx, r.y + static_cast<int>(cy))];
         std::fill(first + cx * scale, first + (cx + 1) * scale, v);
       }
       for (int k = 1; k < scale; ++k) std::copy(first, first + img.width(), img.row(static_cast<int>(cy) * scale + k));
     }
   });
   return img;
+}
+
+// What the simulation's board looks like now: its live cells, or every cell's state under a
+// Generations rule (read only then: a two-state board is drawn from its bits).
+struct Snapshot {
+  life::Board board;
+  std::vector<std::uint8_t> states;
+  bool generations = false;
+
+  void read(life::Simulation& sim) {
+    if (generations) sim.read_states(states);
+    else sim.read(board);
+  }
+  Image<std::uint8_t> render(const Rect& r, int scale, const std::vector<std::uint8_t>& pixel) const {
+    if (!generations) return render_cells(r, scale, [&](int x, int y) { return board.get(x, y) ? 1 : 0; }, pixel);
+    const std::size_t w = static_cast<std::size_t>(board_width);
+    return render_cells(r, scale, [&](int x, int y) { return states[static_cast<std::size_t>(y) * w + static_cast<std::size_t>(x)]; }, pixel);
+  }
+  int board_width = 0;
+};
+
+// Pixel value of each state: the GIF's palette index (the state itself), or the PNG's grey: dead
+// black, live white, dying cells darker with every state they pass.
+std::vector<std::uint8_t> palette_indices() {
+  std::vector<std::uint8_t> v(256);
+  for (int i = 0; i < 256; ++i) v[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i);
+  return v;
+}
+std::vector<std::uint8_t> grey_levels(int states) {
+  std::vector<std::uint8_t> v(256, 0);
+  v[1] = 255;
+  for (int k = 2; k < states; ++k) v[static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(200 * (states - k) / (states - 1));
+  return v;
+}
+// The GIF's colours: dead, live, then the dying states fading from amber towards the background.
+std::vector<std::array<std::uint8_t, 3>> gif_colours(int states) {
+  std::vector<std::array<std::uint8_t, 3>> c{{16, 16, 24}, {250, 250, 240}};
+  for (int k = 2; k < states; ++k) {
+    const double f = static_cast<double>(states - k) / (states - 1);
+    c.push_back({static_cast<std::uint8_t>(16 + f * 224), static_cast<std::uint8_t>(16 + f * 120), static_cast<std::uint8_t>(24 + f * 16)});
+  }
+  return c;
 }
 
 // Writes through a temporary file renamed into place, so an interrupted run leaves no partial file.
@@ -174,12 +218,11 @@ class PopulationFile {
 // Runs the simulation to --generations in chunks (up to the next GIF frame, and short enough to
 // show progress). Returns the simulation's own time in seconds: frames and files are not counted.
 double run_generations(life::Simulation& sim, std::optional<gif::AnimationWriter>& animation, PopulationFile& population,
-                       const Rect& view) {
+                       const Rect& view, Snapshot& snapshot) {
   Progress progress("life");
   double seconds = 0;
   const std::int64_t generations = a.generations;
   const std::int64_t chunk = a.gif.empty() ? std::max<std::int64_t>(1, std::min<std::int64_t>(generations, 1000)) : a.every;
-  life::Board snapshot;
   while (sim.generation() < generations) {
     const std::int64_t n = std::min(chunk, generations - sim.generation());
     const auto t0 = std::chrono::steady_clock::now();
@@ -187,8 +230,8 @@ double run_generations(life::Simulation& sim, std::optional<gif::AnimationWriter
     else sim.advance(n);
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (animation && (sim.generation() % a.every == 0 || sim.generation() == generations)) {
-      sim.read(snapshot);
-      animation->add_frame(render(snapshot, view, a.scale, 0, 1));
+      snapshot.read(sim);
+      animation->add_frame(snapshot.render(view, a.scale, palette_indices()));
     }
     progress(static_cast<double>(sim.generation()) / static_cast<double>(std::max<std::int64_t>(1, generations)));
   }
@@ -203,37 +246,42 @@ int run_life() {
   life::Params options;
   options.rule = !a.rule_text.empty() ? life::parse_rule(a.rule_text) : (pat && pat->rule ? *pat->rule : life::conway);
   options.topology = a.border == "dead" ? life::Topology::dead : life::Topology::torus;
+  if (!a.rle.empty() && options.rule.states > 2)
+    fail(ErrorCode::invalid_argument, "--rle writes two-state boards; the dying cells of " + life::to_string(options.rule) +
+                                          " would be lost (use --png or --gif)");
   const auto [w, h] = board_size(pat);
   const Rect view = drawn_view(w, h);
   options.backend = choose_backend(a.backend_name);
 
-  // Copies held at once: the initial board, the simulation's two on the CPU, and the snapshot the
-  // outputs are drawn from.
+  // Copies held at once: the initial board, the simulation's two on the CPU (and a Generations
+  // rule's age planes), and the snapshot the outputs are drawn from (8 boards' worth as states).
   const bool outputs = !a.gif.empty() || !a.png.empty() || !a.rle.empty();
-  life::require_host_memory(w, h, 1 + (options.backend == Backend::cpu ? 2 : 0) + (outputs ? 1 : 0));
+  const int snapshot_copies = !outputs ? 0 : options.rule.states > 2 ? 8 : 1;
+  life::require_host_memory(w, h, 1 + (options.backend == Backend::cpu ? 2 + life::age_planes(options.rule) : 0) + snapshot_copies);
   life::Board board(w, h);
   if (pat) life::place(board, pat->cells, (w - pat->cells.width()) / 2, (h - pat->cells.height()) / 2, options.topology);
   else life::fill_random(board, a.density, a.seed);
 
   const std::uint64_t start_population = board.population();
   auto sim = life::make_simulation(board, options);
+  Snapshot snapshot;
+  snapshot.generations = options.rule.states > 2;
+  snapshot.board_width = w;
   std::optional<gif::AnimationWriter> animation;
   if (!a.gif.empty()) {
-    animation.emplace(a.gif, view.w * a.scale, view.h * a.scale, std::vector<std::array<std::uint8_t, 3>>{{16, 16, 24}, {250, 250, 240}},
-                      a.delay);
-    animation->add_frame(render(board, view, a.scale, 0, 1));
+    animation.emplace(a.gif, view.w * a.scale, view.h * a.scale, gif_colours(options.rule.states), a.delay);
+    animation->add_frame(render_cells(view, a.scale, [&](int x, int y) { return board.get(x, y) ? 1 : 0; }, palette_indices()));
   }
   board = life::Board();  // the simulation holds its own copy
   PopulationFile population(a.population, start_population);
-  const double seconds = run_generations(*sim, animation, population, view);
-  life::Board snapshot;
-  if (outputs) sim->read(snapshot);
+  const double seconds = run_generations(*sim, animation, population, view, snapshot);
+  if (outputs) snapshot.read(*sim);
   const std::uint64_t end_population = sim->population();
   if (animation) animation->finish();
   population.finish();
-  if (!a.rle.empty()) life::write_rle(a.rle, snapshot, options.rule, "generation " + std::to_string(a.generations) + ", gpuvis life");
+  if (!a.rle.empty()) life::write_rle(a.rle, snapshot.board, options.rule, "generation " + std::to_string(a.generations) + ", gpuvis life");
   if (!a.png.empty()) {
-    const Image<std::uint8_t> img = render(snapshot, view, a.scale, 0, 255);
+    const Image<std::uint8_t> img = snapshot.render(view, a.scale, grey_levels(options.rule.states));
     write_atomically(a.png, [&](const std::string& tmp) { write_image(tmp, img.view()); });
   }
   const double updates = static_cast<double>(w) * h * static_cast<double>(a.generations);
@@ -247,14 +295,17 @@ int run_life() {
 }  // namespace
 
 void register_life(CLI::App& app, Command& run) {
-  auto* cmd = app.add_subcommand("life", "Conway's Game of Life and other B/S rules, on the CPU or the GPU");
+  auto* cmd = app.add_subcommand("life", "Conway's Game of Life, other B/S rules and Generations rules, on the CPU or the GPU");
   cmd->footer(
       "Examples (from the repository's folder; data/life holds the Gosper gun, the R-pentomino and a glider):\n"
       "  gpuvis life data/life/gosper-gun.rle --size 512x256 --generations 300 --gif gun.gif --scale 2\n"
       "  gpuvis life --random 0.3 --seed 7 --size 4096x4096 --generations 1000 --png final.png --crop 0,0,1024,1024\n"
       "  gpuvis life data/life/r-pentomino.rle --size 1024x1024 --border dead --generations 1200 --population pop.csv\n"
+      "  gpuvis life --random 0.2 --size 256x256 --rule B2/S/C3 --generations 200 --gif brain.gif --scale 2\n"
       "Rules: B3/S23 (Conway), B36/S23 (HighLife), B2/S (Seeds), B3678/S34678 (Day & Night), the S/B form 23/3,\n"
-      "or the names conway, highlife, seeds, daynight. Patterns: .rle (LifeWiki, Golly), .cells, or an image\n"
+      "Generations rules with C states, B2/S/C3 (Brian's Brain) or S/B/C as 345/2/4 (Star Wars): a live cell that\n"
+      "does not survive fades through states 2..C-1 (drawn darker each state) before it is dead; or the names\n"
+      "conway, highlife, seeds, daynight, brianbrain, starwars. Patterns: .rle (LifeWiki, Golly), .cells, or an image\n"
       "(a cell is alive where the pixel is bright, grey >= 128); the pattern is placed in the board's centre.");
   cmd->add_option("pattern", a.pattern, "Pattern file: .rle, .cells or an image (omit with --random)");
   cmd->add_option("--random", a.density, "Start from a random soup with this density (0..1) instead of a pattern")
@@ -263,7 +314,7 @@ void register_life(CLI::App& app, Command& run) {
   cmd->add_option("--size", a.size,
                   "Board WIDTHxHEIGHT (default: an image's own size; for .rle/.cells the larger of 256 and three times "
                   "the pattern, each side)");
-  cmd->add_option("--rule", a.rule_text, "Rule, e.g. B3/S23 or 23/3 (default: the RLE header's rule, else B3/S23)");
+  cmd->add_option("--rule", a.rule_text, "Rule, e.g. B3/S23, 23/3 or B2/S/C3 (default: the RLE header's rule, else B3/S23)");
   cmd->add_option("--border", a.border, "torus (wrap around) or dead (cells outside stay dead)")
       ->check(CLI::IsMember({"torus", "dead"}))
       ->default_val("torus");

@@ -439,17 +439,15 @@ py::array life_py(py::array board, std::int64_t generations, const std::string& 
   if (border != "torus" && border != "dead") throw py::value_error("life: border must be 'torus' or 'dead'");
   o.topology = border == "dead" ? life::Topology::dead : life::Topology::torus;
   o.backend = backend_of(backend);
-  life::Board result;
+  std::vector<std::uint8_t> states;  // 0 dead, 1 live, 2..C-1 dying (Generations rules)
   {
     py::gil_scoped_release release;
     auto sim = life::make_simulation(b, o);
     sim->advance(generations);
-    sim->read(result);
+    sim->read_states(states);
   }
   py::array_t<std::uint8_t> out({in.height, in.width});
-  auto w = out.mutable_unchecked<2>();
-  for (int y = 0; y < in.height; ++y)
-    for (int x = 0; x < in.width; ++x) w(y, x) = result.get(x, y) ? 1 : 0;
+  std::copy(states.begin(), states.end(), out.mutable_data());
   return out;
 }
 
@@ -565,7 +563,9 @@ void bind_filters(py::module_& m) {
         "Mean shift segmentation of an image, or with volume=True of a volume (Z, H, W) / sequence (T, Z, H, W) "
         "(channels=True: a trailing channel axis): (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox})");
   m.def("life", &life_py, py::arg("board"), py::arg("generations"), py::arg("rule") = "B3/S23", py::arg("border") = "torus",
-        py::arg("backend") = "auto", "Advance a Life board (uint8, non-zero = alive) by `generations`; returns 0/1 cells");
+        py::arg("backend") = "auto",
+        "Advance a Life board (uint8, non-zero = alive) by `generations` under `rule` (B3/S23, 23/3, or a Generations "
+        "rule such as B2/S/C3); returns each cell's state: 0 dead, 1 alive, 2..C-1 dying (Generations rules only)");
 }
 
 // Results in device memory.

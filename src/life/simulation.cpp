@@ -14,7 +14,8 @@ namespace {
 class CpuSimulation final : public Simulation {
  public:
   CpuSimulation(const Board& initial, const Params& options)
-      : options_(options), current_(checked_copy(initial)), next_(initial.width(), initial.height()) {}
+      : options_(options), current_(checked_copy(initial)), next_(initial.width(), initial.height()),
+        ages_(static_cast<std::size_t>(age_planes(options.rule)), Board(initial.width(), initial.height())) {}
 
   void advance(std::int64_t generations) override {
     require(generations >= 0, "the number of generations must not be negative");
@@ -29,22 +30,24 @@ class CpuSimulation final : public Simulation {
   }
   std::uint64_t population() override { return current_.population(); }
   void read(Board& out) override { out = current_; }
+  void read_states(std::vector<std::uint8_t>& out) override { compose_states(current_, ages_, out); }
   std::int64_t generation() const override { return generation_; }
   Backend backend() const override { return Backend::cpu; }
 
  private:
   static Board checked_copy(const Board& b) {
-    require_host_memory(b.width(), b.height(), 2);
+    require_host_memory(b.width(), b.height(), 2);  // (Generations' age planes come on top)
     return b;
   }
 
   void step() {
-    step_cpu(current_, next_, options_.rule, options_.topology);
+    step_cpu(current_, next_, options_.rule, options_.topology, &ages_);
     std::swap(current_, next_);
     ++generation_;
   }
   Params options_;
   Board current_, next_;
+  std::vector<Board> ages_;  // a Generations rule's dying ages, age_planes(rule) bit planes
   std::int64_t generation_ = 0;
 };
 

@@ -54,6 +54,9 @@ struct WordRules;  // the word_rule.h functions for W
     }                                                                                                                              \
     GPUVIS_HD static W next(W alive, const BlockSum<W>& s, const ConwayRule&) { return gpuvis_life_next_conway_##S(alive, s.s0, s.s1, s.s2); } \
     GPUVIS_HD static W next(W alive, const BlockSum<W>& s, const Masks& m) { return gpuvis_life_next_rule_##S(alive, s.s0, s.s1, s.s2, s.s3, &m); } \
+    GPUVIS_HD static W next(W alive, const BlockSum<W>& s, const Masks& m, W* age, int planes, int states) {                     \
+      return gpuvis_life_next_generations_##S(alive, s.s0, s.s1, s.s2, s.s3, &m, age, planes, states);                            \
+    }                                                                                                                              \
     GPUVIS_HD static W load_cells(const W* row, int width, int words, long long x0, bool torus) {                                  \
       return gpuvis_life_load_cells_##S(row, width, words, x0, torus ? 1 : 0);                                                     \
     }                                                                                                                              \
@@ -85,6 +88,11 @@ GPUVIS_HD inline BlockSum<W> block_sum(W o_up, W t_up, W o_mid, W t_mid, W o_dow
 template <class W, class R>
 GPUVIS_HD inline W next_state(W alive, const BlockSum<W>& s, const R& rule) {
   return WordRules<W>::next(alive, s, rule);
+}
+// A Generations rule: the next live cells, the word's dying ages (`planes` bit planes) updated in place.
+template <class W>
+GPUVIS_HD inline W next_generations(W alive, const BlockSum<W>& s, const RuleMasks<W>& m, W* age, int planes, int states) {
+  return WordRules<W>::next(alive, s, m, age, planes, states);
 }
 // n cells of a row starting at cell x0 (any integer), wrapped on a torus, dead outside otherwise.
 template <class W>

@@ -91,6 +91,36 @@ GPUVIS_RULE GPUVIS_LIFE_W GPUVIS_LIFE_FN(next_rule)(GPUVIS_LIFE_W alive, GPUVIS_
   return GPUVIS_LIFE_FN(pick)(GPUVIS_LIFE_FN(pick)(p0_3, p4_7, s2), p89, s3);
 }
 
+/* The most dying-state bit planes: a Generations rule has at most 256 states, ages 1..254. */
+#ifndef GPUVIS_LIFE_MAX_AGE_PLANES
+#define GPUVIS_LIFE_MAX_AGE_PLANES 8
+#endif
+
+/* A Generations rule (C states) on a word of cells: `age` holds the word's dying ages as `planes`
+   bit planes (0 for live and dead cells, a for a cell in dying state a + 1, a = 1..C-2) and is
+   updated in place; returns the live cells of the next generation. A dying cell is not born, and
+   its age goes up by one until it passes C-2, when the cell is dead; a live cell that does not
+   survive starts dying at age 1. With planes = 0 (C = 2) this is next_rule. Branch-free apart from
+   the loops over the planes. */
+GPUVIS_RULE GPUVIS_LIFE_W GPUVIS_LIFE_FN(next_generations)(GPUVIS_LIFE_W alive, GPUVIS_LIFE_W s0, GPUVIS_LIFE_W s1, GPUVIS_LIFE_W s2,
+                                                            GPUVIS_LIFE_W s3, const GPUVIS_LIFE_FN(masks) * m,
+                                                            GPUVIS_LIFE_W* age, int planes, int states) {
+  GPUVIS_LIFE_W dying = 0;
+  for (int i = 0; i < planes; ++i) dying |= age[i];
+  const GPUVIS_LIFE_W next = (GPUVIS_LIFE_W)(GPUVIS_LIFE_FN(next_rule)(alive, s0, s1, s2, s3, m) & ~dying);
+  GPUVIS_LIFE_W carry = dying; /* age + 1 where dying (a ripple-carry add over the planes) */
+  for (int i = 0; i < planes; ++i) {
+    const GPUVIS_LIFE_W t = (GPUVIS_LIFE_W)(age[i] & carry);
+    age[i] ^= carry;
+    carry = t;
+  }
+  GPUVIS_LIFE_W past = dying; /* the dying cells now at age C-1 (or wrapped to 0): dead */
+  for (int i = 0; i < planes; ++i) past &= ((((unsigned)(states - 1)) >> i) & 1u) ? age[i] : (GPUVIS_LIFE_W)~age[i];
+  for (int i = 0; i < planes; ++i) age[i] &= (GPUVIS_LIFE_W)~past;
+  if (planes > 0) age[0] |= (GPUVIS_LIFE_W)(alive & ~next); /* live cells that did not survive: age 1 (alive ones are at 0) */
+  return next;
+}
+
 /* n cells of a row starting at cell x0 (any integer) on a dead-bordered board: cells outside
    [0, width) are dead. `row` holds `words` words whose bits past `width` are zero. */
 GPUVIS_RULE GPUVIS_LIFE_W GPUVIS_LIFE_FN(extract)(const GPUVIS_GLOBAL GPUVIS_LIFE_W* row, int words, GPUVIS_LIFE_I64 x0) {

@@ -45,8 +45,24 @@ TEST(LifeRule, ParsesBothNotationsAndNames) {
   EXPECT_EQ(to_string(parse_rule("daynight")), "B3678/S34678");
 }
 
+TEST(LifeRule, ParsesGenerationsRules) {
+  EXPECT_EQ(parse_rule("B2/S/C3"), (Rule{1u << 2, 0, 3}));
+  EXPECT_EQ(parse_rule("/2/3"), (Rule{1u << 2, 0, 3}));  // S/B/C, as Golly writes Brian's Brain
+  EXPECT_EQ(parse_rule("brianbrain"), parse_rule("B2/S/C3"));
+  EXPECT_EQ(to_string(parse_rule("345/2/4")), "B2/S345/C4");  // Star Wars
+  EXPECT_EQ(parse_rule("starwars"), parse_rule("B2/S345/C4"));
+  EXPECT_EQ(parse_rule("B3/S23/C2"), conway);  // two states: the two-state rule
+  EXPECT_EQ(parse_rule("b3/s23/256").states, 256);
+  EXPECT_EQ(age_planes(conway), 0);
+  EXPECT_EQ(age_planes(parse_rule("B2/S/C3")), 1);   // ages 1
+  EXPECT_EQ(age_planes(parse_rule("B2/S/C4")), 2);   // ages 1..2
+  EXPECT_EQ(age_planes(parse_rule("B2/S/C6")), 3);   // ages 1..4
+  EXPECT_EQ(age_planes(parse_rule("B2/S/C256")), 8); // ages 1..254
+}
+
 TEST(LifeRule, RefusesWhatItCannotRun) {
-  for (const char* bad : {"", "B9/S23", "B3/S23/C4", "X3/S2", "B3", "3", "B3/B4/S2", "B0/S8", "B3/Sx"}) {
+  for (const char* bad : {"", "B9/S23", "B3/S23/C1", "B3/S23/C257", "B3/S23/C", "B2/S/C3/4", "X3/S2", "B3", "3", "B3/B4/S2", "B0/S8",
+                          "B3/Sx", "B0/S/C3"}) {
     try {
       parse_rule(bad);
       ADD_FAILURE() << "accepted '" << bad << "'";
@@ -179,6 +195,57 @@ TEST(LifeCpu, RandomRulesEqualTheReference) {
       }
     }
   }
+}
+
+// Generations rules against the cell-by-cell reference: the named ones and random ones of 3 to 256
+// states (so every number of age planes, and counters that wrap at a power of two), both borders.
+TEST(LifeCpu, GenerationsEqualTheReference) {
+  std::vector<Rule> rules{parse_rule("brianbrain"), parse_rule("starwars"), parse_rule("B3/S23/C5"), parse_rule("B2/S/C256")};
+  std::uint64_t state = 0x243f6a8885a308d3u;
+  auto next = [&] { return state = state * 6364136223846793005u + 1442695040888963407u, static_cast<std::uint16_t>(state >> 40); };
+  for (int k = 0; k < 40; ++k)
+    rules.push_back(Rule{static_cast<std::uint16_t>(next() & 0x1feu), static_cast<std::uint16_t>(next() & 0x1ffu),
+                         static_cast<std::uint16_t>(k < 20 ? 3 + k : 3 + next() % 254)});
+  for (const Rule& rule : rules)
+    for (const auto& [w, h] : {std::pair{1, 1}, {5, 7}, {70, 9}, {130, 33}})
+      for (Topology t : {Topology::torus, Topology::dead}) {
+        Board b(w, h);
+        fill_random(b, 0.4, state & 0xffff);
+        std::vector<std::uint8_t> expect, got;
+        auto sim = make_simulation(b, Params{rule, t, Backend::cpu});
+        sim->read_states(expect);
+        for (int g = 0; g < 12; ++g) {
+          expect = test::generations_reference_step(expect, w, h, rule, t);
+          sim->advance(1);
+          sim->read_states(got);
+          ASSERT_EQ(got, expect) << to_string(rule) << " " << w << "x" << h << (t == Topology::torus ? " torus" : " dead")
+                                 << " generation " << g + 1;
+          std::uint64_t live = 0;
+          for (auto v : got) live += v == 1;
+          ASSERT_EQ(sim->population(), live);
+        }
+      }
+}
+
+// Brian's Brain (B2/S/C3): no cell survives, so every live cell is dying (state 2) in the next
+// generation and every dying cell is dead the generation after; cells are born only next to exactly
+// two live cells.
+TEST(LifeKnown, BriansBrainCellsLiveOneGenerationAndDieTheNext) {
+  Board b(96, 64);
+  fill_random(b, 0.3, 5);
+  auto sim = make_simulation(b, Params{parse_rule("B2/S/C3"), Topology::torus, Backend::cpu});
+  std::vector<std::uint8_t> before, after;
+  sim->read_states(before);
+  for (int g = 0; g < 30; ++g) {
+    sim->advance(1);
+    sim->read_states(after);
+    for (std::size_t i = 0; i < after.size(); ++i) {
+      if (before[i] == 1) ASSERT_EQ(after[i], 2) << "cell " << i << " generation " << g + 1;
+      if (before[i] == 2) ASSERT_EQ(after[i], 0) << "cell " << i << " generation " << g + 1;
+    }
+    before = after;
+  }
+  EXPECT_GT(sim->population(), 0u);  // the soup keeps going
 }
 
 TEST(LifeCpu, ResultDoesNotDependOnThreadCount) {

@@ -27,6 +27,11 @@ TEST(LifeCuda, RandomRulesEqualTheCpu) {
   test::expect_random_rules_like_the_cpu(Backend::cuda, 60, {{256, 80}, {203, 41}}, 11, 0x2545f4914f6cdd1du);
 }
 
+TEST(LifeCuda, GenerationsRulesEqualTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  test::expect_generations_like_the_cpu(Backend::cuda, 0x5851f42d4c957f2du);
+}
+
 TEST(LifeCuda, CountsThePopulationOfEveryGeneration) {
   GPUVIS_REQUIRE_GPU();
   test::expect_r_pentomino_settles(Backend::cuda);

@@ -1,6 +1,6 @@
 // Life on OpenCL equals the CPU backend bit for bit: random soups under named and random rules,
 // sizes that are not multiples of the word size and boards narrower than a word, both topologies,
-// the population of every generation, and the R-pentomino's known settling.
+// Generations rules' states, the population of every generation, and the R-pentomino's known settling.
 #include <gtest/gtest.h>
 
 #include "life_compare.hpp"
@@ -18,6 +18,11 @@ TEST(LifeOpencl, EqualsTheCpuOnRandomSoups) {
 TEST(LifeOpencl, RandomRulesEqualTheCpu) {
   GPUVIS_REQUIRE_OPENCL();
   test::expect_random_rules_like_the_cpu(Backend::opencl, 40, {{203, 41}, {64, 7}}, 6, 0x51afd7ed558ccd1du);
+}
+
+TEST(LifeOpencl, GenerationsRulesEqualTheCpu) {
+  GPUVIS_REQUIRE_OPENCL();
+  test::expect_generations_like_the_cpu(Backend::opencl, 0x14057b7ef767814fu);
 }
 
 TEST(LifeOpencl, CountsThePopulationOfEveryGeneration) {

@@ -73,4 +73,33 @@ inline void expect_r_pentomino_settles(Backend backend) {
   EXPECT_EQ(sim->population(), 116u);
 }
 
+// Generations rules (the named ones and random ones of 3..256 states) on soups of several sizes and
+// both borders: every cell's state on `backend` equals the CPU's after each of several steps.
+inline void expect_generations_like_the_cpu(Backend backend, std::uint64_t seed) {
+  using namespace life;
+  std::vector<Rule> rules{parse_rule("brianbrain"), parse_rule("starwars"), parse_rule("B3/S23/C2"), parse_rule("B34/S34/C256")};
+  std::uint64_t state = seed;
+  auto next = [&] { return state = state * 6364136223846793005u + 1442695040888963407u, static_cast<std::uint16_t>(state >> 40); };
+  for (int k = 0; k < 12; ++k)
+    rules.push_back(Rule{static_cast<std::uint16_t>(next() & 0x1feu), static_cast<std::uint16_t>(next() & 0x1ffu),
+                         static_cast<std::uint16_t>(3 + next() % 30)});
+  for (const Rule& rule : rules)
+    for (const auto& [w, h] : {std::pair{1, 1}, {33, 17}, {64, 9}, {200, 71}})
+      for (Topology t : {Topology::torus, Topology::dead}) {
+        Board b(w, h);
+        fill_random(b, 0.4, seed++);
+        auto a = make_simulation(b, Params{rule, t, Backend::cpu});
+        auto d = make_simulation(b, Params{rule, t, backend});
+        for (int gens : {1, 2, 9, 20}) {
+          a->advance(gens);
+          d->advance(gens);
+          std::vector<std::uint8_t> x, y;
+          a->read_states(x);
+          d->read_states(y);
+          ASSERT_EQ(x, y) << to_string(rule) << " " << w << "x" << h << topology_name(t) << " at generation " << a->generation();
+          EXPECT_EQ(a->population(), d->population());
+        }
+      }
+}
+
 }  // namespace gpuvis::test

@@ -253,7 +253,7 @@ def cuda_available() -> bool:
 
 def life(board: numpy.ndarray, generations: int, rule: str = 'B3/S23', border: str = 'torus', backend: str = 'auto') -> numpy.ndarray:
     """
-    Advance a Life board (uint8, non-zero = alive) by `generations`; returns 0/1 cells
+    Advance a Life board (uint8, non-zero = alive) by `generations` under `rule` (B3/S23, 23/3, or a Generations rule such as B2/S/C3); returns each cell's state: 0 dead, 1 alive, 2..C-1 dying (Generations rules only)
     """
     ...
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "gpuvis/core/backend.hpp"
 #include "gpuvis/life/board.hpp"
@@ -29,8 +30,12 @@ class Simulation {
   virtual void advance_counting(std::int64_t generations,
                                 const std::function<void(std::int64_t, std::uint64_t)>& each) = 0;
   virtual std::uint64_t population() = 0;
-  // Copies the current board into `out` (resized as needed).
+  // Copies the current board's live cells into `out` (resized as needed).
   virtual void read(Board& out) = 0;
+  // Every cell's state, row by row (width x height bytes): 0 dead, 1 live, 2..C-1 dying under a
+  // Generations rule (C states; two-state rules give 0 and 1 only). A simulation starts with no
+  // dying cells. population() counts the live cells.
+  virtual void read_states(std::vector<std::uint8_t>& out) = 0;
   virtual std::int64_t generation() const = 0;
   virtual Backend backend() const = 0;
 };

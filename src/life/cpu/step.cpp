@@ -1,6 +1,7 @@
 // One generation on the CPU: 64 cells per word, strips of rows in parallel. Each strip keeps the
 // row sums of three consecutive rows, so every row's sums are computed once per strip.
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "life/step_rules.hpp"
@@ -51,6 +52,38 @@ void row_sums(const Board& b, long long y, bool torus, RowSums& out) {
   }
 }
 
+// A Generations rule's masks with its Planes dying-age planes (updated in place: a cell's age
+// depends only on the cell itself). Planes is a compile-time constant so that the per-word loops
+// over the planes unroll.
+template <int Planes>
+struct GenerationsRule {
+  rules::RuleMasks<W> masks;
+  std::array<W*, Planes> plane;  // each plane's first word
+  std::size_t words;             // words per row
+  int states;
+};
+
+template <class R>
+W next_word(W alive, const rules::BlockSum<W>& s, const R& rule, int, int) {
+  return rules::next_state(alive, s, rule);
+}
+template <int Planes>
+W next_word(W alive, const rules::BlockSum<W>& s, const GenerationsRule<Planes>& rule, int y, int q) {
+  const std::size_t at = static_cast<std::size_t>(y) * rule.words + static_cast<std::size_t>(q);
+  W age[Planes];
+  for (int i = 0; i < Planes; ++i) age[i] = rule.plane[i][at];
+  const W next = rules::next_generations(alive, s, rule.masks, age, Planes, rule.states);
+  for (int i = 0; i < Planes; ++i) rule.plane[i][at] = age[i];
+  return next;
+}
+
+template <int Planes>
+GenerationsRule<Planes> generations_rule(const Rule& rule, std::vector<Board>& ages) {
+  GenerationsRule<Planes> g{rules::rule_masks<W>(rule.birth, rule.survival), {}, static_cast<std::size_t>(ages[0].words_per_row()), rule.states};
+  for (int i = 0; i < Planes; ++i) g.plane[i] = ages[static_cast<std::size_t>(i)].data();
+  return g;
+}
+
 template <class R>
 void step_strip(const Board& src, Board& dst, const R& rule, bool torus, int y0, int y1) {
   const int words = src.words_per_row(), width = src.width();
@@ -68,7 +101,7 @@ void step_strip(const Board& src, Board& dst, const R& rule, bool torus, int y0,
     W* out = dst.row(y);
     for (int q = 0; q < words; ++q) {
       const auto s = rules::block_sum(up.ones[q], up.twos[q], mid.ones[q], mid.twos[q], down.ones[q], down.twos[q]);
-      out[q] = rules::next_state(alive[q], s, rule);
+      out[q] = next_word(alive[q], s, rule, y, q);
     }
     out[words - 1] &= last_mask;
     std::swap(up, mid);
@@ -87,12 +120,27 @@ void step_all(const Board& src, Board& dst, const R& rule, bool torus) {
 
 }  // namespace
 
-void step_cpu(const Board& src, Board& dst, const Rule& rule, Topology topology) {
+void step_cpu(const Board& src, Board& dst, const Rule& rule, Topology topology, std::vector<Board>* ages) {
   if (dst.width() != src.width() || dst.height() != src.height()) dst = Board(src.width(), src.height());
   require(&src != &dst, "step_cpu needs distinct source and destination boards");
   const bool torus = topology == Topology::torus;
-  if (rule == conway) step_all(src, dst, rules::ConwayRule{}, torus);
-  else step_all(src, dst, rules::rule_masks<W>(rule.birth, rule.survival), torus);
+  if (rule.states > 2) {
+    require(ages && static_cast<int>(ages->size()) == age_planes(rule), "step_cpu: a Generations rule needs its age planes");
+    switch (ages->size()) {
+      case 1: step_all(src, dst, generations_rule<1>(rule, *ages), torus); break;
+      case 2: step_all(src, dst, generations_rule<2>(rule, *ages), torus); break;
+      case 3: step_all(src, dst, generations_rule<3>(rule, *ages), torus); break;
+      case 4: step_all(src, dst, generations_rule<4>(rule, *ages), torus); break;
+      case 5: step_all(src, dst, generations_rule<5>(rule, *ages), torus); break;
+      case 6: step_all(src, dst, generations_rule<6>(rule, *ages), torus); break;
+      case 7: step_all(src, dst, generations_rule<7>(rule, *ages), torus); break;
+      default: step_all(src, dst, generations_rule<8>(rule, *ages), torus); break;
+    }
+  } else if (rule == conway) {
+    step_all(src, dst, rules::ConwayRule{}, torus);
+  } else {
+    step_all(src, dst, rules::rule_masks<W>(rule.birth, rule.survival), torus);
+  }
 }
 
 }  // namespace gpuvis::life

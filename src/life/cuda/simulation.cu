@@ -166,6 +166,41 @@ __global__ void __launch_bounds__(32 * warps_per_block, 3)
   generations<Rows, Halo, Wpl>(src, dst, s, gens, rule, torus, population);
 }
 
+// Generations rules (C > 2 states): one generation per launch, a thread per 32-cell word, its
+// dying ages (Planes bit planes, each laid out as a board) updated in place. The per-word rule is
+// the CPU's (life/word_rule.h), so the states equal the CPU's bit for bit. Planes is a template
+// argument so that the ages stay in registers.
+template <int Planes>
+__global__ void generations_kernel(const W* __restrict__ src, W* __restrict__ dst, W* __restrict__ ages, BoardShape s,
+                                   rules::RuleMasks<W> rule, int states, bool torus, unsigned long long* population) {
+  const long long j = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  const long long y = blockIdx.y * static_cast<long long>(blockDim.y) + threadIdx.y;
+  unsigned count = 0;
+  if (j < s.words && y < s.height) {
+    W ones[3], twos[3];
+#pragma unroll
+    for (int k = 0; k < 3; ++k)
+      rules::row_sum(load(src, s, y + k - 1, j - 1, torus), load(src, s, y + k - 1, j, torus), load(src, s, y + k - 1, j + 1, torus),
+                     ones[k], twos[k]);
+    const long long at = y * s.words + j, plane = static_cast<long long>(s.words) * s.height;
+    W age[Planes];
+#pragma unroll
+    for (int i = 0; i < Planes; ++i) age[i] = ages[i * plane + at];
+    const W next = rules::next_generations(src[at], rules::block_sum(ones[0], twos[0], ones[1], twos[1], ones[2], twos[2]), rule, age,
+                                           Planes, states) &
+                   rules::valid_bits<W>(s.width, j);
+#pragma unroll
+    for (int i = 0; i < Planes; ++i) ages[i * plane + at] = age[i];
+    dst[at] = next;
+    count = __popc(next);
+  }
+  if (population) {
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) count += __shfl_down_sync(0xffffffffu, count, off);
+    if (threadIdx.x == 0 && count) atomicAdd(population, static_cast<unsigned long long>(count));
+  }
+}
+
 __global__ void population_kernel(const W* __restrict__ words, long long n, unsigned long long* population) {
   unsigned long long count = 0;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
@@ -188,17 +223,23 @@ class CudaSimulation final : public Simulation {
     const std::size_t bytes = initial.bytes();
     std::size_t free_bytes = 0, total_bytes = 0;
     GPUVIS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    // Two boards and room for the runtime.
-    if (2 * bytes + (64u << 20) > free_bytes)
+    // Two boards, a Generations rule's age planes and room for the runtime.
+    planes_ = age_planes(options.rule);
+    const std::size_t copies = 2 + static_cast<std::size_t>(planes_);
+    if (copies * bytes + (64u << 20) > free_bytes)
       fail(ErrorCode::unsupported, "a " + std::to_string(width_) + "x" + std::to_string(height_) + " board needs " +
-                                       std::to_string((2 * bytes) >> 20) + " MiB on the GPU (two copies); " +
-                                       std::to_string(free_bytes >> 20) + " MiB are free");
+                                       std::to_string((copies * bytes) >> 20) + " MiB on the GPU (" + std::to_string(copies) +
+                                       " copies); " + std::to_string(free_bytes >> 20) + " MiB are free");
     try {
       GPUVIS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
       GPUVIS_CUDA_CHECK(cudaMalloc(&a_, bytes));
       GPUVIS_CUDA_CHECK(cudaMalloc(&b_, bytes));
       GPUVIS_CUDA_CHECK(cudaMalloc(&count_, sizeof(unsigned long long)));
       GPUVIS_CUDA_CHECK(cudaMemsetAsync(b_, 0, bytes, stream_));
+      if (planes_ > 0) {
+        GPUVIS_CUDA_CHECK(cudaMalloc(&ages_, planes_ * bytes));
+        GPUVIS_CUDA_CHECK(cudaMemsetAsync(ages_, 0, planes_ * bytes, stream_));
+      }
       GPUVIS_CUDA_CHECK(cudaMemcpyAsync(a_, initial.data(), bytes, cudaMemcpyHostToDevice, stream_));
       GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     } catch (...) {
@@ -241,6 +282,16 @@ class CudaSimulation final : public Simulation {
     GPUVIS_CUDA_CHECK(cudaMemcpyAsync(out.data(), a_, out.bytes(), cudaMemcpyDeviceToHost, stream_));
     GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
+  void read_states(std::vector<std::uint8_t>& out) override {
+    Board alive;
+    read(alive);
+    std::vector<Board> ages(static_cast<std::size_t>(planes_), Board(width_, height_));
+    for (int i = 0; i < planes_; ++i)
+      GPUVIS_CUDA_CHECK(cudaMemcpyAsync(ages[i].data(), reinterpret_cast<const char*>(ages_) + i * alive.bytes(), alive.bytes(),
+                                        cudaMemcpyDeviceToHost, stream_));
+    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    compose_states(alive, ages, out);
+  }
   std::int64_t generation() const override { return generation_; }
   Backend backend() const override { return Backend::cuda; }
 
@@ -249,6 +300,8 @@ class CudaSimulation final : public Simulation {
     cudaFree(a_);
     cudaFree(b_);
     cudaFree(count_);
+    cudaFree(ages_);
+    ages_ = nullptr;
     if (stream_) cudaStreamDestroy(stream_);
     a_ = b_ = nullptr;
     count_ = nullptr;
@@ -263,9 +316,34 @@ class CudaSimulation final : public Simulation {
   }
 
   void launch(int gens, unsigned long long* count) {
-    launch_shape<tile_rows, tile_halo, tile_words_per_lane>(gens, count);
-    std::swap(a_, b_);
+    if (planes_ > 0) {
+      for (int g = 0; g < gens; ++g) {
+        launch_generations(g + 1 == gens ? count : nullptr);
+        std::swap(a_, b_);
+      }
+    } else {
+      launch_shape<tile_rows, tile_halo, tile_words_per_lane>(gens, count);
+      std::swap(a_, b_);
+    }
     generation_ += gens;
+  }
+
+  void launch_generations(unsigned long long* count) {
+    const BoardShape s{width_, height_, host_words_ * 2};
+    const dim3 block(32, 8);
+    const dim3 grid(static_cast<unsigned>((s.words + 31) / 32), static_cast<unsigned>((height_ + 7) / 8));
+    const auto masks = rules::rule_masks<W>(options_.rule.birth, options_.rule.survival);
+    const bool torus = options_.topology == Topology::torus;
+    const int states = options_.rule.states;
+    switch (planes_) {
+#define GPUVIS_GENERATIONS_CASE(P) \
+  case P: generations_kernel<P><<<grid, block, 0, stream_>>>(a_, b_, ages_, s, masks, states, torus, count); break;
+      GPUVIS_GENERATIONS_CASE(1) GPUVIS_GENERATIONS_CASE(2) GPUVIS_GENERATIONS_CASE(3) GPUVIS_GENERATIONS_CASE(4)
+      GPUVIS_GENERATIONS_CASE(5) GPUVIS_GENERATIONS_CASE(6) GPUVIS_GENERATIONS_CASE(7) GPUVIS_GENERATIONS_CASE(8)
+#undef GPUVIS_GENERATIONS_CASE
+      default: fail(ErrorCode::unsupported, "Life: a rule with " + std::to_string(planes_) + " age planes (at most 8: 256 states)");
+    }
+    GPUVIS_CUDA_CHECK(cudaGetLastError());
   }
 
   template <int Rows, int Halo, int Wpl>
@@ -292,6 +370,8 @@ class CudaSimulation final : public Simulation {
   cudaStream_t stream_ = nullptr;
   W* a_ = nullptr;  // the current board
   W* b_ = nullptr;
+  W* ages_ = nullptr;  // a Generations rule's age planes, each laid out as a board
+  int planes_ = 0;
   unsigned long long* count_ = nullptr;
   std::int64_t generation_ = 0;
 };

@@ -4,7 +4,7 @@
    and stay zero: valid_bits). */
 
 __kernel void life_step(__global const uint* src, __global uint* dst, int width, int height, int words, int torus, int conway,
-                        life_masks masks) {
+                        life_masks masks, __global uint* ages, int planes, int states) {
   const int j = (int)get_global_id(0), y = (int)get_global_id(1);
   if (j >= words || y >= height) return;
   uint ones[3], twos[3];
@@ -22,9 +22,19 @@ __kernel void life_step(__global const uint* src, __global uint* dst, int width,
   }
   uint s0, s1, s2, s3;
   life_block_sum(ones[0], twos[0], ones[1], twos[1], ones[2], twos[2], &s0, &s1, &s2, &s3);
-  const uint alive = src[(size_t)y * (size_t)words + (size_t)j];
-  const uint next = conway ? life_next_conway(alive, s0, s1, s2) : life_next_rule(alive, s0, s1, s2, s3, &masks);
-  dst[(size_t)y * (size_t)words + (size_t)j] = next & life_valid_bits(width, j);
+  const size_t at = (size_t)y * (size_t)words + (size_t)j;
+  const uint alive = src[at];
+  uint next;
+  if (planes > 0) { /* a Generations rule: its dying ages, one plane after another, updated in place */
+    const size_t plane = (size_t)words * (size_t)height;
+    uint age[GPUVIS_LIFE_MAX_AGE_PLANES];
+    for (int i = 0; i < planes; ++i) age[i] = ages[i * plane + at];
+    next = life_next_generations(alive, s0, s1, s2, s3, &masks, age, planes, states);
+    for (int i = 0; i < planes; ++i) ages[i * plane + at] = age[i];
+  } else {
+    next = conway ? life_next_conway(alive, s0, s1, s2) : life_next_rule(alive, s0, s1, s2, s3, &masks);
+  }
+  dst[at] = next & life_valid_bits(width, j);
 }
 
 /* The live cells of each work group's words (32 x 4 of them), one count per group. */

@@ -1,6 +1,7 @@
 // Life on the OpenCL backend: the board stays on the device between calls (32-bit words, as on
 // CUDA), one generation per launch (life/opencl/life.cl) with the rules every backend compiles
 // (life/word_rule.h), so the boards equal the CPU's bit for bit.
+#include <algorithm>
 #include <memory>
 #include <numeric>
 #include <utility>
@@ -26,6 +27,12 @@ class OpenclSimulation final : public Simulation {
     count_ = std::make_unique<opencl::Kernel>(program, "life_population");
     opencl::upload_rows(initial.data(), row_bytes(), static_cast<std::size_t>(height_), static_cast<std::ptrdiff_t>(row_bytes()), a_);
     b_.reserve(initial.bytes());
+    // A Generations rule's dying ages: age_planes(rule) boards one after another, all 0 at the start
+    // (a word of them for two-state rules, which never read it).
+    planes_ = age_planes(options.rule);
+    const std::vector<Board::word> zeros(static_cast<std::size_t>(std::max(planes_, 1)) * initial.bytes() / sizeof(Board::word), 0);
+    const std::size_t age_rows = static_cast<std::size_t>(std::max(planes_, 1)) * static_cast<std::size_t>(height_);
+    opencl::upload_rows(zeros.data(), row_bytes(), age_rows, static_cast<std::ptrdiff_t>(row_bytes()), ages_);
   }
 
   void advance(std::int64_t generations) override {
@@ -57,6 +64,17 @@ class OpenclSimulation final : public Simulation {
     if (out.width() != width_ || out.height() != height_) out = Board(width_, height_);
     opencl::download_rows(a_, row_bytes(), static_cast<std::size_t>(height_), static_cast<std::ptrdiff_t>(row_bytes()), out.data());
   }
+  void read_states(std::vector<std::uint8_t>& out) override {
+    Board alive;
+    read(alive);
+    std::vector<Board> ages(static_cast<std::size_t>(planes_), Board(width_, height_));
+    std::vector<Board::word> all(static_cast<std::size_t>(std::max(planes_, 1)) * alive.bytes() / sizeof(Board::word));
+    const std::size_t age_rows = static_cast<std::size_t>(std::max(planes_, 1)) * static_cast<std::size_t>(height_);
+    opencl::download_rows(ages_, row_bytes(), age_rows, static_cast<std::ptrdiff_t>(row_bytes()), all.data());
+    for (int i = 0; i < planes_; ++i)
+      std::copy_n(all.data() + static_cast<std::size_t>(i) * alive.bytes() / sizeof(Board::word), alive.bytes() / sizeof(Board::word), ages[i].data());
+    compose_states(alive, ages, out);
+  }
   std::int64_t generation() const override { return generation_; }
   Backend backend() const override { return Backend::opencl; }
 
@@ -67,7 +85,8 @@ class OpenclSimulation final : public Simulation {
     const int words = 2 * host_words_;  // 32-bit words per row
     step_->arg(0, a_).arg(1, b_).arg(2, static_cast<cl_int>(width_)).arg(3, static_cast<cl_int>(height_)).arg(4, static_cast<cl_int>(words));
     step_->arg(5, static_cast<cl_int>(options_.topology == Topology::torus)).arg(6, static_cast<cl_int>(options_.rule == conway));
-    step_->arg(7, masks_).run(static_cast<std::size_t>(words), static_cast<std::size_t>(height_));
+    step_->arg(7, masks_).arg(8, ages_).arg(9, static_cast<cl_int>(planes_)).arg(10, static_cast<cl_int>(options_.rule.states));
+    step_->run(static_cast<std::size_t>(words), static_cast<std::size_t>(height_));
     std::swap(a_, b_);
     ++generation_;
   }
@@ -77,6 +96,8 @@ class OpenclSimulation final : public Simulation {
   rules::RuleMasks<std::uint32_t> masks_;  // the same layout as life.cl's life_masks
   std::unique_ptr<opencl::Kernel> step_, count_;
   opencl::Buffer a_, b_, counts_;  // a_: the current board
+  opencl::Buffer ages_;            // a Generations rule's age planes, each laid out as a board
+  int planes_ = 0;
   std::vector<cl_uint> group_counts_;  // counts_ on the host
   std::int64_t generation_ = 0;
 };
