@@ -30,9 +30,6 @@ void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& j
       for (int x = 0; x < w; ++x) rules::to_features<C>(s + static_cast<std::ptrdiff_t>(x) * C, job.conversion, &feature[(r * w + x) * L]);
     }
   });
-  const auto load = [&](long long i, float* v) {
-    for (int c = 0; c < C; ++c) v[c] = feature[i * L + c];
-  };
   std::vector<float> modes(static_cast<std::size_t>(n) * L, 0.0f);
   // Batches of voxels, each climbed in parallel; progress between batches.
   const long long batches = params.progress ? std::clamp<long long>(n / 65536, 1, 100) : 1;
@@ -44,7 +41,7 @@ void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& j
       parallel_for(i0, i1, 64, [&](std::ptrdiff_t a, std::ptrdiff_t e) {
         for (std::ptrdiff_t i = a; i < e; ++i) {
           rules::Point<C> p = rules::start<C>(i, g, &feature[i * L]);
-          while (p.steps < job.max_iter && !rules::step<C, G, D>(p, g, job.eps, load)) {
+          while (p.steps < job.max_iter && !rules::step<C, G, D>(p, g, job.eps, feature.data())) {
           }
           for (int c = 0; c < C; ++c) modes[i * L + c] = p.r[c];
         }

@@ -26,19 +26,7 @@ namespace rules = mean_shift_rules;
 using mean_shift_detail::Job;
 using mean_shift_detail::Tuning;
 
-template <int C>
-__device__ __forceinline__ void load_features(const float* __restrict__ f, long long i, float* v) {
-  if constexpr (C >= 3) {
-    const float4 q = __ldg(reinterpret_cast<const float4*>(f) + i);
-    v[0] = q.x, v[1] = q.y, v[2] = q.z;
-    if constexpr (C == 4) v[3] = q.w;
-  } else if constexpr (C == 2) {
-    const float2 q = __ldg(reinterpret_cast<const float2*>(f) + i);
-    v[0] = q.x, v[1] = q.y;
-  } else {
-    v[0] = __ldg(f + i);
-  }
-}
+using rules::load_features;
 
 template <int C, class T>
 __global__ void features_kernel(DeviceView<const T> src, float* __restrict__ f, rules::Conversion k, long long rows) {
@@ -83,11 +71,10 @@ __global__ void climb_kernel(const float* __restrict__ f, rules::Space g, float 
       load_features<C>(f, idx, v);
       p = rules::start<C>(idx, g, v);
     }
-    const auto load = [&](long long i, float* v) { load_features<C>(f, i, v); };
     const int limit = round_steps > 0 && max_iter - p.steps > round_steps ? p.steps + round_steps : max_iter;
     bool ended = false;
     while (p.steps < limit) {
-      if (rules::step<C, Gaussian, Dims>(p, g, eps, load)) {
+      if (rules::step<C, Gaussian, Dims>(p, g, eps, f)) {
         ended = true;
         break;
       }
