@@ -22,7 +22,7 @@ CLI::Option* add_backend_option(CLI::App& cmd, std::string& name) {
       ->each([](const std::string& device) { ::setenv("GPUVIS_OPENCL_DEVICE", device.c_str(), 1); });
   return cmd.add_option("--backend", name,
                         "auto (CUDA when a device is present, else an OpenCL GPU for what runs on OpenCL, else the CPU), cpu, cuda or "
-                        "opencl (the thresholds, convolution, the bilateral filter and Life so far, on the device --device names)")
+                        "opencl (the thresholds, convolution, the bilateral filter, mean shift and Life so far, on the device --device names)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}))
       ->default_val("auto");
 }

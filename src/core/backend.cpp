@@ -14,7 +14,7 @@ Backend parse_backend(std::string_view name) {
 
 void refuse_opencl(Backend backend, std::string_view operation) {
   if (backend == Backend::opencl)
-    fail(ErrorCode::unsupported, std::string(operation) + " is not on the OpenCL backend yet (OpenCL has the thresholds, convolution, the bilateral filter and Life): use --backend cpu or cuda");
+    fail(ErrorCode::unsupported, std::string(operation) + " is not on the OpenCL backend yet (OpenCL has the thresholds, convolution, the bilateral filter, mean shift and Life): use --backend cpu or cuda");
 }
 
 std::string_view to_string(Backend backend) {

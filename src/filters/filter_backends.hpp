@@ -39,6 +39,12 @@ template <class T>
 void mean_shift_filter_cuda(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
                             std::vector<float>* modes = nullptr, const mean_shift_detail::Tuning& tuning = {});
 
+// Mean shift on the backend `params.backend` names (auto: CUDA, then an OpenCL GPU, then the CPU),
+// for the filter and the segmentation (mean_shift_common.cpp).
+template <class T>
+void mean_shift_filter_any(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                           std::vector<float>* modes = nullptr);
+
 // The CUDA filters on the caller's device memory (filters/cuda/device_entry.cu), behind the public
 // device entry points (gpuvis/filters/device.hpp). Like every *_cuda function above, called only
 // where cuda::kBuilt (cuda/built.hpp).

@@ -8,6 +8,8 @@
 #include "gpuvis/filters/mean_shift.hpp"
 #include "filters/filter_backends.hpp"
 #include "filters/mean_shift_common.hpp"
+#include "filters/opencl/filters_opencl.hpp"
+#include "gpuvis/opencl/devices.hpp"
 #include "cuda/built.hpp"
 
 namespace gpuvis::filters {
@@ -40,16 +42,28 @@ void mean_shift_filter(HostView<const T> src, HostView<T> dst, const MeanShiftPa
 }
 
 template <class T>
+void mean_shift_filter_any(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                           std::vector<float>* modes) {
+  const Backend backend = opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend));
+  if (backend == Backend::cuda) {
+    if constexpr (cuda::kBuilt) mean_shift_filter_cuda(src, dst, shape, params, modes);
+    else cuda::not_built("CUDA mean shift");
+  } else if (backend == Backend::opencl) {
+    mean_shift_filter_opencl(src, dst, shape, params, modes);
+  } else {
+    mean_shift_filter_cpu(src, dst, shape, params, modes);
+  }
+}
+
+template <class T>
 void mean_shift_filter_volume(HostView<const T> stacked, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params) {
-  refuse_opencl(resolve_backend(params.backend), "mean shift filtering");
-  if (resolve_backend(params.backend) != Backend::cuda) mean_shift_filter_cpu(stacked, dst, shape, params);
-  else if constexpr (cuda::kBuilt) mean_shift_filter_cuda(stacked, dst, shape, params);
-  else cuda::not_built("CUDA mean shift");
+  mean_shift_filter_any(stacked, dst, shape, params);
 }
 
 #define GPUVIS_MEAN_SHIFT(T)                                                                                          \
   template void mean_shift_filter<T>(HostView<const T>, HostView<T>, const MeanShiftParams&);                        \
-  template void mean_shift_filter_volume<T>(HostView<const T>, HostView<T>, VolumeShape, const MeanShiftParams&);
+  template void mean_shift_filter_volume<T>(HostView<const T>, HostView<T>, VolumeShape, const MeanShiftParams&);       \
+  template void mean_shift_filter_any<T>(HostView<const T>, HostView<T>, VolumeShape, const MeanShiftParams&, std::vector<float>*);
 GPUVIS_MEAN_SHIFT(std::uint8_t)
 GPUVIS_MEAN_SHIFT(std::uint16_t)
 GPUVIS_MEAN_SHIFT(float)

@@ -137,10 +137,7 @@ MeanShiftSegmentation<T> mean_shift_segment(HostView<const T> src, const MeanShi
   const auto job = mean_shift_detail::prepare(src, out.filtered.view(), shape, p.filter);
   require(job.voxels() < (1ll << 31), "meanshift segment takes at most 2^31 voxels");
   std::vector<float> modes;  // normalised: distances below are in units of h_r
-  refuse_opencl(resolve_backend(p.filter.backend), "mean shift segmentation");
-  if (resolve_backend(p.filter.backend) != Backend::cuda) mean_shift_filter_cpu(src, out.filtered.view(), shape, p.filter, &modes);
-  else if constexpr (cuda::kBuilt) mean_shift_filter_cuda(src, out.filtered.view(), shape, p.filter, &modes);
-  else cuda::not_built("CUDA mean shift");
+  mean_shift_filter_any(src, out.filtered.view(), shape, p.filter, &modes);
   const int c = src.channels, lanes = c == 3 ? 4 : c;
   const Grid g(job.space.width, job.space.height, job.space.depth, job.space.frames);
   const int n = g.voxels();

@@ -2,7 +2,7 @@
 
 Every image operation takes NumPy arrays and returns new ones; ``backend`` is ``"auto"`` (CUDA when
 a device is usable, else the CPU), ``"cpu"`` or ``"cuda"``, and both backends give the same results;
-``"opencl"`` runs the thresholds, convolution, the bilateral filter and Life on an OpenCL device (docs/opencl.md), other operations refuse it.
+``"opencl"`` runs the thresholds, convolution, the bilateral filter, mean shift (filter and segmentation) and Life on an OpenCL device (docs/opencl.md), other operations refuse it.
 
     import gpuvis, numpy as np
     binary = gpuvis.threshold(grey)                        # full Bernsen, h = 12, gate 32

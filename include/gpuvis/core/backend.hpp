@@ -13,7 +13,7 @@ std::string_view to_string(Backend backend);
 
 // Every operation that takes a Backend resolves `automatic` the same way, with resolve_backend()
 // (gpuvis/cuda/runtime.hpp): CUDA when a device is usable, else the CPU; the operations that run on
-// OpenCL (the thresholds, convolution and the Game of Life so far) take an OpenCL GPU before the CPU
+// OpenCL (the thresholds, convolution, the bilateral filter, mean shift and the Game of Life so far) take an OpenCL GPU before the CPU
 // (opencl::prefer_opencl_gpu, docs/opencl.md).
 
 // For an operation that has no OpenCL implementation yet: ErrorCode::unsupported naming it when

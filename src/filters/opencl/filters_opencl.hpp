@@ -1,8 +1,10 @@
 #pragma once
-// The OpenCL backend of the filters (convolve_opencl.cpp, bilateral_opencl.cpp); mean shift is not
-// on OpenCL yet.
+// The OpenCL backend of the filters (convolve_opencl.cpp, bilateral_opencl.cpp, mean_shift_opencl.cpp).
+#include <vector>
+
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
+#include "gpuvis/filters/mean_shift.hpp"
 
 namespace gpuvis::filters {
 
@@ -16,5 +18,11 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
 // in the device's memory.
 template <class T>
 void bilateral_opencl(HostView<const T> src, HostView<T> dst, const BilateralParams& params);
+
+// Mean shift over a stacked image or volume on the OpenCL device (the CPU's modes bit for bit;
+// `modes` as mean_shift_filter_cpu gives them); everything must fit in the device's memory.
+template <class T>
+void mean_shift_filter_opencl(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
+                              std::vector<float>* modes = nullptr);
 
 }  // namespace gpuvis::filters
