@@ -1,8 +1,9 @@
 // Mean shift filtering: the clMeanShift study's cases (512x512 RGB in L*u*v*, Epanechnikov, full
 // convergence, h = (h_s, h_r) = (8, 8), (16, 16), (32, 32)), 640x480 RGB with sp = 8, sr = 16, and
-// an MRI-sized grey volume (192x192x160, h = (4, 4) and (8, 8)), on the CPU (all threads) and CUDA:
-// end to end (host image in, host image out: upload, conversions, climbs, download) and on the
-// device (the image already there: conversions and climbs, no transfers). The queue is also
+// an MRI-sized grey volume (192x192x160, h = (4, 4) and (8, 8)), on the CPU (all threads), CUDA and
+// OpenCL (the device GPUVIS_OPENCL_DEVICE picks, when there is one): end to end (host image in, host image out: upload, conversions, climbs, download) and on the
+// device (the image already there: conversions and climbs, no transfers; on OpenCL the kernels'
+// own time stamps, opencl::KernelTimer, without the host's round trips between rounds). The queue is also
 // measured switched off and with other orders and round lengths, and the literal reference is
 // timed on a small image, to show what the speed-ups buy. --save-frames DIR writes the inputs for the OpenCV peer
 // (scripts/peers/meanshift_peers.py). The volume on the CPU takes minutes: --filter volume-cpu.
@@ -14,8 +15,11 @@
 #include "filters/filter_backends.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
+#include "filters/opencl/filters_opencl.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/opencl/devices.hpp"
 #include "harness.hpp"
+#include "opencl/context.hpp"
 #include "mean_shift_reference.hpp"
 #ifdef GPUVIS_BENCH_CUDA
 #include "cuda/memory.hpp"
@@ -83,6 +87,30 @@ int main(int argc, char** argv) {
   const bool gpu = cuda::device_count() > 0;
   if (gpu) report.set_gpu_description(cuda::devices().front().name);
 #endif
+  const bool opencl_device = !opencl::devices().empty() && args.wants("opencl");
+  const std::string opencl_name = opencl_device ? opencl::chosen_device().name : "";
+  // OpenCL end to end (host image in and out) and its kernels' own time (device time stamps).
+  auto run_opencl = [&](const std::string& name, const Image<std::uint8_t>& img, VolumeShape shape, const filters::MeanShiftParams& p,
+                        std::map<std::string, std::string> params, const bench::Options& opts) {
+    if (!opencl_device) return;
+    const int w = img.width(), h = img.height() / (shape.depth * shape.frames);
+    Image<std::uint8_t> out(img.width(), img.height(), img.channels());
+    const auto run = [&] { filters::mean_shift_filter_opencl<std::uint8_t>(img.view(), out.view(), shape, p); };
+    run();  // builds the program
+    params["device"] = opencl_name;
+    bench::Record r{name, "filter", "opencl", "end-to-end (upload, conversions, climbs, download)", w, h, params, {}};
+    r.stats = bench::measure([&] { return bench::time_us(run); }, opts);
+    report.add(r);
+    r.scope = "kernels (device time stamps of the conversions and climbs, no transfers)";
+    r.stats = bench::measure(
+        [&] {
+          opencl::KernelTimer timer;
+          run();
+          return timer.take_microseconds();
+        },
+        opts);
+    report.add(r);
+  };
   using filters::mean_shift_detail::Tuning;
   const Tuning standard, no_queue{0, true}, atomic_queue{8, false}, round4{4, true}, round16{16, true};
 
@@ -101,6 +129,7 @@ int main(int argc, char** argv) {
           [&] { return bench::time_us([&] { filters::mean_shift_filter_cpu<std::uint8_t>(img.view(), out.view(), shape, p, nullptr, tuning); }); }, o);
       report.add(r);
     }
+    if (variant.empty()) run_opencl(name, img, shape, p, params, o);
 #ifdef GPUVIS_BENCH_CUDA
     if (gpu && args.wants("cuda")) {
       bench::Record r{name, "filter", "cuda", "end-to-end (upload, conversions, climbs, download)", w, h, params, {}};
@@ -188,6 +217,7 @@ int main(int argc, char** argv) {
         r.stats = bench::measure([&] { return bench::time_us([&] { filters::mean_shift_filter_cpu<std::uint8_t>(vol.view(), out.view(), VolumeShape{d}, p); }); }, once);
         report.add(r);
       }
+      run_opencl("meanshift-volume", vol, VolumeShape{d}, p, params, few);
 #ifdef GPUVIS_BENCH_CUDA
       if (gpu && args.wants("cuda")) {
         for (const auto& [tuning, variant] : {std::pair{standard, std::string()}, std::pair{no_queue, std::string(", no queue")}}) {
