@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "gpuvis/core/error.hpp"
-#include "gpuvis/filters/mean_shift.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/opencl/devices.hpp"
 #include "gpuvis/pipeline/detector.hpp"
@@ -169,11 +168,6 @@ TEST(ThresholdOpencl, WhatOpenclDoesNotRunYetSaysSo) {
     }
     return std::string("no error");
   };
-  Image<float> img(8, 8), out(8, 8);
-  filters::MeanShiftParams m;
-  m.backend = Backend::opencl;
-  EXPECT_NE(message([&] { filters::mean_shift_filter<float>(img.view(), out.view(), m); }).find("mean shift filtering is not on the OpenCL"),
-            std::string::npos);
   pipeline::DetectorParams d;
   d.backend = Backend::opencl;
   EXPECT_NE(message([&] { pipeline::Detector det(d); }).find("not on the OpenCL backend yet"), std::string::npos);
