@@ -61,9 +61,15 @@ typedef struct gpuvis_ms_conversion_s {
   float range[4];      /* h_r per channel */
 } gpuvis_ms_conversion;
 
-/* A climb: its position in voxels, its range features (the first `channels` of r) and its steps. */
+/* A climb: its position in voxels relative to the voxel it started from (ox, oy, oz, ot), its range
+   features (the first `channels` of r) and its steps. The position is kept relative so that the
+   arithmetic does not depend on where the image lies: a float sum of coordinates near 400 rounds
+   differently from one near 7, so with absolute positions a crop of an image (a chunk of a Dask
+   array) gave a pixel another mode than the whole image did. Relative to its start every climb
+   computes the same floats wherever it is. */
 typedef struct gpuvis_ms_point_s {
   float x, y, z, t;
+  int ox, oy, oz, ot;
   float r[4];
   int steps;
 } gpuvis_ms_point;
@@ -169,15 +175,16 @@ GPUVIS_RULE float gpuvis_ms_exp_minus_2(float d2) {
   return e2 * e2;
 }
 
-/* The start of voxel i's climb: its own position and features f[0..channels). */
+/* The start of voxel i's climb: its own place (relative position 0) and features f[0..channels). */
 GPUVIS_RULE gpuvis_ms_point gpuvis_ms_start(GPUVIS_MS_I64 i, const gpuvis_ms_space* g, const float* f, int channels) {
   gpuvis_ms_point p;
   const GPUVIS_MS_I64 row = i / g->width;
-  p.x = (float)(i - row * g->width);
-  p.y = (float)(row % g->height);
+  p.ox = (int)(i - row * g->width);
+  p.oy = (int)(row % g->height);
   const GPUVIS_MS_I64 slice = row / g->height;
-  p.z = (float)(slice % g->depth);
-  p.t = (float)(slice / g->depth);
+  p.oz = (int)(slice % g->depth);
+  p.ot = (int)(slice / g->depth);
+  p.x = p.y = p.z = p.t = 0.0f;
   for (int c = 0; c < 4; ++c) p.r[c] = c < channels ? f[c] : 0.0f;
   p.steps = 0;
   return p;

@@ -32,20 +32,24 @@
 GPUVIS_RULE int GPUVIS_MS_STEP_NAME(gpuvis_ms_point* p, const gpuvis_ms_space* g, float eps, const GPUVIS_GLOBAL float* f) {
   const int C = GPUVIS_MS_C, dims = GPUVIS_MS_DIMS;
   const float inv_hs2 = 1.0f / (g->hs * g->hs), inv_hz2 = 1.0f / (g->hz * g->hz), inv_ht2 = 1.0f / (g->ht * g->ht);
-  const int x0 = gpuvis_ms_max_int(0, (int)GPUVIS_MS_CEIL(p->x - g->hs)), x1 = gpuvis_ms_min_int(g->width - 1, (int)GPUVIS_MS_FLOOR(p->x + g->hs));
-  const int y0 = gpuvis_ms_max_int(0, (int)GPUVIS_MS_CEIL(p->y - g->hs)), y1 = gpuvis_ms_min_int(g->height - 1, (int)GPUVIS_MS_FLOOR(p->y + g->hs));
-  const int z0 = dims >= 3 ? gpuvis_ms_max_int(0, (int)GPUVIS_MS_CEIL(p->z - g->hz)) : 0;
-  const int z1 = dims >= 3 ? gpuvis_ms_min_int(g->depth - 1, (int)GPUVIS_MS_FLOOR(p->z + g->hz)) : 0;
-  const int t0 = dims >= 4 ? gpuvis_ms_max_int(0, (int)GPUVIS_MS_CEIL(p->t - g->ht)) : 0;
-  const int t1 = dims >= 4 ? gpuvis_ms_min_int(g->frames - 1, (int)GPUVIS_MS_FLOOR(p->t + g->ht)) : 0;
+  /* Positions are relative to the climb's start (ox, oy, oz, ot): voxel x is at x - ox. */
+  const int ox = p->ox, oy = p->oy, oz = p->oz, ot = p->ot;
+  const int x0 = gpuvis_ms_max_int(0, ox + (int)GPUVIS_MS_CEIL(p->x - g->hs));
+  const int x1 = gpuvis_ms_min_int(g->width - 1, ox + (int)GPUVIS_MS_FLOOR(p->x + g->hs));
+  const int y0 = gpuvis_ms_max_int(0, oy + (int)GPUVIS_MS_CEIL(p->y - g->hs));
+  const int y1 = gpuvis_ms_min_int(g->height - 1, oy + (int)GPUVIS_MS_FLOOR(p->y + g->hs));
+  const int z0 = dims >= 3 ? gpuvis_ms_max_int(0, oz + (int)GPUVIS_MS_CEIL(p->z - g->hz)) : 0;
+  const int z1 = dims >= 3 ? gpuvis_ms_min_int(g->depth - 1, oz + (int)GPUVIS_MS_FLOOR(p->z + g->hz)) : 0;
+  const int t0 = dims >= 4 ? gpuvis_ms_max_int(0, ot + (int)GPUVIS_MS_CEIL(p->t - g->ht)) : 0;
+  const int t1 = dims >= 4 ? gpuvis_ms_min_int(g->frames - 1, ot + (int)GPUVIS_MS_FLOOR(p->t + g->ht)) : 0;
   float wsum = 0, mx = 0, my = 0, mz = 0, mt = 0, mr[GPUVIS_MS_C];
   for (int c = 0; c < C; ++c) mr[c] = 0;
   for (int t = t0; t <= t1; ++t) {
-    const float dt2 = dims >= 4 ? gpuvis_ms_sq((float)t - p->t) * inv_ht2 : 0.0f;
+    const float dt2 = dims >= 4 ? gpuvis_ms_sq((float)(t - ot) - p->t) * inv_ht2 : 0.0f;
     for (int z = z0; z <= z1; ++z) {
-      const float dz2 = dims >= 3 ? gpuvis_ms_sq((float)z - p->z) * inv_hz2 : 0.0f;
+      const float dz2 = dims >= 3 ? gpuvis_ms_sq((float)(z - oz) - p->z) * inv_hz2 : 0.0f;
       for (int y = y0; y <= y1; ++y) {
-        const float dy = (float)y - p->y;
+        const float dy = (float)(y - oy) - p->y;
         const GPUVIS_MS_I64 row = ((GPUVIS_MS_I64)t * g->depth + z) * g->height + y;
         /* The row's voxels within the spatial ball: |dx| <= h_s sqrt(1 - rest of d^2), widened by a
            margin far above float rounding, so that no voxel the plain scan would weigh is left out.
@@ -56,9 +60,10 @@ GPUVIS_RULE int GPUVIS_MS_STEP_NAME(gpuvis_ms_point* p, const gpuvis_ms_space* g
         const float rest = 1.0f - rest_d2;
         if (rest < 0.0f) continue;
         const float reach = GPUVIS_MS_SQRT(rest) * g->hs * 1.0001f + 0.01f;
-        const int xa = gpuvis_ms_max_int(x0, (int)GPUVIS_MS_CEIL(p->x - reach)), xb = gpuvis_ms_min_int(x1, (int)GPUVIS_MS_FLOOR(p->x + reach));
+        const int xa = gpuvis_ms_max_int(x0, ox + (int)GPUVIS_MS_CEIL(p->x - reach));
+        const int xb = gpuvis_ms_min_int(x1, ox + (int)GPUVIS_MS_FLOOR(p->x + reach));
         for (int x = xa; x <= xb; ++x) {
-          const float dx = (float)x - p->x;
+          const float dx = (float)(x - ox) - p->x;
           float d2 = (dx * dx + dy * dy) * inv_hs2;
           if (dims >= 3) d2 += dz2;
           if (dims >= 4) d2 += dt2;
@@ -73,17 +78,17 @@ GPUVIS_RULE int GPUVIS_MS_STEP_NAME(gpuvis_ms_point* p, const gpuvis_ms_space* g
 #if GPUVIS_MS_GAUSSIAN
           const float w = gpuvis_ms_exp_minus_2(d2);
           wsum += w;
-          mx += w * (float)x;
-          my += w * (float)y;
-          if (dims >= 3) mz += w * (float)z;
-          if (dims >= 4) mt += w * (float)t;
+          mx += w * (float)(x - ox);
+          my += w * (float)(y - oy);
+          if (dims >= 3) mz += w * (float)(z - oz);
+          if (dims >= 4) mt += w * (float)(t - ot);
           for (int c = 0; c < C; ++c) mr[c] += w * v[c];
 #else
           wsum += 1.0f;
-          mx += (float)x;
-          my += (float)y;
-          if (dims >= 3) mz += (float)z;
-          if (dims >= 4) mt += (float)t;
+          mx += (float)(x - ox);
+          my += (float)(y - oy);
+          if (dims >= 3) mz += (float)(z - oz);
+          if (dims >= 4) mt += (float)(t - ot);
           for (int c = 0; c < C; ++c) mr[c] += v[c];
 #endif
         }

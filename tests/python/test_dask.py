@@ -40,6 +40,22 @@ def test_chunked_bilateral_and_colour_equal_one_call(image):
     assert np.array_equal(chunked, gpuvis.convolve(rgb, "box:7", backend="cpu"))
 
 
+def test_chunked_mean_shift_equals_one_call(image):
+    """The default halo (spatial x max_iter) makes every chunk compute what the whole image does, for
+    grey and colour images; chunks smaller than the halo are merged first."""
+    rgb = np.stack([image, 255 - image, image / 2], axis=2).astype(np.uint8)
+    grey = image.astype(np.uint8)
+    for img, chunks in ((grey, (70, 90)), (rgb, (64, 100, 3)), (grey, (20, 30))):
+        arr = da.from_array(img, chunks=chunks)
+        chunked = gd.mean_shift(arr, spatial=3, range=12, max_iter=12, backend="cpu").compute(scheduler="threads")
+        whole = gpuvis.mean_shift(img, spatial=3, range=12, max_iter=12, backend="cpu")
+        assert np.array_equal(chunked, whole), (img.shape, chunks)
+    # With a halo shorter than the climbs travel, the result is allowed to differ (and here does).
+    arr = da.from_array(grey, chunks=(70, 90))
+    short = gd.mean_shift(arr, spatial=3, range=40, max_iter=60, halo=2, backend="cpu").compute(scheduler="threads")
+    assert not np.array_equal(short, gpuvis.mean_shift(grey, spatial=3, range=40, max_iter=60, backend="cpu"))
+
+
 @pytest.fixture(scope="module")
 def frames(cli, root, tmp_path_factory):
     folder = tmp_path_factory.mktemp("frames")

@@ -24,7 +24,7 @@ def test_threshold_equals_the_cli(cli, table, tmp_path):
     assert np.array_equal(tiled, read_pgm(tmp_path / "tiled.pgm"))
 
 
-def test_opencl_threshold_convolution_bilateral_and_life_equal_the_cpu_and_other_filters_refuse_it(table):
+def test_opencl_thresholds_filters_and_life_equal_the_cpu_and_the_detector_refuses_it(table):
     if not gpuvis.opencl_devices():
         if os.environ.get("GPUVIS_REQUIRE_OPENCL") == "1":
             pytest.fail("GPUVIS_REQUIRE_OPENCL=1 but there is no OpenCL device (scripts/deps.sh installs PoCL)")
@@ -45,8 +45,11 @@ def test_opencl_threshold_convolution_bilateral_and_life_equal_the_cpu_and_other
     rgb = np.dstack([table, np.roll(table, 7, axis=1), 255 - table])
     for img, kw in [(table, dict(radius=3)), (rgb, dict(radius=5, adaptive=True)), (rgb, dict(radius=2, per_channel=True))]:
         assert np.array_equal(gpuvis.bilateral(img, backend="opencl", **kw), gpuvis.bilateral(img, backend="cpu", **kw)), kw
-    with pytest.raises(RuntimeError, match='mean shift filtering is not on the OpenCL backend yet.*backend="cpu"'):
-        gpuvis.mean_shift(table, backend="opencl")
+    small = np.ascontiguousarray(rgb[::4, ::4])
+    assert np.array_equal(gpuvis.mean_shift(small, spatial=4, range=10, backend="opencl"),
+                          gpuvis.mean_shift(small, spatial=4, range=10, backend="cpu"))
+    with pytest.raises(RuntimeError, match='not on the OpenCL backend yet.*backend="cpu"'):
+        gpuvis.Detector(backend="opencl")
 
 
 def test_convolve_equals_a_literal_reference_and_the_cli(cli, table, tmp_path):

@@ -4,7 +4,7 @@ images, are processed across a cluster with results identical to one call on the
 Each chunk gets a halo as wide as the filter reaches (``map_overlap``); the array's own edges get no
 padding from dask (``boundary="none"``), so gpuvis applies its border rule there exactly as on the
 whole image (for ``wrap`` dask supplies the opposite edge). Chunks must be at least as large as the
-halo.
+halo (mean shift merges smaller ones itself: its halo follows the bandwidth and the iteration cap).
 
     import dask.array as da, gpuvis.dask
     big = da.from_zarr(...)                      # (H, W) or (H, W, C), uint8/uint16/float32
@@ -80,14 +80,41 @@ def bilateral(array, radius=3, sigma_space=3.0, sigma_range=30.0, border="reflec
                              backend=backend, **kwargs)
 
 
-def mean_shift(array, spatial=8.0, range=16.0, halo=None, backend="auto", **kwargs):
-    """gpuvis.mean_shift over a dask array. A pixel's climb can wander further than one window, so
-    the result equals the whole-image result only where every climb stays within `halo` pixels
-    (default 4 x spatial); pixels whose mode lies further away are not guaranteed equal."""
+def _at_least(chunks, size, total):
+    """Chunk sizes along one axis, merged so that every chunk holds at least `size` (or the whole
+    axis): dask's overlap takes each halo from the neighbouring chunk alone."""
+    if all(c >= size for c in chunks):
+        return chunks
+    out, run = [], 0
+    for c in chunks:
+        run += c
+        if run >= size:
+            out.append(run)
+            run = 0
+    if run:
+        if out:
+            out[-1] += run
+        else:
+            out.append(run)
+    return tuple(out) if sum(out) == total else (total,)
+
+
+def mean_shift(array, spatial=8.0, range=16.0, halo=None, backend="auto", max_iter=100, **kwargs):
+    """gpuvis.mean_shift over a dask array (H, W) or (H, W, C), equal to one call on the whole array.
+
+    A step moves a climb by at most `spatial` pixels and reads pixels within `spatial` of where it
+    starts, so after at most `max_iter` steps a climb has read nothing further than
+    spatial x max_iter pixels from its own pixel: that is the default halo, and with it every chunk
+    computes exactly what the whole-image call does. Chunks smaller than the halo are merged with
+    their neighbours first (the result's chunks are then larger). A smaller `halo` may be given to
+    save work; pixels whose climb travels further than it are then not guaranteed equal."""
     array = _whole_channels(da.asarray(array))
-    reach = int(math.ceil(4 * spatial)) if halo is None else int(halo)
+    exact = int(math.ceil(spatial * max_iter))
+    reach = exact if halo is None else int(halo)
+    if reach > 0:
+        array = array.rechunk({axis: _at_least(array.chunks[axis], reach, array.shape[axis]) for axis in (0, 1)})
     return array.map_overlap(_mean_shift_chunk, depth=_depth(array, reach, reach), boundary="none", dtype=array.dtype,
-                             spatial=spatial, range=range, backend=backend, **kwargs)
+                             spatial=spatial, range=range, backend=backend, max_iter=max_iter, **kwargs)
 
 
 def _detect_partition(paths, options):

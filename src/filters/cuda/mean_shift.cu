@@ -39,7 +39,7 @@ __global__ void features_kernel(DeviceView<const T> src, float* __restrict__ f, 
 // The climbs' state between rounds, per voxel.
 template <int C>
 struct ClimbState {
-  float4* position;  // x, y, z, t
+  float4* position;  // x, y, z, t relative to the voxel the climb started from
   float* range;      // lanes<C> per voxel
   int* steps;
 };
@@ -62,6 +62,8 @@ __global__ void climb_kernel(const float* __restrict__ f, rules::Space g, float 
     idx = queue_in ? queue_in[k] : k;
     rules::Point<C> p;
     if (queue_in) {
+      const float zeros[4] = {0, 0, 0, 0};
+      p = rules::start<C>(idx, g, zeros);  // the climb's origin; its relative position comes from the state
       const float4 pos = state.position[idx];
       p.x = pos.x, p.y = pos.y, p.z = pos.z, p.t = pos.w;
       for (int c = 0; c < C; ++c) p.r[c] = state.range[static_cast<long long>(idx) * L + c];

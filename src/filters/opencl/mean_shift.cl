@@ -35,6 +35,8 @@ __kernel void ms_climb(__global const float* restrict f, gpuvis_ms_space space, 
   const int idx = use_queue ? queue_in[k] : (int)k;
   gpuvis_ms_point p;
   if (use_queue) {
+    const float zeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    p = gpuvis_ms_start(idx, &g, zeros, GPUVIS_MS_C); /* the climb's origin; its relative position comes from the state */
     const float4 pos = position[idx];
     p.x = pos.x, p.y = pos.y, p.z = pos.z, p.t = pos.w;
     for (int c = 0; c < 4; ++c) p.r[c] = c < GPUVIS_MS_C ? range[(long)idx * LANES + c] : 0.0f;
