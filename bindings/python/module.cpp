@@ -344,9 +344,16 @@ std::pair<py::array, VolumeShape> stacked_volume(py::array vol, bool channels, c
   return {c.reshape(shape), VolumeShape{static_cast<int>(depth), static_cast<int>(frames)}};
 }
 
-py::array mean_shift_py(py::array img, float spatial, float range, const std::string& kernel, const std::string& colour, float eps,
-                        int max_iter, const std::string& backend, const std::vector<float>& ranges) {
+py::object mean_shift_py(const py::object& img, float spatial, float range, const std::string& kernel, const std::string& colour, float eps,
+                         int max_iter, const std::string& backend, const std::vector<float>& ranges) {
   const auto p = mean_shift_params(spatial, range, kernel, colour, eps, max_iter, backend, ranges, 0, 0, "mean_shift");
+  if (is_device_array(img)) {
+    require_cuda_for_device_arrays(backend, "mean_shift");
+    return for_each_device_type(img, "mean_shift", [&](auto src, auto dst, cuda::StreamHandle stream) {
+      using T = std::remove_const_t<typename decltype(src)::value_type>;
+      filters::mean_shift_filter<T>(src, dst, VolumeShape{}, p, stream);
+    });
+  }
   return for_each_type(host_array(img, "mean_shift"), "mean_shift", [&](auto src, auto dst) {
     using T = std::remove_const_t<typename decltype(src)::value_type>;
     filters::mean_shift_filter<T>(src, dst, p);
@@ -550,7 +557,8 @@ void bind_filters(py::module_& m) {
         py::arg("kernel") = "epanechnikov", py::arg("colour") = "luv", py::arg("eps") = 0.01f, py::arg("max_iter") = 100,
         py::arg("backend") = "auto", py::arg("ranges") = std::vector<float>{},
         "Mean shift filtering of a uint8/uint16/float32 image (H, W) or (H, W, C), C <= 4 (docs/meanshift.md); "
-        "ranges: per-channel range bandwidths");
+        "ranges: per-channel range bandwidths. A device array (CuPy, PyTorch, gpuvis.DeviceArray) is filtered where it "
+        "is, on its stream, and the result is the same kind of array on the device");
   m.def("mean_shift_volume", &mean_shift_volume_py, py::arg("volume"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
         py::arg("axial") = 0.0f, py::arg("time") = 0.0f, py::arg("channels") = false, py::arg("kernel") = "epanechnikov",
         py::arg("colour") = "luv", py::arg("eps") = 0.01f, py::arg("max_iter") = 100, py::arg("backend") = "auto",

@@ -84,3 +84,21 @@ def test_torch_in_torch_out_on_the_device():
     out = gpuvis.bilateral(t, radius=3, sigma_range=20)
     assert isinstance(out, torch.Tensor) and out.is_cuda and out.dtype == torch.uint8
     np.testing.assert_array_equal(out.cpu().numpy(), gpuvis.bilateral(img, radius=3, sigma_range=20, backend="cpu"))
+
+
+@cuda
+def test_mean_shift_on_device_arrays_equals_the_host_path():
+    """Mean shift of a CuPy array (grey and colour) and of a gpuvis.DeviceArray, on the device: the
+    same kind of array back, equal to the host path (and so to the CPU)."""
+    cp = pytest.importorskip("cupy")
+    for channels in (None, 3):
+        img = frame(h=60, w=80, channels=channels, seed=3)
+        out = gpuvis.mean_shift(cp.asarray(img), spatial=4, range=12)
+        assert isinstance(out, cp.ndarray) and out.shape == img.shape and out.dtype == img.dtype
+        np.testing.assert_array_equal(cp.asnumpy(out), gpuvis.mean_shift(img, spatial=4, range=12, backend="cpu"))
+    img = frame(h=50, w=70, dtype=np.float32, seed=4)
+    out = gpuvis.mean_shift(gpuvis.to_device(img), spatial=3, range=20)
+    assert isinstance(out, gpuvis.DeviceArray)
+    np.testing.assert_array_equal(out.get(), gpuvis.mean_shift(img, spatial=3, range=20, backend="cpu"))
+    with pytest.raises(ValueError, match="needs backend='cuda'"):
+        gpuvis.mean_shift(cp.asarray(img), backend="cpu")

@@ -258,9 +258,9 @@ def life(board: numpy.ndarray, generations: int, rule: str = 'B3/S23', border: s
     ...
 
 
-def mean_shift(img: numpy.ndarray, spatial: float = 8.0, range: float = 16.0, kernel: str = 'epanechnikov', colour: str = 'luv', eps: float = 0.009999999776482582, max_iter: int = 100, backend: str = 'auto', ranges: List[float] = []) -> numpy.ndarray:
+def mean_shift(img: Any, spatial: float = 8.0, range: float = 16.0, kernel: str = 'epanechnikov', colour: str = 'luv', eps: float = 0.009999999776482582, max_iter: int = 100, backend: str = 'auto', ranges: List[float] = []) -> Any:
     """
-    Mean shift filtering of a uint8/uint16/float32 image (H, W) or (H, W, C), C <= 4 (docs/meanshift.md); ranges: per-channel range bandwidths
+    Mean shift filtering of a uint8/uint16/float32 image (H, W) or (H, W, C), C <= 4 (docs/meanshift.md); ranges: per-channel range bandwidths. A device array (CuPy, PyTorch, gpuvis.DeviceArray) is filtered where it is, on its stream, and the result is the same kind of array on the device
     """
     ...
 
