@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "gpuvis/io/gif.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/life/life.hpp"
 #include "gpuvis/life/pattern.hpp"
 #include "test_support.hpp"
 
@@ -63,6 +65,29 @@ TEST(LifeCli, WritesPopulationRleAndPng) {
   EXPECT_EQ(from_image.cells, final.cells);
 }
 
+// A Generations rule's PNG shows the dying cells in grey (Brian's Brain: state 2 at 200 * 1/2), live
+// cells white: as many as the population the command reports, and the library's states agree.
+TEST(LifeCli, GenerationsPngShowsDyingCellsInGrey) {
+  const std::string png = test::temp_path("brain.pgm");
+  const auto r = test::run_cli("life --random 0.3 --seed 5 --size 40x30 --rule B2/S/C3 --generations 7 --backend cpu --png " + png);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto img = read_grey8(png);
+  std::map<int, long> levels;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x) ++levels[img(x, y)];
+  Board b(40, 30);
+  fill_random(b, 0.3, 5);
+  auto sim = make_simulation(b, Params{parse_rule("B2/S/C3"), Topology::torus, Backend::cpu});
+  sim->advance(7);
+  std::vector<std::uint8_t> states;
+  sim->read_states(states);
+  std::map<int, long> expected;
+  for (auto v : states) ++expected[v == 1 ? 255 : v == 2 ? 100 : 0];
+  EXPECT_EQ(levels, expected);
+  EXPECT_GT(levels[100], 0);
+  EXPECT_NE(r.output.find("-> " + std::to_string(levels[255])), std::string::npos) << r.output;
+}
+
 TEST(LifeCli, BadInputGivesOneClearLineAndNothingWritten) {
   const std::string bad = write_text("bad.rle", "x = 3, y = 3\nbo$2bo$3o\n");
   const std::string out = test::temp_path("never.rle");
@@ -70,7 +95,8 @@ TEST(LifeCli, BadInputGivesOneClearLineAndNothingWritten) {
       {"life " + bad + " --rle " + out, "'!'"},
       {"life --random 0.5 --size 0x10 --rle " + out, "--size"},
       {"life --random 0.5 --size 2000000x10 --rle " + out, "--size"},
-      {"life --random 0.5 --size 64x64 --rule B3/S23/C3 --rle " + out, "Generations"},
+      {"life --random 0.5 --size 64x64 --rule B3/S23/C3 --rle " + out, "two-state"},  // dying cells would be lost
+      {"life --random 0.5 --size 64x64 --rule B3/S23/C1 --rle " + out, "2 to 256 states"},
       {"life --random 0.5 --rle " + out, "--size"},
       {"life --random 0.5 --size 64x64 --crop 0,0,65,1 --rle " + out, "--crop"},
       {"life --random 0.5 --size 64x64 --generations -1 --rle " + out, "generations"},
@@ -163,8 +189,8 @@ TEST(LifeCli, TheHelpsExamplesRunAsWrittenOnTheBundledPatterns) {
     const auto r = test::run_cli_in(dir, line.substr(std::string("  gpuvis ").size()));
     EXPECT_EQ(r.exit_code, 0) << line << "\n" << r.output;
   }
-  EXPECT_EQ(examples, 3);
-  for (const char* out : {"gun.gif", "final.png", "pop.csv"}) EXPECT_TRUE(std::filesystem::exists(dir + "/" + out)) << out;
+  EXPECT_EQ(examples, 4);
+  for (const char* out : {"gun.gif", "final.png", "pop.csv", "brain.gif"}) EXPECT_TRUE(std::filesystem::exists(dir + "/" + out)) << out;
   std::istringstream pop(read_all(dir + "/pop.csv"));
   std::vector<long> p;
   std::getline(pop, line);
