@@ -4,6 +4,7 @@
 
 #include "gpuvis/life/life.hpp"
 #include "gpuvis/life/pattern.hpp"
+#include "life/cuda/rule_jit.hpp"
 #include "life_compare.hpp"
 #include "test_support.hpp"
 
@@ -44,6 +45,30 @@ TEST(LifeCuda, LargeBoardEqualsTheCpu) {
   const Board cpu = run(b, 9, Params{conway, Topology::torus, Backend::cpu});
   const Board gpu = run(b, 9, Params{conway, Topology::torus, Backend::cuda});
   EXPECT_EQ(cpu, gpu);
+}
+
+// Rules other than Conway's on boards of 2^20 cells or more run the rule's own kernel, compiled at
+// run time with its outcomes as constants (life/cuda/rule_jit.hpp): named and random rules, both
+// borders, a width that is not whole words, against the CPU.
+TEST(LifeCuda, RulesCompiledAtRunTimeEqualTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  std::string why;
+  ASSERT_NE(cuda_impl::compiled_rule_kernel(parse_rule("B36/S23").birth, parse_rule("B36/S23").survival, cuda_impl::TileShape{64, 8, 1, 4}, &why),
+            nullptr)
+      << why;
+  std::vector<Rule> rules{parse_rule("B36/S23"), parse_rule("B2/S"), parse_rule("B3678/S34678"), parse_rule("B1357/S1357")};
+  std::uint64_t state = 0x853c49e6748fea9bu;
+  for (int k = 0; k < 4; ++k) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    rules.push_back(Rule{static_cast<std::uint16_t>((state >> 20) & 0x1feu), static_cast<std::uint16_t>((state >> 40) & 0x1ffu)});
+  }
+  for (const Rule& rule : rules)
+    for (Topology t : {Topology::torus, Topology::dead}) {
+      Board b(1500, 720);  // 1.08e6 cells
+      fill_random(b, 0.4, rule.birth + 7u * rule.survival);
+      ASSERT_EQ(run(b, 11, Params{rule, t, Backend::cpu}), run(b, 11, Params{rule, t, Backend::cuda}))
+          << to_string(rule) << (t == Topology::torus ? " torus" : " dead");
+    }
 }
 
 }  // namespace

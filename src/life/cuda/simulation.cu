@@ -1,11 +1,6 @@
-// Life on CUDA: bit-packed boards (32 cells per word) and several generations per launch.
-//
-// Each warp owns a tile 32 lanes wide (Wpl words per lane) and `Rows` rows tall; every lane keeps
-// its column of the tile in registers, exchanges words with the neighbouring lanes by shuffles and
-// runs up to `Halo` generations without touching memory. Every generation spoils one more cell at
-// each edge of the tile, so the first word of lane 0, the last word of lane 31 (32 cells each) and
-// `Halo` rows at top and bottom are halo; the inner words and rows are written back. The per-word rules are the CPU's
-// (../step_rules.hpp), so both backends compute the same boards bit for bit.
+// Life on CUDA: bit-packed boards (32 cells per word) and several generations per launch in a warp's
+// tile of registers (life/cuda/tile.cuh). The per-word rules are the CPU's (life/word_rule.h), so
+// both backends compute the same boards bit for bit.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,154 +11,38 @@
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/life/life.hpp"
 #include "life/backends.hpp"
+#include "life/cuda/rule_jit.hpp"
 
 namespace gpuvis::life::cuda_impl {
 namespace {
 
 using W = std::uint32_t;
+using namespace rules;  // word_rule.h's gpuvis_life_*_u32, which tile.cuh calls by their C names
 
-constexpr int warps_per_block = 4;  // four independent warps per block measured best (docs/benchmarks/life.md)
+#include "life/cuda/tile.cuh"
 
-struct BoardShape {
-  int width, height;
-  int words;  // 32-bit words per row (twice the host board's 64-bit words: the padding is zero)
+// The rules the compiled kernels take: Conway's (the eights plane never computed) and any rule's
+// outcome masks from the kernel's parameter bank (rule_jit.cpp compiles a rule's own kernel).
+struct ConwayWord {
+  __device__ __forceinline__ W next(W alive, W s0, W s1, W s2, W) const { return gpuvis_life_next_conway_u32(alive, s0, s1, s2); }
 };
-
-// Tile row y of the board (y may lie outside: wrapped on a torus, dead otherwise), lane word j.
-__device__ __noinline__ W load_slow(const W* board, BoardShape s, long long y, long long j, bool torus) {
-  if (torus) y = ((y % s.height) + s.height) % s.height;
-  else if (y < 0 || y >= s.height) return 0;
-  return rules::load_cells(board + y * static_cast<long long>(s.words), s.width, s.words, j * 32, torus);
-}
-
-__device__ __forceinline__ W load(const W* board, BoardShape s, long long y, long long j, bool torus) {
-  if (y >= 0 && y < s.height && j >= 0 && j * 32 + 32 <= s.width) return board[y * static_cast<long long>(s.words) + j];
-  // A board of whole words, a tile at its edge, less than a board's size away: the row and the word
-  // wrap (or are dead) without division. The tiles at a board's left and right edges are 2 of 18
-  // columns of tiles at 16384 cells; through load_slow they cost it about a third of its speed.
-  const long long used = s.width / 32;
-  if (s.width % 32 == 0 && y >= -s.height && y < 2LL * s.height && j >= -used && j < 2 * used) {
-    if (!torus && (y < 0 || y >= s.height || j < 0 || j >= used)) return 0;
-    y += y < 0 ? s.height : (y >= s.height ? -s.height : 0);
-    j += j < 0 ? used : (j >= used ? -used : 0);
-    return board[y * static_cast<long long>(s.words) + j];
-  }
-  return load_slow(board, s, y, j, torus);
-}
-
-// One generation of a warp's tile in registers. Lane words are c[row][k]: logical word
-// first_j + Lanes... lane * Wpl + k; neighbours across lanes come by shuffles.
-template <int Rows, int Wpl, bool Border, class R>
-__device__ __forceinline__ void tile_generation(W (&c)[Rows][Wpl], const R& rule, long long y0, int height,
-                                                const W (&column_mask)[Wpl]) {
-  auto row_sums = [](const W (&row)[Wpl], W (&ones)[Wpl], W (&twos)[Wpl]) {
-    const W from_left = __shfl_up_sync(0xffffffffu, row[Wpl - 1], 1);
-    const W from_right = __shfl_down_sync(0xffffffffu, row[0], 1);
-#pragma unroll
-    for (int k = 0; k < Wpl; ++k)
-      rules::row_sum(k == 0 ? from_left : row[k - 1], row[k], k == Wpl - 1 ? from_right : row[k + 1], ones[k], twos[k]);
-  };
-  W o_up[Wpl], t_up[Wpl], o_mid[Wpl], t_mid[Wpl];
-#pragma unroll
-  for (int k = 0; k < Wpl; ++k) o_up[k] = t_up[k] = 0;
-  row_sums(c[0], o_mid, t_mid);
-#pragma unroll
-  for (int i = 0; i < Rows; ++i) {
-    W o_down[Wpl], t_down[Wpl];
-    if (i + 1 < Rows) {
-      row_sums(c[i + 1], o_down, t_down);
-    } else {
-#pragma unroll
-      for (int k = 0; k < Wpl; ++k) o_down[k] = t_down[k] = 0;
-    }
-#pragma unroll
-    for (int k = 0; k < Wpl; ++k) {
-      W next = rules::next_state(c[i][k], rules::block_sum(o_up[k], t_up[k], o_mid[k], t_mid[k], o_down[k], t_down[k]), rule);
-      if constexpr (Border) {
-        const long long y = y0 + i;
-        next &= (y >= 0 && y < height) ? column_mask[k] : W{0};
-      }
-      c[i][k] = next;
-      o_up[k] = o_mid[k];
-      t_up[k] = t_mid[k];
-      o_mid[k] = o_down[k];
-      t_mid[k] = t_down[k];
-    }
-  }
-}
-
-template <int Rows, int Halo, int Wpl, class R>
-__device__ __forceinline__ void generations(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, R rule,
-                                            bool torus, unsigned long long* population) {
-  constexpr int out_rows = Rows - 2 * Halo;
-  constexpr int tile_words = 32 * Wpl - 2;  // the first word of lane 0 and the last of lane 31 are halo
-  const int lane = threadIdx.x;
-  const long long first_j = static_cast<long long>(blockIdx.x) * tile_words - 1;
-  const long long j0 = first_j + lane * Wpl;
-  const long long tile_row = static_cast<long long>(blockIdx.y) * warps_per_block + threadIdx.y;
-  const long long y0 = tile_row * out_rows - Halo;
-  if (y0 + Halo >= s.height) return;  // a whole warp past the bottom: no shuffle partner waits for it
-
-  W c[Rows][Wpl];
-  // A tile wholly inside the board (every lane's word full, every row present) loads without
-  // branches, so all its loads are in flight at once; tiles at the edges wrap or clear per word.
-  const bool inside = first_j >= 0 && (first_j + 32 * Wpl) * 32 <= s.width && y0 >= 0 && y0 + Rows <= s.height;
-  if (inside) {
-    const W* p = src + y0 * static_cast<long long>(s.words) + j0;
-#pragma unroll
-    for (int i = 0; i < Rows; ++i)
-#pragma unroll
-      for (int k = 0; k < Wpl; ++k) c[i][k] = p[i * static_cast<long long>(s.words) + k];
-  } else {
-#pragma unroll
-    for (int i = 0; i < Rows; ++i)
-#pragma unroll
-      for (int k = 0; k < Wpl; ++k) c[i][k] = load(src, s, y0 + i, j0 + k, torus);
-  }
-
-  W keep[Wpl];
-#pragma unroll
-  for (int k = 0; k < Wpl; ++k) keep[k] = rules::valid_bits<W>(s.width, j0 + k);
-  // On a dead-bordered board, tiles at the border keep the cells outside it dead every generation.
-  if (!torus && !inside)
-    for (int g = 0; g < gens; ++g) tile_generation<Rows, Wpl, true>(c, rule, y0, s.height, keep);
-  else
-    for (int g = 0; g < gens; ++g) tile_generation<Rows, Wpl, false>(c, rule, y0, s.height, keep);
-
-  unsigned count = 0;
-#pragma unroll
-  for (int k = 0; k < Wpl; ++k) {
-    const long long j = j0 + k;
-    const bool writes = j > first_j && j < first_j + tile_words + 1 && j * 32 < s.width;
-#pragma unroll
-    for (int i = Halo; i < Halo + out_rows; ++i) {
-      const long long y = y0 + i;
-      if (writes && y < s.height) {
-        const W v = c[i][k] & keep[k];
-        dst[y * static_cast<long long>(s.words) + j] = v;
-        count += __popc(v);
-      }
-    }
-  }
-  if (population) {
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) count += __shfl_down_sync(0xffffffffu, count, off);
-    if (lane == 0 && count) atomicAdd(population, static_cast<unsigned long long>(count));
-  }
-}
+struct MasksWord {
+  rules::RuleMasks<W> m;
+  __device__ __forceinline__ W next(W alive, W s0, W s1, W s2, W s3) const { return gpuvis_life_next_rule_u32(alive, s0, s1, s2, s3, &m); }
+};
 
 // Both kernels are held to three blocks per multiprocessor (at most 168 registers); the generic
 // rule reads its masks from the parameter bank, so it fits too.
 template <int Rows, int Halo, int Wpl>
 __global__ void __launch_bounds__(32 * warps_per_block, 3)
     conway_kernel(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, bool torus, unsigned long long* population) {
-  generations<Rows, Halo, Wpl>(src, dst, s, gens, rules::ConwayRule{}, torus, population);
+  generations<Rows, Halo, Wpl>(src, dst, s, gens, ConwayWord{}, torus, population);
 }
 template <int Rows, int Halo, int Wpl>
 __global__ void __launch_bounds__(32 * warps_per_block, 3)
     rule_kernel(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, rules::RuleMasks<W> rule, bool torus,
                 unsigned long long* population) {
-  generations<Rows, Halo, Wpl>(src, dst, s, gens, rule, torus, population);
+  generations<Rows, Halo, Wpl>(src, dst, s, gens, MasksWord{rule}, torus, population);
 }
 
 // Generations rules (C > 2 states): one generation per launch, a thread per 32-cell word, its
@@ -357,12 +236,29 @@ class CudaSimulation final : public Simulation {
     const dim3 grid(static_cast<unsigned>((used_words + tile_words - 1) / tile_words),
                     static_cast<unsigned>((tiles_y + warps_per_block - 1) / warps_per_block));
     const bool torus = options_.topology == Topology::torus;
-    if (options_.rule == conway)
+    if (options_.rule == conway) {
       conway_kernel<Rows, Halo, Wpl><<<grid, block, 0, stream_>>>(a_, b_, s, gens, torus, count);
-    else
+    } else if (const void* own = own_kernel<Rows, Halo, Wpl>()) {
+      const W* src = a_;
+      void* args[] = {&src, &b_, const_cast<BoardShape*>(&s), &gens, const_cast<bool*>(&torus), &count};
+      GPUVIS_CUDA_CHECK(cudaLaunchKernel(own, grid, block, args, 0, stream_));
+    } else {
       rule_kernel<Rows, Halo, Wpl><<<grid, block, 0, stream_>>>(
           a_, b_, s, gens, rules::rule_masks<W>(options_.rule.birth, options_.rule.survival), torus, count);
+    }
     GPUVIS_CUDA_CHECK(cudaGetLastError());
+  }
+
+  // The rule's own kernel (rule_jit.hpp), asked for once, on boards of at least 2^20 cells: on
+  // smaller ones compiling it (a few hundred ms) costs more than the generic kernel loses.
+  template <int Rows, int Halo, int Wpl>
+  const void* own_kernel() {
+    if (!own_asked_) {
+      own_asked_ = true;
+      if (static_cast<long long>(width_) * height_ >= (1LL << 20))
+        own_ = compiled_rule_kernel(options_.rule.birth, options_.rule.survival, TileShape{Rows, Halo, Wpl, warps_per_block});
+    }
+    return own_;
   }
 
   Params options_;
@@ -373,6 +269,8 @@ class CudaSimulation final : public Simulation {
   W* ages_ = nullptr;  // a Generations rule's age planes, each laid out as a board
   int planes_ = 0;
   unsigned long long* count_ = nullptr;
+  const void* own_ = nullptr;  // the rule's own kernel, compiled at run time (null: the generic one)
+  bool own_asked_ = false;
   std::int64_t generation_ = 0;
 };
 

@@ -1,0 +1,145 @@
+// Life on CUDA, the device side: a warp's tile of the board in registers, several generations per
+// launch. Plain CUDA C++ with no host headers, so that both nvcc (life/cuda/simulation.cu, with
+// Conway's rule and the rule masks) and NVRTC at run time (life/cuda/rule_jit.cpp, with one rule's
+// outcomes as constants) compile it; it needs life/word_rule.h's 32-bit functions (gpuvis_life_*_u32)
+// and W (unsigned 32-bit) declared before it.
+//
+// Each warp owns a tile 32 lanes wide (Wpl words per lane) and `Rows` rows tall; every lane keeps
+// its column of the tile in registers, exchanges words with the neighbouring lanes by shuffles and
+// runs up to `Halo` generations without touching memory. Every generation spoils one more cell at
+// each edge of the tile, so the first word of lane 0, the last word of lane 31 (32 cells each) and
+// `Halo` rows at top and bottom are halo; the inner words and rows are written back. A rule is a
+// type with `W next(W alive, W s0, W s1, W s2, W s3) const`, the block sum's bit planes in.
+
+constexpr int warps_per_block = 4;  // four independent warps per block measured best (docs/benchmarks/life.md)
+
+struct BoardShape {
+  int width, height;
+  int words;  // 32-bit words per row (twice the host board's 64-bit words: the padding is zero)
+};
+
+// Tile row y of the board (y may lie outside: wrapped on a torus, dead otherwise), lane word j.
+__device__ __noinline__ W load_slow(const W* board, BoardShape s, long long y, long long j, bool torus) {
+  if (torus) y = ((y % s.height) + s.height) % s.height;
+  else if (y < 0 || y >= s.height) return 0;
+  return gpuvis_life_load_cells_u32(board + y * (long long)(s.words), s.width, s.words, j * 32, torus ? 1 : 0);
+}
+
+__device__ __forceinline__ W load(const W* board, BoardShape s, long long y, long long j, bool torus) {
+  if (y >= 0 && y < s.height && j >= 0 && j * 32 + 32 <= s.width) return board[y * (long long)(s.words) + j];
+  // A board of whole words, a tile at its edge, less than a board's size away: the row and the word
+  // wrap (or are dead) without division. The tiles at a board's left and right edges are 2 of 18
+  // columns of tiles at 16384 cells; through load_slow they cost it about a third of its speed.
+  const long long used = s.width / 32;
+  if (s.width % 32 == 0 && y >= -s.height && y < 2LL * s.height && j >= -used && j < 2 * used) {
+    if (!torus && (y < 0 || y >= s.height || j < 0 || j >= used)) return 0;
+    y += y < 0 ? s.height : (y >= s.height ? -s.height : 0);
+    j += j < 0 ? used : (j >= used ? -used : 0);
+    return board[y * (long long)(s.words) + j];
+  }
+  return load_slow(board, s, y, j, torus);
+}
+
+// One generation of a warp's tile in registers. Lane words are c[row][k]: logical word
+// first_j + Lanes... lane * Wpl + k; neighbours across lanes come by shuffles.
+template <int Rows, int Wpl, bool Border, class R>
+__device__ __forceinline__ void tile_generation(W (&c)[Rows][Wpl], const R& rule, long long y0, int height,
+                                                const W (&column_mask)[Wpl]) {
+  auto row_sums = [](const W (&row)[Wpl], W (&ones)[Wpl], W (&twos)[Wpl]) {
+    const W from_left = __shfl_up_sync(0xffffffffu, row[Wpl - 1], 1);
+    const W from_right = __shfl_down_sync(0xffffffffu, row[0], 1);
+#pragma unroll
+    for (int k = 0; k < Wpl; ++k)
+      gpuvis_life_row_sum_u32(k == 0 ? from_left : row[k - 1], row[k], k == Wpl - 1 ? from_right : row[k + 1], &ones[k], &twos[k]);
+  };
+  W o_up[Wpl], t_up[Wpl], o_mid[Wpl], t_mid[Wpl];
+#pragma unroll
+  for (int k = 0; k < Wpl; ++k) o_up[k] = t_up[k] = 0;
+  row_sums(c[0], o_mid, t_mid);
+#pragma unroll
+  for (int i = 0; i < Rows; ++i) {
+    W o_down[Wpl], t_down[Wpl];
+    if (i + 1 < Rows) {
+      row_sums(c[i + 1], o_down, t_down);
+    } else {
+#pragma unroll
+      for (int k = 0; k < Wpl; ++k) o_down[k] = t_down[k] = 0;
+    }
+#pragma unroll
+    for (int k = 0; k < Wpl; ++k) {
+      W s0, s1, s2, s3;
+      gpuvis_life_block_sum_u32(o_up[k], t_up[k], o_mid[k], t_mid[k], o_down[k], t_down[k], &s0, &s1, &s2, &s3);
+      W next = rule.next(c[i][k], s0, s1, s2, s3);
+      if constexpr (Border) {
+        const long long y = y0 + i;
+        next &= (y >= 0 && y < height) ? column_mask[k] : W{0};
+      }
+      c[i][k] = next;
+      o_up[k] = o_mid[k];
+      t_up[k] = t_mid[k];
+      o_mid[k] = o_down[k];
+      t_mid[k] = t_down[k];
+    }
+  }
+}
+
+template <int Rows, int Halo, int Wpl, class R>
+__device__ __forceinline__ void generations(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, R rule,
+                                            bool torus, unsigned long long* population) {
+  constexpr int out_rows = Rows - 2 * Halo;
+  constexpr int tile_words = 32 * Wpl - 2;  // the first word of lane 0 and the last of lane 31 are halo
+  const int lane = threadIdx.x;
+  const long long first_j = (long long)(blockIdx.x) * tile_words - 1;
+  const long long j0 = first_j + lane * Wpl;
+  const long long tile_row = (long long)(blockIdx.y) * warps_per_block + threadIdx.y;
+  const long long y0 = tile_row * out_rows - Halo;
+  if (y0 + Halo >= s.height) return;  // a whole warp past the bottom: no shuffle partner waits for it
+
+  W c[Rows][Wpl];
+  // A tile wholly inside the board (every lane's word full, every row present) loads without
+  // branches, so all its loads are in flight at once; tiles at the edges wrap or clear per word.
+  const bool inside = first_j >= 0 && (first_j + 32 * Wpl) * 32 <= s.width && y0 >= 0 && y0 + Rows <= s.height;
+  if (inside) {
+    const W* p = src + y0 * (long long)(s.words) + j0;
+#pragma unroll
+    for (int i = 0; i < Rows; ++i)
+#pragma unroll
+      for (int k = 0; k < Wpl; ++k) c[i][k] = p[i * (long long)(s.words) + k];
+  } else {
+#pragma unroll
+    for (int i = 0; i < Rows; ++i)
+#pragma unroll
+      for (int k = 0; k < Wpl; ++k) c[i][k] = load(src, s, y0 + i, j0 + k, torus);
+  }
+
+  W keep[Wpl];
+#pragma unroll
+  for (int k = 0; k < Wpl; ++k) keep[k] = gpuvis_life_valid_bits_u32(s.width, j0 + k);
+  // On a dead-bordered board, tiles at the border keep the cells outside it dead every generation.
+  if (!torus && !inside)
+    for (int g = 0; g < gens; ++g) tile_generation<Rows, Wpl, true>(c, rule, y0, s.height, keep);
+  else
+    for (int g = 0; g < gens; ++g) tile_generation<Rows, Wpl, false>(c, rule, y0, s.height, keep);
+
+  unsigned count = 0;
+#pragma unroll
+  for (int k = 0; k < Wpl; ++k) {
+    const long long j = j0 + k;
+    const bool writes = j > first_j && j < first_j + tile_words + 1 && j * 32 < s.width;
+#pragma unroll
+    for (int i = Halo; i < Halo + out_rows; ++i) {
+      const long long y = y0 + i;
+      if (writes && y < s.height) {
+        const W v = c[i][k] & keep[k];
+        dst[y * (long long)(s.words) + j] = v;
+        count += __popc(v);
+      }
+    }
+  }
+  if (population) {
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) count += __shfl_down_sync(0xffffffffu, count, off);
+    if (lane == 0 && count) atomicAdd(population, (unsigned long long)(count));
+  }
+}
+
