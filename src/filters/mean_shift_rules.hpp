@@ -107,7 +107,7 @@ GPUVIS_HD inline T to_sample(float v, float full) {
 // Samples s[0..C) of one voxel to features f[0..lanes<C>) (padding lanes 0).
 template <int C, class T>
 GPUVIS_HD inline void to_features(const T* s, const Conversion& k, float* f) {
-  float v[4];
+  float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   for (int c = 0; c < C; ++c) v[c] = static_cast<float>(s[c]);
   gpuvis_ms_features(v, &k, f);
 }
@@ -115,7 +115,7 @@ GPUVIS_HD inline void to_features(const T* s, const Conversion& k, float* f) {
 // A mode's features m[0..C) back to samples.
 template <int C, class T>
 GPUVIS_HD inline void to_samples(const float* m, const Conversion& k, T* s) {
-  float v[4];
+  float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   gpuvis_ms_samples(m, &k, v);
   for (int c = 0; c < C; ++c) s[c] = to_sample<T>(v[c], k.full);
 }

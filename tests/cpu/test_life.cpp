@@ -240,8 +240,11 @@ TEST(LifeKnown, BriansBrainCellsLiveOneGenerationAndDieTheNext) {
     sim->advance(1);
     sim->read_states(after);
     for (std::size_t i = 0; i < after.size(); ++i) {
-      if (before[i] == 1) ASSERT_EQ(after[i], 2) << "cell " << i << " generation " << g + 1;
-      if (before[i] == 2) ASSERT_EQ(after[i], 0) << "cell " << i << " generation " << g + 1;
+      if (before[i] == 1) {
+        ASSERT_EQ(after[i], 2) << "cell " << i << " generation " << g + 1;
+      } else if (before[i] == 2) {
+        ASSERT_EQ(after[i], 0) << "cell " << i << " generation " << g + 1;
+      }
     }
     before = after;
   }
