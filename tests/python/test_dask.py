@@ -50,6 +50,9 @@ def test_chunked_mean_shift_equals_one_call(image):
         chunked = gd.mean_shift(arr, spatial=3, range=12, max_iter=12, backend="cpu").compute(scheduler="threads")
         whole = gpuvis.mean_shift(img, spatial=3, range=12, max_iter=12, backend="cpu")
         assert np.array_equal(chunked, whole), (img.shape, chunks)
+    # The default bandwidth and iteration cap reach further than this array: one chunk along each axis.
+    arr = da.from_array(grey[:120, :90], chunks=(40, 45))
+    assert np.array_equal(gd.mean_shift(arr, backend="cpu").compute(scheduler="threads"), gpuvis.mean_shift(grey[:120, :90], backend="cpu"))
     # With a halo shorter than the climbs travel, the result is allowed to differ (and here does).
     arr = da.from_array(grey, chunks=(70, 90))
     short = gd.mean_shift(arr, spatial=3, range=40, max_iter=60, halo=2, backend="cpu").compute(scheduler="threads")

@@ -106,14 +106,17 @@ def mean_shift(array, spatial=8.0, range=16.0, halo=None, backend="auto", max_it
     starts, so after at most `max_iter` steps a climb has read nothing further than
     spatial x max_iter pixels from its own pixel: that is the default halo, and with it every chunk
     computes exactly what the whole-image call does. Chunks smaller than the halo are merged with
-    their neighbours first (the result's chunks are then larger). A smaller `halo` may be given to
+    their neighbours first, and an axis no longer than the halo becomes one chunk (the result's
+    chunks are then larger). A smaller `halo` may be given to
     save work; pixels whose climb travels further than it are then not guaranteed equal."""
     array = _whole_channels(da.asarray(array))
-    exact = int(math.ceil(spatial * max_iter))
-    reach = exact if halo is None else int(halo)
-    if reach > 0:
-        array = array.rechunk({axis: _at_least(array.chunks[axis], reach, array.shape[axis]) for axis in (0, 1)})
-    return array.map_overlap(_mean_shift_chunk, depth=_depth(array, reach, reach), boundary="none", dtype=array.dtype,
+    reach = int(math.ceil(spatial * max_iter)) if halo is None else int(halo)
+    # Along an axis no longer than the halo, one chunk spans it (no overlap needed there).
+    depth = [0 if reach >= array.shape[axis] else reach for axis in (0, 1)]
+    chunks = {axis: (array.shape[axis],) if depth[axis] == 0 else _at_least(array.chunks[axis], reach, array.shape[axis])
+              for axis in (0, 1)}
+    array = array.rechunk(chunks)
+    return array.map_overlap(_mean_shift_chunk, depth=_depth(array, depth[0], depth[1]), boundary="none", dtype=array.dtype,
                              spatial=spatial, range=range, backend=backend, max_iter=max_iter, **kwargs)
 
 
