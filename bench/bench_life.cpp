@@ -45,10 +45,19 @@ int main(int argc, char** argv) {
       cases.push_back({side, "opencl", "B36/S23", 64});
       cases.push_back({side, "opencl", "B2/S345/C4", 64});
     }
+#ifdef GPUVIS_BENCH_CUDA
+  // --filter rules: eight more rules at 16384² on CUDA, each in its own compiled kernel, beside Conway's.
+  if (args.filter == "rules" && cuda::device_count() > 0) {
+    cases.clear();
+    for (const char* rule : {"B3/S23", "B36/S23", "B2/S", "B3678/S34678", "B1357/S1357", "B34/S34", "B35678/S5678", "B3/S012345678",
+                             "B368/S245"})
+      cases.push_back({16384, "cuda", rule, 256});
+  }
+#endif
   if (args.width > 0)
     cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const Case& c) { return c.side != args.width; }), cases.end());
   for (const Case& c : cases) {
-    if (!args.wants(c.backend)) continue;
+    if (args.filter != "rules" && !args.wants(c.backend)) continue;
     life::Board board(c.side, c.side);
     life::fill_random(board, 0.5, 1);
     life::Params opt{life::parse_rule(c.rule), life::Topology::torus, parse_backend(c.backend)};
