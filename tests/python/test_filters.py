@@ -137,6 +137,20 @@ def test_life_moves_a_glider():
         assert np.array_equal(after, np.roll(np.roll(board, 1, 0), 1, 1)), backend
 
 
+def test_life_generations_rules_return_each_cells_state():
+    """Brian's Brain (B2/S/C3): a live cell is dying (2) the next generation and dead (0) the one
+    after; every backend gives the same states."""
+    soup = (np.random.default_rng(5).random((40, 60)) < 0.3).astype(np.uint8)
+    before = gpuvis.life(soup, 6, rule="B2/S/C3", backend="cpu")
+    after = gpuvis.life(soup, 7, rule="B2/S/C3", backend="cpu")
+    assert set(np.unique(before)) <= {0, 1, 2} and (before == 2).any()
+    assert (after[before == 1] == 2).all() and (after[before == 2] == 0).all()
+    for backend in BACKENDS:
+        assert np.array_equal(gpuvis.life(soup, 7, rule="brianbrain", backend=backend), after), backend
+    with pytest.raises(ValueError, match="2 to 256 states"):
+        gpuvis.life(soup, 1, rule="B2/S/C1")
+
+
 def test_errors_say_what_to_fix(table):
     with pytest.raises(TypeError, match="uint8"):
         gpuvis.threshold(table.astype(np.float32))
