@@ -24,7 +24,7 @@ void register_threshold(CLI::App& app, Command& run) {
   auto* cmd = app.add_subcommand("threshold", "Adaptive threshold of a grey image to black/white (0/255)");
   cmd->footer(
       "Methods and defaults:\n"
-      "  bernsen       full per-pixel Bernsen: --window H (half-width, default 12) --gate C (default 32)\n"
+      "  bernsen       full per-pixel Bernsen: --window H (half-width, default 16, the detector's) --gate C (default 32)\n"
       "  tiled         reacTIVision tiled Bernsen: --tile T (default 16) --gate G (gradient, default 16)\n"
       "  bradley-roth  reacTIVision Bradley-Roth: --window R (default 16) --bias B (default 0.16)\n"
       "                --contrast M (minimum local mean, default 32)\n"

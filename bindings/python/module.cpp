@@ -544,36 +544,84 @@ void bind_filters(py::module_& m) {
   m.def("threshold", &threshold_py, py::arg("img"), py::arg("method") = "bernsen", py::arg("window") = py::none(),
         py::arg("gate") = py::none(), py::arg("tile") = py::none(), py::arg("bias") = py::none(), py::arg("contrast") = py::none(),
         py::arg("sharpen") = py::none(), py::arg("backend") = "auto",
-        "Adaptive threshold of a grey uint8 image into 0/255: bernsen (window = h, gate), tiled (tile, gate), "
-        "bradley-roth (window, bias, contrast)");
+        "Adaptive threshold of a grey uint8 image (H, W) into 0/255 (docs/thresholds.md).\n\n"
+        "img: NumPy or device array (CuPy, PyTorch), uint8.\n"
+        "method: 'bernsen' (full per-pixel Bernsen, the detector's), 'tiled' (reacTIVision's tiled Bernsen) or "
+        "'bradley-roth'.\n"
+        "window: pixels; Bernsen's half-width h, window (2h+1)^2 (default 16), Bradley-Roth's radius (default 16).\n"
+        "gate: grey levels 0..255; Bernsen's contrast gate C (default 32), tiled's gradient (default 16).\n"
+        "tile: pixels, >= 2 (tiled; default 16).\n"
+        "bias: 0..1 (Bradley-Roth; default 0.16).\n"
+        "contrast: grey levels, the least local mean (Bradley-Roth; default 32).\n"
+        "sharpen: 0 (off) .. 4, sharpening before the threshold (default 0).\n"
+        "backend: 'auto', 'cpu', 'cuda' or 'opencl'. Returns a uint8 array of the input's kind.");
   m.def("convolve", &convolve_py, py::arg("img"), py::arg("kernel"), py::arg("border") = "reflect101", py::arg("flip") = false,
         py::arg("backend") = "auto",
-        "Correlate (flip=True: convolve) a uint8/uint16/float32 image (H, W) or (H, W, C) with a 2D kernel array or a "
-        "kernel string ('gaussian:sigma=2', 'box:5', '1,2,1;2,4,2;1,2,1/16')");
+        "Correlate (flip=True: convolve) an image with a kernel (docs/filters.md).\n\n"
+        "img: uint8/uint16/float32 (H, W) or (H, W, C), C in 1, 3, 4; NumPy or device array.\n"
+        "kernel: a 2D float array (odd sides) or a string: 'gaussian:sigma=2', 'box:5', '1,2,1;2,4,2;1,2,1/16' "
+        "(the separable ones, gaussian and box, run as a row and a column pass).\n"
+        "border: 'reflect101' (default), 'reflect', 'replicate', 'wrap' or 'constant:V'.\n"
+        "flip: True flips the kernel (true convolution; default False: correlation, as OpenCV's filter2D).\n"
+        "backend: 'auto', 'cpu', 'cuda' or 'opencl'. Integer results are rounded and saturated.");
   m.def("bilateral", &bilateral_py, py::arg("img"), py::arg("radius") = 3, py::arg("sigma_space") = 3.0f,
         py::arg("sigma_range") = 30.0f, py::arg("adaptive") = false, py::arg("per_channel") = false, py::arg("distance") = "l2",
-        py::arg("border") = "reflect101", py::arg("backend") = "auto", "Bilateral filter (Tomasi & Manduchi)");
+        py::arg("border") = "reflect101", py::arg("backend") = "auto",
+        "Bilateral filter (Tomasi & Manduchi; docs/filters.md).\n\n"
+        "img: uint8/uint16/float32 (H, W) or (H, W, C), C in 1, 3, 4; NumPy or device array.\n"
+        "radius: window radius in pixels, 1..64 (default 3).\n"
+        "sigma_space: spatial sigma in pixels, > 0 (default 3).\n"
+        "sigma_range: range sigma in sample units (grey levels for uint8), > 0 (default 30).\n"
+        "adaptive: True takes each pixel's range sigma as twice its window's standard deviation.\n"
+        "per_channel: True weighs each channel by its own distance (default: one colour distance).\n"
+        "distance: colour distance 'l2' (default) or 'l1'.\n"
+        "border: 'reflect101' (default), 'reflect', 'replicate', 'wrap' or 'constant:V'.\n"
+        "backend: 'auto', 'cpu', 'cuda' or 'opencl'.");
   m.def("mean_shift", &mean_shift_py, py::arg("img"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
         py::arg("kernel") = "epanechnikov", py::arg("colour") = "luv", py::arg("eps") = 0.01f, py::arg("max_iter") = 100,
         py::arg("backend") = "auto", py::arg("ranges") = std::vector<float>{},
-        "Mean shift filtering of a uint8/uint16/float32 image (H, W) or (H, W, C), C <= 4 (docs/meanshift.md); "
-        "ranges: per-channel range bandwidths. A device array (CuPy, PyTorch, gpuvis.DeviceArray) is filtered where it "
-        "is, on its stream, and the result is the same kind of array on the device");
+        "Mean shift filtering: every pixel climbs to the mode of its joint space-range neighbourhood and takes its "
+        "value (docs/meanshift.md).\n\n"
+        "img: uint8/uint16/float32 (H, W) or (H, W, C), C <= 4. A device array (CuPy, PyTorch, gpuvis.DeviceArray) is "
+        "filtered where it is, on its stream, and the result is the same kind of array on the device.\n"
+        "spatial: spatial bandwidth h_s in pixels (default 8).\n"
+        "range: range bandwidth h_r in sample units, or L*u*v* units for colour (default 16).\n"
+        "kernel: 'epanechnikov' (the flat mean of the unit ball; default) or 'gaussian'.\n"
+        "colour: 'luv' (colour images in CIE L*u*v*; default) or 'rgb' (the raw values).\n"
+        "eps: convergence threshold in normalised units (default 0.01).\n"
+        "max_iter: most steps per pixel (default 100).\n"
+        "backend: 'auto', 'cpu', 'cuda' or 'opencl' (the same bytes on each).\n"
+        "ranges: per-channel range bandwidths, replacing `range`.");
   m.def("mean_shift_volume", &mean_shift_volume_py, py::arg("volume"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
         py::arg("axial") = 0.0f, py::arg("time") = 0.0f, py::arg("channels") = false, py::arg("kernel") = "epanechnikov",
         py::arg("colour") = "luv", py::arg("eps") = 0.01f, py::arg("max_iter") = 100, py::arg("backend") = "auto",
         py::arg("ranges") = std::vector<float>{},
-        "Mean shift filtering of a volume (Z, H, W) or a sequence (T, Z, H, W); channels=True: a trailing channel axis");
+        "Mean shift filtering of a volume (Z, H, W) or a sequence of volumes (T, Z, H, W) (docs/meanshift.md).\n\n"
+        "volume: uint8/uint16/float32; channels=True: a trailing channel axis (C <= 4).\n"
+        "spatial, range, kernel, colour, eps, max_iter, backend, ranges: as mean_shift.\n"
+        "axial: bandwidth h_z across slices, in slices (0, the default: spatial).\n"
+        "time: bandwidth h_t across frames, in frames (0, the default: spatial).");
   m.def("mean_shift_segment", &mean_shift_segment_py, py::arg("img"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
         py::arg("connect") = 0.25f, py::arg("fuse") = 0.5f, py::arg("min_size") = 20, py::arg("colour") = "luv",
         py::arg("backend") = "auto", py::arg("volume") = false, py::arg("channels") = false, py::arg("axial") = 0.0f,
         py::arg("time") = 0.0f, py::arg("ranges") = std::vector<float>{},
-        "Mean shift segmentation of an image, or with volume=True of a volume (Z, H, W) / sequence (T, Z, H, W) "
-        "(channels=True: a trailing channel axis): (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox})");
+        "Mean shift segmentation of an image, or with volume=True of a volume (Z, H, W) or sequence (T, Z, H, W) "
+        "(docs/meanshift.md). Returns (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox}).\n\n"
+        "img: as mean_shift (channels=True with volume=True: a trailing channel axis).\n"
+        "spatial, range, colour, backend, ranges, axial, time: as mean_shift and mean_shift_volume.\n"
+        "connect: neighbours whose modes differ by less than connect x h_r join one region (default 0.25).\n"
+        "fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5).\n"
+        "min_size: regions of fewer pixels merge into their most similar neighbour (default 20; 0: none).");
   m.def("life", &life_py, py::arg("board"), py::arg("generations"), py::arg("rule") = "B3/S23", py::arg("border") = "torus",
         py::arg("backend") = "auto",
-        "Advance a Life board (uint8, non-zero = alive) by `generations` under `rule` (B3/S23, 23/3, or a Generations "
-        "rule such as B2/S/C3); returns each cell's state: 0 dead, 1 alive, 2..C-1 dying (Generations rules only)");
+        "Advance a Game of Life board by `generations` generations (docs/life.md).\n\n"
+        "board: uint8 (H, W), non-zero = alive.\n"
+        "generations: >= 0.\n"
+        "rule: 'B3/S23' (default), the S/B form '23/3', a Generations rule such as 'B2/S/C3' or '/2/3', or a name "
+        "(conway, highlife, seeds, daynight, brianbrain, starwars).\n"
+        "border: 'torus' (wrap around; default) or 'dead' (cells outside stay dead).\n"
+        "backend: 'auto', 'cpu', 'cuda' or 'opencl' (the same boards on each).\n"
+        "Returns each cell's state: 0 dead, 1 alive, 2..C-1 dying (Generations rules only).");
 }
 
 // Results in device memory.

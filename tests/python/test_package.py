@@ -30,3 +30,16 @@ def test_the_type_stub_matches_the_module_and_comes_with_the_package():
     for name in ("def threshold(", "def mean_shift(", "class Detector:", "class Tracker:", "def opencl_devices("):
         assert name in stub, name
     assert "spatial: float = 8.0" in stub  # parameters keep their types and defaults
+
+
+def test_the_image_functions_document_every_parameter():
+    """help(gpuvis.mean_shift) and the others name every parameter in their text (with its unit and
+    default there), not only in the signature line."""
+    import re
+    for fn in (gpuvis.threshold, gpuvis.convolve, gpuvis.bilateral, gpuvis.mean_shift, gpuvis.mean_shift_volume,
+               gpuvis.mean_shift_segment, gpuvis.life):
+        signature, _, body = fn.__doc__.strip().partition("\n")
+        names = re.findall(r"(\w+):", signature.split("(", 1)[1].rsplit(")", 1)[0])
+        assert names, signature
+        for name in names:
+            assert re.search(r"\b" + name + r"\b", body), (fn.__name__, name)

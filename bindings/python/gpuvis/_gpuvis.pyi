@@ -232,14 +232,30 @@ class TuioSender:
 
 def bilateral(img: Any, radius: int = 3, sigma_space: float = 3.0, sigma_range: float = 30.0, adaptive: bool = False, per_channel: bool = False, distance: str = 'l2', border: str = 'reflect101', backend: str = 'auto') -> Any:
     """
-    Bilateral filter (Tomasi & Manduchi)
+    Bilateral filter (Tomasi & Manduchi; docs/filters.md).
+
+    img: uint8/uint16/float32 (H, W) or (H, W, C), C in 1, 3, 4; NumPy or device array.
+    radius: window radius in pixels, 1..64 (default 3).
+    sigma_space: spatial sigma in pixels, > 0 (default 3).
+    sigma_range: range sigma in sample units (grey levels for uint8), > 0 (default 30).
+    adaptive: True takes each pixel's range sigma as twice its window's standard deviation.
+    per_channel: True weighs each channel by its own distance (default: one colour distance).
+    distance: colour distance 'l2' (default) or 'l1'.
+    border: 'reflect101' (default), 'reflect', 'replicate', 'wrap' or 'constant:V'.
+    backend: 'auto', 'cpu', 'cuda' or 'opencl'.
     """
     ...
 
 
 def convolve(img: Any, kernel: Any, border: str = 'reflect101', flip: bool = False, backend: str = 'auto') -> Any:
     """
-    Correlate (flip=True: convolve) a uint8/uint16/float32 image (H, W) or (H, W, C) with a 2D kernel array or a kernel string ('gaussian:sigma=2', 'box:5', '1,2,1;2,4,2;1,2,1/16')
+    Correlate (flip=True: convolve) an image with a kernel (docs/filters.md).
+
+    img: uint8/uint16/float32 (H, W) or (H, W, C), C in 1, 3, 4; NumPy or device array.
+    kernel: a 2D float array (odd sides) or a string: 'gaussian:sigma=2', 'box:5', '1,2,1;2,4,2;1,2,1/16' (the separable ones, gaussian and box, run as a row and a column pass).
+    border: 'reflect101' (default), 'reflect', 'replicate', 'wrap' or 'constant:V'.
+    flip: True flips the kernel (true convolution; default False: correlation, as OpenCV's filter2D).
+    backend: 'auto', 'cpu', 'cuda' or 'opencl'. Integer results are rounded and saturated.
     """
     ...
 
@@ -253,28 +269,56 @@ def cuda_available() -> bool:
 
 def life(board: numpy.ndarray, generations: int, rule: str = 'B3/S23', border: str = 'torus', backend: str = 'auto') -> numpy.ndarray:
     """
-    Advance a Life board (uint8, non-zero = alive) by `generations` under `rule` (B3/S23, 23/3, or a Generations rule such as B2/S/C3); returns each cell's state: 0 dead, 1 alive, 2..C-1 dying (Generations rules only)
+    Advance a Game of Life board by `generations` generations (docs/life.md).
+
+    board: uint8 (H, W), non-zero = alive.
+    generations: >= 0.
+    rule: 'B3/S23' (default), the S/B form '23/3', a Generations rule such as 'B2/S/C3' or '/2/3', or a name (conway, highlife, seeds, daynight, brianbrain, starwars).
+    border: 'torus' (wrap around; default) or 'dead' (cells outside stay dead).
+    backend: 'auto', 'cpu', 'cuda' or 'opencl' (the same boards on each).
+    Returns each cell's state: 0 dead, 1 alive, 2..C-1 dying (Generations rules only).
     """
     ...
 
 
 def mean_shift(img: Any, spatial: float = 8.0, range: float = 16.0, kernel: str = 'epanechnikov', colour: str = 'luv', eps: float = 0.009999999776482582, max_iter: int = 100, backend: str = 'auto', ranges: List[float] = []) -> Any:
     """
-    Mean shift filtering of a uint8/uint16/float32 image (H, W) or (H, W, C), C <= 4 (docs/meanshift.md); ranges: per-channel range bandwidths. A device array (CuPy, PyTorch, gpuvis.DeviceArray) is filtered where it is, on its stream, and the result is the same kind of array on the device
+    Mean shift filtering: every pixel climbs to the mode of its joint space-range neighbourhood and takes its value (docs/meanshift.md).
+
+    img: uint8/uint16/float32 (H, W) or (H, W, C), C <= 4. A device array (CuPy, PyTorch, gpuvis.DeviceArray) is filtered where it is, on its stream, and the result is the same kind of array on the device.
+    spatial: spatial bandwidth h_s in pixels (default 8).
+    range: range bandwidth h_r in sample units, or L*u*v* units for colour (default 16).
+    kernel: 'epanechnikov' (the flat mean of the unit ball; default) or 'gaussian'.
+    colour: 'luv' (colour images in CIE L*u*v*; default) or 'rgb' (the raw values).
+    eps: convergence threshold in normalised units (default 0.01).
+    max_iter: most steps per pixel (default 100).
+    backend: 'auto', 'cpu', 'cuda' or 'opencl' (the same bytes on each).
+    ranges: per-channel range bandwidths, replacing `range`.
     """
     ...
 
 
 def mean_shift_segment(img: numpy.ndarray, spatial: float = 8.0, range: float = 16.0, connect: float = 0.25, fuse: float = 0.5, min_size: int = 20, colour: str = 'luv', backend: str = 'auto', volume: bool = False, channels: bool = False, axial: float = 0.0, time: float = 0.0, ranges: List[float] = []) -> tuple:
     """
-    Mean shift segmentation of an image, or with volume=True of a volume (Z, H, W) / sequence (T, Z, H, W) (channels=True: a trailing channel axis): (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox})
+    Mean shift segmentation of an image, or with volume=True of a volume (Z, H, W) or sequence (T, Z, H, W) (docs/meanshift.md). Returns (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox}).
+
+    img: as mean_shift (channels=True with volume=True: a trailing channel axis).
+    spatial, range, colour, backend, ranges, axial, time: as mean_shift and mean_shift_volume.
+    connect: neighbours whose modes differ by less than connect x h_r join one region (default 0.25).
+    fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5).
+    min_size: regions of fewer pixels merge into their most similar neighbour (default 20; 0: none).
     """
     ...
 
 
 def mean_shift_volume(volume: numpy.ndarray, spatial: float = 8.0, range: float = 16.0, axial: float = 0.0, time: float = 0.0, channels: bool = False, kernel: str = 'epanechnikov', colour: str = 'luv', eps: float = 0.009999999776482582, max_iter: int = 100, backend: str = 'auto', ranges: List[float] = []) -> numpy.ndarray:
     """
-    Mean shift filtering of a volume (Z, H, W) or a sequence (T, Z, H, W); channels=True: a trailing channel axis
+    Mean shift filtering of a volume (Z, H, W) or a sequence of volumes (T, Z, H, W) (docs/meanshift.md).
+
+    volume: uint8/uint16/float32; channels=True: a trailing channel axis (C <= 4).
+    spatial, range, kernel, colour, eps, max_iter, backend, ranges: as mean_shift.
+    axial: bandwidth h_z across slices, in slices (0, the default: spatial).
+    time: bandwidth h_t across frames, in frames (0, the default: spatial).
     """
     ...
 
@@ -319,7 +363,17 @@ def set_num_threads(n: int) -> None:
 
 def threshold(img: Any, method: str = 'bernsen', window: Optional[int] = None, gate: Optional[int] = None, tile: Optional[int] = None, bias: Optional[float] = None, contrast: Optional[int] = None, sharpen: Optional[int] = None, backend: str = 'auto') -> Any:
     """
-    Adaptive threshold of a grey uint8 image into 0/255: bernsen (window = h, gate), tiled (tile, gate), bradley-roth (window, bias, contrast)
+    Adaptive threshold of a grey uint8 image (H, W) into 0/255 (docs/thresholds.md).
+
+    img: NumPy or device array (CuPy, PyTorch), uint8.
+    method: 'bernsen' (full per-pixel Bernsen, the detector's), 'tiled' (reacTIVision's tiled Bernsen) or 'bradley-roth'.
+    window: pixels; Bernsen's half-width h, window (2h+1)^2 (default 16), Bradley-Roth's radius (default 16).
+    gate: grey levels 0..255; Bernsen's contrast gate C (default 32), tiled's gradient (default 16).
+    tile: pixels, >= 2 (tiled; default 16).
+    bias: 0..1 (Bradley-Roth; default 0.16).
+    contrast: grey levels, the least local mean (Bradley-Roth; default 32).
+    sharpen: 0 (off) .. 4, sharpening before the threshold (default 0).
+    backend: 'auto', 'cpu', 'cuda' or 'opencl'. Returns a uint8 array of the input's kind.
     """
     ...
 
