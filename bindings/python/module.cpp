@@ -704,7 +704,21 @@ void bind_detection(py::module_& m) {
            py::arg("gate") = py::none(), py::arg("sharpen") = py::none(), py::arg("finger_size") = 0, py::arg("finger_sensitivity") = 0.75,
            py::arg("finger_contrast") = 16, py::arg("blob_min") = 0, py::arg("blob_max") = 0, py::arg("object_blobs") = false,
            py::arg("finger_blobs") = false, py::arg("max_fid") = 0, py::arg("yamaarashi") = false, py::arg("mirror") = false,
-           py::arg("backend") = "auto", py::arg("second_look") = true)
+           py::arg("backend") = "auto", py::arg("second_look") = true,
+           "A detector of fiducials, fingers and blobs in grey frames, as `gpuvis detect` runs it (docs/decoding.md).\n\n"
+           "trees: tree set, 'default', 'small', 'mini' or a .trees file.\n"
+           "method, window, gate, sharpen: the threshold, as gpuvis.threshold (default: full Bernsen, window 16, gate 32).\n"
+           "finger_size: average finger size in pixels (default 0: no finger detection).\n"
+           "finger_sensitivity: finger test sensitivity 0..2, reacTIVision's percent / 100 (default 0.75).\n"
+           "finger_contrast: least grey-level contrast inside a finger, 0..255 (default 16).\n"
+           "blob_min, blob_max: plain white blobs of blob_min..blob_max pixels are reported when blob_max > 0 "
+           "(default 0: none).\n"
+           "object_blobs, finger_blobs: also report each symbol's root region / each finger as a blob "
+           "(reacTIVision's obj_blob / cur_blob).\n"
+           "max_fid: symbols with a higher ID are reported as fuzzy candidates (default 0: no limit).\n"
+           "yamaarashi: also decode yamaarashi symbols; mirror: read their rings mirrored.\n"
+           "backend: 'auto', 'cpu' or 'cuda' (the same detections on both).\n"
+           "second_look: look again at candidates that did not decode, taking out motion blur (default True).")
       .def_property_readonly("backend", [](const pipeline::Detector& d) { return std::string(to_string(d.backend())); })
       .def("expect", &pipeline::Detector::expect, py::arg("symbols"),
            "Where a tracker expects its symbols in the next frame (Tracker.expected_symbols()): the second look also "

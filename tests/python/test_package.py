@@ -37,9 +37,9 @@ def test_the_image_functions_document_every_parameter():
     default there), not only in the signature line."""
     import re
     for fn in (gpuvis.threshold, gpuvis.convolve, gpuvis.bilateral, gpuvis.mean_shift, gpuvis.mean_shift_volume,
-               gpuvis.mean_shift_segment, gpuvis.life):
+               gpuvis.mean_shift_segment, gpuvis.life, gpuvis.Detector.__init__):
         signature, _, body = fn.__doc__.strip().partition("\n")
-        names = re.findall(r"(\w+):", signature.split("(", 1)[1].rsplit(")", 1)[0])
+        names = [n for n in re.findall(r"(\w+):", signature.split("(", 1)[1].rsplit(")", 1)[0]) if n != "self"]
         assert names, signature
         for name in names:
             assert re.search(r"\b" + name + r"\b", body), (fn.__name__, name)

@@ -54,7 +54,23 @@ class Detections:
 
 
 class Detector:
-    def __init__(self, trees: str = 'default', method: str = 'bernsen', window: Optional[int] = None, gate: Optional[int] = None, sharpen: Optional[int] = None, finger_size: int = 0, finger_sensitivity: float = 0.75, finger_contrast: int = 16, blob_min: int = 0, blob_max: int = 0, object_blobs: bool = False, finger_blobs: bool = False, max_fid: int = 0, yamaarashi: bool = False, mirror: bool = False, backend: str = 'auto', second_look: bool = True) -> None: ...
+    def __init__(self, trees: str = 'default', method: str = 'bernsen', window: Optional[int] = None, gate: Optional[int] = None, sharpen: Optional[int] = None, finger_size: int = 0, finger_sensitivity: float = 0.75, finger_contrast: int = 16, blob_min: int = 0, blob_max: int = 0, object_blobs: bool = False, finger_blobs: bool = False, max_fid: int = 0, yamaarashi: bool = False, mirror: bool = False, backend: str = 'auto', second_look: bool = True) -> None:
+        """
+        A detector of fiducials, fingers and blobs in grey frames, as `gpuvis detect` runs it (docs/decoding.md).
+
+        trees: tree set, 'default', 'small', 'mini' or a .trees file.
+        method, window, gate, sharpen: the threshold, as gpuvis.threshold (default: full Bernsen, window 16, gate 32).
+        finger_size: average finger size in pixels (default 0: no finger detection).
+        finger_sensitivity: finger test sensitivity 0..2, reacTIVision's percent / 100 (default 0.75).
+        finger_contrast: least grey-level contrast inside a finger, 0..255 (default 16).
+        blob_min, blob_max: plain white blobs of blob_min..blob_max pixels are reported when blob_max > 0 (default 0: none).
+        object_blobs, finger_blobs: also report each symbol's root region / each finger as a blob (reacTIVision's obj_blob / cur_blob).
+        max_fid: symbols with a higher ID are reported as fuzzy candidates (default 0: no limit).
+        yamaarashi: also decode yamaarashi symbols; mirror: read their rings mirrored.
+        backend: 'auto', 'cpu' or 'cuda' (the same detections on both).
+        second_look: look again at candidates that did not decode, taking out motion blur (default True).
+        """
+        ...
     @property
     def backend(self) -> str: ...
     def detect(self, frame: numpy.ndarray) -> Detections:
