@@ -14,6 +14,7 @@
 #include "gpuvis/io/volume_file.hpp"
 #include "gpuvis/io/gif.hpp"
 #include "gpuvis/lab/lab.hpp"
+#include "gpuvis/life/life.hpp"
 #include "gpuvis/opencl/devices.hpp"
 
 namespace gpuvis::cli {
@@ -36,9 +37,13 @@ void register_info(CLI::App& app, Command& run) {
                 << "  lab CPU matmul: " << (lab::blas_available() ? "yes (OpenBLAS, loaded on use)" : "no (install libopenblas-dev)") << "\n"
                 << "  CPU filters:    " << filters::cpu_vector_unit() << "\n"
                 << "  CPU threads:    " << num_threads() << " (hardware: " << std::thread::hardware_concurrency() << ")\n";
-      if (built_with_cuda())
+      if (built_with_cuda()) {
         std::cout << "  CUDA runtime:   " << cuda::runtime_version() << ", driver "
                   << (cuda::driver_version().empty() ? "none" : cuda::driver_version()) << "\n";
+        std::string why;
+        const bool compiled = life::compiled_rules_available(&why);
+        std::cout << "  Life rules:     " << (compiled ? "each in its own CUDA kernel (NVRTC)" : "the generic CUDA kernel: " + why) << "\n";
+      }
       std::string no_opencl;
       const auto opencl_devices = opencl::devices(&no_opencl);
       if (opencl_devices.empty()) std::cout << "  OpenCL devices: " << no_opencl << "\n";

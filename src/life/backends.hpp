@@ -2,6 +2,7 @@
 // The backends behind life::make_simulation.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gpuvis/life/life.hpp"
@@ -20,8 +21,9 @@ namespace opencl_impl {  // opencl/simulation_opencl.cpp
 std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options);
 }
 
-namespace cuda_impl {  // cuda/simulation.cu; throws ErrorCode::unsupported in builds without CUDA
+namespace cuda_impl {  // cuda/simulation.cu, cuda/rule_jit.cpp; called only where cuda::kBuilt
 std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options);
+bool rule_compiler_available(std::string* why);
 }
 
 }  // namespace gpuvis::life

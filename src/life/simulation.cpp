@@ -64,6 +64,15 @@ std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& 
   return std::make_unique<CpuSimulation>(initial, options);
 }
 
+bool compiled_rules_available(std::string* why) {
+  if constexpr (cuda::kBuilt) {
+    return cuda_impl::rule_compiler_available(why);
+  } else {
+    if (why) *why = "this gpuvis was built without CUDA";
+    return false;
+  }
+}
+
 Board run(const Board& initial, std::int64_t generations, const Params& options) {
   auto sim = make_simulation(initial, options);
   sim->advance(generations);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gpuvis/core/backend.hpp"
@@ -43,6 +44,11 @@ class Simulation {
 // Throws ErrorCode::unsupported when the backend is not available or the board does not fit in its
 // memory (the message names the size needed and the size free).
 std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options);
+
+// Whether rules other than Conway's get their own CUDA kernel, compiled at run time by NVRTC (part
+// of the CUDA toolkit, opened on first use), for boards of 2^20 cells or more; otherwise the
+// generic kernel runs them, with the same boards. `why` says why not. False without CUDA.
+bool compiled_rules_available(std::string* why = nullptr);
 
 // The board after `generations` generations.
 Board run(const Board& initial, std::int64_t generations, const Params& options);

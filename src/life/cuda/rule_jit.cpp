@@ -1,6 +1,7 @@
 // Life rules compiled at run time (rule_jit.hpp): NVRTC turns the tile kernel and one rule's
 // outcomes into a cubin for the current device, the CUDA runtime loads it as a library.
 #include "life/cuda/rule_jit.hpp"
+#include "life/backends.hpp"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -118,6 +119,16 @@ const void* compile(unsigned birth, unsigned survival, const TileShape& t, std::
 }
 
 }  // namespace
+
+bool rule_compiler_available(std::string* why) {
+  if (const char* e = std::getenv("GPUVIS_LIFE_JIT"); e && std::string(e) == "0") {
+    if (why) *why = "GPUVIS_LIFE_JIT=0";
+    return false;
+  }
+  const Nvrtc& n = nvrtc();
+  if (why) *why = n.why;
+  return n.why.empty();
+}
 
 const void* compiled_rule_kernel(unsigned birth, unsigned survival, const TileShape& tile, std::string* why) {
   if (const char* e = std::getenv("GPUVIS_LIFE_JIT"); e && std::string(e) == "0") {
