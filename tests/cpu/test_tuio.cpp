@@ -31,6 +31,20 @@ namespace {
 
 int test_port(int offset) { return 46000 + (getpid() * 7 + offset) % 3000; }
 
+// A TUIO server (`kind` "tcp:server:" or "web:") on a port of this test's range. Another program
+// or a parallel test may hold that port (the sender then refuses with "Address already in use"),
+// so the next ones are tried. Returns the sender and its port.
+std::pair<std::unique_ptr<output::TuioSender>, int> server_on_a_free_port(const std::string& kind, int offset) {
+  for (int attempt = 0;; ++attempt) {
+    const int port = test_port(offset + 10 * attempt);
+    try {
+      return {output::make_tuio_sender({output::parse_tuio_target(kind + std::to_string(port))}, {}), port};
+    } catch (const Error& e) {
+      if (attempt == 19 || std::string(e.what()).find("already in use") == std::string::npos) throw;
+    }
+  }
+}
+
 // A frame with `n` objects: session IDs 100.., symbol IDs 0.., spread over the table.
 track::Frame objects_frame(int n, std::int32_t fseq) {
   track::Frame f;
@@ -156,8 +170,7 @@ void expect_two_objects_arrive(asio::io_context& io, tcp::socket& peer) {
 
 TEST(TuioStreams, TcpServerSendsEveryPacketToEveryClient) {
   if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo, Boost)";
-  const int port = test_port(1);
-  auto sender = output::make_tuio_sender({output::parse_tuio_target("tcp:server:" + std::to_string(port))}, {});
+  auto [sender, port] = server_on_a_free_port("tcp:server:", 1);
   asio::io_context io;
   tcp::socket a = connect_to(io, port), b = connect_to(io, port);
   Ticker ticker(*sender, 2);
@@ -166,8 +179,7 @@ TEST(TuioStreams, TcpServerSendsEveryPacketToEveryClient) {
 
 TEST(TuioStreams, WebSocketClientsGetEachPacketAsABinaryMessage) {
   if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo, Boost)";
-  const int port = test_port(2);
-  auto sender = output::make_tuio_sender({output::parse_tuio_target("web:" + std::to_string(port))}, {});
+  auto [sender, port] = server_on_a_free_port("web:", 2);
   asio::io_context io;
   beast::websocket::stream<tcp::socket> ws(connect_to(io, port));
   beast::websocket::response_type response;
@@ -207,8 +219,7 @@ TEST(TuioStreams, TcpClientConnectsWhenTheReceiverAppears) {
 
 TEST(TuioStreams, AClientThatStopsReadingLosesPacketsNotTheTracker) {
   if (!output::tuio_available()) GTEST_SKIP() << "built without the TUIO adapter (liblo, Boost)";
-  const int port = test_port(4);
-  auto sender = output::make_tuio_sender({output::parse_tuio_target("tcp:server:" + std::to_string(port))}, {});
+  auto [sender, port] = server_on_a_free_port("tcp:server:", 4);
   asio::io_context io;
   tcp::socket idle = connect_to(io, port);  // connected, never reads
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let the server accept it
