@@ -69,8 +69,9 @@ Image<std::uint8_t> render_cells(const Rect& r, int scale, StateAt state_at, con
 // Generations rule (read only then: a two-state board is drawn from its bits).
 struct Snapshot {
   life::Board board;
-  std::vector<std::uint8_t> states;
+  std::vector<std::uint8_t> states;  // row by row, board_width a row (Generations rules)
   bool generations = false;
+  int board_width = 0;
 
   void read(life::Simulation& sim) {
     if (generations) sim.read_states(states);
@@ -81,14 +82,16 @@ struct Snapshot {
     const std::size_t w = static_cast<std::size_t>(board_width);
     return render_cells(r, scale, [&](int x, int y) { return states[static_cast<std::size_t>(y) * w + static_cast<std::size_t>(x)]; }, pixel);
   }
-  int board_width = 0;
 };
 
 // Pixel value of each state: the GIF's palette index (the state itself), or the PNG's grey: dead
 // black, live white, dying cells darker with every state they pass.
-std::vector<std::uint8_t> palette_indices() {
-  std::vector<std::uint8_t> v(256);
-  for (int i = 0; i < 256; ++i) v[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i);
+const std::vector<std::uint8_t>& palette_indices() {
+  static const std::vector<std::uint8_t> v = [] {
+    std::vector<std::uint8_t> ids(256);
+    for (int i = 0; i < 256; ++i) ids[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i);
+    return ids;
+  }();
   return v;
 }
 std::vector<std::uint8_t> grey_levels(int states) {

@@ -16,7 +16,7 @@
 #if GPUVIS_LAB_BLAS
 #include <cblas.h>
 
-#include "lab/lazy_library.hpp"
+#include "core/lazy_library.hpp"
 #include "cuda/built.hpp"
 #endif
 

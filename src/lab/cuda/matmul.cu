@@ -10,7 +10,7 @@
 #include <string>
 
 #include "lab/lab_common.hpp"
-#include "lab/lazy_library.hpp"
+#include "core/lazy_library.hpp"
 #include "lab/cuda/arrays.cuh"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"

@@ -4,7 +4,6 @@
 #include "life/backends.hpp"
 
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <map>
@@ -13,14 +12,17 @@
 #include <tuple>
 #include <vector>
 
+#include "core/lazy_library.hpp"
 #include "cuda/sources.hpp"
+#include "gpuvis/core/error.hpp"
 #include "life/step_rules.hpp"
 
 namespace gpuvis::life::cuda_impl {
 namespace {
 
-// NVRTC's C API (nvrtc.h), the few calls used, loaded with dlopen: libnvrtc is large and only Life
-// rules other than Conway's need it. nvrtcResult is an enum (0: success), nvrtcProgram a pointer.
+// NVRTC's C API (nvrtc.h), the few calls used, loaded on first use (core/lazy_library.hpp):
+// libnvrtc is large and only Life rules other than Conway's need it. nvrtcResult is an enum (0:
+// success), nvrtcProgram a pointer.
 struct Nvrtc {
   int (*create)(void** prog, const char* src, const char* name, int headers, const char* const* sources, const char* const* names) = nullptr;
   int (*compile)(void* prog, int options, const char* const* option) = nullptr;
@@ -32,27 +34,21 @@ struct Nvrtc {
   std::string why;  // empty when loaded
 };
 
-template <class F>
-bool bind(void* lib, const char* name, F& f) {
-  f = reinterpret_cast<F>(dlsym(lib, name));
-  return f != nullptr;
-}
-
 const Nvrtc& nvrtc() {
   static const Nvrtc api = [] {
+    static const LazyLibrary lib({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, "NVRTC (libnvrtc.so, part of the CUDA toolkit)");
     Nvrtc n;
-    void* lib = nullptr;
-    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
-      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-    if (!lib) {
-      n.why = "NVRTC (libnvrtc.so, part of the CUDA toolkit) was not found";
-      return n;
+    try {
+      n.create = lib.get<decltype(n.create)>("nvrtcCreateProgram");
+      n.compile = lib.get<decltype(n.compile)>("nvrtcCompileProgram");
+      n.cubin_size = lib.get<decltype(n.cubin_size)>("nvrtcGetCUBINSize");
+      n.cubin = lib.get<decltype(n.cubin)>("nvrtcGetCUBIN");
+      n.log_size = lib.get<decltype(n.log_size)>("nvrtcGetProgramLogSize");
+      n.log = lib.get<decltype(n.log)>("nvrtcGetProgramLog");
+      n.destroy = lib.get<decltype(n.destroy)>("nvrtcDestroyProgram");
+    } catch (const Error& e) {
+      n.why = e.what();
     }
-    if (!bind(lib, "nvrtcCreateProgram", n.create) || !bind(lib, "nvrtcCompileProgram", n.compile) ||
-        !bind(lib, "nvrtcGetCUBINSize", n.cubin_size) || !bind(lib, "nvrtcGetCUBIN", n.cubin) ||
-        !bind(lib, "nvrtcGetProgramLogSize", n.log_size) || !bind(lib, "nvrtcGetProgramLog", n.log) ||
-        !bind(lib, "nvrtcDestroyProgram", n.destroy))
-      n.why = "libnvrtc.so lacks a function gpuvis needs";
     return n;
   }();
   return api;
@@ -83,7 +79,6 @@ std::string source(unsigned birth, unsigned survival, const TileShape& t) {
 
 const void* compile(unsigned birth, unsigned survival, const TileShape& t, std::string& why) {
   const Nvrtc& n = nvrtc();
-  if (!n.why.empty()) return why = n.why, nullptr;
   int device = 0;
   cudaDeviceProp prop{};
   if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess)
@@ -131,10 +126,7 @@ bool rule_compiler_available(std::string* why) {
 }
 
 const void* compiled_rule_kernel(unsigned birth, unsigned survival, const TileShape& tile, std::string* why) {
-  if (const char* e = std::getenv("GPUVIS_LIFE_JIT"); e && std::string(e) == "0") {
-    if (why) *why = "GPUVIS_LIFE_JIT=0";
-    return nullptr;
-  }
+  if (!rule_compiler_available(why)) return nullptr;
   static std::mutex mutex;
   static std::map<std::tuple<unsigned, unsigned, int>, std::pair<const void*, std::string>> kernels;
   int device = 0;

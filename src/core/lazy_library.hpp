@@ -1,7 +1,8 @@
 #pragma once
-// Libraries the lab loads on first use instead of linking them: linked, OpenBLAS (its thread pool)
-// and cuBLAS (hundreds of MiB to map) would add 9 ms and about 250 ms to the start-up of every
-// gpuvis command, which mostly never multiply matrices.
+// Third-party libraries loaded on first use instead of linked: linked, OpenBLAS (its thread pool),
+// cuBLAS (hundreds of MiB to map) and NVRTC would add 9 ms, about 250 ms and more to the start-up
+// of every gpuvis command, which mostly never multiply matrices or compile Life rules. (gpuvis'
+// own optional parts are plugins: core/plugin_loader.hpp.)
 #include <dlfcn.h>
 
 #include <initializer_list>
@@ -9,7 +10,7 @@
 
 #include "gpuvis/core/error.hpp"
 
-namespace gpuvis::lab {
+namespace gpuvis {
 
 class LazyLibrary {
  public:
@@ -39,4 +40,4 @@ class LazyLibrary {
   std::string what_, error_;
 };
 
-}  // namespace gpuvis::lab
+}  // namespace gpuvis
