@@ -12,6 +12,7 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
 #include "gpuvis/filters/mean_shift_segment.hpp"
+#include "mean_shift_compare.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/io/volume_file.hpp"
 #include "filters/filter_backends.hpp"
@@ -442,14 +443,6 @@ TEST(MeanShiftSegment, CliWritesLabelsFilteredImageAndRegionTable) {
 // ---- 16-bit and float samples, 1 to 4 channels, per-channel bandwidths, sequences ----------------
 
 template <class T>
-Image<T> scaled(const Image<std::uint8_t>& img, float scale) {
-  Image<T> out(img.width(), img.height(), img.channels());
-  for (int y = 0; y < img.height(); ++y)
-    for (int i = 0; i < img.width() * img.channels(); ++i) out.row(y)[i] = static_cast<T>(img.row(y)[i] * scale);
-  return out;
-}
-
-template <class T>
 double worst(const Image<T>& a, const Image<T>& b) {
   double d = 0;
   for (int y = 0; y < a.height(); ++y)
@@ -466,14 +459,14 @@ TEST(MeanShiftTypes, SixteenBitFloatAndFourChannelsEqualTheReference) {
   p.colour = MeanShiftColour::rgb;
   {  // 16-bit grey, h_r in 16-bit units
     const auto grey = regions(14, 11, 1, 12.0f, 9);
-    const auto img = scaled<std::uint16_t>(grey, 257.0f);
+    const auto img = test::scaled_samples<std::uint16_t>(grey, 257.0f);
     p.range = 24.3f * 257.0f;  // not a whole number of levels: no voxel lies exactly on the window's edge
     Image<std::uint16_t> out(14, 11);
     mean_shift_filter<std::uint16_t>(img.view(), out.view(), p);
     EXPECT_LE(worst(out, test::mean_shift_reference<std::uint16_t>(img.view(), p)), p.eps * p.range + 1);
   }
   {  // float RGB in [0, 1], raw values, one bandwidth per channel
-    const auto img = scaled<float>(base, 1.0f / 255.0f);
+    const auto img = test::scaled_samples<float>(base, 1.0f / 255.0f);
     p.range = 0.1f;
     p.channel_range = {0.08f, 0.12f, 0.1f, 0};
     Image<float> out(14, 11, 3);
@@ -482,7 +475,7 @@ TEST(MeanShiftTypes, SixteenBitFloatAndFourChannelsEqualTheReference) {
     p.channel_range = {0, 0, 0, 0};
   }
   {  // float RGB in L*u*v*: white at 1.0
-    const auto img = scaled<float>(base, 1.0f / 255.0f);
+    const auto img = test::scaled_samples<float>(base, 1.0f / 255.0f);
     p.colour = MeanShiftColour::luv;
     p.range = 10;
     Image<float> out(14, 11, 3), out8(14, 11, 3);
@@ -561,7 +554,7 @@ TEST(MeanShiftSegment, VolumeBallIsTwoRegions) {
   const auto& ball = seg.regions[seg.labels(w / 2, depth / 2 * h + h / 2)];
   EXPECT_NEAR(ball.centroid[2], (depth - 1) / 2.0, 0.6);
   EXPECT_GT(ball.hi[2] - ball.lo[2], 3);
-  const auto wide = scaled<std::uint16_t>(vol, 257.0f);
+  const auto wide = test::scaled_samples<std::uint16_t>(vol, 257.0f);
   p.filter.range = 40 * 257.0f;
   const auto seg16 = mean_shift_segment<std::uint16_t>(wide.view(), p, VolumeShape{depth});
   EXPECT_EQ(seg16.regions.size(), 2u);
