@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!output::live_view_available()) return 0;
   static cli::TrackView* view = [] {
     const std::string dir = fuzz::as_file(nullptr, 0, ".view");
-    std::filesystem::remove(dir);
+    std::filesystem::remove_all(dir);  // a directory a process with the same pid left behind
     std::filesystem::create_directories(dir);
     output::LiveViewParams options;
     options.port = 0;
