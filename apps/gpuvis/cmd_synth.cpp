@@ -3,10 +3,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli_common.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/source/frame_source.hpp"
 #include "gpuvis/synth/scene.hpp"
 
 namespace gpuvis::cli {
@@ -18,7 +20,8 @@ void register_synth(CLI::App& app, Command& run) {
   static bool overwrite = false;
   auto* cmd = app.add_subcommand("synth", "Generate test frames from the printed amoeba symbols (or drawn yamaarashi), with ground truth");
   cmd->footer(
-      "Writes OUT/frame_NNNN.<format> and OUT/truth.jsonl (one line per frame: the true centre in pixels\n"
+      "Writes OUT/frame_NNNN.<format> (with --format avi one video, OUT/frames.avi, Motion JPEG) and\n"
+      "OUT/truth.jsonl (one line per frame: the true centre in pixels\n"
       "and angle in radians of every symbol, as gpuvis detect reports them, a smeared symbol's travel during\n"
       "the exposure as \"smear\":[dx,dy] in pixels, and the finger positions).");
   cmd->add_option("out", out, "Output folder (created)");
@@ -66,7 +69,11 @@ void register_synth(CLI::App& app, Command& run) {
   cmd->add_option("--jpeg", q.jpeg, "Pass each frame through JPEG at this quality, as an MJPEG webcam sends it (1-100; 0: no JPEG)")
       ->check(CLI::Range(0, 100))
       ->default_val(0);
-  cmd->add_option("--format", format, "Frame file format")->check(CLI::IsMember({"pgm", "png"}))->default_val("pgm");
+  cmd->add_option("--format", format, "Frame file format, or avi: one video file (Motion JPEG, as a webcam records it)")
+      ->check(CLI::IsMember({"pgm", "png", "avi"}))
+      ->default_val("pgm");
+  static double fps = 30;
+  cmd->add_option("--fps", fps, "With --format avi: the video's frame rate")->check(CLI::Range(1.0, 1000.0))->default_val(30);
   cmd->add_option("--symbols-dir", symbols_dir, "Folder with amoeba_<set>_NNN.png prints (default: the bundled data)");
   cmd->add_flag("--overwrite", overwrite, "Replace frames and truth in an existing folder");
   add_threads_option(*cmd, threads);
@@ -82,7 +89,13 @@ void register_synth(CLI::App& app, Command& run) {
         fail(ErrorCode::invalid_argument, "'" + out + "' already holds generated frames; pass --overwrite to replace them");
       std::filesystem::create_directories(out, ec);
       if (!std::filesystem::is_directory(out)) fail(ErrorCode::io, "cannot create folder '" + out + "'");
-      check_writable("x." + format);
+      const bool video = format == "avi";
+      if (!video) check_writable("x." + format);
+      const std::string video_path = (std::filesystem::path(out) / "frames.avi").string();
+      if (video && !overwrite && std::filesystem::exists(video_path, ec))
+        fail(ErrorCode::invalid_argument, "'" + video_path + "' exists; pass --overwrite to replace it");
+      std::optional<source::VideoFileWriter> writer;
+      if (video) writer.emplace(video_path, q.width, q.height, fps);
       synth::Generator gen(symbols_dir.empty() ? data_dir() + "/amoeba/symbols" : symbols_dir);
       std::ofstream truth(truth_path);
       if (!truth) fail(ErrorCode::io, "cannot write '" + truth_path + "'");
@@ -97,13 +110,19 @@ void register_synth(CLI::App& app, Command& run) {
         }
         const synth::Scene scene = gen.make(p);
         char name[32];
-        std::snprintf(name, sizeof name, "frame_%04d.%s", i, format.c_str());
-        write_image((std::filesystem::path(out) / name).string(), scene.image.view());
+        if (video) {
+          std::snprintf(name, sizeof name, "frames.avi#%d", i);  // the frame's index in the video
+          writer->write(scene.image.view());
+        } else {
+          std::snprintf(name, sizeof name, "frame_%04d.%s", i, format.c_str());
+          write_image((std::filesystem::path(out) / name).string(), scene.image.view());
+        }
         truth << synth::truth_json(scene, name) << "\n" << std::flush;  // whole lines only, if interrupted
         if (count >= 20 && (i + 1) % std::max(1, count / 10) == 0)
           std::cerr << "gpuvis: synth " << (i + 1) << "/" << count << " frames\n";
       }
-      std::cerr << "gpuvis: wrote " << count << " frames and truth.jsonl to " << out << "\n";
+      writer.reset();  // the video's index is written when it closes
+      std::cerr << "gpuvis: wrote " << count << " frames" << (video ? " (frames.avi)" : "") << " and truth.jsonl to " << out << "\n";
       return 0;
     };
   });

@@ -27,6 +27,7 @@
 #include "gpuvis/opencl/devices.hpp"
 #include "gpuvis/output/tuio.hpp"
 #include "gpuvis/pipeline/detector.hpp"
+#include "gpuvis/source/frame_source.hpp"
 #include "gpuvis/threshold/device.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "gpuvis/track/tracker.hpp"
@@ -499,6 +500,8 @@ py::object fiducials_array(const decode::Detections& d) {
   return out;
 }
 
+void bind_video(py::module_& m);
+
 // Backends, files, kernels, threads.
 void bind_utilities(py::module_& m) {
   m.def("cuda_available", [] { return cuda::device_count() > 0; }, "True when a CUDA device is usable");
@@ -536,7 +539,76 @@ void bind_utilities(py::module_& m) {
       py::arg("spec"), "A kernel string ('gaussian:sigma=2', 'box:5', '1,2,1;2,4,2;1,2,1/16') as a 2D float32 array");
   m.def("tuio_available", &output::tuio_available, "True when this build can send TUIO (liblo and Boost were found)");
   m.def("set_num_threads", &set_num_threads, py::arg("n"), "CPU worker threads (0 = one per core); results do not depend on it");
-  m.def("num_threads", &num_threads);
+  m.def("num_threads", &num_threads, "The CPU worker threads in use");
+  bind_video(m);
+}
+
+// Frames of a video file, one at a time (gpuvis.VideoFrames), and all at once (gpuvis.read_video).
+class VideoFrames {
+ public:
+  VideoFrames(const std::string& path, long start) : source_(source::make_video_source(path, false, start)), next_index_(start) {}
+  std::optional<py::array_t<std::uint8_t>> next() {
+    {
+      py::gil_scoped_release release;
+      if (!source_ || !source_->next(frame_)) source_.reset();
+    }
+    if (!source_) return std::nullopt;
+    ++next_index_;
+    py::array_t<std::uint8_t> out({frame_.height(), frame_.width()});
+    py::array out_any = out;
+    copy<std::uint8_t>(frame_.view(), view_of<std::uint8_t>(out_any, "VideoFrames"));
+    return out;
+  }
+  long next_index() const { return next_index_; }
+
+ private:
+  std::unique_ptr<source::FrameSource> source_;
+  Image<std::uint8_t> frame_;
+  long next_index_;
+};
+
+void bind_video(py::module_& m) {
+  m.def("video_available", &source::video_available, "True when this build reads and writes video files (OpenCV's videoio)");
+  m.def("video_frame_count", &source::video_frame_count, py::arg("path"), "The number of frames of a video file");
+  py::class_<VideoFrames>(m, "VideoFrames", "The grey frames of a video file, one at a time: for frame in gpuvis.VideoFrames(path)")
+      .def(py::init<const std::string&, long>(), py::arg("path"), py::arg("start") = 0,
+           "path: any video file FFmpeg/OpenCV decodes; frames become grey with reacTIVision's weights, as gpuvis track "
+           "--video reads them.\n"
+           "start: the first frame to read, 0-based (default 0); exact in every format.")
+      .def("__iter__", [](VideoFrames& v) -> VideoFrames& { return v; }, "The frames themselves")
+      .def(
+          "__next__",
+          [](VideoFrames& v) {
+            auto frame = v.next();
+            if (!frame) throw py::stop_iteration();
+            return *frame;
+          },
+          "The next frame as a (height, width) uint8 array")
+      .def_property_readonly("next_index", &VideoFrames::next_index, "The index in the file of the frame __next__ returns");
+  m.def(
+      "read_video",
+      [](const std::string& path, long start, std::optional<long> count) {
+        if (count && *count < 0) throw py::value_error("read_video: count must be >= 0");
+        VideoFrames frames(path, start);
+        std::vector<py::array_t<std::uint8_t>> got;
+        while (!count || static_cast<long>(got.size()) < *count) {
+          auto frame = frames.next();
+          if (!frame) break;
+          if (!got.empty() && (frame->shape(0) != got[0].shape(0) || frame->shape(1) != got[0].shape(1)))
+            throw py::value_error("read_video: the video's frames change size; read them with gpuvis.VideoFrames");
+          got.push_back(std::move(*frame));
+        }
+        const py::ssize_t h = got.empty() ? 0 : got[0].shape(0), w = got.empty() ? 0 : got[0].shape(1);
+        py::array_t<std::uint8_t> out({static_cast<py::ssize_t>(got.size()), h, w});
+        for (std::size_t i = 0; i < got.size(); ++i)
+          std::memcpy(out.mutable_data(static_cast<py::ssize_t>(i)), got[i].data(), static_cast<std::size_t>(h * w));
+        return out;
+      },
+      py::arg("path"), py::arg("start") = 0, py::arg("count") = py::none(),
+      "Frames of a video file as one (frames, height, width) uint8 array of grey frames.\n\n"
+      "path: any video file FFmpeg/OpenCV decodes.\n"
+      "start: the first frame to read, 0-based (default 0); exact in every format.\n"
+      "count: how many frames at most (default None: to the end).");
 }
 
 // The image filters and Life on NumPy arrays (and device arrays where noted).
@@ -630,8 +702,10 @@ void bind_device_arrays(py::module_& m) {
                                                        "A result in device memory: cupy.asarray(a) or torch.as_tensor(a, "
                                                        "device='cuda') use it without a copy; .get() copies it to NumPy")
       .def_property_readonly("__cuda_array_interface__", &DeviceArray::interface)
-      .def_property_readonly("shape", [](const DeviceArray& a) { return py::tuple(py::cast(a.shape)); })
-      .def_property_readonly("dtype", [](const DeviceArray& a) { return py::dtype(a.typestr); })
+      .def_property_readonly(
+          "shape", [](const DeviceArray& a) { return py::tuple(py::cast(a.shape)); }, "The array's shape, as NumPy's")
+      .def_property_readonly(
+          "dtype", [](const DeviceArray& a) { return py::dtype(a.typestr); }, "The element type: uint8, uint16 or float32")
       .def("get", &DeviceArray::to_host, "A NumPy copy on the host")
       .def("__repr__", [](const DeviceArray& a) {
         return "<gpuvis.DeviceArray shape=" + py::str(py::tuple(py::cast(a.shape))).cast<std::string>() + " dtype=" +
@@ -657,41 +731,46 @@ void bind_device_arrays(py::module_& m) {
 
 // The detector and what it finds.
 void bind_detection(py::module_& m) {
-  py::class_<decode::Fiducial>(m, "Fiducial")
-      .def_readonly("id", &decode::Fiducial::id)
-      .def_readonly("x", &decode::Fiducial::x)
-      .def_readonly("y", &decode::Fiducial::y)
-      .def_readonly("angle", &decode::Fiducial::angle)
-      .def_readonly("root_size", &decode::Fiducial::root_size)
-      .def_property_readonly("fuzzy", &decode::Fiducial::fuzzy)
+  py::class_<decode::Fiducial>(m, "Fiducial", "A symbol found in one frame (Detections.fiducials)")
+      .def_readonly("id", &decode::Fiducial::id, "The symbol's ID in its tree set, or -1 for a fuzzy candidate (a damaged symbol)")
+      .def_readonly("x", &decode::Fiducial::x, "Centre, pixels from the frame's left edge (sub-pixel)")
+      .def_readonly("y", &decode::Fiducial::y, "Centre, pixels from the frame's top edge (sub-pixel)")
+      .def_readonly("angle", &decode::Fiducial::angle, "Orientation, radians in [0, 2π), clockwise with y down (reacTIVision's)")
+      .def_readonly("root_size", &decode::Fiducial::root_size, "The larger side of the symbol's root region, pixels")
+      .def_readonly("followed", &decode::Fiducial::followed,
+                    "True when not decoded in this frame but found by its appearance where a tracker expected it "
+                    "(Detector.expect); ID and root are those of its last decoding")
+      .def_property_readonly("fuzzy", &decode::Fiducial::fuzzy, "True for a damaged symbol whose ID could not be read (id -1)")
       .def("__repr__", [](const decode::Fiducial& f) {
         return "Fiducial(id=" + std::to_string(f.id) + ", x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) +
                ", angle=" + std::to_string(f.angle) + ")";
       });
-  py::class_<decode::Finger>(m, "Finger")
-      .def_readonly("x", &decode::Finger::x)
-      .def_readonly("y", &decode::Finger::y)
-      .def_readonly("width", &decode::Finger::width)
-      .def_readonly("height", &decode::Finger::height)
-      .def_readonly("angle", &decode::Finger::angle)
-      .def_readonly("area", &decode::Finger::area);
-  py::class_<decode::Blob>(m, "Blob")
-      .def_readonly("x", &decode::Blob::x)
-      .def_readonly("y", &decode::Blob::y)
-      .def_readonly("width", &decode::Blob::width)
-      .def_readonly("height", &decode::Blob::height)
-      .def_readonly("angle", &decode::Blob::angle)
-      .def_readonly("area", &decode::Blob::area);
-  py::class_<decode::Detections>(m, "Detections")
-      .def_readonly("width", &decode::Detections::width)
-      .def_readonly("height", &decode::Detections::height)
-      .def_readonly("fiducials", &decode::Detections::fiducials)
-      .def_readonly("fingers", &decode::Detections::fingers)
-      .def_readonly("blobs", &decode::Detections::blobs)
-      .def_readonly("second_looks", &decode::Detections::second_looks)
+  py::class_<decode::Finger>(m, "Finger", "A finger tip found in one frame (Detector(finger_size=...))")
+      .def_readonly("x", &decode::Finger::x, "Centre, pixels from the left edge")
+      .def_readonly("y", &decode::Finger::y, "Centre, pixels from the top edge")
+      .def_readonly("width", &decode::Finger::width, "Long side of its oriented box, pixels")
+      .def_readonly("height", &decode::Finger::height, "Short side of its oriented box, pixels")
+      .def_readonly("angle", &decode::Finger::angle, "Direction of the long side, radians in [0, π), clockwise with y down")
+      .def_readonly("area", &decode::Finger::area, "Pixels");
+  py::class_<decode::Blob>(m, "Blob", "A plain white blob found in one frame (Detector(blob_max=...))")
+      .def_readonly("x", &decode::Blob::x, "Centre, pixels from the left edge")
+      .def_readonly("y", &decode::Blob::y, "Centre, pixels from the top edge")
+      .def_readonly("width", &decode::Blob::width, "Long side of its oriented box, pixels")
+      .def_readonly("height", &decode::Blob::height, "Short side of its oriented box, pixels")
+      .def_readonly("angle", &decode::Blob::angle, "Direction of the long side, radians in [0, π), clockwise with y down")
+      .def_readonly("area", &decode::Blob::area, "Pixels");
+  py::class_<decode::Detections>(m, "Detections", "What Detector.detect found in one frame; pass it to Tracker.update")
+      .def_readonly("width", &decode::Detections::width, "The frame's width, pixels")
+      .def_readonly("height", &decode::Detections::height, "The frame's height, pixels")
+      .def_readonly("fiducials", &decode::Detections::fiducials, "Symbols (list of Fiducial): valid IDs first, then fuzzy candidates")
+      .def_readonly("fingers", &decode::Detections::fingers, "Finger tips (list of Finger); empty unless finger_size > 0")
+      .def_readonly("blobs", &decode::Detections::blobs, "Plain blobs (list of Blob); empty unless blob_max > 0")
+      .def_readonly("second_looks", &decode::Detections::second_looks,
+                    "The second looks taken in this frame (list of SecondLook), in order: candidates that did not "
+                    "decode, looked at again with their motion blur taken out")
       .def("fiducials_array", &fiducials_array, "The fiducials as a structured array (id, x, y, angle, root_size)");
 
-  py::class_<pipeline::Detector>(m, "Detector")
+  py::class_<pipeline::Detector>(m, "Detector", "Finds fiducials, fingers and blobs in grey frames (gpuvis detect)")
       .def(py::init([](const std::string& trees, const std::string& method, std::optional<int> window, std::optional<int> gate,
                        std::optional<int> sharpen, int finger_size, double finger_sensitivity, int finger_contrast, int blob_min, int blob_max,
                        bool object_blobs, bool finger_blobs, int max_fid, bool yamaarashi, bool mirror,
@@ -719,7 +798,9 @@ void bind_detection(py::module_& m) {
            "yamaarashi: also decode yamaarashi symbols; mirror: read their rings mirrored.\n"
            "backend: 'auto', 'cpu' or 'cuda' (the same detections on both).\n"
            "second_look: look again at candidates that did not decode, taking out motion blur (default True).")
-      .def_property_readonly("backend", [](const pipeline::Detector& d) { return std::string(to_string(d.backend())); })
+      .def_property_readonly(
+          "backend", [](const pipeline::Detector& d) { return std::string(to_string(d.backend())); },
+          "The backend it runs on: 'cpu' or 'cuda' ('auto' resolved)")
       .def("expect", &pipeline::Detector::expect, py::arg("symbols"),
            "Where a tracker expects its symbols in the next frame (Tracker.expected_symbols()): the second look also "
            "deblurs there when a symbol did not decode")
@@ -733,52 +814,64 @@ void bind_detection(py::module_& m) {
           },
           py::arg("frame"), "Fiducials, fingers and blobs of a grey uint8 frame");
 
-  py::class_<decode::ExpectedSymbol>(m, "ExpectedSymbol")
+  py::class_<decode::ExpectedSymbol>(m, "ExpectedSymbol", "Where a tracked symbol should be in the next frame (for Detector.expect)")
       .def(py::init([](int id, double x, double y, int root_size) { return decode::ExpectedSymbol{id, x, y, root_size}; }),
-           py::arg("id"), py::arg("x"), py::arg("y"), py::arg("root_size"))
-      .def_readwrite("id", &decode::ExpectedSymbol::id)
-      .def_readwrite("x", &decode::ExpectedSymbol::x)
-      .def_readwrite("y", &decode::ExpectedSymbol::y)
-      .def_readwrite("root_size", &decode::ExpectedSymbol::root_size);
-  py::class_<decode::SecondLook>(m, "SecondLook")
-      .def_readonly("x", &decode::SecondLook::x)
-      .def_readonly("y", &decode::SecondLook::y)
-      .def_readonly("size", &decode::SecondLook::size)
-      .def_readonly("angle", &decode::SecondLook::angle)
-      .def_readonly("length", &decode::SecondLook::length)
-      .def_readonly("anisotropy", &decode::SecondLook::anisotropy)
-      .def_readonly("id", &decode::SecondLook::id)
-      .def_property_readonly("kind", [](const decode::SecondLook& l) { return std::string(l.kind); })
-      .def_property_readonly("outcome", [](const decode::SecondLook& l) { return std::string(l.outcome); });
+           py::arg("id"), py::arg("x"), py::arg("y"), py::arg("root_size"),
+           "id: the symbol's ID.\n"
+           "x, y: its predicted centre, pixels.\n"
+           "root_size: the larger side of its root region, pixels (Fiducial.root_size).")
+      .def_readwrite("id", &decode::ExpectedSymbol::id, "The symbol's ID")
+      .def_readwrite("x", &decode::ExpectedSymbol::x, "Predicted centre, pixels from the left edge")
+      .def_readwrite("y", &decode::ExpectedSymbol::y, "Predicted centre, pixels from the top edge")
+      .def_readwrite("root_size", &decode::ExpectedSymbol::root_size, "The larger side of its root region, pixels");
+  py::class_<decode::SecondLook>(m, "SecondLook", "One second look at a candidate that did not decode (gpuvis detect --debug)")
+      .def_readonly("x", &decode::SecondLook::x, "The candidate's centre, pixels from the left edge")
+      .def_readonly("y", &decode::SecondLook::y, "The candidate's centre, pixels from the top edge")
+      .def_readonly("size", &decode::SecondLook::size, "The larger side of its root region, pixels")
+      .def_readonly("angle", &decode::SecondLook::angle, "Estimated direction of the motion blur, radians")
+      .def_readonly("length", &decode::SecondLook::length, "Estimated length of the motion blur, pixels")
+      .def_readonly("anisotropy", &decode::SecondLook::anisotropy, "How directional the gradients were: 0 alike in every direction (no motion blur) .. 1 all across one direction")
+      .def_readonly("id", &decode::SecondLook::id, "The symbol it found, or -1")
+      .def_property_readonly(
+          "kind", [](const decode::SecondLook& l) { return std::string(l.kind); },
+          "'fuzzy' or 'root' candidate, 'place' (where an expected symbol should be), 'verify' or 'appearance'")
+      .def_property_readonly(
+          "outcome", [](const decode::SecondLook& l) { return std::string(l.outcome); }, "What became of the look, in words");
 }
 
 // The tracker and its frames.
 void bind_tracking(py::module_& m) {
-  py::class_<track::Object>(m, "Object")
-      .def_readonly("session_id", &track::Object::session_id)
-      .def_readonly("symbol_id", &track::Object::symbol_id)
-      .def_property_readonly("x", [](const track::Object& o) { return o.m.x; })
-      .def_property_readonly("y", [](const track::Object& o) { return o.m.y; })
-      .def_readonly("angle", &track::Object::angle);
-  py::class_<track::Cursor>(m, "Cursor")
-      .def_readonly("session_id", &track::Cursor::session_id)
-      .def_readonly("cursor_id", &track::Cursor::cursor_id)
-      .def_readonly("visible", &track::Cursor::visible)
-      .def_property_readonly("x", [](const track::Cursor& c) { return c.m.x; })
-      .def_property_readonly("y", [](const track::Cursor& c) { return c.m.y; });
-  py::class_<track::TrackedBlob>(m, "TrackedBlob")
-      .def_readonly("session_id", &track::TrackedBlob::session_id)
-      .def_readonly("blob_id", &track::TrackedBlob::blob_id)
-      .def_readonly("visible", &track::TrackedBlob::visible)
-      .def_property_readonly("x", [](const track::TrackedBlob& b) { return b.m.x; })
-      .def_property_readonly("y", [](const track::TrackedBlob& b) { return b.m.y; });
-  py::class_<track::Frame>(m, "Frame")
-      .def_readonly("fseq", &track::Frame::fseq)
-      .def_readonly("time", &track::Frame::time)
-      .def_readonly("objects", &track::Frame::objects)
-      .def_readonly("cursors", &track::Frame::cursors)
-      .def_readonly("blobs", &track::Frame::blobs);
-  py::class_<track::Tracker>(m, "Tracker")
+  py::class_<track::Object>(m, "Object", "A tracked symbol (TUIO /tuio/2Dobj)")
+      .def_readonly("session_id", &track::Object::session_id, "Unique while the symbol stays on the table; a new one when it comes back")
+      .def_readonly("symbol_id", &track::Object::symbol_id, "The symbol's ID")
+      .def_property_readonly(
+          "x", [](const track::Object& o) { return o.m.x; }, "Centre, 0..1 of the frame's width (TUIO's normalised units)")
+      .def_property_readonly(
+          "y", [](const track::Object& o) { return o.m.y; }, "Centre, 0..1 of the frame's height (TUIO's normalised units)")
+      .def_readonly("angle", &track::Object::angle, "Orientation, radians in [0, 2π)");
+  py::class_<track::Cursor>(m, "Cursor", "A tracked finger (TUIO /tuio/2Dcur)")
+      .def_readonly("session_id", &track::Cursor::session_id, "Unique while the finger stays down")
+      .def_readonly("cursor_id", &track::Cursor::cursor_id, "A small number, reused after the finger is lifted")
+      .def_readonly("visible", &track::Cursor::visible, "Reported (from its second frame on, as reacTIVision)")
+      .def_property_readonly(
+          "x", [](const track::Cursor& c) { return c.m.x; }, "Position, 0..1 of the frame's width")
+      .def_property_readonly(
+          "y", [](const track::Cursor& c) { return c.m.y; }, "Position, 0..1 of the frame's height");
+  py::class_<track::TrackedBlob>(m, "TrackedBlob", "A tracked blob (TUIO /tuio/2Dblb)")
+      .def_readonly("session_id", &track::TrackedBlob::session_id, "Unique while the blob stays; its owner's for object and finger blobs")
+      .def_readonly("blob_id", &track::TrackedBlob::blob_id, "A small number, reused after the blob leaves")
+      .def_readonly("visible", &track::TrackedBlob::visible, "Reported (from its second frame on)")
+      .def_property_readonly(
+          "x", [](const track::TrackedBlob& b) { return b.m.x; }, "Centre, 0..1 of the frame's width")
+      .def_property_readonly(
+          "y", [](const track::TrackedBlob& b) { return b.m.y; }, "Centre, 0..1 of the frame's height");
+  py::class_<track::Frame>(m, "Frame", "The tracked state after one Tracker.update (what one TUIO bundle per profile says)")
+      .def_readonly("fseq", &track::Frame::fseq, "Frame sequence number (TUIO fseq), counting from 1")
+      .def_readonly("time", &track::Frame::time, "The time given to Tracker.update, seconds")
+      .def_readonly("objects", &track::Frame::objects, "Symbols on the table (list of Object)")
+      .def_readonly("cursors", &track::Frame::cursors, "Fingers (list of Cursor)")
+      .def_readonly("blobs", &track::Frame::blobs, "Blobs (list of TrackedBlob)");
+  py::class_<track::Tracker>(m, "Tracker", "Follows detections from frame to frame: session IDs, motion, TUIO's state (gpuvis track)")
       .def(py::init([](bool smooth_objects, bool smooth_cursors, bool smooth_blobs) {
              track::TrackerParams p;
              p.smooth_objects = smooth_objects;
@@ -786,7 +879,9 @@ void bind_tracking(py::module_& m) {
              p.smooth_blobs = smooth_blobs;
              return track::Tracker(p);
            }),
-           py::arg("smooth_objects") = false, py::arg("smooth_cursors") = false, py::arg("smooth_blobs") = false)
+           py::arg("smooth_objects") = false, py::arg("smooth_cursors") = false, py::arg("smooth_blobs") = false,
+           "smooth_objects, smooth_cursors, smooth_blobs: 1€ smoothing of symbols, fingers and blobs with reacTIVision's "
+           "parameters (its <filter> settings; default False: raw positions).")
       .def(
           "update", [](track::Tracker& t, const decode::Detections& d, double time) { return track::Frame(t.update(d, time)); },
           py::arg("detections"), py::arg("time"), "Advance by one frame taken at `time` seconds; returns the tracked state")
@@ -802,7 +897,7 @@ void bind_tracking(py::module_& m) {
 
 // TUIO output.
 void bind_tuio(py::module_& m) {
-  py::class_<output::TuioSender>(m, "TuioSender")
+  py::class_<output::TuioSender>(m, "TuioSender", "Sends tracked frames as TUIO 1.1 (OSC) to one or more receivers")
       .def(py::init([](const std::vector<std::string>& targets, const std::string& source) {
              std::vector<output::TuioTarget> t;
              for (const auto& s : targets) t.push_back(output::parse_tuio_target(s));
@@ -810,10 +905,13 @@ void bind_tuio(py::module_& m) {
              o.source = source;
              return output::make_tuio_sender(t, o);
            }),
-           py::arg("targets") = std::vector<std::string>{"udp:127.0.0.1:3333"}, py::arg("source") = "gpuvis")
+           py::arg("targets") = std::vector<std::string>{"udp:127.0.0.1:3333"}, py::arg("source") = "gpuvis",
+           "targets: where to send, each 'udp:HOST:PORT', 'tcp:HOST:PORT', 'tcp:server:PORT' or 'web:PORT' (as gpuvis track --tuio; "
+           "default udp:127.0.0.1:3333, TUIO's port).\n"
+           "source: the name sent in each bundle's source message (default 'gpuvis').")
       .def("send", &output::TuioSender::send, py::arg("frame"), "Send one frame's TUIO 1.1 bundles")
       .def("send_empty", &output::TuioSender::send_empty, py::arg("fseq") = -1, "Empty alive lists (at shutdown)")
-      .def_property_readonly("packets_sent", &output::TuioSender::packets_sent);
+      .def_property_readonly("packets_sent", &output::TuioSender::packets_sent, "Bundles sent so far");
 }
 
 // The library's messages name command-line flags ("use --backend cpu", "--spatial must ..."); in

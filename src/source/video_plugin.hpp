@@ -25,15 +25,29 @@ class Reader {
   // The next frame in grey (reacTIVision's weights), or false at the end of the stream.
   virtual bool next(const Allocate& allocate) = 0;
   virtual std::string describe() const = 0;
+  // Video files: the number of frames (the container's count, or counted by reading where it has
+  // none), and a move to frame `frame` (0-based) that the next next() reads. False when the file
+  // has fewer frames. Cameras: -1 and false.
+  virtual long frame_count() { return -1; }
+  virtual bool seek(long /*frame*/) { return false; }
+};
+
+class Writer {
+ public:
+  virtual ~Writer() = default;
+  // One grey frame of the writer's size; rows `stride` bytes apart.
+  virtual void write(const std::uint8_t* first_row, std::ptrdiff_t stride) = 0;
 };
 
 struct Api {
   int version;  // kVersion of the plugin's build
   std::unique_ptr<Reader> (*open_file)(const std::string& path, bool loop);
   std::unique_ptr<Reader> (*open_camera)(const CameraParams& options);
+  // A video file of grey frames (Motion JPEG in AVI) at `fps` frames per second.
+  std::unique_ptr<Writer> (*create_file)(const std::string& path, int width, int height, double fps);
 };
 
-inline constexpr int kVersion = 1;
+inline constexpr int kVersion = 2;
 inline constexpr const char* kEntryPoint = "gpuvis_video_plugin";
 using EntryPoint = const Api* (*)();
 

@@ -59,3 +59,70 @@ TEST(Video, BadVideosAndCamerasAreOneLineErrors) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("cannot open camera 250"), std::string::npos) << r.output;
 }
+
+namespace {
+std::vector<Image<std::uint8_t>> read_all(source::FrameSource& s) {
+  std::vector<Image<std::uint8_t>> out;
+  Image<std::uint8_t> f;
+  while (s.next(f)) out.push_back(f.clone());
+  return out;
+}
+bool same(const Image<std::uint8_t>& a, const Image<std::uint8_t>& b) {
+  if (a.width() != b.width() || a.height() != b.height()) return false;
+  for (int y = 0; y < a.height(); ++y)
+    if (!std::equal(a.row(y), a.row(y) + a.width(), b.row(y))) return false;
+  return true;
+}
+}  // namespace
+
+// gpuvis.dask.detect_video gives each task a range of frames: reading from frame k must give the
+// frames a reading from the start gives from k on, and the count must be the file's.
+TEST(Video, AVideoWrittenByGpuvisReadsBackFromAnyFrame) {
+  if (!source::video_available()) GTEST_SKIP() << "built without the video adapter";
+  const std::string video = test::temp_path("written.avi");
+  {
+    source::VideoFileWriter writer(video, 96, 64, 25);
+    for (int i = 0; i < 12; ++i) {
+      Image<std::uint8_t> f(96, 64);
+      for (int y = 0; y < 64; ++y)
+        for (int x = 0; x < 96; ++x) f(x, y) = static_cast<std::uint8_t>(((x / 8 + y / 8 + i) % 2) ? 220 : 30);
+      writer.write(f.view());
+    }
+    Image<std::uint8_t> wrong(32, 32);
+    EXPECT_THROW(writer.write(wrong.view()), Error);
+  }
+  EXPECT_EQ(source::video_frame_count(video), 12);
+  const auto all = read_all(*source::make_video_source(video, false));
+  ASSERT_EQ(all.size(), 12u);
+  // Motion JPEG keeps a hard-edged checkerboard close: frame i is frame i, not its neighbour.
+  for (int i = 0; i < 12; ++i) EXPECT_GT(all[i](4 + 8 * ((i + 1) % 2), 4), 128) << i;
+  for (long first : {1L, 5L, 11L}) {
+    const auto tail = read_all(*source::make_video_source(video, false, first));
+    ASSERT_EQ(tail.size(), all.size() - static_cast<std::size_t>(first)) << first;
+    for (std::size_t k = 0; k < tail.size(); ++k) EXPECT_TRUE(same(tail[k], all[first + static_cast<long>(k)])) << first << " " << k;
+  }
+  try {
+    source::make_video_source(video, false, 12);
+    ADD_FAILURE() << "frame 12 of a 12-frame video was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("has no frame 12 (it has 12)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Video, SynthWritesItsSequenceAsAVideo) {
+  if (!source::video_available()) GTEST_SKIP() << "built without the video adapter";
+  if (!codec::available()) GTEST_SKIP() << "the printed symbols are PNG files and this build has no PNG support";
+  const std::string out = test::temp_path("synth-video");
+  auto r = test::run_cli("synth " + quote(out) + " --count 6 --sequence --speed 3 --symbols 2 --format avi --fps 60");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(source::video_frame_count(out + "/frames.avi"), 6);
+  std::ifstream truth(out + "/truth.jsonl");
+  std::string line, last;
+  int lines = 0;
+  while (std::getline(truth, line)) ++lines, last = line;
+  EXPECT_EQ(lines, 6);
+  EXPECT_NE(last.find("frames.avi#5"), std::string::npos) << last;
+  r = test::run_cli("synth " + quote(out) + " --count 6 --format avi");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--overwrite"), std::string::npos) << r.output;
+}

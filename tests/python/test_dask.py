@@ -86,6 +86,42 @@ def test_batch_detection_and_filters_on_a_local_cluster(frames, image):
         assert r["fiducials"] == expected[r["file"]]
 
 
+@pytest.fixture(scope="module")
+def video(cli, tmp_path_factory):
+    if not gpuvis.video_available():
+        pytest.skip("built without the video adapter (OpenCV videoio)")
+    folder = tmp_path_factory.mktemp("video")
+    from conftest import symbols_args
+    cli("synth", folder, "--count", "23", "--sequence", "--speed", "3", "--symbols", "4", "--seed", "5", "--format", "avi",
+        "--overwrite", *symbols_args())
+    return str(folder / "frames.avi")
+
+
+def test_video_frames_read_from_any_start_equal_a_reading_from_the_start(video):
+    whole = gpuvis.read_video(video)
+    assert whole.shape == (23, 480, 640) and whole.dtype == np.uint8
+    assert gpuvis.video_frame_count(video) == 23
+    assert np.array_equal(gpuvis.read_video(video, 9, 5), whole[9:14])
+    frames = gpuvis.VideoFrames(video, 20)
+    assert frames.next_index == 20
+    assert [f.shape for f in frames] == [(480, 640)] * 3
+    with pytest.raises(ValueError, match="has no frame 23"):
+        gpuvis.VideoFrames(video, 23)
+
+
+def test_batch_detection_over_a_video_on_a_local_cluster(video):
+    det = gpuvis.Detector(backend="cpu")
+    expected = [[(f.id, f.x, f.y, f.angle) for f in det.detect(frame).fiducials if f.id >= 0]
+                for frame in gpuvis.VideoFrames(video)]
+    assert sum(map(len, expected)) >= 23 * 3  # the frames hold symbols: the comparison means something
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        records = gd.detect_video(video, frames_per_task=5, backend="cpu").compute()
+    assert [r["frame"] for r in records] == list(range(23))  # each frame once, in order, over 5 tasks
+    for r in records:
+        assert r["fiducials"] == expected[r["frame"]], r["frame"]
+
+
 def test_a_killed_worker_loses_and_repeats_no_frame(frames):
     expected = expected_records(frames)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \

@@ -43,3 +43,27 @@ def test_the_image_functions_document_every_parameter():
         assert names, signature
         for name in names:
             assert re.search(r"\b" + name + r"\b", body), (fn.__name__, name)
+
+
+def test_every_class_documents_itself_and_its_members():
+    """help(gpuvis.Tracker), help(gpuvis.Fiducial) and the others say what the class is, and every
+    attribute and method says what it holds (with its unit); constructors name every parameter."""
+    import re
+    classes = [getattr(gpuvis._gpuvis, n) for n in dir(gpuvis._gpuvis) if isinstance(getattr(gpuvis._gpuvis, n), type)
+               and not issubclass(getattr(gpuvis._gpuvis, n), BaseException)]
+    assert {c.__name__ for c in classes} >= {"Detector", "Detections", "Fiducial", "Tracker", "Frame", "Object", "TuioSender"}
+    for cls in classes:
+        assert cls.__doc__ and cls.__doc__.strip(), cls.__name__
+        for name, member in vars(cls).items():
+            if name.startswith("_") and name != "__init__":
+                continue
+            doc = getattr(member, "__doc__", None) or ""
+            if isinstance(member, property) or name == "__init__" or callable(member):
+                # pybind11 puts the signature on the first line; the text follows it.
+                text = doc.strip().partition("\n")[2] if doc.strip().startswith(name) else doc
+                assert text.strip(), f"{cls.__name__}.{name} has no description"
+            if name == "__init__" and "(" in doc:
+                for signature in [line for line in doc.splitlines() if line.startswith("__init__(")]:
+                    for arg in re.findall(r"(\w+):", signature.split("(", 1)[1].rsplit(")", 1)[0]):
+                        if arg != "self":
+                            assert re.search(r"\b" + arg + r"\b", doc.replace(signature, "")), (cls.__name__, arg)

@@ -15,10 +15,14 @@ by motion are looked for there too: ``det.expect(tracker.expected_symbols())`` b
 ``det.detect``.
 
 Arrays on the GPU (anything with ``__cuda_array_interface__``: CuPy arrays, PyTorch CUDA tensors)
-are filtered where they are by ``threshold``, ``convolve`` and ``bilateral``, and the result comes
-back as the same kind of array, still on the device.
+are filtered where they are by ``threshold``, ``convolve``, ``bilateral`` and ``mean_shift``, and the
+result comes back as the same kind of array, still on the device.
 
-``gpuvis.dask`` runs the filters over dask arrays in chunks (docs/cluster.md).
+Video files: ``gpuvis.VideoFrames(path, start)`` yields grey frames one at a time, ``read_video``
+reads a range into one array.
+
+``gpuvis.dask`` runs the filters over dask arrays in chunks, and detection over many frame files or
+the frames of a video (docs/cluster.md).
 """
 try:
     import numpy  # noqa: F401  (every array the module takes or returns is NumPy's)
@@ -48,6 +52,7 @@ from ._gpuvis import (  # noqa: F401
     TrackedBlob,
     Tracker,
     TuioSender,
+    VideoFrames,
     __version__,
     bilateral,
     convolve,
@@ -60,9 +65,12 @@ from ._gpuvis import (  # noqa: F401
     opencl_devices,
     parse_kernel,
     read_grey,
+    read_video,
     resolve_backend,
     set_num_threads,
     threshold,
     to_device,
     tuio_available,
+    video_available,
+    video_frame_count,
 )

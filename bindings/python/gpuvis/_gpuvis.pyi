@@ -6,54 +6,134 @@ import numpy
 
 
 class Blob:
+    """
+    A plain white blob found in one frame (Detector(blob_max=...))
+    """
     @property
-    def angle(self) -> float: ...
+    def angle(self) -> float:
+        """
+        Direction of the long side, radians in [0, π), clockwise with y down
+        """
+        ...
     @property
-    def area(self) -> int: ...
+    def area(self) -> int:
+        """
+        Pixels
+        """
+        ...
     @property
-    def height(self) -> float: ...
+    def height(self) -> float:
+        """
+        Short side of its oriented box, pixels
+        """
+        ...
     @property
-    def width(self) -> float: ...
+    def width(self) -> float:
+        """
+        Long side of its oriented box, pixels
+        """
+        ...
     @property
-    def x(self) -> float: ...
+    def x(self) -> float:
+        """
+        Centre, pixels from the left edge
+        """
+        ...
     @property
-    def y(self) -> float: ...
+    def y(self) -> float:
+        """
+        Centre, pixels from the top edge
+        """
+        ...
 
 
 class Cursor:
+    """
+    A tracked finger (TUIO /tuio/2Dcur)
+    """
     @property
-    def cursor_id(self) -> int: ...
+    def cursor_id(self) -> int:
+        """
+        A small number, reused after the finger is lifted
+        """
+        ...
     @property
-    def session_id(self) -> int: ...
+    def session_id(self) -> int:
+        """
+        Unique while the finger stays down
+        """
+        ...
     @property
-    def visible(self) -> bool: ...
+    def visible(self) -> bool:
+        """
+        Reported (from its second frame on, as reacTIVision)
+        """
+        ...
     @property
-    def x(self) -> float: ...
+    def x(self) -> float:
+        """
+        Position, 0..1 of the frame's width
+        """
+        ...
     @property
-    def y(self) -> float: ...
+    def y(self) -> float:
+        """
+        Position, 0..1 of the frame's height
+        """
+        ...
 
 
 class Detections:
+    """
+    What Detector.detect found in one frame; pass it to Tracker.update
+    """
     @property
-    def blobs(self) -> List[Blob]: ...
+    def blobs(self) -> List[Blob]:
+        """
+        Plain blobs (list of Blob); empty unless blob_max > 0
+        """
+        ...
     @property
-    def fiducials(self) -> List[Fiducial]: ...
+    def fiducials(self) -> List[Fiducial]:
+        """
+        Symbols (list of Fiducial): valid IDs first, then fuzzy candidates
+        """
+        ...
     def fiducials_array(self) -> Any:
         """
         The fiducials as a structured array (id, x, y, angle, root_size)
         """
         ...
     @property
-    def fingers(self) -> List[Finger]: ...
+    def fingers(self) -> List[Finger]:
+        """
+        Finger tips (list of Finger); empty unless finger_size > 0
+        """
+        ...
     @property
-    def height(self) -> int: ...
+    def height(self) -> int:
+        """
+        The frame's height, pixels
+        """
+        ...
     @property
-    def second_looks(self) -> List[SecondLook]: ...
+    def second_looks(self) -> List[SecondLook]:
+        """
+        The second looks taken in this frame (list of SecondLook), in order: candidates that did not decode, looked at again with their motion blur taken out
+        """
+        ...
     @property
-    def width(self) -> int: ...
+    def width(self) -> int:
+        """
+        The frame's width, pixels
+        """
+        ...
 
 
 class Detector:
+    """
+    Finds fiducials, fingers and blobs in grey frames (gpuvis detect)
+    """
     def __init__(self, trees: str = 'default', method: str = 'bernsen', window: Optional[int] = None, gate: Optional[int] = None, sharpen: Optional[int] = None, finger_size: int = 0, finger_sensitivity: float = 0.75, finger_contrast: int = 16, blob_min: int = 0, blob_max: int = 0, object_blobs: bool = False, finger_blobs: bool = False, max_fid: int = 0, yamaarashi: bool = False, mirror: bool = False, backend: str = 'auto', second_look: bool = True) -> None:
         """
         A detector of fiducials, fingers and blobs in grey frames, as `gpuvis detect` runs it (docs/decoding.md).
@@ -72,7 +152,11 @@ class Detector:
         """
         ...
     @property
-    def backend(self) -> str: ...
+    def backend(self) -> str:
+        """
+        The backend it runs on: 'cpu' or 'cuda' ('auto' resolved)
+        """
+        ...
     def detect(self, frame: numpy.ndarray) -> Detections:
         """
         Fiducials, fingers and blobs of a grey uint8 frame
@@ -91,14 +175,22 @@ class DeviceArray:
     """
     def __repr__(self) -> str: ...
     @property
-    def dtype(self) -> dtype: ...
+    def dtype(self) -> dtype:
+        """
+        The element type: uint8, uint16 or float32
+        """
+        ...
     def get(self) -> numpy.ndarray:
         """
         A NumPy copy on the host
         """
         ...
     @property
-    def shape(self) -> tuple: ...
+    def shape(self) -> tuple:
+        """
+        The array's shape, as NumPy's
+        """
+        ...
 
 
 class Error(RuntimeError):
@@ -106,118 +198,318 @@ class Error(RuntimeError):
 
 
 class ExpectedSymbol:
-    def __init__(self, id: int, x: float, y: float, root_size: int) -> None: ...
+    """
+    Where a tracked symbol should be in the next frame (for Detector.expect)
+    """
+    def __init__(self, id: int, x: float, y: float, root_size: int) -> None:
+        """
+        id: the symbol's ID.
+        x, y: its predicted centre, pixels.
+        root_size: the larger side of its root region, pixels (Fiducial.root_size).
+        """
+        ...
     @property
-    def id(self) -> int: ...
+    def id(self) -> int:
+        """
+        The symbol's ID
+        """
+        ...
     @id.setter
     def id(self, value: int) -> None: ...
     @property
-    def root_size(self) -> int: ...
+    def root_size(self) -> int:
+        """
+        The larger side of its root region, pixels
+        """
+        ...
     @root_size.setter
     def root_size(self, value: int) -> None: ...
     @property
-    def x(self) -> float: ...
+    def x(self) -> float:
+        """
+        Predicted centre, pixels from the left edge
+        """
+        ...
     @x.setter
     def x(self, value: float) -> None: ...
     @property
-    def y(self) -> float: ...
+    def y(self) -> float:
+        """
+        Predicted centre, pixels from the top edge
+        """
+        ...
     @y.setter
     def y(self, value: float) -> None: ...
 
 
 class Fiducial:
+    """
+    A symbol found in one frame (Detections.fiducials)
+    """
     def __repr__(self) -> str: ...
     @property
-    def angle(self) -> float: ...
+    def angle(self) -> float:
+        """
+        Orientation, radians in [0, 2π), clockwise with y down (reacTIVision's)
+        """
+        ...
     @property
-    def fuzzy(self) -> bool: ...
+    def followed(self) -> bool:
+        """
+        True when not decoded in this frame but found by its appearance where a tracker expected it (Detector.expect); ID and root are those of its last decoding
+        """
+        ...
     @property
-    def id(self) -> int: ...
+    def fuzzy(self) -> bool:
+        """
+        True for a damaged symbol whose ID could not be read (id -1)
+        """
+        ...
     @property
-    def root_size(self) -> int: ...
+    def id(self) -> int:
+        """
+        The symbol's ID in its tree set, or -1 for a fuzzy candidate (a damaged symbol)
+        """
+        ...
     @property
-    def x(self) -> float: ...
+    def root_size(self) -> int:
+        """
+        The larger side of the symbol's root region, pixels
+        """
+        ...
     @property
-    def y(self) -> float: ...
+    def x(self) -> float:
+        """
+        Centre, pixels from the frame's left edge (sub-pixel)
+        """
+        ...
+    @property
+    def y(self) -> float:
+        """
+        Centre, pixels from the frame's top edge (sub-pixel)
+        """
+        ...
 
 
 class Finger:
+    """
+    A finger tip found in one frame (Detector(finger_size=...))
+    """
     @property
-    def angle(self) -> float: ...
+    def angle(self) -> float:
+        """
+        Direction of the long side, radians in [0, π), clockwise with y down
+        """
+        ...
     @property
-    def area(self) -> int: ...
+    def area(self) -> int:
+        """
+        Pixels
+        """
+        ...
     @property
-    def height(self) -> float: ...
+    def height(self) -> float:
+        """
+        Short side of its oriented box, pixels
+        """
+        ...
     @property
-    def width(self) -> float: ...
+    def width(self) -> float:
+        """
+        Long side of its oriented box, pixels
+        """
+        ...
     @property
-    def x(self) -> float: ...
+    def x(self) -> float:
+        """
+        Centre, pixels from the left edge
+        """
+        ...
     @property
-    def y(self) -> float: ...
+    def y(self) -> float:
+        """
+        Centre, pixels from the top edge
+        """
+        ...
 
 
 class Frame:
+    """
+    The tracked state after one Tracker.update (what one TUIO bundle per profile says)
+    """
     @property
-    def blobs(self) -> List[TrackedBlob]: ...
+    def blobs(self) -> List[TrackedBlob]:
+        """
+        Blobs (list of TrackedBlob)
+        """
+        ...
     @property
-    def cursors(self) -> List[Cursor]: ...
+    def cursors(self) -> List[Cursor]:
+        """
+        Fingers (list of Cursor)
+        """
+        ...
     @property
-    def fseq(self) -> int: ...
+    def fseq(self) -> int:
+        """
+        Frame sequence number (TUIO fseq), counting from 1
+        """
+        ...
     @property
-    def objects(self) -> List[Object]: ...
+    def objects(self) -> List[Object]:
+        """
+        Symbols on the table (list of Object)
+        """
+        ...
     @property
-    def time(self) -> float: ...
+    def time(self) -> float:
+        """
+        The time given to Tracker.update, seconds
+        """
+        ...
 
 
 class Object:
+    """
+    A tracked symbol (TUIO /tuio/2Dobj)
+    """
     @property
-    def angle(self) -> float: ...
+    def angle(self) -> float:
+        """
+        Orientation, radians in [0, 2π)
+        """
+        ...
     @property
-    def session_id(self) -> int: ...
+    def session_id(self) -> int:
+        """
+        Unique while the symbol stays on the table; a new one when it comes back
+        """
+        ...
     @property
-    def symbol_id(self) -> int: ...
+    def symbol_id(self) -> int:
+        """
+        The symbol's ID
+        """
+        ...
     @property
-    def x(self) -> float: ...
+    def x(self) -> float:
+        """
+        Centre, 0..1 of the frame's width (TUIO's normalised units)
+        """
+        ...
     @property
-    def y(self) -> float: ...
+    def y(self) -> float:
+        """
+        Centre, 0..1 of the frame's height (TUIO's normalised units)
+        """
+        ...
 
 
 class SecondLook:
+    """
+    One second look at a candidate that did not decode (gpuvis detect --debug)
+    """
     @property
-    def angle(self) -> float: ...
+    def angle(self) -> float:
+        """
+        Estimated direction of the motion blur, radians
+        """
+        ...
     @property
-    def anisotropy(self) -> float: ...
+    def anisotropy(self) -> float:
+        """
+        How directional the gradients were: 0 alike in every direction (no motion blur) .. 1 all across one direction
+        """
+        ...
     @property
-    def id(self) -> int: ...
+    def id(self) -> int:
+        """
+        The symbol it found, or -1
+        """
+        ...
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """
+        'fuzzy' or 'root' candidate, 'place' (where an expected symbol should be), 'verify' or 'appearance'
+        """
+        ...
     @property
-    def length(self) -> float: ...
+    def length(self) -> float:
+        """
+        Estimated length of the motion blur, pixels
+        """
+        ...
     @property
-    def outcome(self) -> str: ...
+    def outcome(self) -> str:
+        """
+        What became of the look, in words
+        """
+        ...
     @property
-    def size(self) -> int: ...
+    def size(self) -> int:
+        """
+        The larger side of its root region, pixels
+        """
+        ...
     @property
-    def x(self) -> float: ...
+    def x(self) -> float:
+        """
+        The candidate's centre, pixels from the left edge
+        """
+        ...
     @property
-    def y(self) -> float: ...
+    def y(self) -> float:
+        """
+        The candidate's centre, pixels from the top edge
+        """
+        ...
 
 
 class TrackedBlob:
+    """
+    A tracked blob (TUIO /tuio/2Dblb)
+    """
     @property
-    def blob_id(self) -> int: ...
+    def blob_id(self) -> int:
+        """
+        A small number, reused after the blob leaves
+        """
+        ...
     @property
-    def session_id(self) -> int: ...
+    def session_id(self) -> int:
+        """
+        Unique while the blob stays; its owner's for object and finger blobs
+        """
+        ...
     @property
-    def visible(self) -> bool: ...
+    def visible(self) -> bool:
+        """
+        Reported (from its second frame on)
+        """
+        ...
     @property
-    def x(self) -> float: ...
+    def x(self) -> float:
+        """
+        Centre, 0..1 of the frame's width
+        """
+        ...
     @property
-    def y(self) -> float: ...
+    def y(self) -> float:
+        """
+        Centre, 0..1 of the frame's height
+        """
+        ...
 
 
 class Tracker:
-    def __init__(self, smooth_objects: bool = False, smooth_cursors: bool = False, smooth_blobs: bool = False) -> None: ...
+    """
+    Follows detections from frame to frame: session IDs, motion, TUIO's state (gpuvis track)
+    """
+    def __init__(self, smooth_objects: bool = False, smooth_cursors: bool = False, smooth_blobs: bool = False) -> None:
+        """
+        smooth_objects, smooth_cursors, smooth_blobs: 1€ smoothing of symbols, fingers and blobs with reacTIVision's parameters (its <filter> settings; default False: raw positions).
+        """
+        ...
     def expected_symbols(self) -> List[ExpectedSymbol]:
         """
         Where each tracked symbol should be in the next frame (pixels), for Detector.expect
@@ -231,9 +523,21 @@ class Tracker:
 
 
 class TuioSender:
-    def __init__(self, targets: List[str] = ['udp:127.0.0.1:3333'], source: str = 'gpuvis') -> None: ...
+    """
+    Sends tracked frames as TUIO 1.1 (OSC) to one or more receivers
+    """
+    def __init__(self, targets: List[str] = ['udp:127.0.0.1:3333'], source: str = 'gpuvis') -> None:
+        """
+        targets: where to send, each 'udp:HOST:PORT', 'tcp:HOST:PORT', 'tcp:server:PORT' or 'web:PORT' (as gpuvis track --tuio; default udp:127.0.0.1:3333, TUIO's port).
+        source: the name sent in each bundle's source message (default 'gpuvis').
+        """
+        ...
     @property
-    def packets_sent(self) -> int: ...
+    def packets_sent(self) -> int:
+        """
+        Bundles sent so far
+        """
+        ...
     def send(self, frame: Frame) -> None:
         """
         Send one frame's TUIO 1.1 bundles
@@ -242,6 +546,29 @@ class TuioSender:
     def send_empty(self, fseq: int = -1) -> None:
         """
         Empty alive lists (at shutdown)
+        """
+        ...
+
+
+class VideoFrames:
+    """
+    The grey frames of a video file, one at a time: for frame in gpuvis.VideoFrames(path)
+    """
+    def __init__(self, path: str, start: int = 0) -> None:
+        """
+        path: any video file FFmpeg/OpenCV decodes; frames become grey with reacTIVision's weights, as gpuvis track --video reads them.
+        start: the first frame to read, 0-based (default 0); exact in every format.
+        """
+        ...
+    def __iter__(self) -> VideoFrames:
+        """
+        The frames themselves
+        """
+        ...
+    @property
+    def next_index(self) -> int:
+        """
+        The index in the file of the frame __next__ returns
         """
         ...
 
@@ -339,7 +666,11 @@ def mean_shift_volume(volume: numpy.ndarray, spatial: float = 8.0, range: float 
     ...
 
 
-def num_threads() -> int: ...
+def num_threads() -> int:
+    """
+    The CPU worker threads in use
+    """
+    ...
 
 
 def opencl_devices() -> list:
@@ -359,6 +690,17 @@ def parse_kernel(spec: str) -> numpy.ndarray[numpy.float32]:
 def read_grey(path: str) -> numpy.ndarray[numpy.uint8]:
     """
     An image file (PGM/PPM/PFM, PNG/JPEG when built with them) as 8-bit grey, as the CLI reads frames
+    """
+    ...
+
+
+def read_video(path: str, start: int = 0, count: Optional[int] = None) -> numpy.ndarray[numpy.uint8]:
+    """
+    Frames of a video file as one (frames, height, width) uint8 array of grey frames.
+
+    path: any video file FFmpeg/OpenCV decodes.
+    start: the first frame to read, 0-based (default 0); exact in every format.
+    count: how many frames at most (default None: to the end).
     """
     ...
 
@@ -404,6 +746,20 @@ def to_device(array: numpy.ndarray) -> DeviceArray:
 def tuio_available() -> bool:
     """
     True when this build can send TUIO (liblo and Boost were found)
+    """
+    ...
+
+
+def video_available() -> bool:
+    """
+    True when this build reads and writes video files (OpenCV's videoio)
+    """
+    ...
+
+
+def video_frame_count(path: str) -> int:
+    """
+    The number of frames of a video file
     """
     ...
 

@@ -10,7 +10,8 @@ halo (mean shift merges smaller ones itself: its halo follows the bandwidth and 
     big = da.from_zarr(...)                      # (H, W) or (H, W, C), uint8/uint16/float32
     out = gpuvis.dask.convolve(big, "gaussian:sigma=3").compute()
 
-Batch detection over many frame files: ``detect_files(paths, ...)`` returns one record per file.
+Batch detection over many frame files: ``detect_files(paths, ...)`` returns one record per file;
+over a video file: ``detect_video(path, ...)`` one record per frame.
 """
 import math
 
@@ -120,15 +121,29 @@ def mean_shift(array, spatial=8.0, range=16.0, halo=None, backend="auto", max_it
                              spatial=spatial, range=range, backend=backend, max_iter=max_iter, **kwargs)
 
 
+def _record(d, **where):
+    """One frame's detections as a plain record (what a bag holds and a distributed run pickles)."""
+    return {**where, "width": d.width, "height": d.height,
+            "fiducials": [(f.id, f.x, f.y, f.angle) for f in d.fiducials if f.id >= 0],
+            "fingers": [(f.x, f.y) for f in d.fingers],
+            "blobs": [(b.x, b.y, b.width, b.height) for b in d.blobs]}
+
+
 def _detect_partition(paths, options):
     detector = _gpuvis.Detector(**options)
+    return [_record(detector.detect(_gpuvis.read_grey(path)), file=path) for path in paths]
+
+
+def _detect_video_ranges(ranges, path, options):
+    detector = _gpuvis.Detector(**options)
     records = []
-    for path in paths:
-        d = detector.detect(_gpuvis.read_grey(path))
-        records.append({"file": path, "width": d.width, "height": d.height,
-                        "fiducials": [(f.id, f.x, f.y, f.angle) for f in d.fiducials if f.id >= 0],
-                        "fingers": [(f.x, f.y) for f in d.fingers],
-                        "blobs": [(b.x, b.y, b.width, b.height) for b in d.blobs]})
+    for start, count in ranges:
+        frames = _gpuvis.VideoFrames(path, start)  # seeks to its first frame; reads one frame at a time
+        for index in range(start, start + count):
+            frame = next(frames, None)
+            if frame is None:
+                break
+            records.append(_record(detector.detect(frame), file=path, frame=index))
     return records
 
 
@@ -139,6 +154,23 @@ def detect_files(paths, partition_size=16, **options):
     the files over its workers. Frames are independent here: no tracking across partitions."""
     paths = [str(p) for p in paths]
     return db.from_sequence(paths, partition_size=partition_size).map_partitions(_detect_partition, options)
+
+
+def detect_video(path, frames_per_task=256, **options):
+    """A dask bag with one record per frame of a video file: {"file", "frame" (0-based index), "width",
+    "height", "fiducials": [(id, x, y, angle)], "fingers": [(x, y)], "blobs": [(x, y, w, h)]}, in frame
+    order. The video is cut into ranges of `frames_per_task` frames; each task opens the file at its
+    first frame (exact in every format) and runs one Detector (options as gpuvis.Detector) over its
+    range, so a cluster's workers read different parts of one file at once. Frames are independent
+    here: no tracking across tasks (gpuvis track --video tracks a video in order)."""
+    if frames_per_task < 1:
+        raise ValueError("detect_video: frames_per_task must be >= 1")
+    path = str(path)
+    total = _gpuvis.video_frame_count(path)
+    ranges = [(start, min(frames_per_task, total - start)) for start in range(0, total, frames_per_task)]
+    if not ranges:
+        return db.from_sequence([], npartitions=1)
+    return db.from_sequence(ranges, npartitions=len(ranges)).map_partitions(_detect_video_ranges, path, options)
 
 
 def set_threads(n):

@@ -67,6 +67,26 @@ inline constexpr double kHighestCaptureRate = 1000;
 // Settings the camera or OpenCV cannot apply are reported once on stderr, not silently dropped.
 bool video_available();
 std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loop);
+// A video file from frame `first` on (0-based): the frames a reading from the start would give
+// from there, in every format. An error when the file has `first` frames or fewer.
+std::unique_ptr<FrameSource> make_video_source(const std::string& path, bool loop, long first);
+// The number of frames of a video file (the container's count, or counted by reading the file).
+long video_frame_count(const std::string& path);
+
+// Grey frames of one size into a video file (Motion JPEG in AVI), e.g. a generated sequence that
+// `gpuvis track --video` or gpuvis.dask.detect_video reads back.
+class VideoFileWriter {
+ public:
+  VideoFileWriter(const std::string& path, int width, int height, double fps);
+  ~VideoFileWriter();
+  VideoFileWriter(VideoFileWriter&&) noexcept;
+  VideoFileWriter& operator=(VideoFileWriter&&) noexcept;
+  void write(HostView<const std::uint8_t> frame);  // of the writer's size
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 std::unique_ptr<FrameSource> make_camera_source(const CameraParams& options);
 
 // A crop rectangle (camera.xml <frame>): width/height 0 = to the frame's edge. As reacTIVision,

@@ -6,6 +6,7 @@
 #include <opencv2/videoio.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -61,12 +62,65 @@ class VideoFileSource final : public video_plugin::Reader {
     return true;
   }
   std::string describe() const override { return "video " + path_; }
+  long frame_count() override {
+    if (count_ < 0) count_ = counted();
+    return count_;
+  }
+  // OpenCV's seek lands on the frame asked for in formats that index their frames (Motion JPEG,
+  // most MP4s); where the position read back differs, the file is read again from its start up to
+  // the frame (grab() without decoding), which is exact in every format.
+  bool seek(long frame) override {
+    if (frame < 0 || frame >= frame_count()) return false;
+    if (cap_.set(cv::CAP_PROP_POS_FRAMES, static_cast<double>(frame)) &&
+        static_cast<long>(std::lround(cap_.get(cv::CAP_PROP_POS_FRAMES))) == frame)
+      return true;
+    reopen();
+    for (long i = 0; i < frame; ++i)
+      if (!cap_.grab()) return false;
+    return true;
+  }
 
  private:
+  void reopen() {
+    cap_.release();
+    if (!cap_.open(path_, cv::CAP_FFMPEG) && !cap_.open(path_))
+      fail(ErrorCode::format, "cannot decode video '" + path_ + "' (unsupported or corrupt)");
+  }
+  // The container's frame count where it gives one; else the frames counted by reading the file
+  // once (a second capture, so that this one's position is kept).
+  long counted() {
+    const double said = cap_.get(cv::CAP_PROP_FRAME_COUNT);
+    if (said > 0) return static_cast<long>(std::lround(said));
+    cv::VideoCapture again;
+    if (!again.open(path_, cv::CAP_FFMPEG) && !again.open(path_)) return 0;
+    long n = 0;
+    while (again.grab()) ++n;
+    return n;
+  }
   std::string path_;
   bool loop_;
   cv::VideoCapture cap_;
   long frames_ = 0;
+  long count_ = -1;
+};
+
+class VideoFileWriter final : public video_plugin::Writer {
+ public:
+  VideoFileWriter(const std::string& path, int width, int height, double fps) : path_(path), width_(width), height_(height) {
+    quiet_opencv();
+    if (!writer_.open(path, cv::CAP_FFMPEG, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), fps, cv::Size(width, height), false) &&
+        !writer_.open(path, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), fps, cv::Size(width, height), false))
+      fail(ErrorCode::io, "cannot create video '" + path + "' (Motion JPEG in AVI: name it .avi, in a writable folder)");
+  }
+  void write(const std::uint8_t* first_row, std::ptrdiff_t stride) override {
+    const cv::Mat frame(height_, width_, CV_8UC1, const_cast<std::uint8_t*>(first_row), static_cast<std::size_t>(stride));
+    writer_.write(frame);
+  }
+
+ private:
+  std::string path_;
+  int width_, height_;
+  cv::VideoWriter writer_;
 };
 
 // camera.xml format names as V4L2 four-character codes.
@@ -154,8 +208,11 @@ std::unique_ptr<video_plugin::Reader> open_file(const std::string& path, bool lo
 std::unique_ptr<video_plugin::Reader> open_camera(const CameraParams& options) {
   return std::make_unique<CameraSource>(options);
 }
+std::unique_ptr<video_plugin::Writer> create_file(const std::string& path, int width, int height, double fps) {
+  return std::make_unique<VideoFileWriter>(path, width, height, fps);
+}
 
-constexpr video_plugin::Api kApi{video_plugin::kVersion, &open_file, &open_camera};
+constexpr video_plugin::Api kApi{video_plugin::kVersion, &open_file, &open_camera, &create_file};
 
 }  // namespace
 }  // namespace gpuvis::source
