@@ -374,6 +374,10 @@ py::array mean_shift_volume_py(py::array vol, float spatial, float range, float 
   return out.reshape(original);
 }
 
+template <class T>
+py::tuple segmentation_tuple(const filters::MeanShiftSegmentation<T>& seg, VolumeShape shape, const std::vector<py::ssize_t>& original,
+                             bool channels, bool keep_3d);
+
 // labels (int32), filtered (the input's dtype) and the region table, for an image or a volume.
 template <class T>
 py::tuple segment_typed(py::array arr, const filters::MeanShiftSegmentParams& p, VolumeShape shape, const std::vector<py::ssize_t>& original,
@@ -384,11 +388,18 @@ py::tuple segment_typed(py::array arr, const filters::MeanShiftSegmentParams& p,
     py::gil_scoped_release release;
     seg = filters::mean_shift_segment<T>(HostView<const T>(in), p, shape);
   }
+  return segmentation_tuple(seg, shape, original, channels, arr.ndim() == 3);
+}
+
+template <class T>
+py::tuple segmentation_tuple(const filters::MeanShiftSegmentation<T>& seg, VolumeShape shape, const std::vector<py::ssize_t>& original,
+                             bool channels, bool keep_3d) {
+  const HostView<const T> in = seg.filtered.view();
   py::array_t<std::int32_t> labels({in.height, in.width});
   auto l = labels.template mutable_unchecked<2>();
   for (int y = 0; y < in.height; ++y)
     for (int x = 0; x < in.width; ++x) l(y, x) = seg.labels(x, y);
-  py::array_t<T> filtered = like(in, arr.ndim() == 3);
+  py::array_t<T> filtered = like(in, keep_3d);
   py::array filtered_any = filtered;
   copy<T>(seg.filtered.view(), view_of<T>(filtered_any, "mean_shift_segment"));
   const bool volume = shape.depth > 1 || shape.frames > 1 || original.size() - (channels ? 1 : 0) >= 3;
@@ -430,6 +441,85 @@ py::tuple mean_shift_segment_py(py::array img, float spatial, float range, float
   if (py::isinstance<py::array_t<std::uint16_t>>(a)) return segment_typed<std::uint16_t>(a, p, shape, original, channels);
   if (py::isinstance<py::array_t<float>>(a)) return segment_typed<float>(a, p, shape, original, channels);
   throw py::type_error("mean_shift_segment: expected dtype uint8, uint16 or float32, got " + py::str(a.dtype()).cast<std::string>());
+}
+
+// The two halves of mean_shift_segment for gpuvis.dask.mean_shift_segment: the filter in chunks
+// (each chunk's filtered pixels and modes, stacked along the last axis as float32, which holds u8
+// and u16 samples exactly), then the linking on the whole image from the gathered stack.
+filters::MeanShiftSegmentParams segment_params(float spatial, float range, float connect, float fuse, int min_size, const std::string& colour,
+                                               const std::string& backend, const std::vector<float>& ranges) {
+  filters::MeanShiftSegmentParams p;
+  p.filter = mean_shift_params(spatial, range, "epanechnikov", colour, 0.01f, 100, backend, ranges, 0.0f, 0.0f, "mean_shift_segment");
+  p.connect = connect;
+  p.fuse = fuse;
+  p.min_size = min_size;
+  filters::validate(p);
+  return p;
+}
+
+py::array mean_shift_modes_py(py::array img, float spatial, float range, const std::string& colour, const std::string& backend,
+                              const std::vector<float>& ranges) {
+  const auto p = segment_params(spatial, range, 0.25f, 0.5f, 20, colour, backend, ranges);
+  py::array a = host_array(img, "mean_shift_segment");
+  auto run = [&](auto tag) -> py::array {
+    using T = decltype(tag);
+    HostView<T> in = view_of<T>(a, "mean_shift_segment");
+    const int c = in.channels, lanes = filters::mean_shift_mode_lanes(c);
+    Image<T> filtered(in.width, in.height, c);
+    std::vector<float> modes;
+    {
+      py::gil_scoped_release release;
+      filters::mean_shift_modes<T>(HostView<const T>(in), filtered.view(), modes, p.filter);
+    }
+    py::array_t<float> out({in.height, in.width, c + lanes});
+    auto o = out.mutable_unchecked<3>();
+    for (int y = 0; y < in.height; ++y)
+      for (int x = 0; x < in.width; ++x) {
+        for (int k = 0; k < c; ++k) o(y, x, k) = static_cast<float>(filtered(x, y, k));
+        const float* m = &modes[(static_cast<std::size_t>(y) * in.width + x) * lanes];
+        for (int k = 0; k < lanes; ++k) o(y, x, c + k) = m[k];
+      }
+    return out;
+  };
+  if (py::isinstance<py::array_t<std::uint8_t>>(a)) return run(std::uint8_t{});
+  if (py::isinstance<py::array_t<std::uint16_t>>(a)) return run(std::uint16_t{});
+  if (py::isinstance<py::array_t<float>>(a)) return run(float{});
+  throw py::type_error("mean_shift_segment: expected dtype uint8, uint16 or float32, got " + py::str(a.dtype()).cast<std::string>());
+}
+
+py::tuple mean_shift_segment_from_modes_py(py::array stacked, int channels, const std::string& dtype, float spatial, float range,
+                                           float connect, float fuse, int min_size, const std::string& colour,
+                                           const std::vector<float>& ranges) {
+  const auto p = segment_params(spatial, range, connect, fuse, min_size, colour, "cpu", ranges);
+  auto st = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(stacked);
+  const int lanes = filters::mean_shift_mode_lanes(channels);
+  if (!st || st.ndim() != 3 || st.shape(2) != channels + lanes)
+    throw py::value_error("mean_shift_segment: expected the stacked filtered pixels and modes (H, W, " + std::to_string(channels + lanes) + ")");
+  const int h = static_cast<int>(st.shape(0)), w = static_cast<int>(st.shape(1));
+  auto s = st.unchecked<3>();
+  std::vector<float> modes(static_cast<std::size_t>(h) * w * lanes);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < lanes; ++k) modes[(static_cast<std::size_t>(y) * w + x) * lanes + k] = s(y, x, channels + k);
+  std::vector<py::ssize_t> original{h, w};
+  if (channels > 1) original.push_back(channels);
+  auto run = [&](auto tag) -> py::tuple {
+    using T = decltype(tag);
+    Image<T> filtered(w, h, channels);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        for (int k = 0; k < channels; ++k) filtered(x, y, k) = static_cast<T>(s(y, x, k));
+    filters::MeanShiftSegmentation<T> seg;
+    {
+      py::gil_scoped_release release;
+      seg = filters::mean_shift_segment_from_modes<T>(std::move(filtered), modes, p);
+    }
+    return segmentation_tuple(seg, VolumeShape{}, original, channels > 1, channels > 1);
+  };
+  if (dtype == "uint8") return run(std::uint8_t{});
+  if (dtype == "uint16") return run(std::uint16_t{});
+  if (dtype == "float32") return run(float{});
+  throw py::type_error("mean_shift_segment: expected dtype uint8, uint16 or float32, got " + dtype);
 }
 
 // ---- Life ----
@@ -684,6 +774,14 @@ void bind_filters(py::module_& m) {
         "connect: neighbours whose modes differ by less than connect x h_r join one region (default 0.25).\n"
         "fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5).\n"
         "min_size: regions of fewer pixels merge into their most similar neighbour (default 20; 0: none).");
+  m.def("_mean_shift_modes", &mean_shift_modes_py, py::arg("img"), py::arg("spatial"), py::arg("range"), py::arg("colour"),
+        py::arg("backend"), py::arg("ranges"),
+        "gpuvis.dask.mean_shift_segment's chunk step: the filtered pixels and each pixel's mode, stacked as float32 "
+        "(H, W, channels + mode lanes)");
+  m.def("_mean_shift_segment_from_modes", &mean_shift_segment_from_modes_py, py::arg("stacked"), py::arg("channels"), py::arg("dtype"),
+        py::arg("spatial"), py::arg("range"), py::arg("connect"), py::arg("fuse"), py::arg("min_size"), py::arg("colour"),
+        py::arg("ranges"),
+        "gpuvis.dask.mean_shift_segment's last step: mean_shift_segment's result from the gathered stack of _mean_shift_modes");
   m.def("life", &life_py, py::arg("board"), py::arg("generations"), py::arg("rule") = "B3/S23", py::arg("border") = "torus",
         py::arg("backend") = "auto",
         "Advance a Game of Life board by `generations` generations (docs/life.md).\n\n"

@@ -129,16 +129,38 @@ void validate(const MeanShiftSegmentParams& p) {
   require(p.min_size >= 0, "meanshift segment: min_size must be >= 0, got " + std::to_string(p.min_size));
 }
 
+int mean_shift_mode_lanes(int channels) { return channels == 3 ? 4 : channels; }
+
+template <class T>
+void mean_shift_modes(HostView<const T> src, HostView<T> filtered, std::vector<float>& modes, const MeanShiftParams& params,
+                      VolumeShape shape) {
+  const auto job = mean_shift_detail::prepare(src, filtered, shape, params);
+  require(job.voxels() < (1ll << 31), "meanshift segment takes at most 2^31 voxels");
+  mean_shift_filter_any(src, filtered, shape, params, &modes);
+}
+
 template <class T>
 MeanShiftSegmentation<T> mean_shift_segment(HostView<const T> src, const MeanShiftSegmentParams& p, VolumeShape shape) {
   validate(p);
+  Image<T> filtered(src.width, src.height, src.channels);
+  std::vector<float> modes;
+  mean_shift_modes(src, filtered.view(), modes, p.filter, shape);
+  return mean_shift_segment_from_modes(std::move(filtered), modes, p, shape);
+}
+
+template <class T>
+MeanShiftSegmentation<T> mean_shift_segment_from_modes(Image<T> filtered, const std::vector<float>& modes,
+                                                       const MeanShiftSegmentParams& p, VolumeShape shape) {
+  validate(p);
   MeanShiftSegmentation<T> out;
-  out.filtered = Image<T>(src.width, src.height, src.channels);
-  const auto job = mean_shift_detail::prepare(src, out.filtered.view(), shape, p.filter);
+  out.filtered = std::move(filtered);
+  const auto job = mean_shift_detail::prepare(out.filtered.view(), out.filtered.view(), shape, p.filter);
   require(job.voxels() < (1ll << 31), "meanshift segment takes at most 2^31 voxels");
-  std::vector<float> modes;  // normalised: distances below are in units of h_r
-  mean_shift_filter_any(src, out.filtered.view(), shape, p.filter, &modes);
-  const int c = src.channels, lanes = c == 3 ? 4 : c;
+  const HostView<const T> src = out.filtered.view();  // its size and channels
+  const int c = src.channels, lanes = mean_shift_mode_lanes(c);
+  require(modes.size() == static_cast<std::size_t>(job.voxels()) * static_cast<std::size_t>(lanes),
+          "meanshift segment: " + std::to_string(lanes) + " mode values per voxel expected, got " + std::to_string(modes.size()) +
+              " for " + std::to_string(job.voxels()) + " voxels");
   const Grid g(job.space.width, job.space.height, job.space.depth, job.space.frames);
   const int n = g.voxels();
 
@@ -256,6 +278,9 @@ void draw_boundaries(HostView<T> image, HostView<const std::int32_t> labels, con
 
 #define GPUVIS_MEAN_SHIFT_SEGMENT(T)                                                                                   \
   template MeanShiftSegmentation<T> mean_shift_segment<T>(HostView<const T>, const MeanShiftSegmentParams&, VolumeShape); \
+  template void mean_shift_modes<T>(HostView<const T>, HostView<T>, std::vector<float>&, const MeanShiftParams&, VolumeShape); \
+  template MeanShiftSegmentation<T> mean_shift_segment_from_modes<T>(Image<T>, const std::vector<float>&,                \
+                                                                     const MeanShiftSegmentParams&, VolumeShape);         \
   template void draw_boundaries<T>(HostView<T>, HostView<const std::int32_t>, const T[3], int);
 GPUVIS_MEAN_SHIFT_SEGMENT(std::uint8_t)
 GPUVIS_MEAN_SHIFT_SEGMENT(std::uint16_t)

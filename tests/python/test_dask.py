@@ -145,3 +145,23 @@ def test_a_killed_worker_loses_and_repeats_no_frame(frames):
     assert files == sorted(frames * 8)
     for r in records:
         assert r["fiducials"] == expected[r["file"]]
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+def test_chunked_mean_shift_segmentation_equals_one_call(channels):
+    """The filter runs in chunks, the linking over the gathered modes: labels, filtered pixels and the
+    region table equal one call's, with regions that cross chunk borders."""
+    rng = np.random.default_rng(5)
+    shape = (260, 330) if channels == 1 else (260, 330, 3)
+    smooth = gpuvis.convolve(rng.random(shape).astype(np.float32), "gaussian:sigma=6", backend="cpu")
+    img = np.clip((smooth - smooth.mean()) / smooth.std() * 45 + 128, 0, 255).astype(np.uint8)  # blobs of many shades
+    arr = da.from_array(img, chunks=(40, 60) + ((3,) if channels == 3 else ()))
+    options = dict(spatial=1.0, range=10.0, min_size=8)  # halo 100 (spatial x 100 steps): 2 x 3 chunks after merging
+    labels, filtered, regions = gd.mean_shift_segment(arr, backend="cpu", **options)
+    one_labels, one_filtered, one_regions = gpuvis.mean_shift_segment(img, backend="cpu", **options)
+    assert len(one_regions) > 20
+    assert np.array_equal(labels, one_labels)
+    assert np.array_equal(filtered, one_filtered)
+    assert regions == one_regions
+    # Some region has pixels on both sides of the first chunk border (row 120).
+    assert set(np.unique(one_labels[119])) & set(np.unique(one_labels[120]))

@@ -129,6 +129,52 @@ def _record(d, **where):
             "blobs": [(b.x, b.y, b.width, b.height) for b in d.blobs]}
 
 
+def _modes_chunk(block, channels, sample_dtype, **kwargs):
+    """A chunk of the padded stack: filters its first `channels` planes (the image, in its own
+    dtype) and returns the filtered pixels and their modes in the stack's layout."""
+    image = block[..., :channels].astype(sample_dtype)
+    if channels == 1:
+        image = image[..., 0]
+    return _gpuvis._mean_shift_modes(np.ascontiguousarray(image), **kwargs)
+
+
+def mean_shift_segment(array, spatial=8.0, range=16.0, connect=0.25, fuse=0.5, min_size=20, colour="luv", halo=None,
+                       backend="auto", ranges=()):
+    """gpuvis.mean_shift_segment of a dask array (H, W) or (H, W, C), equal to one call on the whole
+    array: (labels int32, filtered, regions), computed.
+
+    The filter, which is nearly all of the work, runs in chunks on the cluster with mean_shift's
+    exact halo (spatial x 100, the segmentation's iteration cap; a smaller `halo` saves work and
+    gives up exactness). Each chunk returns its filtered pixels and every pixel's mode; these are
+    gathered and the linking (neighbours with close modes), fusing and merging of small regions
+    run once over the whole image, so labels are numbered across chunk borders exactly as one call
+    numbers them. The gathered modes take (channels + 1 or 4) float32 per pixel on the caller."""
+    array = _whole_channels(da.asarray(array))
+    dtype = np.dtype(array.dtype)
+    if dtype not in (np.uint8, np.uint16, np.float32):
+        raise TypeError(f"mean_shift_segment: expected dtype uint8, uint16 or float32, got {dtype}")
+    channels = array.shape[2] if array.ndim == 3 else 1
+    lanes = 4 if channels == 3 else channels
+    planes = array.astype(np.float32)
+    if array.ndim == 2:
+        planes = planes[..., None]
+    # The stack has the output's layout from the start (image planes, then room for the modes), so
+    # that the overlap and its trimming act on one array of unchanging shape.
+    planes = da.concatenate([planes, da.zeros(planes.shape[:2] + (lanes,), dtype=np.float32, chunks=planes.chunks[:2] + ((lanes,),))],
+                            axis=2).rechunk({2: -1})
+    max_iter = 100
+    reach = int(math.ceil(spatial * max_iter)) if halo is None else int(halo)
+    depth = [0 if reach >= planes.shape[axis] else reach for axis in (0, 1)]
+    chunks = {axis: (planes.shape[axis],) if depth[axis] == 0 else _at_least(planes.chunks[axis], reach, planes.shape[axis])
+              for axis in (0, 1)}
+    planes = planes.rechunk(chunks)
+    stacked = planes.map_overlap(_modes_chunk, depth={0: depth[0], 1: depth[1], 2: 0}, boundary="none", dtype=np.float32,
+                                 channels=channels, sample_dtype=dtype, spatial=spatial, range=range, colour=colour,
+                                 backend=backend, ranges=list(ranges))
+    return _gpuvis._mean_shift_segment_from_modes(stacked.compute(), channels, dtype.name, spatial, range, connect, fuse,
+                                                  min_size, colour, list(ranges))
+
+
 def _detect_partition(paths, options):
     detector = _gpuvis.Detector(**options)
     return [_record(detector.detect(_gpuvis.read_grey(path)), file=path) for path in paths]

@@ -45,6 +45,20 @@ struct MeanShiftSegmentation {
 template <class T>
 MeanShiftSegmentation<T> mean_shift_segment(HostView<const T> src, const MeanShiftSegmentParams& params, VolumeShape shape = {});
 
+// The two halves of mean_shift_segment, for callers that run the filter in pieces
+// (gpuvis.dask.mean_shift_segment filters chunks on a cluster, then segments the whole image):
+// the filter keeping every voxel's mode, and the linking, fusing and merging from the filtered
+// image and those modes. mean_shift_segment(src) is mean_shift_segment_from_modes of
+// mean_shift_modes(src), exactly. `modes` holds mean_shift_mode_lanes(channels) floats per voxel,
+// in voxel order: the converged range values in units of h_r.
+int mean_shift_mode_lanes(int channels);
+template <class T>
+void mean_shift_modes(HostView<const T> src, HostView<T> filtered, std::vector<float>& modes, const MeanShiftParams& params,
+                      VolumeShape shape = {});
+template <class T>
+MeanShiftSegmentation<T> mean_shift_segment_from_modes(Image<T> filtered, const std::vector<float>& modes,
+                                                       const MeanShiftSegmentParams& params, VolumeShape shape = {});
+
 // Draws the region boundaries (pixels whose right or lower neighbour in the same slice has another
 // label) over `image` (1 to 4 channels) in `colour` (grey: colour[0]). Stacked slices are
 // `slice_height` rows each (0: the whole image is one slice).
