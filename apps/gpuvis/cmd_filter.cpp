@@ -136,7 +136,7 @@ void register_convolve(CLI::App* filter, Command& run) {
   conv->add_option("--border", border, "constant[:V], replicate, reflect, reflect101 (default), wrap")->default_val("reflect101");
   conv->add_flag("--flip", flip, "True convolution: rotate the kernel by 180 degrees");
   conv->add_flag("--no-separable", no_separable, "Always use the 2D path");
-  conv->add_option("--max-gpu-memory", max_gpu_mib, "CUDA: process in strips using at most this many MiB")->check(CLI::Range(0.0, 1e9));
+  conv->add_option("--max-gpu-memory", max_gpu_mib, "CUDA and OpenCL: process in strips using at most this many MiB of device memory")->check(CLI::Range(0.0, 1e9));
   add_backend_option(*conv, backend);
   add_threads_option(*conv, threads);
   conv->add_flag("--overwrite", overwrite, "Replace existing outputs");

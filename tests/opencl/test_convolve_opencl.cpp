@@ -77,3 +77,49 @@ TEST(ConvolveOpencl, LargeImagesThroughStagingInPiecesEqualTheCpu) {
   EXPECT_EQ(canvas(10, 4, 2), -1.f);
   EXPECT_EQ(canvas(10, 705, 1), -1.f);
 }
+
+// Images larger than the device memory budget go in strips whose halo rows the host stages already
+// mapped by the border rule: the bytes of the whole image in one piece, for every border (wrap and
+// the constant included, whose rows above the image come from its bottom or from the value), 2D and
+// separable kernels, one and three channels, and strips thinner than the kernel's reach.
+TEST(ConvolveOpencl, StripsWithinAMemoryBudgetEqualTheWholeImage) {
+  GPUVIS_REQUIRE_OPENCL();
+  const char* borders[] = {"reflect101", "reflect", "replicate", "wrap", "constant:7.5"};
+  for (int channels : {1, 3}) {
+    const auto img = test::random_typed<std::uint8_t>(83, 57, channels, 11 + static_cast<std::uint32_t>(channels), 0.f, 255.f);
+    for (const char* kernel : {"gaussian:sigma=2", "0.5,-1,2,0.25,1;1,1,1,1,1;-2,0,0,3,1", "box:3x15"})
+      for (const char* border : borders) {
+        ConvolveParams o;
+        o.backend = Backend::opencl;
+        o.border = parse_border(border);
+        Image<std::uint8_t> whole(83, 57, channels), strips(83, 57, channels), cpu(83, 57, channels);
+        convolve<std::uint8_t>(img.view(), whole.view(), parse_kernel(kernel), o);
+        const std::size_t row = 83u * static_cast<std::size_t>(channels);
+        const auto halo = static_cast<std::size_t>(parse_kernel(kernel).height / 2);
+        for (const std::size_t strip_rows : {20u, 3u, 1u}) {
+          // Per row at most: in, out and the float row pass (6 bytes a sample); the halo rows: in and row pass.
+          o.max_gpu_memory = row * (6 * strip_rows + 10 * halo);
+          strips.fill(1);
+          convolve<std::uint8_t>(img.view(), strips.view(), parse_kernel(kernel), o);
+          int differing = 0;  // exactly: not within a tolerance
+          for (int y = 0; y < 57; ++y)
+            for (std::size_t i = 0; i < row; ++i) differing += strips.row(y)[i] != whole.row(y)[i];
+          EXPECT_EQ(differing, 0) << kernel << " " << border << " " << channels << " " << strip_rows;
+        }
+        ConvolveParams on_cpu;
+        on_cpu.border = o.border;
+        convolve_cpu<std::uint8_t>(img.view(), cpu.view(), parse_kernel(kernel), on_cpu);
+        EXPECT_EQ(test::convolve_differences(whole, cpu, 1), 0) << kernel << " " << border;
+      }
+  }
+  ConvolveParams tiny;
+  tiny.backend = Backend::opencl;
+  tiny.max_gpu_memory = 64;
+  Image<std::uint8_t> img(83, 57), out(83, 57);
+  try {
+    convolve<std::uint8_t>(img.view(), out.view(), parse_kernel("gaussian:sigma=2"), tiny);
+    ADD_FAILURE() << "a 64-byte budget was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot hold one strip"), std::string::npos) << e.what();
+  }
+}

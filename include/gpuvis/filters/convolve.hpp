@@ -35,7 +35,7 @@ struct ConvolveParams {
   Border border;
   bool flip = false;               // true convolution (kernel rotated by 180°)
   bool allow_separable = true;     // use the two-pass path for rank-1 kernels
-  std::size_t max_gpu_memory = 0;  // CUDA: device memory for the strips in flight at most (0 = no limit)
+  std::size_t max_gpu_memory = 0;  // CUDA and OpenCL: device memory for the strips in flight at most (0 = no limit; OpenCL: half the device's)
   std::function<void(double)> progress;  // optional: fraction done, for long strip-processed jobs
   // Where it runs; automatic: CUDA when a device is usable, else an OpenCL GPU, else the CPU
   // (opencl::prefer_opencl_gpu). The backends give the same output (docs/filters.md states the

@@ -14,25 +14,43 @@
    is read from global memory once per group instead of once per tap. */
 #define TILE_W 32
 #define TILE_H 4
+
+/* Strips (images larger than the device's memory budget): the vertical passes read `in_rows` rows
+   whose first is global row `in_first` and write `out_rows` rows whose first is global row
+   `out_first`. The whole image is in_first = out_first = 0, in_rows = out_rows = height, and rows
+   outside it are mapped by the border rule here; a strip's rows were staged by the host already
+   mapped (row i holds the image row the rule maps global row in_first + i to), so a global row is
+   read at i = row - in_first (clamped: tiles at a strip's end also load rows no output uses). -1:
+   outside the image under the constant border. */
+int source_row(int gy, int height, int mode, int in_first, int in_rows) {
+  if (in_first == 0 && in_rows == height) return gpuvis_border_index(gy, height, mode);
+  if (mode == GPUVIS_BORDER_CONSTANT && (gy < 0 || gy >= height)) return -1;
+  return clamp(gy - in_first, 0, in_rows - 1);
+}
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
 void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict dst, int width, int height, int channels,
-                 __constant float* weights, int mode, float value) {
+                 __constant float* weights, int mode, float value, int in_first, int in_rows, int out_first, int out_rows) {
   __local float tile[(TILE_H + KH - 1) * (TILE_W + KW - 1)];
   const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
-  const int x0 = (int)get_group_id(0) * TILE_W - KW / 2, y0 = (int)get_group_id(1) * TILE_H - KH / 2;
+  const int x0 = (int)get_group_id(0) * TILE_W - KW / 2, y0 = out_first + (int)get_group_id(1) * TILE_H - KH / 2;
   const int x = x0 + KW / 2 + lx, y = y0 + KH / 2 + ly;
   const int tw = TILE_W + KW - 1, th = TILE_H + KH - 1;
-  const bool inside = x0 >= 0 && x0 + tw <= width && y0 >= 0 && y0 + th <= height;  /* the tile needs no border rule */
+  /* the tile needs no border rule and lies within the rows read */
+  const bool inside = x0 >= 0 && x0 + tw <= width && y0 >= 0 && y0 + th <= height && y0 >= in_first && y0 + th <= in_first + in_rows;
   const size_t row = (size_t)width * (size_t)channels;
   for (int c = 0; c < channels; ++c) {
     barrier(CLK_LOCAL_MEM_FENCE);  /* the previous channel's sums have read the tile */
     for (int i = ly * TILE_W + lx; i < tw * th; i += TILE_W * TILE_H) {
       const int tx = i % tw, ty = i / tw;
-      tile[i] = inside ? (float)src[(size_t)(y0 + ty) * row + (size_t)((x0 + tx) * channels + c)]
-                       : sample_at(src, x0 + tx, y0 + ty, c, width, height, channels, mode, value);
+      if (inside) {
+        tile[i] = (float)src[(size_t)(y0 + ty - in_first) * row + (size_t)((x0 + tx) * channels + c)];
+      } else {
+        const int xx = gpuvis_border_index(x0 + tx, width, mode), yy = source_row(y0 + ty, height, mode, in_first, in_rows);
+        tile[i] = xx < 0 || yy < 0 ? value : (float)src[(size_t)yy * row + (size_t)(xx * channels + c)];
+      }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (x >= width || y >= height) continue;
+    if (x >= width || y >= height || y - out_first >= out_rows) continue;
     float sum = 0.0f;
     __local const float* corner = tile + ly * tw + lx;
 #if KW * KH <= 81
@@ -46,12 +64,13 @@ void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict 
         const float w = weights[r * KW + o];
         if (w != 0.0f) sum += w * corner[r * tw + o];
       }
-    dst[(size_t)y * row + (size_t)(x * channels + c)] = to_sample(sum);
+    dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum);
   }
 }
 
 /* The row pass of a separable kernel (KW taps): each image row filtered horizontally into `mid`
-   (floats), from a tile in local memory as convolve_2d. */
+   (floats), from a tile in local memory as convolve_2d. Rows are independent: a strip's staged
+   rows are passed as an image of in_rows rows. */
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
 void convolve_rows(__global const SAMPLE* restrict src, __global float* restrict mid, int width, int height, int channels,
                    __constant float* taps, int mode, float value) {
@@ -85,21 +104,21 @@ void convolve_rows(__global const SAMPLE* restrict src, __global float* restrict
    the constant value). */
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
 void convolve_columns(__global const float* restrict mid, __global SAMPLE* restrict dst, int width, int height, int channels,
-                      __constant float* taps, int mode, float outside) {
+                      __constant float* taps, int mode, float outside, int in_first, int in_rows, int out_first, int out_rows) {
   __local float tile[(TILE_H + KH - 1) * TILE_W];
   const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
-  const int x = (int)get_group_id(0) * TILE_W + lx, y0 = (int)get_group_id(1) * TILE_H - KH / 2;
+  const int x = (int)get_group_id(0) * TILE_W + lx, y0 = out_first + (int)get_group_id(1) * TILE_H - KH / 2;
   const int y = y0 + KH / 2 + ly, th = TILE_H + KH - 1;
   const size_t row = (size_t)width * (size_t)channels;
   for (int c = 0; c < channels; ++c) {
     barrier(CLK_LOCAL_MEM_FENCE);
     if (x < width)  /* each column of items reads its own column of the tile */
       for (int ty = ly; ty < th; ty += TILE_H) {
-        const int yy = gpuvis_border_index(y0 + ty, height, mode);
+        const int yy = source_row(y0 + ty, height, mode, in_first, in_rows);
         tile[ty * TILE_W + lx] = yy < 0 ? outside : mid[(size_t)yy * row + (size_t)(x * channels + c)];
       }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (x >= width || y >= height) continue;
+    if (x >= width || y >= height || y - out_first >= out_rows) continue;
     float sum = 0.0f;
     __local const float* top = tile + ly * TILE_W + lx;
 #if KH <= 31
@@ -107,6 +126,6 @@ void convolve_columns(__global const float* restrict mid, __global SAMPLE* restr
 #endif
     for (int r = 0; r < KH; ++r)
       if (taps[r] != 0.0f) sum += taps[r] * top[r * TILE_W];
-    dst[(size_t)y * row + (size_t)(x * channels + c)] = to_sample(sum);
+    dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum);
   }
 }

@@ -1,11 +1,19 @@
 // Convolution on the OpenCL backend: a 2D kernel in one pass, a separable one as a row pass into a
-// float buffer and a column pass, as on the CPU; the whole image on the device at once (no strips
-// yet). Equal to the CPU within the CUDA backend's tolerance (1 LSB, 1e-5 relative for floats).
+// float buffer and a column pass, as on the CPU. The whole image goes to the device at once when
+// it fits the memory budget (ConvolveParams::max_gpu_memory, else half the device's memory);
+// larger images go in strips of rows, one after the other, each with its halo rows staged on the
+// host already mapped by the border rule (convolve.cl's source_row), as the CUDA strip pipeline
+// stages them. Equal to the CPU within the CUDA backend's tolerance (1 LSB, 1e-5 relative for
+// floats); strips give the whole image's bytes.
 #include "filters/opencl/filters_opencl.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "cuda/strip_plan.hpp"  // plain arithmetic: how many rows a strip holds within a budget
+#include "filters/border_index.hpp"
 #include "filters/convolve_common.hpp"
 #include "filters/opencl/sample_options.hpp"
 #include "opencl/context.hpp"
@@ -18,6 +26,7 @@ namespace {
 // took a fixed 1.36 ms whatever its bytes when it allocated them each time (docs/benchmarks/opencl.md).
 struct Buffers {
   opencl::Buffer src, dst, mid, row, column;
+  std::vector<unsigned char> staged;  // a strip's rows, mapped, on the host
 };
 Buffers& buffers() {
   thread_local Buffers b;
@@ -26,6 +35,21 @@ Buffers& buffers() {
 
 void upload_weights(const std::vector<float>& weights, opencl::Buffer& b) {
   opencl::upload_rows(weights.data(), weights.size() * sizeof(float), 1, 0, b);
+}
+
+// Rows [first, first + rows) of global row numbers as the strip's input: each the image row the
+// border rule maps it to (rows outside the image under the constant border are left as they are:
+// the kernels read the constant instead). The whole image when the strip spans it exactly.
+template <class T>
+void upload_rows_mapped(HostView<const T> src, int first, int rows, BorderMode mode, Buffers& b) {
+  if (first == 0 && rows == src.height) return opencl::upload(src, b.src);
+  const std::size_t row_bytes = src.row_bytes();
+  b.staged.resize(row_bytes * static_cast<std::size_t>(rows));
+  for (int i = 0; i < rows; ++i) {
+    const int y = border_index(first + i, src.height, mode);
+    if (y >= 0) std::memcpy(b.staged.data() + static_cast<std::size_t>(i) * row_bytes, src.row(y), row_bytes);
+  }
+  opencl::upload_rows(b.staged.data(), row_bytes, static_cast<std::size_t>(rows), static_cast<std::ptrdiff_t>(row_bytes), b.src);
 }
 
 }  // namespace
@@ -44,32 +68,44 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
       opencl::sources::convolve, opencl_sample_options<T>() + " -D KW=" + std::to_string(kw) + " -D KH=" + std::to_string(kh) + " -cl-std=CL1.2");
   const cl_int width = src.width, height = src.height, channels = src.channels, mode = static_cast<cl_int>(options.border.mode);
   const cl_float value = options.border.value;
-  const auto w = static_cast<std::size_t>(width), h = static_cast<std::size_t>(height);
+  const int halo = static_cast<int>(kh / 2);
+  const auto w = static_cast<std::size_t>(width);
+  const std::size_t row_bytes = src.row_bytes(), mid_bytes = w * static_cast<std::size_t>(channels) * sizeof(float);
+  // Strips within the budget; one strip (the whole image) when it fits.
+  const std::size_t budget = options.max_gpu_memory ? options.max_gpu_memory : static_cast<std::size_t>(context.device().memory / 2);
+  const cuda::StripPlan plan =
+      cuda::plan_strips(row_bytes, row_bytes, height, halo, separable ? mid_bytes : 0, budget, ~std::size_t{0} / 2);
+  if (plan.strip_rows == 0)
+    fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(budget >> 10) + " KiB cannot hold one strip of this image on the "
+                                      "OpenCL device: give at least " + std::to_string((plan.min_budget + 1023) >> 10) + " KiB");
   Buffers& b = buffers();
-  opencl::Buffer &d_src = b.src, &d_dst = b.dst;
-  opencl::upload(src, d_src);
-  d_dst.reserve(src.pixel_count() * static_cast<std::size_t>(channels) * sizeof(T));
+  opencl::Kernel rows(program, "convolve_rows"), columns(program, "convolve_columns"), two_d(program, "convolve_2d");
+  float outside = 0.0f;  // a row outside the image under the constant border, after the row pass (summed in its order)
   if (separable) {
-    opencl::Buffer &row = b.row, &column = b.column, &mid = b.mid;
-    upload_weights(p.separable.row, row);
-    upload_weights(p.separable.column, column);
-    // A row outside the image under the constant border: the row pass of a row of the value, summed
-    // in the row pass's order.
-    float outside = 0.0f;
+    upload_weights(p.separable.row, b.row);
+    upload_weights(p.separable.column, b.column);
     for (const float weight : p.separable.row)
       if (weight != 0.0f) outside += weight * value;
-    mid.reserve(src.pixel_count() * static_cast<std::size_t>(channels) * sizeof(float));
-    opencl::Kernel rows(program, "convolve_rows"), columns(program, "convolve_columns");
-    rows.arg(0, d_src).arg(1, mid).arg(2, width).arg(3, height).arg(4, channels).arg(5, row).arg(6, mode).arg(7, value).run(w, h);
-    columns.arg(0, mid).arg(1, d_dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, column).arg(6, mode);
-    columns.arg(7, static_cast<cl_float>(outside)).run(w, h);
   } else {
-    opencl::Buffer& weights = b.row;
-    upload_weights(p.kernel.weights, weights);
-    opencl::Kernel two_d(program, "convolve_2d");
-    two_d.arg(0, d_src).arg(1, d_dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, weights).arg(6, mode).arg(7, value).run(w, h);
+    upload_weights(p.kernel.weights, b.row);
   }
-  opencl::download(d_dst, dst);
+  for (int y0 = 0; y0 < height; y0 += plan.strip_rows) {
+    const int out_rows = std::min(plan.strip_rows, height - y0);
+    const bool whole = out_rows == height;
+    const cl_int in_first = whole ? 0 : y0 - halo, in_rows = whole ? height : out_rows + 2 * halo, out_first = y0;
+    upload_rows_mapped(src, in_first, in_rows, options.border.mode, b);
+    b.dst.reserve(row_bytes * static_cast<std::size_t>(out_rows));
+    if (separable) {
+      b.mid.reserve(mid_bytes * static_cast<std::size_t>(in_rows));
+      rows.arg(0, b.src).arg(1, b.mid).arg(2, width).arg(3, in_rows).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value).run(w, static_cast<std::size_t>(in_rows));
+      columns.arg(0, b.mid).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.column).arg(6, mode).arg(7, static_cast<cl_float>(outside));
+      columns.arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, static_cast<std::size_t>(out_rows));
+    } else {
+      two_d.arg(0, b.src).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value);
+      two_d.arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, static_cast<std::size_t>(out_rows));
+    }
+    opencl::download_rows(b.dst, row_bytes, static_cast<std::size_t>(out_rows), dst.stride, dst.row(y0));
+  }
 }
 
 template void convolve_opencl<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveParams&);
