@@ -541,11 +541,16 @@ TEST(Decode, TheSaturatedPaperOfADimPrintIsARootCandidate) {
   EXPECT_TRUE(candidates(square_with_specks(0, 80, 60), 24, 160).empty());  // black: smeared ink
   EXPECT_TRUE(candidates(square_with_specks(255, 80, 0), 24, 160).empty());  // on the border
   // A white region that lost neighbours to a saturated one (the rest of such a paper) has the
-  // paper's sizes too, if it has a neighbour; without either flag, the band is the band.
+  // paper's sizes too, if it has a neighbour, and so has any white region with neighbours (a dim
+  // print's paper holding what the threshold kept of its ink); black regions keep the band.
   EXPECT_TRUE(decode::qualifies_as_root(100, 96, 255, segment::kFragmented, 3, false, 24, 64));
   EXPECT_FALSE(decode::qualifies_as_root(100, 96, 255, segment::kFragmented, 0, false, 24, 64));
   EXPECT_FALSE(decode::qualifies_as_root(100, 96, 0, segment::kFragmented, 3, false, 24, 64));
-  EXPECT_FALSE(decode::qualifies_as_root(70, 70, 255, 0, 3, false, 24, 64));
+  EXPECT_TRUE(decode::qualifies_as_root(70, 70, 255, 0, 3, false, 24, 64));
+  EXPECT_TRUE(decode::qualifies_as_root(121, 121, 255, 0, 5, false, 40, 64));  // up to max(160, 64 * 8/5)
+  EXPECT_FALSE(decode::qualifies_as_root(170, 170, 255, 0, 5, false, 40, 64));
+  EXPECT_FALSE(decode::qualifies_as_root(70, 70, 255, 0, 0, false, 24, 64));  // no neighbour, not saturated
+  EXPECT_FALSE(decode::qualifies_as_root(70, 70, 0, 0, 3, false, 24, 64));
   EXPECT_TRUE(decode::qualifies_as_root(64, 60, 0, 0, 3, false, 24, 64));
   EXPECT_FALSE(decode::qualifies_as_root(64, 60, 0, 0, 3, true, 24, 64));  // a decoded symbol's part
   EXPECT_FALSE(decode::qualifies_as_root(64, 30, 0, 0, 3, false, 24, 64));  // not square

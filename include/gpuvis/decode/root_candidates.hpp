@@ -34,19 +34,21 @@ inline constexpr int kFirstRootBandMin = 24, kFirstRootBandMax = 160;
 // takes a saturated region for a root. One rule for find_root_candidates and the CUDA decoder's
 // stage 3, evaluated without a branch.
 //
-// Such a paper, or a white region that lost neighbours to one (fragmented), is a candidate at any
+// Such a paper, a white region that lost neighbours to one (fragmented), and any white region with
+// neighbours (the paper of a dim print whose ink the threshold kept in part) is a candidate at any
 // size of the first band, and up to 8/5 of the band's largest outline: its box is 1.11 times its
 // symbol's outline, and up to 1.41 times that when the print is turned by 45 degrees, and the band
 // follows the symbols of the frame before, which may be smaller or larger than a dim print. (With
 // the band alone, 4 of the 8 dim prints lost on the camera table's frames at seed base 9000 had no
-// candidate.) The second look takes the candidates outside the band last, so that a smeared
+// candidate; with saturated and fragmented papers alone, 6 of the 8 lost at seed base 17000, white
+// papers with 5-19 neighbours each.) The second look takes the candidates outside the band last, so that a smeared
 // print's paper does not take the place of its outline as the centre of its look.
 GPUVIS_HD inline bool qualifies_as_root(int width, int height, int colour, int flags, int degree, bool taken, int min_size,
                                         int max_size) {
   const int larger = width > height ? width : height, smaller = width < height ? width : height;
   const int difference = width > height ? width - height : height - width;
   const bool saturated = (flags & segment::kSaturated) != 0;
-  const bool paper = ((flags & (segment::kSaturated | segment::kFragmented)) != 0) & (colour != 0);
+  const bool paper = (((flags & (segment::kSaturated | segment::kFragmented)) != 0) | (degree >= 1)) & (colour != 0);
   const int paper_max = max_size * 8 / 5 > kFirstRootBandMax ? max_size * 8 / 5 : kFirstRootBandMax;
   const int paper_min = min_size < kFirstRootBandMin ? min_size : kFirstRootBandMin;
   const int least = paper ? paper_min : min_size, largest = paper ? paper_max : max_size;
