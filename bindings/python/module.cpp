@@ -423,15 +423,23 @@ py::tuple segmentation_tuple(const filters::MeanShiftSegmentation<T>& seg, Volum
   return py::make_tuple(py::array(labels).reshape(label_shape), py::array(filtered).reshape(original), regions);
 }
 
-py::tuple mean_shift_segment_py(py::array img, float spatial, float range, float connect, float fuse, int min_size, const std::string& colour,
-                                const std::string& backend, bool volume, bool channels, float axial, float time,
-                                const std::vector<float>& ranges) {
+// mean_shift_segment's parameters (its filter: the Epanechnikov kernel, eps 0.01, 100 steps), checked.
+filters::MeanShiftSegmentParams segment_params(float spatial, float range, float connect, float fuse, int min_size, const std::string& colour,
+                                               const std::string& backend, const std::vector<float>& ranges, float axial = 0.0f,
+                                               float time = 0.0f) {
   filters::MeanShiftSegmentParams p;
   p.filter = mean_shift_params(spatial, range, "epanechnikov", colour, 0.01f, 100, backend, ranges, axial, time, "mean_shift_segment");
   p.connect = connect;
   p.fuse = fuse;
   p.min_size = min_size;
   filters::validate(p);
+  return p;
+}
+
+py::tuple mean_shift_segment_py(py::array img, float spatial, float range, float connect, float fuse, int min_size, const std::string& colour,
+                                const std::string& backend, bool volume, bool channels, float axial, float time,
+                                const std::vector<float>& ranges) {
+  const auto p = segment_params(spatial, range, connect, fuse, min_size, colour, backend, ranges, axial, time);
   py::array a = host_array(img, "mean_shift_segment");
   std::vector<py::ssize_t> original(a.shape(), a.shape() + a.ndim());
   VolumeShape shape;
@@ -446,17 +454,6 @@ py::tuple mean_shift_segment_py(py::array img, float spatial, float range, float
 // The two halves of mean_shift_segment for gpuvis.dask.mean_shift_segment: the filter in chunks
 // (each chunk's filtered pixels and modes, stacked along the last axis as float32, which holds u8
 // and u16 samples exactly), then the linking on the whole image from the gathered stack.
-filters::MeanShiftSegmentParams segment_params(float spatial, float range, float connect, float fuse, int min_size, const std::string& colour,
-                                               const std::string& backend, const std::vector<float>& ranges) {
-  filters::MeanShiftSegmentParams p;
-  p.filter = mean_shift_params(spatial, range, "epanechnikov", colour, 0.01f, 100, backend, ranges, 0.0f, 0.0f, "mean_shift_segment");
-  p.connect = connect;
-  p.fuse = fuse;
-  p.min_size = min_size;
-  filters::validate(p);
-  return p;
-}
-
 py::array mean_shift_modes_py(py::array img, float spatial, float range, const std::string& colour, const std::string& backend,
                               const std::vector<float>& ranges) {
   const auto p = segment_params(spatial, range, 0.25f, 0.5f, 20, colour, backend, ranges);

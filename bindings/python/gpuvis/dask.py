@@ -100,6 +100,17 @@ def _at_least(chunks, size, total):
     return tuple(out) if sum(out) == total else (total,)
 
 
+def _with_climb_halo(array, spatial, max_iter, halo):
+    """The array rechunked for mean shift's halo (spatial x max_iter unless `halo` is given) along its
+    first two axes, and the depth per axis: along an axis no longer than the halo one chunk spans it
+    (no overlap needed there); elsewhere chunks are merged until each holds the halo."""
+    reach = int(math.ceil(spatial * max_iter)) if halo is None else int(halo)
+    depth = [0 if reach >= array.shape[axis] else reach for axis in (0, 1)]
+    chunks = {axis: (array.shape[axis],) if depth[axis] == 0 else _at_least(array.chunks[axis], reach, array.shape[axis])
+              for axis in (0, 1)}
+    return array.rechunk(chunks), depth
+
+
 def mean_shift(array, spatial=8.0, range=16.0, halo=None, backend="auto", max_iter=100, **kwargs):
     """gpuvis.mean_shift over a dask array (H, W) or (H, W, C), equal to one call on the whole array.
 
@@ -110,13 +121,7 @@ def mean_shift(array, spatial=8.0, range=16.0, halo=None, backend="auto", max_it
     their neighbours first, and an axis no longer than the halo becomes one chunk (the result's
     chunks are then larger). A smaller `halo` may be given to
     save work; pixels whose climb travels further than it are then not guaranteed equal."""
-    array = _whole_channels(da.asarray(array))
-    reach = int(math.ceil(spatial * max_iter)) if halo is None else int(halo)
-    # Along an axis no longer than the halo, one chunk spans it (no overlap needed there).
-    depth = [0 if reach >= array.shape[axis] else reach for axis in (0, 1)]
-    chunks = {axis: (array.shape[axis],) if depth[axis] == 0 else _at_least(array.chunks[axis], reach, array.shape[axis])
-              for axis in (0, 1)}
-    array = array.rechunk(chunks)
+    array, depth = _with_climb_halo(_whole_channels(da.asarray(array)), spatial, max_iter, halo)
     return array.map_overlap(_mean_shift_chunk, depth=_depth(array, depth[0], depth[1]), boundary="none", dtype=array.dtype,
                              spatial=spatial, range=range, backend=backend, max_iter=max_iter, **kwargs)
 
@@ -162,12 +167,7 @@ def mean_shift_segment(array, spatial=8.0, range=16.0, connect=0.25, fuse=0.5, m
     # that the overlap and its trimming act on one array of unchanging shape.
     planes = da.concatenate([planes, da.zeros(planes.shape[:2] + (lanes,), dtype=np.float32, chunks=planes.chunks[:2] + ((lanes,),))],
                             axis=2).rechunk({2: -1})
-    max_iter = 100
-    reach = int(math.ceil(spatial * max_iter)) if halo is None else int(halo)
-    depth = [0 if reach >= planes.shape[axis] else reach for axis in (0, 1)]
-    chunks = {axis: (planes.shape[axis],) if depth[axis] == 0 else _at_least(planes.chunks[axis], reach, planes.shape[axis])
-              for axis in (0, 1)}
-    planes = planes.rechunk(chunks)
+    planes, depth = _with_climb_halo(planes, spatial, 100, halo)  # 100: the segmentation's step cap
     stacked = planes.map_overlap(_modes_chunk, depth={0: depth[0], 1: depth[1], 2: 0}, boundary="none", dtype=np.float32,
                                  channels=channels, sample_dtype=dtype, spatial=spatial, range=range, colour=colour,
                                  backend=backend, ranges=list(ranges))

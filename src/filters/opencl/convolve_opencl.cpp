@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,7 +80,10 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
     fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(budget >> 10) + " KiB cannot hold one strip of this image on the "
                                       "OpenCL device: give at least " + std::to_string((plan.min_budget + 1023) >> 10) + " KiB");
   Buffers& b = buffers();
-  opencl::Kernel rows(program, "convolve_rows"), columns(program, "convolve_columns"), two_d(program, "convolve_2d");
+  // The kernels this shape uses: a row and a column pass, or one 2D pass.
+  std::optional<opencl::Kernel> rows, columns, two_d;
+  if (separable) rows.emplace(program, "convolve_rows"), columns.emplace(program, "convolve_columns");
+  else two_d.emplace(program, "convolve_2d");
   float outside = 0.0f;  // a row outside the image under the constant border, after the row pass (summed in its order)
   if (separable) {
     upload_weights(p.separable.row, b.row);
@@ -97,12 +101,12 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
     b.dst.reserve(row_bytes * static_cast<std::size_t>(out_rows));
     if (separable) {
       b.mid.reserve(mid_bytes * static_cast<std::size_t>(in_rows));
-      rows.arg(0, b.src).arg(1, b.mid).arg(2, width).arg(3, in_rows).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value).run(w, static_cast<std::size_t>(in_rows));
-      columns.arg(0, b.mid).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.column).arg(6, mode).arg(7, static_cast<cl_float>(outside));
-      columns.arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, static_cast<std::size_t>(out_rows));
+      rows->arg(0, b.src).arg(1, b.mid).arg(2, width).arg(3, in_rows).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value).run(w, static_cast<std::size_t>(in_rows));
+      columns->arg(0, b.mid).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.column).arg(6, mode).arg(7, static_cast<cl_float>(outside));
+      columns->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, static_cast<std::size_t>(out_rows));
     } else {
-      two_d.arg(0, b.src).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value);
-      two_d.arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, static_cast<std::size_t>(out_rows));
+      two_d->arg(0, b.src).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value);
+      two_d->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, static_cast<std::size_t>(out_rows));
     }
     opencl::download_rows(b.dst, row_bytes, static_cast<std::size_t>(out_rows), dst.stride, dst.row(y0));
   }
