@@ -32,8 +32,11 @@
 #include "gpuvis/threshold/threshold.hpp"
 #include "gpuvis/track/tracker.hpp"
 
+#include "device_arrays.hpp"
+
 namespace py = pybind11;
 using namespace gpuvis;
+using namespace gpuvis::python;
 
 namespace {
 
@@ -93,126 +96,32 @@ py::array host_array(const py::object& obj, const char* what) {
   return a;
 }
 
-// ---- device arrays: __cuda_array_interface__ (CuPy, PyTorch, Numba) in, gpuvis.DeviceArray out ----
+// ---- device arrays (device_arrays.hpp) ----
 
-// Device memory holding a result, exposed through __cuda_array_interface__ (version 3), so that
-// cupy.asarray / torch.as_tensor take it without a copy; it stays alive as long as they hold it.
-struct DeviceArray {
-  cuda::DeviceAllocation memory;
-  std::vector<py::ssize_t> shape;
-  std::string typestr;
-
-  py::dict interface() const {
-    py::dict d;
-    d["shape"] = py::tuple(py::cast(shape));
-    d["typestr"] = typestr;
-    d["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(memory.data()), false);
-    d["strides"] = py::none();  // C-contiguous
-    d["version"] = 3;
-    d["stream"] = py::none();  // complete when returned: nothing to wait for
-    return d;
-  }
-  py::array to_host() const {
-    py::array out(py::dtype(typestr), shape);
-    {
-      py::gil_scoped_release release;
-      cuda::copy_to_host(out.mutable_data(), memory.data(), memory.size());
-    }
-    return out;
-  }
-};
-
-// A device array as the library sees it: a view's geometry, its element type, and the stream its
-// producer said its data is ready on (__cuda_array_interface__ v3: 1 legacy default, 2 per-thread
-// default, which are also CUDA's own handles for them; absent or None: nothing to wait for).
-struct DeviceInput {
-  const void* data = nullptr;
-  int width = 0, height = 0, channels = 1;
-  std::ptrdiff_t stride = 0;
-  char kind = 0;   // 'u' or 'f'
-  int item = 0;    // bytes per element
-  bool keep_3d = false;
-  cuda::StreamHandle stream = nullptr;
-};
-
-DeviceInput device_input(const py::object& obj, const char* what) {
-  const py::dict cai = obj.attr("__cuda_array_interface__");
-  DeviceInput in;
-  const auto shape = cai["shape"].cast<std::vector<py::ssize_t>>();
-  if (shape.size() != 2 && shape.size() != 3)
-    throw py::value_error(std::string(what) + ": expected a 2D (H, W) or 3D (H, W, C) device array, got " + std::to_string(shape.size()) + "D");
-  in.height = static_cast<int>(shape[0]);
-  in.width = static_cast<int>(shape[1]);
-  in.channels = shape.size() == 3 ? static_cast<int>(shape[2]) : 1;
-  in.keep_3d = shape.size() == 3;
-  const std::string typestr = cai["typestr"].cast<std::string>();
-  if (typestr.size() < 3 || (typestr[0] == '>' && typestr.substr(1) != "u1"))
-    throw py::type_error(std::string(what) + ": unsupported element type " + typestr);
-  in.kind = typestr[1];
-  in.item = std::stoi(typestr.substr(2));
-  in.data = reinterpret_cast<const void*>(cai["data"].cast<py::tuple>()[0].cast<std::uintptr_t>());
-  const py::ssize_t item = in.item;
-  in.stride = static_cast<std::ptrdiff_t>(in.width) * in.channels * item;
-  if (cai.contains("strides") && !cai["strides"].is_none()) {
-    const auto strides = cai["strides"].cast<std::vector<py::ssize_t>>();
-    const bool pixels_contiguous =
-        shape.size() == 2 ? strides[1] == item : strides[2] == item && strides[1] == item * in.channels;
-    if (!pixels_contiguous || strides[0] < static_cast<py::ssize_t>(in.stride))
-      throw py::value_error(std::string(what) + ": each row's pixels must be contiguous (pass a C-contiguous copy, e.g. "
-                                                "cupy.ascontiguousarray)");
-    in.stride = static_cast<std::ptrdiff_t>(strides[0]);
-  }
-  if (cai.contains("stream") && !cai["stream"].is_none())
-    in.stream = reinterpret_cast<cuda::StreamHandle>(cai["stream"].cast<std::uintptr_t>());
-  if (in.width < 1 || in.height < 1) throw py::value_error(std::string(what) + ": the array is empty");
-  if (!cuda::is_device_pointer(in.data))
-    throw py::value_error(std::string(what) + ": the array's __cuda_array_interface__ does not point at memory of the current "
-                                              "CUDA device");
-  return in;
-}
-
-// The result in the input's own library when it is CuPy or PyTorch (no copy), else a DeviceArray.
-py::object like_input(const py::object& input, std::shared_ptr<DeviceArray> out) {
-  const std::string module = py::type::of(input).attr("__module__").cast<std::string>();
-  py::object result = py::cast(std::move(out));
-  if (module.rfind("cupy", 0) == 0) return py::module_::import("cupy").attr("asarray")(result);
-  if (module.rfind("torch", 0) == 0) return py::module_::import("torch").attr("as_tensor")(result, py::arg("device") = input.attr("device"));
-  return result;
-}
-
-bool is_device_array(const py::object& obj) { return py::hasattr(obj, "__cuda_array_interface__"); }
-
-void require_cuda_for_device_arrays(const std::string& backend, const char* what) {
-  if (backend != "auto" && backend != "cuda")
-    throw py::value_error(std::string(what) + ": a device array needs backend='cuda' or 'auto' (copy it to the host for the "
-                                              "CPU, e.g. cupy.asnumpy)");
-}
-
-// Calls f<T>(src, dst, stream) on device views for the array's element type; returns the result
-// like the input (same shape and dtype).
+// Calls f<T>(src, dst, stream) on device views of `in` (read from `src`) for its element type;
+// returns the result like the input (same shape and dtype).
 template <class F>
-py::object for_each_device_type(const py::object& src, const char* what, F&& f) {
-  const DeviceInput in = device_input(src, what);
-  auto run = [&](auto tag, const char* typestr) -> py::object {
+py::object on_device(const py::object& src, const DeviceInput& in, const char* what, F&& f) {
+  auto run = [&](auto tag) -> py::object {
     using T = decltype(tag);
-    auto out = std::make_shared<DeviceArray>();
-    out->typestr = typestr;
-    out->shape = {in.height, in.width};
-    if (in.keep_3d) out->shape.push_back(in.channels);
-    const std::size_t row = static_cast<std::size_t>(in.width) * in.channels * sizeof(T);
-    out->memory = cuda::DeviceAllocation(row * static_cast<std::size_t>(in.height));
-    const DeviceView<const T> s{static_cast<const T*>(in.data), in.width, in.height, in.channels, in.stride};
-    const DeviceView<T> d{static_cast<T*>(out->memory.data()), in.width, in.height, in.channels, static_cast<std::ptrdiff_t>(row)};
+    auto out = DeviceArray::make(in.shape, typestr_of<T>());
+    const DeviceView<T> d = device_view<T>(*out, in.width, in.height, in.channels);
     {
       py::gil_scoped_release release;
-      f(s, d, in.stream);
+      f(device_view<T>(in), d, in.stream);
     }
     return like_input(src, std::move(out));
   };
-  if (in.kind == 'u' && in.item == 1) return run(std::uint8_t{}, "|u1");
-  if (in.kind == 'u' && in.item == 2) return run(std::uint16_t{}, "<u2");
-  if (in.kind == 'f' && in.item == 4) return run(float{}, "<f4");
+  if (in.kind == 'u' && in.item == 1) return run(std::uint8_t{});
+  if (in.kind == 'u' && in.item == 2) return run(std::uint16_t{});
+  if (in.kind == 'f' && in.item == 4) return run(float{});
   throw py::type_error(std::string(what) + ": expected dtype uint8, uint16 or float32 on the device");
+}
+
+// The same for an image, (H, W) or (H, W, C).
+template <class F>
+py::object for_each_device_type(const py::object& src, const char* what, F&& f) {
+  return on_device(src, device_input(src, what), what, std::forward<F>(f));
 }
 
 // ---- image operations ----
@@ -361,16 +270,26 @@ py::object mean_shift_py(const py::object& img, float spatial, float range, cons
   });
 }
 
-py::array mean_shift_volume_py(py::array vol, float spatial, float range, float axial, float time, bool channels, const std::string& kernel,
-                               const std::string& colour, float eps, int max_iter, const std::string& backend,
-                               const std::vector<float>& ranges) {
+py::object mean_shift_volume_py(const py::object& vol, float spatial, float range, float axial, float time, bool channels,
+                                const std::string& kernel, const std::string& colour, float eps, int max_iter, const std::string& backend,
+                                const std::vector<float>& ranges) {
   const auto p = mean_shift_params(spatial, range, kernel, colour, eps, max_iter, backend, ranges, axial, time, "mean_shift_volume");
-  auto [stacked, shape] = stacked_volume(host_array(vol, "mean_shift_volume"), channels, "mean_shift_volume");
+  if (is_device_array(vol)) {
+    require_cuda_for_device_arrays(backend, "mean_shift_volume");
+    VolumeShape shape;
+    const DeviceInput in = device_volume(vol, channels, "mean_shift_volume", shape);
+    return on_device(vol, in, "mean_shift_volume", [&](auto src, auto dst, cuda::StreamHandle stream) {
+      using T = std::remove_const_t<typename decltype(src)::value_type>;
+      filters::mean_shift_filter<T>(src, dst, shape, p, stream);
+    });
+  }
+  py::array host = host_array(vol, "mean_shift_volume");
+  auto [stacked, shape] = stacked_volume(host, channels, "mean_shift_volume");
   py::array out = for_each_type(stacked, "mean_shift_volume", [&, sh = shape](auto src, auto dst) {
     using T = std::remove_const_t<typename decltype(src)::value_type>;
     filters::mean_shift_filter_volume<T>(src, dst, sh, p);
   });
-  std::vector<py::ssize_t> original(vol.shape(), vol.shape() + vol.ndim());
+  std::vector<py::ssize_t> original(host.shape(), host.shape() + host.ndim());
   return out.reshape(original);
 }
 
@@ -391,23 +310,15 @@ py::tuple segment_typed(py::array arr, const filters::MeanShiftSegmentParams& p,
   return segmentation_tuple(seg, shape, original, channels, arr.ndim() == 3);
 }
 
+// The region table of a segmentation, as dicts (label, size, mean, centroid, bbox).
 template <class T>
-py::tuple segmentation_tuple(const filters::MeanShiftSegmentation<T>& seg, VolumeShape shape, const std::vector<py::ssize_t>& original,
-                             bool channels, bool keep_3d) {
-  const HostView<const T> in = seg.filtered.view();
-  py::array_t<std::int32_t> labels({in.height, in.width});
-  auto l = labels.template mutable_unchecked<2>();
-  for (int y = 0; y < in.height; ++y)
-    for (int x = 0; x < in.width; ++x) l(y, x) = seg.labels(x, y);
-  py::array_t<T> filtered = like(in, keep_3d);
-  py::array filtered_any = filtered;
-  copy<T>(seg.filtered.view(), view_of<T>(filtered_any, "mean_shift_segment"));
+py::list region_list(const filters::MeanShiftSegmentation<T>& seg, VolumeShape shape, const std::vector<py::ssize_t>& original, bool channels) {
   const bool volume = shape.depth > 1 || shape.frames > 1 || original.size() - (channels ? 1 : 0) >= 3;
   const int axes = shape.frames > 1 ? 4 : volume ? 3 : 2;
   py::list regions;
   for (const auto& r : seg.regions) {
     py::list mean, centroid, bbox;
-    for (int k = 0; k < in.channels; ++k) mean.append(r.mean[k]);
+    for (int k = 0; k < seg.filtered.channels(); ++k) mean.append(r.mean[k]);
     for (int a = 0; a < axes; ++a) centroid.append(r.centroid[a]);
     for (int a = 0; a < axes; ++a) bbox.append(r.lo[a]);
     for (int a = 0; a < axes; ++a) bbox.append(r.hi[a]);
@@ -419,8 +330,51 @@ py::tuple segmentation_tuple(const filters::MeanShiftSegmentation<T>& seg, Volum
     d["bbox"] = py::tuple(bbox);
     regions.append(d);
   }
+  return regions;
+}
+
+template <class T>
+py::tuple segmentation_tuple(const filters::MeanShiftSegmentation<T>& seg, VolumeShape shape, const std::vector<py::ssize_t>& original,
+                             bool channels, bool keep_3d) {
+  const HostView<const T> in = seg.filtered.view();
+  py::array_t<std::int32_t> labels({in.height, in.width});
+  auto l = labels.template mutable_unchecked<2>();
+  for (int y = 0; y < in.height; ++y)
+    for (int x = 0; x < in.width; ++x) l(y, x) = seg.labels(x, y);
+  py::array_t<T> filtered = like(in, keep_3d);
+  py::array filtered_any = filtered;
+  copy<T>(seg.filtered.view(), view_of<T>(filtered_any, "mean_shift_segment"));
   std::vector<py::ssize_t> label_shape(original.begin(), original.end() - (channels ? 1 : 0));
-  return py::make_tuple(py::array(labels).reshape(label_shape), py::array(filtered).reshape(original), regions);
+  return py::make_tuple(py::array(labels).reshape(label_shape), py::array(filtered).reshape(original),
+                        region_list(seg, shape, original, channels));
+}
+
+// mean_shift_segment of a device image or volume: the filter runs on the device array; its modes
+// and filtered samples come to the host for the linking and merging, and the labels and filtered
+// samples go back as device arrays.
+template <class T>
+py::tuple segment_on_device(const py::object& src, const DeviceInput& in, const filters::MeanShiftSegmentParams& p, VolumeShape shape,
+                            bool channels) {
+  auto filtered_dev = DeviceArray::make(in.shape, typestr_of<T>());
+  std::vector<py::ssize_t> label_shape(in.shape.begin(), in.shape.end() - (channels ? 1 : 0));
+  auto labels_dev = DeviceArray::make(label_shape, typestr_of<std::int32_t>());
+  filters::MeanShiftSegmentation<T> seg;
+  {
+    py::gil_scoped_release release;
+    std::vector<float> modes;
+    filters::mean_shift_modes<T>(device_view<T>(in), device_view<T>(*filtered_dev, in.width, in.height, in.channels), modes, shape, p.filter,
+                                 in.stream);
+    Image<T> filtered(in.width, in.height, in.channels);
+    const std::size_t row = static_cast<std::size_t>(in.width) * in.channels * sizeof(T);
+    for (int y = 0; y < in.height; ++y)
+      cuda::copy_to_host(filtered.row(y), static_cast<const char*>(filtered_dev->memory.data()) + row * static_cast<std::size_t>(y), row);
+    seg = filters::mean_shift_segment_from_modes<T>(std::move(filtered), modes, p, shape);
+    for (int y = 0; y < in.height; ++y)
+      cuda::copy_to_device(static_cast<char*>(labels_dev->memory.data()) + static_cast<std::size_t>(y) * in.width * sizeof(std::int32_t),
+                           seg.labels.row(y), static_cast<std::size_t>(in.width) * sizeof(std::int32_t));
+  }
+  return py::make_tuple(like_input(src, std::move(labels_dev)), like_input(src, std::move(filtered_dev)),
+                        region_list(seg, shape, in.shape, channels));
 }
 
 // mean_shift_segment's parameters (its filter: the Epanechnikov kernel, eps 0.01, 100 steps), checked.
@@ -436,10 +390,20 @@ filters::MeanShiftSegmentParams segment_params(float spatial, float range, float
   return p;
 }
 
-py::tuple mean_shift_segment_py(py::array img, float spatial, float range, float connect, float fuse, int min_size, const std::string& colour,
-                                const std::string& backend, bool volume, bool channels, float axial, float time,
+py::tuple mean_shift_segment_py(const py::object& img, float spatial, float range, float connect, float fuse, int min_size,
+                                const std::string& colour, const std::string& backend, bool volume, bool channels, float axial, float time,
                                 const std::vector<float>& ranges) {
   const auto p = segment_params(spatial, range, connect, fuse, min_size, colour, backend, ranges, axial, time);
+  if (is_device_array(img)) {
+    require_cuda_for_device_arrays(backend, "mean_shift_segment");
+    VolumeShape shape;
+    DeviceInput in = volume ? device_volume(img, channels, "mean_shift_segment", shape) : device_input(img, "mean_shift_segment");
+    if (!volume) channels = in.keep_3d;
+    if (in.kind == 'u' && in.item == 1) return segment_on_device<std::uint8_t>(img, in, p, shape, channels);
+    if (in.kind == 'u' && in.item == 2) return segment_on_device<std::uint16_t>(img, in, p, shape, channels);
+    if (in.kind == 'f' && in.item == 4) return segment_on_device<float>(img, in, p, shape, channels);
+    throw py::type_error("mean_shift_segment: expected dtype uint8, uint16 or float32 on the device");
+  }
   py::array a = host_array(img, "mean_shift_segment");
   std::vector<py::ssize_t> original(a.shape(), a.shape() + a.ndim());
   VolumeShape shape;
@@ -521,9 +485,26 @@ py::tuple mean_shift_segment_from_modes_py(py::array stacked, int channels, cons
 
 // ---- Life ----
 
-py::array life_py(py::array board, std::int64_t generations, const std::string& rule, const std::string& border,
-                  const std::string& backend) {
+py::object life_py(const py::object& board_obj, std::int64_t generations, const std::string& rule, const std::string& border,
+                   const std::string& backend) {
   if (generations < 0) throw py::value_error("life: generations must be >= 0");
+  if (border != "torus" && border != "dead") throw py::value_error("life: border must be 'torus' or 'dead'");
+  if (is_device_array(board_obj)) {
+    require_cuda_for_device_arrays(backend, "life");
+    const DeviceInput in = device_input(board_obj, "life");
+    if (in.keep_3d || in.kind != 'u' || in.item != 1) throw py::value_error("life: expected a 2D uint8 board (H, W) of 0 and non-zero cells");
+    life::Params o;
+    o.rule = life::parse_rule(rule);
+    o.topology = border == "dead" ? life::Topology::dead : life::Topology::torus;
+    o.backend = Backend::cuda;
+    auto out = DeviceArray::make(in.shape, typestr_of<std::uint8_t>());
+    {
+      py::gil_scoped_release release;
+      life::advance_on_device(device_view<std::uint8_t>(in), device_view<std::uint8_t>(*out, in.width, in.height, 1), generations, o, in.stream);
+    }
+    return like_input(board_obj, std::move(out));
+  }
+  py::array board = host_array(board_obj, "life");
   HostView<std::uint8_t> in = view_of<std::uint8_t>(board, "life");
   if (in.channels != 1) throw py::value_error("life: expected a 2D board (H, W) of 0 and non-zero cells");
   life::Board b(in.width, in.height);
@@ -531,7 +512,6 @@ py::array life_py(py::array board, std::int64_t generations, const std::string& 
     for (int x = 0; x < in.width; ++x) b.set(x, y, in(x, y) != 0);
   life::Params o;
   o.rule = life::parse_rule(rule);
-  if (border != "torus" && border != "dead") throw py::value_error("life: border must be 'torus' or 'dead'");
   o.topology = border == "dead" ? life::Topology::dead : life::Topology::torus;
   o.backend = backend_of(backend);
   std::vector<std::uint8_t> states;  // 0 dead, 1 live, 2..C-1 dying (Generations rules)
@@ -741,8 +721,9 @@ void bind_filters(py::module_& m) {
         py::arg("backend") = "auto", py::arg("ranges") = std::vector<float>{},
         "Mean shift filtering: every pixel climbs to the mode of its joint space-range neighbourhood and takes its "
         "value (docs/meanshift.md).\n\n"
-        "img: uint8/uint16/float32 (H, W) or (H, W, C), C <= 4. A device array (CuPy, PyTorch, gpuvis.DeviceArray) is "
-        "filtered where it is, on its stream, and the result is the same kind of array on the device.\n"
+        "img: uint8/uint16/float32 (H, W) or (H, W, C), C <= 4. A device array (CuPy, PyTorch, gpuvis.DeviceArray, "
+        "or any array with __dlpack__ on a CUDA device) is filtered where it is, on its stream, and the result is the "
+        "same kind of array on the device (a gpuvis.DeviceArray for DLPack-only inputs).\n"
         "spatial: spatial bandwidth h_s in pixels (default 8).\n"
         "range: range bandwidth h_r in sample units, or L*u*v* units for colour (default 16).\n"
         "kernel: 'epanechnikov' (the flat mean of the unit ball; default) or 'gaussian'.\n"
@@ -756,7 +737,8 @@ void bind_filters(py::module_& m) {
         py::arg("colour") = "luv", py::arg("eps") = 0.01f, py::arg("max_iter") = 100, py::arg("backend") = "auto",
         py::arg("ranges") = std::vector<float>{},
         "Mean shift filtering of a volume (Z, H, W) or a sequence of volumes (T, Z, H, W) (docs/meanshift.md).\n\n"
-        "volume: uint8/uint16/float32; channels=True: a trailing channel axis (C <= 4).\n"
+        "volume: uint8/uint16/float32; channels=True: a trailing channel axis (C <= 4). A C-contiguous device array "
+        "is filtered on the device, as mean_shift's.\n"
         "spatial, range, kernel, colour, eps, max_iter, backend, ranges: as mean_shift.\n"
         "axial: bandwidth h_z across slices, in slices (0, the default: spatial).\n"
         "time: bandwidth h_t across frames, in frames (0, the default: spatial).");
@@ -766,7 +748,8 @@ void bind_filters(py::module_& m) {
         py::arg("time") = 0.0f, py::arg("ranges") = std::vector<float>{},
         "Mean shift segmentation of an image, or with volume=True of a volume (Z, H, W) or sequence (T, Z, H, W) "
         "(docs/meanshift.md). Returns (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox}).\n\n"
-        "img: as mean_shift (channels=True with volume=True: a trailing channel axis).\n"
+        "img: as mean_shift (channels=True with volume=True: a trailing channel axis). For a device array the filter "
+        "runs on the device, the linking and merging on the host, and labels and filtered come back as device arrays.\n"
         "spatial, range, colour, backend, ranges, axial, time: as mean_shift and mean_shift_volume.\n"
         "connect: neighbours whose modes differ by less than connect x h_r join one region (default 0.25).\n"
         "fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5).\n"
@@ -782,46 +765,14 @@ void bind_filters(py::module_& m) {
   m.def("life", &life_py, py::arg("board"), py::arg("generations"), py::arg("rule") = "B3/S23", py::arg("border") = "torus",
         py::arg("backend") = "auto",
         "Advance a Game of Life board by `generations` generations (docs/life.md).\n\n"
-        "board: uint8 (H, W), non-zero = alive.\n"
+        "board: uint8 (H, W), non-zero = alive. A device array (CuPy, PyTorch, __dlpack__) runs on the device: packed, "
+        "advanced and unpacked there, the states returned as the same kind of array.\n"
         "generations: >= 0.\n"
         "rule: 'B3/S23' (default), the S/B form '23/3', a Generations rule such as 'B2/S/C3' or '/2/3', or a name "
         "(conway, highlife, seeds, daynight, brianbrain, starwars).\n"
         "border: 'torus' (wrap around; default) or 'dead' (cells outside stay dead).\n"
         "backend: 'auto', 'cpu', 'cuda' or 'opencl' (the same boards on each).\n"
         "Returns each cell's state: 0 dead, 1 alive, 2..C-1 dying (Generations rules only).");
-}
-
-// Results in device memory.
-void bind_device_arrays(py::module_& m) {
-  py::class_<DeviceArray, std::shared_ptr<DeviceArray>>(m, "DeviceArray",
-                                                       "A result in device memory: cupy.asarray(a) or torch.as_tensor(a, "
-                                                       "device='cuda') use it without a copy; .get() copies it to NumPy")
-      .def_property_readonly("__cuda_array_interface__", &DeviceArray::interface)
-      .def_property_readonly(
-          "shape", [](const DeviceArray& a) { return py::tuple(py::cast(a.shape)); }, "The array's shape, as NumPy's")
-      .def_property_readonly(
-          "dtype", [](const DeviceArray& a) { return py::dtype(a.typestr); }, "The element type: uint8, uint16 or float32")
-      .def("get", &DeviceArray::to_host, "A NumPy copy on the host")
-      .def("__repr__", [](const DeviceArray& a) {
-        return "<gpuvis.DeviceArray shape=" + py::str(py::tuple(py::cast(a.shape))).cast<std::string>() + " dtype=" +
-               py::str(py::dtype(a.typestr)).cast<std::string>() + ">";
-      });
-  m.def(
-      "to_device",
-      [](py::array host) {
-        host = py::array::ensure(host, py::array::c_style);
-        auto out = std::make_shared<DeviceArray>();
-        const char kind = host.dtype().kind();
-        const auto item = host.itemsize();
-        if (!((kind == 'u' && (item == 1 || item == 2)) || (kind == 'f' && item == 4)))
-          throw py::type_error("to_device: expected dtype uint8, uint16 or float32");
-        out->typestr = item == 1 ? "|u1" : (kind == 'u' ? "<u2" : "<f4");
-        out->shape.assign(host.shape(), host.shape() + host.ndim());
-        out->memory = cuda::DeviceAllocation(static_cast<std::size_t>(host.nbytes()));
-        cuda::copy_to_device(out->memory.data(), host.data(), static_cast<std::size_t>(host.nbytes()));
-        return out;
-      },
-      py::arg("array"), "Copies a NumPy array to the CUDA device as a DeviceArray (for callers without CuPy or PyTorch)");
 }
 
 // The detector and what it finds.
@@ -901,13 +852,27 @@ void bind_detection(py::module_& m) {
            "deblurs there when a symbol did not decode")
       .def(
           "detect",
-          [](pipeline::Detector& d, py::array frame) {
+          [](pipeline::Detector& d, const py::object& frame_obj) {
+            if (is_device_array(frame_obj)) {
+              if (d.backend() != Backend::cuda)
+                throw py::value_error("detect: a device frame needs a Detector(backend='cuda') (this one runs on the " +
+                                      std::string(to_string(d.backend())) + "; copy the frame to the host, e.g. cupy.asnumpy)");
+              const DeviceInput in = device_input(frame_obj, "detect");
+              if (in.channels != 1 || in.keep_3d || in.kind != 'u' || in.item != 1)
+                throw py::value_error("detect: expected a grey (H, W) uint8 frame");
+              py::gil_scoped_release release;
+              return decode::Detections(d.detect(device_view<std::uint8_t>(in), in.stream));
+            }
+            py::array frame = host_array(frame_obj, "detect");
             HostView<std::uint8_t> v = view_of<std::uint8_t>(frame, "detect");
             if (v.channels != 1) throw py::value_error("detect: expected a grey (H, W) uint8 frame");
             py::gil_scoped_release release;
             return decode::Detections(d.detect(HostView<const std::uint8_t>(v)));
           },
-          py::arg("frame"), "Fiducials, fingers and blobs of a grey uint8 frame");
+          py::arg("frame"),
+          "Fiducials, fingers and blobs of a grey uint8 frame (H, W): a NumPy array, or on a CUDA detector a device "
+          "array (CuPy, PyTorch, anything with __cuda_array_interface__ or __dlpack__), read on the array's stream without "
+          "a trip through the host; the detections are the same either way");
 
   py::class_<decode::ExpectedSymbol>(m, "ExpectedSymbol", "Where a tracked symbol should be in the next frame (for Detector.expect)")
       .def(py::init([](int id, double x, double y, int root_size) { return decode::ExpectedSymbol{id, x, y, root_size}; }),

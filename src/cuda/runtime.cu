@@ -77,6 +77,10 @@ int current_device_attribute(cudaDeviceAttr attribute) {
 }
 }  // namespace
 
+int current_device_index() {
+  int device = 0;
+  return cudaGetDevice(&device) == cudaSuccess ? device : 0;
+}
 int current_device_major() { return current_device_attribute(cudaDevAttrComputeCapabilityMajor); }
 int current_device_multiprocessors() { return current_device_attribute(cudaDevAttrMultiProcessorCount); }
 int current_device_shared_memory_per_block() { return current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin); }

@@ -6,6 +6,7 @@
 namespace gpuvis::cuda {
 bool compiled() { return false; }
 int device_count() { return 0; }
+int current_device_index() { return 0; }
 int current_device_major() { return 0; }
 int current_device_multiprocessors() { return 0; }
 int current_device_shared_memory_per_block() { return 0; }

@@ -53,8 +53,9 @@ void convolve_on_device(DeviceView<const T> src, DeviceView<T> dst, const Kernel
                         cuda::StreamHandle stream);
 template <class T>
 void bilateral_on_device(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams& params, cuda::StreamHandle stream);
+// `modes`, when given, as mean_shift_filter_cuda's (on the host).
 template <class T>
 void mean_shift_on_device(DeviceView<const T> src, DeviceView<T> dst, VolumeShape shape, const MeanShiftParams& params,
-                          cuda::StreamHandle stream);
+                          cuda::StreamHandle stream, std::vector<float>* modes = nullptr);
 
 }  // namespace gpuvis::filters

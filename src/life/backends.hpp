@@ -23,6 +23,8 @@ std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& 
 
 namespace cuda_impl {  // cuda/simulation.cu, cuda/rule_jit.cpp; called only where cuda::kBuilt
 std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options);
+void advance_on_device(DeviceView<const std::uint8_t> cells, DeviceView<std::uint8_t> states, std::int64_t generations,
+                       const Params& options, cuda::StreamHandle stream);
 bool rule_compiler_available(std::string* why);
 }
 

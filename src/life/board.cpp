@@ -52,7 +52,7 @@ Board::Board(int width, int height) {
           "board size " + size_text(width, height) + " must be between 1x1 and " + size_text(max_side, max_side));
   width_ = width;
   height_ = height;
-  words_per_row_ = (width + 63) / 64;
+  words_per_row_ = words_for(width);
   try {
     words_.assign(static_cast<std::size_t>(words_per_row_) * height, 0);
   } catch (const std::bad_alloc&) {

@@ -64,6 +64,20 @@ std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& 
   return std::make_unique<CpuSimulation>(initial, options);
 }
 
+void advance_on_device(DeviceView<const std::uint8_t> cells, DeviceView<std::uint8_t> states, std::int64_t generations,
+                       const Params& options, cuda::StreamHandle stream) {
+  require(generations >= 0, "the number of generations must not be negative");
+  require(options.backend == Backend::automatic || options.backend == Backend::cuda,
+          "Life: a board in device memory runs on the CUDA backend (copy it to the host for the " +
+              std::string(to_string(options.backend)) + ")");
+  require(!cells.empty() && cells.channels == 1, "Life: the board must be one byte per cell (H, W)");
+  require(cells.width <= max_side && cells.height <= max_side, "Life: a board's sides are at most " + std::to_string(max_side));
+  require(states.width == cells.width && states.height == cells.height && states.channels == 1,
+          "Life: the states must have the board's size");
+  if constexpr (cuda::kBuilt) cuda_impl::advance_on_device(cells, states, generations, options, stream);
+  else cuda::not_built("Life on device memory");
+}
+
 bool compiled_rules_available(std::string* why) {
   if constexpr (cuda::kBuilt) {
     return cuda_impl::rule_compiler_available(why);

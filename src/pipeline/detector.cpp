@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "gpuvis/cuda/device_memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/second_look/second_look.hpp"
@@ -62,24 +63,67 @@ HostView<const std::uint8_t> Detector::received_frame() const { return engine_->
 // or from this frame, when there is none yet.
 std::shared_ptr<const threshold::Equalizer> Detector::background_for(HostView<const std::uint8_t> grey) {
   if (!config_.equalize) return nullptr;
+  if (!background_) capture_background(config_.background ? config_.background->view() : grey);
+  return checked_background(grey.width, grey.height);
+}
+
+// The same for a device frame: a first frame that becomes the background is downloaded for it.
+std::shared_ptr<const threshold::Equalizer> Detector::background_for(DeviceView<const std::uint8_t> grey) {
+  if (!config_.equalize) return nullptr;
+  if (!background_ && config_.background) capture_background(config_.background->view());
   if (!background_) {
-    auto equalizer = std::make_shared<threshold::Equalizer>();
-    equalizer->capture(config_.background ? config_.background->view() : grey);
-    background_ = std::move(equalizer);
+    Image<std::uint8_t> first(grey.width, grey.height);
+    for (int y = 0; y < grey.height; ++y) cuda::copy_to_host(first.row(y), grey.row(y), static_cast<std::size_t>(grey.width));
+    capture_background(first.view());
   }
+  return checked_background(grey.width, grey.height);
+}
+
+void Detector::capture_background(HostView<const std::uint8_t> picture) {
+  auto equalizer = std::make_shared<threshold::Equalizer>();
+  equalizer->capture(picture);
+  background_ = std::move(equalizer);
+}
+
+std::shared_ptr<const threshold::Equalizer> Detector::checked_background(int width, int height) const {
   const Image<std::uint8_t>& b = background_->background();
-  require(b.width() == grey.width && b.height() == grey.height,
-          "equalizer: frame size " + describe_size(grey.width, grey.height) + " differs from the background's " +
+  require(b.width() == width && b.height() == height,
+          "equalizer: frame size " + describe_size(width, height) + " differs from the background's " +
               describe_size(b.width(), b.height()) + "; capture the background again");
   return background_;
 }
 
-void Detector::submit(HostView<const std::uint8_t> grey) {
+void Detector::check_submission(int channels, int width, int height) const {
   require(in_flight_ < kMaxInFlight,
           "detect: " + std::to_string(kMaxInFlight) + " frames in flight already: receive() before submitting more");
-  require(grey.channels == 1, "detect: frames must be 8-bit grey");
-  check_image_shape(grey.width, grey.height, 1);
-  engine_->submit(Submission{grey, background_for(grey), config_.device_times, config_.taps});
+  require(channels == 1, "detect: frames must be 8-bit grey");
+  check_image_shape(width, height, 1);
+}
+
+void Detector::submit(HostView<const std::uint8_t> grey) {
+  check_submission(grey.channels, grey.width, grey.height);
+  Submission s;
+  s.grey = grey;
+  s.background = background_for(grey);
+  s.device_times = config_.device_times;
+  s.taps = config_.taps;
+  engine_->submit(s);
+  ++in_flight_;
+}
+
+void Detector::submit(DeviceView<const std::uint8_t> grey, cuda::StreamHandle stream) {
+  if (config_.backend != Backend::cuda)
+    fail(ErrorCode::unsupported, "detect: a frame in device memory needs the CUDA backend (this detector runs on the " +
+                                     std::string(to_string(config_.backend)) + "; copy the frame to the host for it)");
+  check_submission(grey.channels, grey.width, grey.height);
+  if (!cuda::is_device_pointer(grey.data)) fail(ErrorCode::invalid_argument, "detect: the frame is not device memory of the current CUDA device");
+  Submission s;
+  s.device_grey = grey;
+  s.device_stream = stream;
+  s.background = background_for(grey);
+  s.device_times = config_.device_times;
+  s.taps = config_.taps;
+  engine_->submit(s);
   ++in_flight_;
 }
 

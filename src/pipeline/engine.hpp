@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "gpuvis/core/image.hpp"
+#include "gpuvis/cuda/device_memory.hpp"
 #include "gpuvis/decode/detections.hpp"
 #include "gpuvis/decode/tree_set.hpp"
 #include "gpuvis/pipeline/detector.hpp"
@@ -15,6 +16,12 @@ namespace gpuvis::pipeline {
 // One frame for an engine, with what the Detector decided for it.
 struct Submission {
   HostView<const std::uint8_t> grey;
+  // A frame in CUDA device memory instead (the CUDA engine only; `grey` is then empty), ready once
+  // the work queued on `device_stream` is done.
+  DeviceView<const std::uint8_t> device_grey;
+  cuda::StreamHandle device_stream = nullptr;
+  int width() const { return device_grey.data ? device_grey.width : grey.width; }
+  int height() const { return device_grey.data ? device_grey.height : grey.height; }
   // The equaliser's background and level (null: not equalised); of the frame's size. The engine
   // keeps it with the frame until the frame is received.
   std::shared_ptr<const threshold::Equalizer> background;

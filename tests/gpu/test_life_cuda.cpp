@@ -2,6 +2,10 @@
 // not multiples of the word size, both topologies, generation counts across launch boundaries.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
+#include "cuda/memory.hpp"
 #include "gpuvis/life/life.hpp"
 #include "gpuvis/life/pattern.hpp"
 #include "life/cuda/rule_jit.hpp"
@@ -36,6 +40,52 @@ TEST(LifeCuda, GenerationsRulesEqualTheCpu) {
 TEST(LifeCuda, CountsThePopulationOfEveryGeneration) {
   GPUVIS_REQUIRE_GPU();
   test::expect_r_pentomino_settles(Backend::cuda);
+}
+
+// A board of bytes in device memory (the Python module's CuPy and PyTorch boards) is packed,
+// advanced and unpacked on the device: every cell's state equals the host simulation's, for
+// Conway's rule, another B/S rule and a Generations rule, widths in whole and partial words, in
+// place and into another image, and past 65535 rows (the kernels' row loop).
+TEST(LifeCuda, BoardsInDeviceMemoryEqualTheHostSimulation) {
+  GPUVIS_REQUIRE_GPU();
+  struct Case {
+    const char* rule;
+    int width, height;
+    Topology topology;
+    bool in_place;
+  };
+  for (const Case c : {Case{"B3/S23", 64, 40, Topology::torus, false}, Case{"B36/S23", 203, 41, Topology::dead, true},
+                       Case{"B2/S/C3", 97, 66, Topology::torus, false}, Case{"B3/S23", 33, 70000, Topology::torus, false}}) {
+    std::mt19937 rng(static_cast<unsigned>(c.width * 31 + c.height));
+    Image<std::uint8_t> cells(c.width, c.height);
+    Board board(c.width, c.height);
+    for (int y = 0; y < c.height; ++y)
+      for (int x = 0; x < c.width; ++x) {
+        const bool alive = rng() % 3 == 0;
+        cells(x, y) = alive ? static_cast<std::uint8_t>(1 + rng() % 255) : 0;  // any non-zero byte is alive
+        board.set(x, y, alive);
+      }
+    const Params p{parse_rule(c.rule), c.topology, Backend::cuda};
+    auto sim = make_simulation(board, p);
+    sim->advance(13);
+    std::vector<std::uint8_t> expected;
+    sim->read_states(expected);
+    cuda::DeviceImage<std::uint8_t> d_cells(c.width, c.height), d_states(c.width, c.height);
+    cuda::Stream stream;
+    cuda::upload<std::uint8_t>(cells.view(), d_cells.view(), stream);
+    const DeviceView<std::uint8_t> out = c.in_place ? d_cells.view() : d_states.view();
+    advance_on_device(DeviceView<const std::uint8_t>(d_cells.view()), out, 13, p, stream.get());
+    Image<std::uint8_t> got(c.width, c.height);
+    cuda::download<std::uint8_t>(DeviceView<const std::uint8_t>(out), got.view(), stream);
+    stream.synchronize();
+    std::size_t differences = 0;
+    for (int y = 0; y < c.height; ++y)
+      for (int x = 0; x < c.width; ++x) differences += got(x, y) != expected[static_cast<std::size_t>(y) * c.width + x];
+    EXPECT_EQ(differences, 0u) << c.rule << " " << c.width << "x" << c.height;
+  }
+  cuda::DeviceImage<std::uint8_t> d(8, 8);
+  EXPECT_THROW(advance_on_device(DeviceView<const std::uint8_t>(d.view()), d.view(), 1, Params{conway, Topology::torus, Backend::cpu}),
+               Error);
 }
 
 TEST(LifeCuda, LargeBoardEqualsTheCpu) {

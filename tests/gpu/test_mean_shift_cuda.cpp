@@ -6,6 +6,7 @@
 #include "cuda/memory.hpp"
 #include "filters/filter_backends.hpp"
 #include "gpuvis/filters/device.hpp"
+#include "gpuvis/filters/mean_shift_segment.hpp"
 #include "mean_shift_compare.hpp"
 #include "test_support.hpp"
 
@@ -51,6 +52,39 @@ TEST(MeanShiftCuda, DeviceViewsEqualTheHostPath) {
   stream.synchronize();
   EXPECT_EQ(count_differences<std::uint8_t>(host.view(), back.view()), 0u);
   EXPECT_EQ(last, 1.0);
+}
+
+// The segmentation's first half on device memory (what the Python module's device path runs):
+// the filtered samples and every voxel's mode equal the host's, for an image and a stacked volume,
+// and so the segmentation made from them is the host's.
+TEST(MeanShiftCuda, ModesOfDeviceViewsEqualTheHostPath) {
+  GPUVIS_REQUIRE_GPU();
+  for (const VolumeShape shape : {VolumeShape{}, VolumeShape{4, 1}}) {
+    const auto rgb = test::mean_shift_scene(40, 48, 3, 12);  // 4 slices of 12 rows when stacked
+    MeanShiftParams p;
+    p.spatial = 4;
+    p.range = 10;
+    Image<std::uint8_t> host(40, 48, 3), back(40, 48, 3);
+    std::vector<float> host_modes, device_modes;
+    p.backend = Backend::cpu;
+    mean_shift_modes<std::uint8_t>(rgb.view(), host.view(), host_modes, p, shape);
+    cuda::DeviceImage<std::uint8_t> src(40, 48, 3), dst(40, 48, 3);
+    cuda::Stream stream;
+    cuda::upload<std::uint8_t>(rgb.view(), src.view(), stream);
+    mean_shift_modes<std::uint8_t>(DeviceView<const std::uint8_t>(src.view()), dst.view(), device_modes, shape, p, stream.get());
+    cuda::download<std::uint8_t>(dst.view(), back.view(), stream);
+    stream.synchronize();
+    EXPECT_EQ(count_differences<std::uint8_t>(host.view(), back.view()), 0u) << "depth " << shape.depth;
+    ASSERT_EQ(host_modes.size(), device_modes.size());
+    EXPECT_TRUE(host_modes == device_modes) << "depth " << shape.depth;
+    MeanShiftSegmentParams sp;
+    sp.filter = p;
+    const auto a = mean_shift_segment_from_modes<std::uint8_t>(std::move(host), host_modes, sp, shape);
+    const auto b = mean_shift_segment_from_modes<std::uint8_t>(std::move(back), device_modes, sp, shape);
+    EXPECT_EQ(a.regions.size(), b.regions.size());
+    EXPECT_EQ(count_differences<std::int32_t>(a.labels.view(), b.labels.view()), 0u);
+    EXPECT_GT(a.regions.size(), 1u) << "the scene has more than one region";
+  }
 }
 
 }  // namespace

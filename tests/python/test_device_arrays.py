@@ -1,5 +1,6 @@
-"""Arrays on the GPU (__cuda_array_interface__: CuPy, PyTorch, gpuvis.DeviceArray) filtered where they
-are: the result is the same kind of array, still on the device, and equal to the host path's.
+"""Arrays on the GPU (__cuda_array_interface__: CuPy, PyTorch, gpuvis.DeviceArray; or DLPack alone) filtered,
+segmented and detected where they are: the result is the same kind of array (a gpuvis.DeviceArray, which
+offers both protocols, for DLPack-only inputs), still on the device, and equal to the host path's.
 The CUDA cases run on a machine with a CUDA device (scripts/gpu-check.sh); the refusals run anywhere."""
 import numpy as np
 import pytest
@@ -102,3 +103,123 @@ def test_mean_shift_on_device_arrays_equals_the_host_path():
     np.testing.assert_array_equal(out.get(), gpuvis.mean_shift(img, spatial=3, range=20, backend="cpu"))
     with pytest.raises(ValueError, match="needs backend='cuda'"):
         gpuvis.mean_shift(cp.asarray(img), backend="cpu")
+
+
+class DlpackOnly:
+    """An array that offers DLPack alone (as JAX's do): __dlpack__ and __dlpack_device__, no
+    __cuda_array_interface__."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_a_numpy_array_is_not_taken_for_a_device_array():
+    """NumPy arrays have __dlpack__ too, on the CPU: they take the host path, and an object that offers
+    only a CPU DLPack tensor is neither kind of array."""
+    img = frame()
+    assert img.__dlpack_device__()[0] == 1  # kDLCPU
+    np.testing.assert_array_equal(gpuvis.convolve(img, "box:3", backend="auto"), gpuvis.convolve(img, "box:3", backend="cpu"))
+    with pytest.raises(TypeError, match="expected dtype"):
+        gpuvis.convolve(DlpackOnly(img), "box:3", backend="cpu")
+
+
+@cuda
+def test_dlpack_only_arrays_are_read_on_the_device_and_results_leave_by_dlpack():
+    cp = pytest.importorskip("cupy")
+    img = frame(channels=3, seed=5)
+    out = gpuvis.bilateral(DlpackOnly(cp.asarray(img)), radius=2)
+    assert isinstance(out, gpuvis.DeviceArray) and out.shape == img.shape
+    assert out.__dlpack_device__()[0] == 2  # kDLCUDA
+    expected = gpuvis.bilateral(img, radius=2, backend="cpu")
+    np.testing.assert_array_equal(out.get(), expected)
+    np.testing.assert_array_equal(cp.asnumpy(cp.from_dlpack(out)), expected)  # no copy: the same memory
+    assert cp.from_dlpack(out).data.ptr == out.__cuda_array_interface__["data"][0]
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        t = torch.from_dlpack(out)
+        assert t.is_cuda and t.data_ptr() == out.__cuda_array_interface__["data"][0]
+        np.testing.assert_array_equal(t.cpu().numpy(), expected)
+        # A PyTorch tensor offered by DLPack alone, float32.
+        f = frame(dtype=np.float32, seed=6)
+        got = gpuvis.convolve(DlpackOnly(torch.from_numpy(f).cuda()), "gaussian:sigma=2")
+        np.testing.assert_array_equal(got.get(), gpuvis.convolve(f, "gaussian:sigma=2", backend="cpu"))
+
+
+@cuda
+def test_mean_shift_volume_and_segmentation_of_device_arrays_equal_the_host_path():
+    cp = pytest.importorskip("cupy")
+    rng = np.random.default_rng(8)
+    vol = (rng.integers(0, 4, (4, 10, 12)) * 60 + rng.integers(0, 8, (4, 10, 12))).astype(np.uint8)
+    for v in (vol, vol.reshape(2, 2, 10, 12)):
+        out = gpuvis.mean_shift_volume(cp.asarray(v), spatial=3, range=20, axial=2, time=1)
+        assert isinstance(out, cp.ndarray) and out.shape == v.shape
+        np.testing.assert_array_equal(cp.asnumpy(out), gpuvis.mean_shift_volume(v, spatial=3, range=20, axial=2, time=1, backend="cpu"))
+    for img in (frame(h=48, w=64, seed=9) // 64 * 64, frame(h=40, w=50, channels=3, seed=10) // 80 * 80):
+        labels, filtered, regions = gpuvis.mean_shift_segment(cp.asarray(img), spatial=4, range=16)
+        assert isinstance(labels, cp.ndarray) and labels.dtype == np.int32 and isinstance(filtered, cp.ndarray)
+        h_labels, h_filtered, h_regions = gpuvis.mean_shift_segment(img, spatial=4, range=16, backend="cpu")
+        np.testing.assert_array_equal(cp.asnumpy(labels), h_labels)
+        np.testing.assert_array_equal(cp.asnumpy(filtered), h_filtered)
+        assert regions == h_regions and len(regions) > 1
+    labels, _, regions = gpuvis.mean_shift_segment(cp.asarray(vol), spatial=3, range=20, volume=True, axial=2)
+    h_labels, _, h_regions = gpuvis.mean_shift_segment(vol, spatial=3, range=20, volume=True, axial=2, backend="cpu")
+    assert labels.shape == vol.shape
+    np.testing.assert_array_equal(cp.asnumpy(labels), h_labels)
+    assert regions == h_regions
+    with pytest.raises(ValueError, match="C-contiguous"):
+        gpuvis.mean_shift_volume(cp.asarray(vol)[:, :, ::2])
+
+
+def smeared(img, length=7):
+    """The frame smeared along x by a box of `length` pixels (motion blur: the second look works)."""
+    return gpuvis.convolve(img, np.full((1, length), 1.0 / length, np.float32), backend="cpu")
+
+
+@cuda
+def test_detector_and_tracker_on_device_frames_equal_host_frames(table):
+    """Detector.detect takes CuPy, PyTorch and DLPack frames on a CUDA detector: the same detections
+    as the host frames, sharp and smeared (the second look downloads those), and a tracker fed from
+    either keeps the same objects and sessions."""
+    cp = pytest.importorskip("cupy")
+    frames = [table, smeared(table, 5), np.roll(table, 3, axis=1), smeared(np.roll(table, 6, axis=1), 6)]
+    host, dev = gpuvis.Detector(backend="cuda"), gpuvis.Detector(backend="cuda")
+    th, td = gpuvis.Tracker(), gpuvis.Tracker()
+    found = 0
+    for i, f in enumerate(frames):
+        dh = host.detect(f)
+        dd = dev.detect(cp.asarray(f) if i % 2 == 0 else DlpackOnly(cp.asarray(f)))
+        key = lambda d: [(x.id, x.x, x.y, x.angle) for x in d.fiducials]  # noqa: E731
+        assert key(dd) == key(dh), i
+        found += sum(x.id >= 0 for x in dh.fiducials)
+        oh, od = th.update(dh, time=i / 60), td.update(dd, time=i / 60)
+        assert [(o.session_id, o.symbol_id, o.x, o.y) for o in od.objects] == [(o.session_id, o.symbol_id, o.x, o.y) for o in oh.objects]
+        host.expect(th.expected_symbols())
+        dev.expect(td.expected_symbols())
+    assert found >= 4 * 4
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        d = dev.detect(torch.from_numpy(table).cuda())
+        assert [x.id for x in d.fiducials] == [x.id for x in host.detect(table).fiducials]
+    with pytest.raises(ValueError, match="backend='cuda'"):
+        gpuvis.Detector(backend="cpu").detect(cp.asarray(table))
+    with pytest.raises(ValueError, match="grey"):
+        dev.detect(cp.zeros((10, 10, 3), cp.uint8))
+
+
+@cuda
+def test_life_on_device_boards_equals_the_host_path():
+    cp = pytest.importorskip("cupy")
+    rng = np.random.default_rng(12)
+    for rule, border in (("B3/S23", "torus"), ("B36/S23", "dead"), ("B2/S/C3", "torus")):
+        board = (rng.random((70, 101)) < 0.35).astype(np.uint8) * rng.integers(1, 256, (70, 101), dtype=np.uint8)
+        out = gpuvis.life(cp.asarray(board), 17, rule=rule, border=border)
+        assert isinstance(out, cp.ndarray) and out.dtype == np.uint8 and out.shape == board.shape
+        np.testing.assert_array_equal(cp.asnumpy(out), gpuvis.life(board, 17, rule=rule, border=border, backend="cpu"))
+    with pytest.raises(ValueError, match="needs backend='cuda'"):
+        gpuvis.life(cp.asarray(board), 1, backend="cpu")

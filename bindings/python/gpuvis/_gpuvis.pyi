@@ -157,9 +157,9 @@ class Detector:
         The backend it runs on: 'cpu' or 'cuda' ('auto' resolved)
         """
         ...
-    def detect(self, frame: numpy.ndarray) -> Detections:
+    def detect(self, frame: Any) -> Detections:
         """
-        Fiducials, fingers and blobs of a grey uint8 frame
+        Fiducials, fingers and blobs of a grey uint8 frame (H, W): a NumPy array, or on a CUDA detector a device array (CuPy, PyTorch, anything with __cuda_array_interface__ or __dlpack__), read on the array's stream without a trip through the host; the detections are the same either way
         """
         ...
     def expect(self, symbols: List[ExpectedSymbol]) -> None:
@@ -171,13 +171,13 @@ class Detector:
 
 class DeviceArray:
     """
-    A result in device memory: cupy.asarray(a) or torch.as_tensor(a, device='cuda') use it without a copy; .get() copies it to NumPy
+    A result in device memory: cupy.asarray(a), torch.as_tensor(a, device='cuda') or torch.from_dlpack(a) use it without a copy; .get() copies it to NumPy
     """
     def __repr__(self) -> str: ...
     @property
     def dtype(self) -> dtype:
         """
-        The element type: uint8, uint16 or float32
+        The element type: uint8, uint16, int32 or float32
         """
         ...
     def get(self) -> numpy.ndarray:
@@ -610,11 +610,11 @@ def cuda_available() -> bool:
     ...
 
 
-def life(board: numpy.ndarray, generations: int, rule: str = 'B3/S23', border: str = 'torus', backend: str = 'auto') -> numpy.ndarray:
+def life(board: Any, generations: int, rule: str = 'B3/S23', border: str = 'torus', backend: str = 'auto') -> Any:
     """
     Advance a Game of Life board by `generations` generations (docs/life.md).
 
-    board: uint8 (H, W), non-zero = alive.
+    board: uint8 (H, W), non-zero = alive. A device array (CuPy, PyTorch, __dlpack__) runs on the device: packed, advanced and unpacked there, the states returned as the same kind of array.
     generations: >= 0.
     rule: 'B3/S23' (default), the S/B form '23/3', a Generations rule such as 'B2/S/C3' or '/2/3', or a name (conway, highlife, seeds, daynight, brianbrain, starwars).
     border: 'torus' (wrap around; default) or 'dead' (cells outside stay dead).
@@ -628,7 +628,7 @@ def mean_shift(img: Any, spatial: float = 8.0, range: float = 16.0, kernel: str 
     """
     Mean shift filtering: every pixel climbs to the mode of its joint space-range neighbourhood and takes its value (docs/meanshift.md).
 
-    img: uint8/uint16/float32 (H, W) or (H, W, C), C <= 4. A device array (CuPy, PyTorch, gpuvis.DeviceArray) is filtered where it is, on its stream, and the result is the same kind of array on the device.
+    img: uint8/uint16/float32 (H, W) or (H, W, C), C <= 4. A device array (CuPy, PyTorch, gpuvis.DeviceArray, or any array with __dlpack__ on a CUDA device) is filtered where it is, on its stream, and the result is the same kind of array on the device (a gpuvis.DeviceArray for DLPack-only inputs).
     spatial: spatial bandwidth h_s in pixels (default 8).
     range: range bandwidth h_r in sample units, or L*u*v* units for colour (default 16).
     kernel: 'epanechnikov' (the flat mean of the unit ball; default) or 'gaussian'.
@@ -641,11 +641,11 @@ def mean_shift(img: Any, spatial: float = 8.0, range: float = 16.0, kernel: str 
     ...
 
 
-def mean_shift_segment(img: numpy.ndarray, spatial: float = 8.0, range: float = 16.0, connect: float = 0.25, fuse: float = 0.5, min_size: int = 20, colour: str = 'luv', backend: str = 'auto', volume: bool = False, channels: bool = False, axial: float = 0.0, time: float = 0.0, ranges: List[float] = []) -> tuple:
+def mean_shift_segment(img: Any, spatial: float = 8.0, range: float = 16.0, connect: float = 0.25, fuse: float = 0.5, min_size: int = 20, colour: str = 'luv', backend: str = 'auto', volume: bool = False, channels: bool = False, axial: float = 0.0, time: float = 0.0, ranges: List[float] = []) -> tuple:
     """
     Mean shift segmentation of an image, or with volume=True of a volume (Z, H, W) or sequence (T, Z, H, W) (docs/meanshift.md). Returns (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox}).
 
-    img: as mean_shift (channels=True with volume=True: a trailing channel axis).
+    img: as mean_shift (channels=True with volume=True: a trailing channel axis). For a device array the filter runs on the device, the linking and merging on the host, and labels and filtered come back as device arrays.
     spatial, range, colour, backend, ranges, axial, time: as mean_shift and mean_shift_volume.
     connect: neighbours whose modes differ by less than connect x h_r join one region (default 0.25).
     fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5).
@@ -654,11 +654,11 @@ def mean_shift_segment(img: numpy.ndarray, spatial: float = 8.0, range: float = 
     ...
 
 
-def mean_shift_volume(volume: numpy.ndarray, spatial: float = 8.0, range: float = 16.0, axial: float = 0.0, time: float = 0.0, channels: bool = False, kernel: str = 'epanechnikov', colour: str = 'luv', eps: float = 0.009999999776482582, max_iter: int = 100, backend: str = 'auto', ranges: List[float] = []) -> numpy.ndarray:
+def mean_shift_volume(volume: Any, spatial: float = 8.0, range: float = 16.0, axial: float = 0.0, time: float = 0.0, channels: bool = False, kernel: str = 'epanechnikov', colour: str = 'luv', eps: float = 0.009999999776482582, max_iter: int = 100, backend: str = 'auto', ranges: List[float] = []) -> Any:
     """
     Mean shift filtering of a volume (Z, H, W) or a sequence of volumes (T, Z, H, W) (docs/meanshift.md).
 
-    volume: uint8/uint16/float32; channels=True: a trailing channel axis (C <= 4).
+    volume: uint8/uint16/float32; channels=True: a trailing channel axis (C <= 4). A C-contiguous device array is filtered on the device, as mean_shift's.
     spatial, range, kernel, colour, eps, max_iter, backend, ranges: as mean_shift.
     axial: bandwidth h_z across slices, in slices (0, the default: spatial).
     time: bandwidth h_t across frames, in frames (0, the default: spatial).

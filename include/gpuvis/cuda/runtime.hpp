@@ -34,6 +34,8 @@ int device_count();                // 0 when not compiled, no driver, or no devi
 std::vector<DeviceInfo> devices();
 std::string runtime_version();     // e.g. "13.0", empty when not compiled
 std::string driver_version();      // e.g. "13.0", empty when unavailable
+// The index of the calling thread's current device (0 when there is none).
+int current_device_index();
 // Compute capability major version of the calling thread's current device; 0 when there is none.
 int current_device_major();
 // Multiprocessor count of the calling thread's current device; 0 when there is none.

@@ -10,6 +10,8 @@
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
 
+#include <vector>
+
 namespace gpuvis::filters {
 
 template <class T>
@@ -24,5 +26,12 @@ void bilateral(DeviceView<const T> src, DeviceView<T> dst, const BilateralParams
 template <class T>
 void mean_shift_filter(DeviceView<const T> src, DeviceView<T> dst, VolumeShape shape, const MeanShiftParams& params,
                        cuda::StreamHandle stream = nullptr);
+
+// mean_shift_modes (mean_shift_segment.hpp) of a device image or stacked volume: `filtered` in
+// device memory, every voxel's mode in `modes` on the host, ready for
+// mean_shift_segment_from_modes; the same values as from a host image.
+template <class T>
+void mean_shift_modes(DeviceView<const T> src, DeviceView<T> filtered, std::vector<float>& modes, VolumeShape shape,
+                      const MeanShiftParams& params, cuda::StreamHandle stream = nullptr);
 
 }  // namespace gpuvis::filters

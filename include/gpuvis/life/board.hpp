@@ -29,6 +29,8 @@ class Board {
   int width() const { return width_; }
   int height() const { return height_; }
   int words_per_row() const { return words_per_row_; }
+  // The words a row of `width` cells takes.
+  static constexpr int words_for(int width) { return (width + word_bits - 1) / word_bits; }
   std::size_t bytes() const { return words_.size() * sizeof(word); }
 
   word* row(int y) { return words_.data() + static_cast<std::size_t>(y) * words_per_row_; }

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "gpuvis/core/backend.hpp"
+#include "gpuvis/core/image.hpp"
+#include "gpuvis/cuda/device_memory.hpp"
 #include "gpuvis/life/board.hpp"
 #include "gpuvis/life/rule.hpp"
 
@@ -44,6 +46,16 @@ class Simulation {
 // Throws ErrorCode::unsupported when the backend is not available or the board does not fit in its
 // memory (the message names the size needed and the size free).
 std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options);
+
+// A board already in CUDA device memory, one byte per cell (non-zero: alive), advanced
+// `generations` generations on the device; every cell's state (as Simulation::read_states gives
+// it) is written into `states`, device memory of the same size (it may be `cells` itself). The
+// cells are packed into the bit board and unpacked on the device: nothing crosses the bus. They
+// are read once the work queued on `stream` so far is done, and the call returns when `states` is
+// written. The same boards as make_simulation's. CUDA only (options.backend cpu or opencl:
+// ErrorCode::invalid_argument; a build without CUDA: ErrorCode::unsupported).
+void advance_on_device(DeviceView<const std::uint8_t> cells, DeviceView<std::uint8_t> states, std::int64_t generations,
+                       const Params& options, cuda::StreamHandle stream = nullptr);
 
 // Whether rules other than Conway's get their own CUDA kernel, compiled at run time by NVRTC (part
 // of the CUDA toolkit, opened on first use), for boards of 2^20 cells or more; otherwise the

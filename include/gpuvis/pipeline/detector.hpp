@@ -11,6 +11,7 @@
 
 #include "gpuvis/core/backend.hpp"
 #include "gpuvis/core/image.hpp"
+#include "gpuvis/cuda/device_memory.hpp"
 #include "gpuvis/decode/detections.hpp"
 #include "gpuvis/calibration/grid.hpp"
 #include "gpuvis/threshold/threshold.hpp"
@@ -147,6 +148,18 @@ class Detector {
   // (cuda::is_pinned) on CUDA, which goes up without a staging copy and must stay unchanged until
   // its results are received.
   void submit(HostView<const std::uint8_t> grey);
+  // A frame already in CUDA device memory (CuPy, PyTorch, a capture that writes into the GPU), on
+  // the CUDA backend only (ErrorCode::unsupported on the CPU's). It is read once the work queued on
+  // `stream` so far is done, and copied on the device into the detector's own frame (its graphs
+  // hold fixed addresses); work queued on `stream` after submit() waits for that copy, so it may
+  // overwrite the frame. Nothing crosses the bus but the results, and the frame itself only when
+  // the second look has something to look at. Detections equal those of the same frame from host
+  // memory.
+  void submit(DeviceView<const std::uint8_t> grey, cuda::StreamHandle stream = nullptr);
+  const Detections& detect(DeviceView<const std::uint8_t> grey, cuda::StreamHandle stream = nullptr) {
+    submit(grey, stream);
+    return receive();
+  }
   const Detections& receive();
   // The symbols a tracker expects in the next received frame (track::Tracker::expected_symbols):
   // the second look also looks where each of them should be when it did not decode there, and
@@ -164,6 +177,11 @@ class Detector {
 
  private:
   std::shared_ptr<const threshold::Equalizer> background_for(HostView<const std::uint8_t> grey);
+  std::shared_ptr<const threshold::Equalizer> background_for(DeviceView<const std::uint8_t> grey);
+  void capture_background(HostView<const std::uint8_t> picture);
+  // background_, checked against the frame's size.
+  std::shared_ptr<const threshold::Equalizer> checked_background(int width, int height) const;
+  void check_submission(int channels, int width, int height) const;
   DetectorParams config_;
   std::unique_ptr<Engine> engine_;
   // The background the next submitted frame is equalised with (null: equaliser off, or the next

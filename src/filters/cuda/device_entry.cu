@@ -42,17 +42,18 @@ void bilateral_on_device(DeviceView<const T> src, DeviceView<T> dst, const Bilat
 
 template <class T>
 void mean_shift_on_device(DeviceView<const T> src, DeviceView<T> dst, VolumeShape shape, const MeanShiftParams& params,
-                          cuda::StreamHandle stream) {
+                          cuda::StreamHandle stream, std::vector<float>* modes) {
   mean_shift_detail::prepare(src, dst, shape, params);
   require_device(src, "mean shift: the source");
   require_device(dst, "mean shift: the destination");
-  cuda_impl::mean_shift<T>(src, dst, shape, params, nullptr, {}, stream);
+  cuda_impl::mean_shift<T>(src, dst, shape, params, modes, {}, stream);  // waits for the stream
 }
 
 #define GPUVIS_DEVICE_FILTERS(T)                                                                                     \
   template void convolve_on_device<T>(DeviceView<const T>, DeviceView<T>, const Kernel&, const ConvolveParams&, cuda::StreamHandle); \
   template void bilateral_on_device<T>(DeviceView<const T>, DeviceView<T>, const BilateralParams&, cuda::StreamHandle); \
-  template void mean_shift_on_device<T>(DeviceView<const T>, DeviceView<T>, VolumeShape, const MeanShiftParams&, cuda::StreamHandle);
+  template void mean_shift_on_device<T>(DeviceView<const T>, DeviceView<T>, VolumeShape, const MeanShiftParams&, cuda::StreamHandle, \
+                                        std::vector<float>*);
 GPUVIS_DEVICE_FILTERS(std::uint8_t)
 GPUVIS_DEVICE_FILTERS(std::uint16_t)
 GPUVIS_DEVICE_FILTERS(float)

@@ -21,6 +21,38 @@ using namespace rules;  // word_rule.h's gpuvis_life_*_u32, which tile.cuh calls
 
 #include "life/cuda/tile.cuh"
 
+// One byte per cell (non-zero: alive) into the board's words, a thread per word; the bits past the
+// width stay 0, as in a host Board. Rows in a grid-stride loop (boards of 65536 rows and more).
+__global__ void pack_kernel(DeviceView<const std::uint8_t> cells, W* __restrict__ board, int words) {
+  const int w = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (w >= words) return;
+  for (int y = static_cast<int>(blockIdx.y); y < cells.height; y += static_cast<int>(gridDim.y)) {
+    const std::uint8_t* row = cells.row(y);
+    W v = 0;
+    for (int b = 0, x = w * 32; b < 32 && x < cells.width; ++b, ++x) v |= static_cast<W>(row[x] != 0) << b;
+    board[static_cast<long long>(y) * words + w] = v;
+  }
+}
+
+// Every cell's state from the board and the age planes, as compose_states: live 1, dying of age a
+// a + 1, dead 0.
+__global__ void states_kernel(const W* __restrict__ board, const W* __restrict__ ages, int planes, long long plane_words, int words,
+                              DeviceView<std::uint8_t> out) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (x >= out.width) return;
+  for (int y = static_cast<int>(blockIdx.y); y < out.height; y += static_cast<int>(gridDim.y)) {
+    const long long i = static_cast<long long>(y) * words + x / 32;
+    const int bit = x % 32;
+    unsigned state = (board[i] >> bit) & 1u;
+    if (!state) {
+      unsigned age = 0;
+      for (int p = 0; p < planes; ++p) age |= ((ages[p * plane_words + i] >> bit) & 1u) << p;
+      state = age ? age + 1 : 0;
+    }
+    out.row(y)[x] = static_cast<std::uint8_t>(state);
+  }
+}
+
 // The rules the compiled kernels take: Conway's (the eights plane never computed) and any rule's
 // outcome masks from the kernel's parameter bank (rule_jit.cpp compiles a rule's own kernel).
 struct ConwayWord {
@@ -97,9 +129,15 @@ constexpr int tile_rows = 64, tile_halo = 8, tile_words_per_lane = 1;
 
 class CudaSimulation final : public Simulation {
  public:
-  CudaSimulation(const Board& initial, const Params& options)
-      : options_(options), width_(initial.width()), height_(initial.height()), host_words_(initial.words_per_row()) {
-    const std::size_t bytes = initial.bytes();
+  CudaSimulation(const Board& initial, const Params& options) : CudaSimulation(initial.width(), initial.height(), options) {
+    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(a_, initial.data(), initial.bytes(), cudaMemcpyHostToDevice, stream_));
+    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  // A board of width x height cells, all dead until load() (the host board's layout: host_words_
+  // 64-bit words a row).
+  CudaSimulation(int width, int height, const Params& options)
+      : options_(options), width_(width), height_(height), host_words_(Board::words_for(width)) {
+    const std::size_t bytes = board_bytes();
     std::size_t free_bytes = 0, total_bytes = 0;
     GPUVIS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // Two boards, a Generations rule's age planes and room for the runtime.
@@ -119,12 +157,25 @@ class CudaSimulation final : public Simulation {
         GPUVIS_CUDA_CHECK(cudaMalloc(&ages_, planes_ * bytes));
         GPUVIS_CUDA_CHECK(cudaMemsetAsync(ages_, 0, planes_ * bytes, stream_));
       }
-      GPUVIS_CUDA_CHECK(cudaMemcpyAsync(a_, initial.data(), bytes, cudaMemcpyHostToDevice, stream_));
-      GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     } catch (...) {
       release();
       throw;
     }
+  }
+  // The board from one byte per cell in device memory, once `caller`'s queued work is done.
+  void load(DeviceView<const std::uint8_t> cells, cudaStream_t caller) {
+    wait_for(caller, stream_);
+    const int words = host_words_ * 2;
+    pack_kernel<<<grid_over(words), 256, 0, stream_>>>(cells, a_, words);
+    GPUVIS_CUDA_CHECK(cudaGetLastError());
+  }
+  // Every cell's state into `out` (device memory), then `caller` waits for it; returns when written.
+  void write_states(DeviceView<std::uint8_t> out, cudaStream_t caller) {
+    const int words = host_words_ * 2;
+    states_kernel<<<grid_over(width_), 256, 0, stream_>>>(a_, ages_, planes_, static_cast<long long>(height_) * words, words, out);
+    GPUVIS_CUDA_CHECK(cudaGetLastError());
+    wait_for(stream_, caller);
+    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   ~CudaSimulation() override { release(); }
 
@@ -261,6 +312,22 @@ class CudaSimulation final : public Simulation {
     return own_;
   }
 
+  std::size_t board_bytes() const { return static_cast<std::size_t>(height_) * static_cast<std::size_t>(host_words_) * sizeof(Board::word); }
+  // A grid of 256-thread blocks over `n` items of a row, and over the rows (at most 65535 blocks
+  // down; the kernels loop over the rest).
+  dim3 grid_over(int n) const {
+    return dim3(static_cast<unsigned>((n + 255) / 256), static_cast<unsigned>(std::min(height_, 65535)));
+  }
+  // `later` waits for the work queued on `first` so far.
+  static void wait_for(cudaStream_t first, cudaStream_t later) {
+    cudaEvent_t e = nullptr;
+    GPUVIS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    const cudaError_t recorded = cudaEventRecord(e, first);
+    const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(later, e, 0) : recorded;
+    cudaEventDestroy(e);  // released once the wait is done
+    GPUVIS_CUDA_CHECK(waited);
+  }
+
   Params options_;
   int width_, height_, host_words_;
   cudaStream_t stream_ = nullptr;
@@ -278,6 +345,16 @@ class CudaSimulation final : public Simulation {
 
 std::unique_ptr<Simulation> make_simulation(const Board& initial, const Params& options) {
   return std::make_unique<CudaSimulation>(initial, options);
+}
+
+void advance_on_device(DeviceView<const std::uint8_t> cells, DeviceView<std::uint8_t> states, std::int64_t generations,
+                       const Params& options, cuda::StreamHandle stream) {
+  require(cuda::is_device_pointer(cells.data) && cuda::is_device_pointer(states.data),
+          "Life: the board and its states must be device memory of the current CUDA device");
+  CudaSimulation sim(cells.width, cells.height, options);
+  sim.load(cells, stream);
+  sim.advance(generations);
+  sim.write_states(states, stream);
 }
 
 }  // namespace gpuvis::life::cuda_impl

@@ -50,7 +50,8 @@ class CudaEngine final : public Engine {
   // The staging copy is the frame as it came: equalised on the host only when asked for.
   HostView<const std::uint8_t> received_frame() override {
     const Frame& f = frames_[received_];
-    if (!f.background) return front_end_.host_frame(received_);
+    // A frame from device memory comes back as the device saw it, equalised there when it was.
+    if (!f.background || f.from_device) return front_end_.host_frame(received_);
     if (!received_equalised_) {
       const auto raw = front_end_.host_frame(received_);
       if (equalised_.width() != raw.width || equalised_.height() != raw.height) equalised_ = Image<std::uint8_t>(raw.width, raw.height);
@@ -61,18 +62,23 @@ class CudaEngine final : public Engine {
   }
 
   void submit(const Submission& submission) override {
-    const HostView<const std::uint8_t> grey = submission.grey;
+    const int width = submission.width(), height = submission.height();
     // A frame of another size reallocates the device frames: the queued frames must finish first,
     // and every graph holds old addresses.
-    if (grey.width != last_width_ || grey.height != last_height_) {
+    if (width != last_width_ || height != last_height_) {
       front_end_.synchronize();
       graphs_stale();
-      last_width_ = grey.width;
-      last_height_ = grey.height;
+      last_width_ = width;
+      last_height_ = height;
     }
     const int slot = (oldest_ + in_flight_) % kSlots;
-    front_end_.upload(grey, slot, submission.device_times, submission.background);
-    frames_[slot] = {grey.width, grey.height, false, submission.device_times, submission.taps, submission.background};
+    const bool from_device = submission.device_grey.data != nullptr;
+    if (from_device)
+      front_end_.upload_from_device(submission.device_grey, submission.device_stream, slot, submission.device_times,
+                                    submission.background);
+    else
+      front_end_.upload(submission.grey, slot, submission.device_times, submission.background);
+    frames_[slot] = {width, height, false, submission.device_times, submission.taps, submission.background, from_device};
     ++in_flight_;
     launch(slot);
   }
@@ -142,6 +148,7 @@ class CudaEngine final : public Engine {
     bool timed = false;  // its GPU times are measured (submit)
     StageTaps taps;
     std::shared_ptr<const threshold::Equalizer> background;  // null: not equalised
+    bool from_device = false;  // submitted from device memory (its host copy is made on demand)
   };
   // A slot's graphs: the whole frame, and the same in two parts around the band stage's wait.
   struct Graphs {

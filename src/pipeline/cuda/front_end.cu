@@ -22,14 +22,27 @@ long long threshold_in_labels_max_pixels() {
 
 CudaFrontEnd::CudaFrontEnd(const threshold::Params& p) : params_(p), threshold_in_labels_max_pixels_(threshold_in_labels_max_pixels()) {}
 
+void CudaFrontEnd::fit(Slot& s, int width, int height) {
+  if (s.grey.width() == width && s.grey.height() == height) return;
+  s.stream.synchronize();  // reallocating: nothing may still read them
+  s.grey.ensure(width, height);
+  s.binary.ensure(width, height);
+}
+
+void CudaFrontEnd::equalise(Slot& s, const std::shared_ptr<const threshold::Equalizer>& background) {
+  if (!background) return;
+  if (s.background_of != background) {  // a new background (rare): the stream's order protects the old one's readers
+    s.background.ensure(s.grey.width(), s.grey.height());
+    cuda::upload<std::uint8_t>(background->background().view(), s.background.view(), s.stream);
+    s.background_of = background;
+  }
+  threshold::cuda_impl::equalize(s.grey.view(), s.background.view(), background->background_level(), s.stream);
+}
+
 void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot, bool timed,
                           const std::shared_ptr<const threshold::Equalizer>& background) {
   Slot& s = slots_[slot];
-  if (s.grey.width() != grey.width || s.grey.height() != grey.height) {
-    s.stream.synchronize();  // reallocating: nothing may still read them
-    s.grey.ensure(grey.width, grey.height);
-    s.binary.ensure(grey.width, grey.height);
-  }
+  fit(s, grey.width, grey.height);
   HostView<const std::uint8_t> source = grey;
   if (!cuda::is_pinned(grey.data)) {
     // The slot's staging image is overwritten here: its last upload must have read it (a host
@@ -41,17 +54,44 @@ void CudaFrontEnd::upload(HostView<const std::uint8_t> grey, int slot, bool time
     source = s.staging.view();
   }
   s.host = source;
+  s.host_pending = false;
   if (timed) s.start.record(s.stream);
   cuda::upload<std::uint8_t>(source, s.grey.view(), s.stream);
   s.uploaded.record(s.stream);
-  if (background) {
-    if (s.background_of != background) {  // a new background (rare): the stream's order protects the old one's readers
-      s.background.ensure(grey.width, grey.height);
-      cuda::upload<std::uint8_t>(background->background().view(), s.background.view(), s.stream);
-      s.background_of = background;
-    }
-    threshold::cuda_impl::equalize(s.grey.view(), s.background.view(), background->background_level(), s.stream);
+  equalise(s, background);
+}
+
+void CudaFrontEnd::upload_from_device(DeviceView<const std::uint8_t> grey, cudaStream_t caller, int slot, bool timed,
+                                      const std::shared_ptr<const threshold::Equalizer>& background) {
+  Slot& s = slots_[slot];
+  fit(s, grey.width, grey.height);
+  // The slot's streams are non-blocking: even the legacy default stream's work must be waited for.
+  s.caller_ready.record(caller);
+  GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(s.stream, s.caller_ready.get(), 0));
+  if (timed) s.start.record(s.stream);
+  const DeviceView<std::uint8_t> d = s.grey.view();
+  GPUVIS_CUDA_CHECK(cudaMemcpy2DAsync(d.data, static_cast<std::size_t>(d.stride), grey.data, static_cast<std::size_t>(grey.stride),
+                                      static_cast<std::size_t>(grey.width), static_cast<std::size_t>(grey.height),
+                                      cudaMemcpyDeviceToDevice, s.stream));
+  s.uploaded.record(s.stream);
+  GPUVIS_CUDA_CHECK(cudaStreamWaitEvent(caller, s.uploaded.get(), 0));
+  s.host = {};
+  s.host_pending = true;
+  equalise(s, background);
+}
+
+HostView<const std::uint8_t> CudaFrontEnd::host_frame(int slot) {
+  Slot& s = slots_[slot];
+  if (s.host_pending) {
+    // The slot's last upload has read the staging image long ago (this frame came another way).
+    GPUVIS_CUDA_CHECK(cudaEventSynchronize(s.uploaded.get()));
+    s.staging.ensure(s.grey.width(), s.grey.height());
+    cuda::download<std::uint8_t>(s.grey.view(), s.staging.view(), s.stream);
+    s.stream.synchronize();
+    s.host = s.staging.view();
+    s.host_pending = false;
   }
+  return s.host;
 }
 
 void CudaFrontEnd::download_binary(int slot, Image<std::uint8_t>& out) const {

@@ -32,6 +32,12 @@ class CudaFrontEnd {
   // uploads a background once and keeps it while the same one comes.
   void upload(HostView<const std::uint8_t> grey, int slot, bool timed = true,
               const std::shared_ptr<const threshold::Equalizer>& background = nullptr);
+  // The same for a frame already in device memory: copied on the device into the slot's frame
+  // (graphs hold the slot's addresses) once the work queued on `caller` so far is done, and
+  // `caller` waits for the copy, so that what the caller queues there next may overwrite the frame.
+  // Its host copy is made only when host_frame asks for it.
+  void upload_from_device(DeviceView<const std::uint8_t> grey, cudaStream_t caller, int slot, bool timed,
+                          const std::shared_ptr<const threshold::Equalizer>& background);
   // Whether the segmentation's labelling thresholds the frame itself (segment::cuda_impl::BernsenInput):
   // full Bernsen with a small window on a frame of at most 1920x1080, where two launches less on
   // the frame's path outweigh the tile threshold's O(h) work per pixel (front_end.cu).
@@ -56,8 +62,10 @@ class CudaFrontEnd {
   cudaStream_t stream(int slot) const { return slots_[slot].stream.get(); }
   // Waits for every slot's work.
   void synchronize() const;
-  // The slot's last frame on the host: its staging copy, or the caller's pinned frame.
-  HostView<const std::uint8_t> host_frame(int slot) const { return slots_[slot].host; }
+  // The slot's last frame on the host: its staging copy, or the caller's pinned frame; for a frame
+  // that came from device memory, the slot's device frame (equalised, when it was) downloaded on
+  // the first ask, once the slot's work is done.
+  HostView<const std::uint8_t> host_frame(int slot);
   // The slot's frame on the device (the fingers' contrast is measured in it).
   DeviceView<const std::uint8_t> grey(int slot) const { return slots_[slot].grey.view(); }
   // The slot's binary frame on the device (yamaarashi rings are read in it).
@@ -73,6 +81,7 @@ class CudaFrontEnd {
     cuda::Stream stream;
     cuda::PinnedImage<std::uint8_t> staging;
     HostView<const std::uint8_t> host;  // the frame uploaded last (staging, or the caller's pinned frame)
+    bool host_pending = false;          // the frame came from device memory: `host` is not made yet
     cuda::DeviceImage<std::uint8_t> grey, binary;
     cuda::DeviceImage<std::uint8_t> background;  // the equaliser's, uploaded from `background_of`
     std::shared_ptr<const threshold::Equalizer> background_of;
@@ -80,12 +89,17 @@ class CudaFrontEnd {
     threshold::cuda_impl::Workspace workspace;
     segment::cuda_impl::Segmenter segmenter;
     cuda::Event start, uploaded, thresholded, segmented;
+    cuda::Event caller_ready;  // a device frame's producer's work, which the copy waits for
   };
   // Thresholds the slot's frame and segments it with segment(frame), `frame` being the binary
   // frame, or the grey frame with its Bernsen parameters when the labelling thresholds it
   // (thresholds_in_labels). Records the slot's `thresholded` event in between.
   template <class Segment>
   const segment::cuda_impl::DeviceTree& threshold_and_segment(Slot& s, Segment&& segment);
+  // The slot's device frames sized for a frame of width x height.
+  void fit(Slot& s, int width, int height);
+  // The equaliser's background applied to the slot's uploaded frame (null: none).
+  void equalise(Slot& s, const std::shared_ptr<const threshold::Equalizer>& background);
   threshold::Params params_;
   long long threshold_in_labels_max_pixels_;
   Slot slots_[kSlots];
