@@ -3,7 +3,8 @@
 
 For each case (3840x2160): gpuvis with a NumPy array (backend="cuda": upload, filter, download), gpuvis
 with a CuPy array (the device path: nothing crosses the bus), and the peers on the same device array
-(CuPy's cupyx.scipy.ndimage.correlate, PyTorch's conv2d) where they compute the same thing. Each time
+(CuPy's cupyx.scipy.ndimage.correlate, PyTorch's conv2d, OpenCV-Python on the host arrays) where they
+compute the same thing; then detection, Life and mean shift segmentation with NumPy and with CuPy inputs. Each time
 is the median of --runs calls after 3 warm-up calls, measured around the call with the device
 synchronised, so every figure is what the caller waits for.
 
@@ -26,6 +27,13 @@ def cpu_name():
         if line.startswith("model name"):
             return line.split(":", 1)[1].strip()
     return platform.processor()
+
+
+def read_pgm(path):
+    data = open(path, "rb").read()
+    parts = data.split(maxsplit=4)
+    w, h = int(parts[1]), int(parts[2])
+    return np.frombuffer(parts[4][: w * h], np.uint8).reshape(h, w)
 
 
 def median_us(call, sync, runs):
@@ -97,6 +105,41 @@ def main():
         median_us(lambda: gpuvis.threshold(u8, backend="cuda"), sync, a.runs))
     add("threshold bernsen h=12 u8", "cuda", "gpuvis, CuPy in and out (device path)",
         median_us(lambda: gpuvis.threshold(d_u8), sync, a.runs))
+    # OpenCV-Python, the peer most Python users already have, on the host arrays.
+    try:
+        import cv2
+    except ImportError:
+        cv2 = None
+    if cv2 is not None:
+        add("conv 7x7 f32 1ch", "opencv", "cv2.filter2D (BORDER_REFLECT_101), NumPy in and out, host",
+            median_us(lambda: cv2.filter2D(grey, -1, k7, borderType=cv2.BORDER_REFLECT_101), sync, a.runs))
+        add("gaussian sigma=2 f32 1ch", "opencv", "cv2.GaussianBlur, NumPy in and out, host",
+            median_us(lambda: cv2.GaussianBlur(grey, (0, 0), 2), sync, a.runs))
+        add("bilateral r=3 u8 RGB", "opencv", "cv2.bilateralFilter d=7, NumPy in and out, host",
+            median_us(lambda: cv2.bilateralFilter(rgb, 7, 25, 3), sync, a.runs))
+    # Detection, Life and mean shift segmentation: NumPy in against device arrays in.
+    table = np.ascontiguousarray(np.tile(read_pgm("data/samples/table.pgm"), (1, 1)))
+    d_table = cp.asarray(table)
+    det_host, det_dev = gpuvis.Detector(backend="cuda"), gpuvis.Detector(backend="cuda")
+    add("detect 640x480 table", "cuda", "gpuvis Detector.detect, NumPy frame", median_us(lambda: det_host.detect(table), sync, a.runs),
+        width_override=table.shape[1], height_override=table.shape[0])
+    add("detect 640x480 table", "cuda", "gpuvis Detector.detect, CuPy frame (device path)",
+        median_us(lambda: det_dev.detect(d_table), sync, a.runs), width_override=table.shape[1], height_override=table.shape[0])
+    board = (rng.random((4096, 4096)) < 0.3).astype(np.uint8)
+    d_board = cp.asarray(board)
+    add("life 4096x4096 x100 Conway", "cuda", "gpuvis.life, NumPy in and out",
+        median_us(lambda: gpuvis.life(board, 100, backend="cuda"), sync, a.runs), width_override=4096, height_override=4096)
+    add("life 4096x4096 x100 Conway", "cuda", "gpuvis.life, CuPy in and out (device path)",
+        median_us(lambda: gpuvis.life(d_board, 100), sync, a.runs), width_override=4096, height_override=4096)
+    scene = rgb[:240, :320].copy()
+    d_scene = cp.asarray(scene)
+    add("mean shift segment 320x240 RGB", "cuda", "gpuvis.mean_shift_segment, NumPy in and out",
+        median_us(lambda: gpuvis.mean_shift_segment(scene, backend="cuda"), sync, 5), width_override=320, height_override=240)
+    add("mean shift segment 320x240 RGB", "cuda", "gpuvis.mean_shift_segment, CuPy in and out (device path)",
+        median_us(lambda: gpuvis.mean_shift_segment(d_scene), sync, 5), width_override=320, height_override=240)
+    for r in rows:  # rows of another size than the 4K default say so
+        if "width_override" in r:
+            r["width"], r["height"] = r.pop("width_override"), r.pop("height_override")
     if a.out:
         with open(a.out, "w") as f:
             for r in rows:
