@@ -53,6 +53,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--out")
+    ap.add_argument("--frame", default="data/samples/table.pgm",
+                    help="the grey PGM frame detection is timed on (bench_pipeline --save-frames DIR writes its 8-symbol "
+                         "640x480 frame as DIR/frame_0_640x480.pgm, the C++ peer of these rows)")
     a = ap.parse_args()
     import cupy as cp
     import cupyx.scipy.ndimage as cndi
@@ -118,12 +121,12 @@ def main():
         add("bilateral r=3 u8 RGB", "opencv", "cv2.bilateralFilter d=7, NumPy in and out, host",
             median_us(lambda: cv2.bilateralFilter(rgb, 7, 25, 3), sync, a.runs))
     # Detection, Life and mean shift segmentation: NumPy in against device arrays in.
-    table = np.ascontiguousarray(np.tile(read_pgm("data/samples/table.pgm"), (1, 1)))
+    table = read_pgm(a.frame)
     d_table = cp.asarray(table)
     det_host, det_dev = gpuvis.Detector(backend="cuda"), gpuvis.Detector(backend="cuda")
-    add("detect 640x480 table", "cuda", "gpuvis Detector.detect, NumPy frame", median_us(lambda: det_host.detect(table), sync, a.runs),
+    add("detect " + a.frame.rsplit("/", 1)[-1], "cuda", "gpuvis Detector.detect, NumPy frame", median_us(lambda: det_host.detect(table), sync, a.runs),
         width_override=table.shape[1], height_override=table.shape[0])
-    add("detect 640x480 table", "cuda", "gpuvis Detector.detect, CuPy frame (device path)",
+    add("detect " + a.frame.rsplit("/", 1)[-1], "cuda", "gpuvis Detector.detect, CuPy frame (device path)",
         median_us(lambda: det_dev.detect(d_table), sync, a.runs), width_override=table.shape[1], height_override=table.shape[0])
     board = (rng.random((4096, 4096)) < 0.3).astype(np.uint8)
     d_board = cp.asarray(board)

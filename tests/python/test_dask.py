@@ -86,6 +86,34 @@ def test_batch_detection_and_filters_on_a_local_cluster(frames, image):
         assert r["fiducials"] == expected[r["file"]]
 
 
+def test_batch_detection_needing_a_gpu_resource_runs_only_on_gpu_workers(frames):
+    """compute(resources={"GPU": 1}), as the module docstring tells: every task runs on the worker that
+    holds the resource (a GPU worker, as `dask worker --resources GPU=1` starts one), none on the
+    other; the records are those of one Detector. CPU backend here, so that it runs without a GPU;
+    where the tasks run is what is tested."""
+    expected = expected_records(frames)
+    with distributed.LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        cluster.scale(0)
+        gpu_worker = distributed.Nanny(cluster.scheduler_address, nthreads=1, resources={"GPU": 1})
+        plain_worker = distributed.Nanny(cluster.scheduler_address, nthreads=1)
+        client.sync(gpu_worker.start)
+        client.sync(plain_worker.start)
+        try:
+            client.wait_for_workers(2)
+            with distributed.get_task_stream(client) as stream:
+                records = gd.detect_files(frames, partition_size=3, backend="cpu").compute(resources={"GPU": 1})
+            ran_on = {t["worker"] for t in stream.data if "detect" in t["key"]}
+            gpu_address = gpu_worker.worker_address
+        finally:
+            client.sync(gpu_worker.close)
+            client.sync(plain_worker.close)
+    assert ran_on == {gpu_address}, ran_on
+    assert sorted(r["file"] for r in records) == frames
+    for r in records:
+        assert r["fiducials"] == expected[r["file"]]
+
+
 @pytest.fixture(scope="module")
 def video(cli, tmp_path_factory):
     if not gpuvis.video_available():

@@ -187,7 +187,7 @@ def test_detector_and_tracker_on_device_frames_equal_host_frames(table):
     as the host frames, sharp and smeared (the second look downloads those), and a tracker fed from
     either keeps the same objects and sessions."""
     cp = pytest.importorskip("cupy")
-    frames = [table, smeared(table, 5), np.roll(table, 3, axis=1), smeared(np.roll(table, 6, axis=1), 6)]
+    frames = [table, smeared(table, 5), np.roll(table, 3, axis=1), smeared(np.roll(table, 6, axis=1), 7)]
     host, dev = gpuvis.Detector(backend="cuda"), gpuvis.Detector(backend="cuda")
     th, td = gpuvis.Tracker(), gpuvis.Tracker()
     found = 0

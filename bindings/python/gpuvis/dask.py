@@ -11,7 +11,11 @@ halo (mean shift merges smaller ones itself: its halo follows the bandwidth and 
     out = gpuvis.dask.convolve(big, "gaussian:sigma=3").compute()
 
 Batch detection over many frame files: ``detect_files(paths, ...)`` returns one record per file;
-over a video file: ``detect_video(path, ...)`` one record per frame.
+over a video file: ``detect_video(path, ...)`` one record per frame. On a cluster with GPUs, start
+each worker with one GPU (``CUDA_VISIBLE_DEVICES``) and the resource ``GPU=1`` (``dask worker
+--resources GPU=1``, or dask-cuda's LocalCUDACluster) and compute with that resource, e.g.
+``detect_files(paths, backend="cuda").compute(resources={"GPU": 1})``: every task then runs on a
+worker that holds a GPU, one task per GPU at a time.
 """
 import math
 
