@@ -548,6 +548,11 @@ TEST(Decode, TheSaturatedPaperOfADimPrintIsARootCandidate) {
   EXPECT_FALSE(decode::qualifies_as_root(100, 96, 0, segment::kFragmented, 3, false, 24, 64));
   EXPECT_TRUE(decode::qualifies_as_root(70, 70, 255, 0, 3, false, 24, 64));
   EXPECT_TRUE(decode::qualifies_as_root(121, 121, 255, 0, 5, false, 40, 64));  // up to max(160, 64 * 8/5)
+  // A fingertip (a white blob inside the table: one neighbour, or two with a speck) is no paper:
+  // outside the band it is no candidate (in it, as any region of a symbol's size, it is).
+  EXPECT_FALSE(decode::qualifies_as_root(24, 22, 255, 0, 1, false, 50, 100));
+  EXPECT_FALSE(decode::qualifies_as_root(26, 24, 255, 0, 2, false, 50, 100));
+  EXPECT_TRUE(decode::qualifies_as_root(60, 58, 255, 0, 1, false, 50, 100));
   EXPECT_FALSE(decode::qualifies_as_root(170, 170, 255, 0, 5, false, 40, 64));
   EXPECT_FALSE(decode::qualifies_as_root(70, 70, 255, 0, 0, false, 24, 64));  // no neighbour, not saturated
   EXPECT_FALSE(decode::qualifies_as_root(70, 70, 0, 0, 3, false, 24, 64));

@@ -35,20 +35,25 @@ inline constexpr int kFirstRootBandMin = 24, kFirstRootBandMax = 160;
 // stage 3, evaluated without a branch.
 //
 // Such a paper, a white region that lost neighbours to one (fragmented), and any white region with
-// neighbours (the paper of a dim print whose ink the threshold kept in part) is a candidate at any
+// three neighbours or more (the paper of a dim print whose ink the threshold kept in part: the
+// region around it and pieces of its ink) is a candidate at any
 // size of the first band, and up to 8/5 of the band's largest outline: its box is 1.11 times its
 // symbol's outline, and up to 1.41 times that when the print is turned by 45 degrees, and the band
 // follows the symbols of the frame before, which may be smaller or larger than a dim print. (With
 // the band alone, 4 of the 8 dim prints lost on the camera table's frames at seed base 9000 had no
 // candidate; with saturated and fragmented papers alone, 6 of the 8 lost at seed base 17000, white
-// papers with 5-19 neighbours each.) The second look takes the candidates outside the band last, so that a smeared
-// print's paper does not take the place of its outline as the centre of its look.
+// papers with 5-19 neighbours each.) A white blob with one neighbour, a fingertip, is no paper: with
+// any white region with a neighbour taken for one (2026-11-29 to 2026-12-01), every fingertip of
+// the first band's sizes was a candidate, and its look, deblurring a smear it does not have, cost
+// 13-24 ms of a 640x480 frame with 3 fingers (H200, bench_pipeline: 13.3 ms against 0.10 ms
+// without the second look). The second look takes the candidates outside the band last, so that a
+// smeared print's paper does not take the place of its outline as the centre of its look.
 GPUVIS_HD inline bool qualifies_as_root(int width, int height, int colour, int flags, int degree, bool taken, int min_size,
                                         int max_size) {
   const int larger = width > height ? width : height, smaller = width < height ? width : height;
   const int difference = width > height ? width - height : height - width;
   const bool saturated = (flags & segment::kSaturated) != 0;
-  const bool paper = (((flags & (segment::kSaturated | segment::kFragmented)) != 0) | (degree >= 1)) & (colour != 0);
+  const bool paper = (((flags & (segment::kSaturated | segment::kFragmented)) != 0) | (degree >= 3)) & (colour != 0);
   const int paper_max = max_size * 8 / 5 > kFirstRootBandMax ? max_size * 8 / 5 : kFirstRootBandMax;
   const int paper_min = min_size < kFirstRootBandMin ? min_size : kFirstRootBandMin;
   const int least = paper ? paper_min : min_size, largest = paper ? paper_max : max_size;
