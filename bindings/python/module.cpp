@@ -775,6 +775,24 @@ void bind_filters(py::module_& m) {
         "Returns each cell's state: 0 dead, 1 alive, 2..C-1 dying (Generations rules only).");
 }
 
+// Detector.detect: a host frame, or a device frame on a CUDA detector.
+decode::Detections detect_py(pipeline::Detector& d, const py::object& frame_obj) {
+  if (is_device_array(frame_obj)) {
+    if (d.backend() != Backend::cuda)
+      throw py::value_error("detect: a device frame needs a Detector(backend='cuda') (this one runs on the " +
+                            std::string(to_string(d.backend())) + "; copy the frame to the host, e.g. cupy.asnumpy)");
+    const DeviceInput in = device_input(frame_obj, "detect");
+    if (in.channels != 1 || in.keep_3d || in.kind != 'u' || in.item != 1) throw py::value_error("detect: expected a grey (H, W) uint8 frame");
+    py::gil_scoped_release release;
+    return decode::Detections(d.detect(device_view<std::uint8_t>(in), in.stream));
+  }
+  py::array frame = host_array(frame_obj, "detect");
+  HostView<std::uint8_t> v = view_of<std::uint8_t>(frame, "detect");
+  if (v.channels != 1) throw py::value_error("detect: expected a grey (H, W) uint8 frame");
+  py::gil_scoped_release release;
+  return decode::Detections(d.detect(HostView<const std::uint8_t>(v)));
+}
+
 // The detector and what it finds.
 void bind_detection(py::module_& m) {
   py::class_<decode::Fiducial>(m, "Fiducial", "A symbol found in one frame (Detections.fiducials)")
@@ -852,23 +870,7 @@ void bind_detection(py::module_& m) {
            "deblurs there when a symbol did not decode")
       .def(
           "detect",
-          [](pipeline::Detector& d, const py::object& frame_obj) {
-            if (is_device_array(frame_obj)) {
-              if (d.backend() != Backend::cuda)
-                throw py::value_error("detect: a device frame needs a Detector(backend='cuda') (this one runs on the " +
-                                      std::string(to_string(d.backend())) + "; copy the frame to the host, e.g. cupy.asnumpy)");
-              const DeviceInput in = device_input(frame_obj, "detect");
-              if (in.channels != 1 || in.keep_3d || in.kind != 'u' || in.item != 1)
-                throw py::value_error("detect: expected a grey (H, W) uint8 frame");
-              py::gil_scoped_release release;
-              return decode::Detections(d.detect(device_view<std::uint8_t>(in), in.stream));
-            }
-            py::array frame = host_array(frame_obj, "detect");
-            HostView<std::uint8_t> v = view_of<std::uint8_t>(frame, "detect");
-            if (v.channels != 1) throw py::value_error("detect: expected a grey (H, W) uint8 frame");
-            py::gil_scoped_release release;
-            return decode::Detections(d.detect(HostView<const std::uint8_t>(v)));
-          },
+          &detect_py,
           py::arg("frame"),
           "Fiducials, fingers and blobs of a grey uint8 frame (H, W): a NumPy array, or on a CUDA detector a device "
           "array (CuPy, PyTorch, anything with __cuda_array_interface__ or __dlpack__), read on the array's stream without "
