@@ -100,15 +100,19 @@ void Detector::check_submission(int channels, int width, int height) const {
   check_image_shape(width, height, 1);
 }
 
-void Detector::submit(HostView<const std::uint8_t> grey) {
-  check_submission(grey.channels, grey.width, grey.height);
-  Submission s;
-  s.grey = grey;
-  s.background = background_for(grey);
+void Detector::hand_over(Submission s, std::shared_ptr<const threshold::Equalizer> background) {
+  s.background = std::move(background);
   s.device_times = config_.device_times;
   s.taps = config_.taps;
   engine_->submit(s);
   ++in_flight_;
+}
+
+void Detector::submit(HostView<const std::uint8_t> grey) {
+  check_submission(grey.channels, grey.width, grey.height);
+  Submission s;
+  s.grey = grey;
+  hand_over(s, background_for(grey));
 }
 
 void Detector::submit(DeviceView<const std::uint8_t> grey, cuda::StreamHandle stream) {
@@ -120,11 +124,7 @@ void Detector::submit(DeviceView<const std::uint8_t> grey, cuda::StreamHandle st
   Submission s;
   s.device_grey = grey;
   s.device_stream = stream;
-  s.background = background_for(grey);
-  s.device_times = config_.device_times;
-  s.taps = config_.taps;
-  engine_->submit(s);
-  ++in_flight_;
+  hand_over(s, background_for(grey));
 }
 
 const Detections& Detector::receive() {

@@ -98,8 +98,9 @@ struct DetectorParams {
   static threshold::Params default_threshold();
 };
 
-// One backend's stages (src/pipeline/engine.hpp).
+// One backend's stages and a frame for them (src/pipeline/engine.hpp).
 class Engine;
+struct Submission;
 namespace second_look {
 class SecondLooker;  // src/pipeline/second_look
 }
@@ -182,6 +183,8 @@ class Detector {
   // background_, checked against the frame's size.
   std::shared_ptr<const threshold::Equalizer> checked_background(int width, int height) const;
   void check_submission(int channels, int width, int height) const;
+  // The frame `s` with this frame's settings and background, to the engine.
+  void hand_over(Submission s, std::shared_ptr<const threshold::Equalizer> background);
   DetectorParams config_;
   std::unique_ptr<Engine> engine_;
   // The background the next submitted frame is equalised with (null: equaliser off, or the next
