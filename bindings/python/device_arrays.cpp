@@ -13,6 +13,17 @@ namespace {
 // ---- DLPack (the protocol of data-apis.org: __dlpack__ hands over a capsule named "dltensor";
 // the consumer renames it "used_dltensor" and calls the tensor's deleter when done) ----
 
+// The byte strides of a C-contiguous array of `shape`.
+std::vector<py::ssize_t> c_strides(const std::vector<py::ssize_t>& shape, int item) {
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t step = item;
+  for (std::size_t a = shape.size(); a-- > 0;) {
+    strides[a] = step;
+    step *= shape[a];
+  }
+  return strides;
+}
+
 bool on_cuda(const DLDevice& d) { return d.device_type == kDLCUDA || d.device_type == kDLCUDAManaged; }
 
 bool dlpack_on_cuda(const py::object& obj) {
@@ -49,12 +60,9 @@ DeviceArrayIn from_dlpack(const py::object& obj, const char* what) {
   in.item = t.dtype.bits / 8;
   in.data = static_cast<const char*>(t.data) + t.byte_offset;
   in.shape.assign(t.shape, t.shape + t.ndim);
-  in.strides.resize(static_cast<std::size_t>(t.ndim));
-  py::ssize_t step = in.item;
-  for (int a = t.ndim - 1; a >= 0; --a) {  // DLPack's strides count elements; none: C-contiguous
-    in.strides[static_cast<std::size_t>(a)] = t.strides ? t.strides[a] * in.item : step;
-    step *= t.shape[a];
-  }
+  in.strides = c_strides(in.shape, in.item);  // none given: C-contiguous
+  if (t.strides)                               // DLPack's count elements
+    for (int a = 0; a < t.ndim; ++a) in.strides[static_cast<std::size_t>(a)] = t.strides[a] * in.item;
   return in;
 }
 
@@ -71,12 +79,7 @@ DeviceArrayIn from_cuda_array_interface(const py::object& obj, const char* what)
   if (cai.contains("strides") && !cai["strides"].is_none()) {
     in.strides = cai["strides"].cast<std::vector<py::ssize_t>>();
   } else {
-    in.strides.resize(in.shape.size());
-    py::ssize_t step = in.item;
-    for (std::size_t a = in.shape.size(); a-- > 0;) {
-      in.strides[a] = step;
-      step *= in.shape[a];
-    }
+    in.strides = c_strides(in.shape, in.item);
   }
   // Version 3: 1 legacy default, 2 per-thread default, which are also CUDA's own handles for them;
   // absent or None: nothing to wait for.
