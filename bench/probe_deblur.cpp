@@ -5,7 +5,7 @@
 // as the second look does (its patch, bounds and stages; one try, no vote); prints are counted by size. Separates the estimate's errors from the
 // deblurring's limits (docs/benchmarks/detect.md).
 //
-//   probe_deblur [SMEAR_PX=7] [FRAMES=30] [ITERATIONS=45]
+//   probe_deblur [SMEAR_PX=7] [FRAMES=30] [ITERATIONS=60]   (the detector's smoothness)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -39,7 +39,8 @@ struct Stages {
 // 1: the print's ID decoded where it is; -1: another ID there; 0: nothing.
 int deblur_and_decode(Stages& st, const Image<float>& patch, double angle, double length, int iterations, double x, double y,
                       int size, int id) {
-  const auto restored = sl::deconvolve(patch.view(), sl::line_kernel(angle, length), iterations, 0.006, sl::print_bounds(patch.view()));
+  const auto restored = sl::deconvolve(patch.view(), sl::line_kernel(angle, length), iterations, pipeline::SecondLookParams{}.smoothness,
+                                      sl::print_bounds(patch.view()));
   Image<std::uint8_t> sharp(patch.width(), patch.height()), binary(patch.width(), patch.height());
   for (int r = 0; r < patch.height(); ++r)
     for (int c = 0; c < patch.width(); ++c) sharp(c, r) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(c, r)), 0L, 255L));
@@ -56,7 +57,7 @@ int deblur_and_decode(Stages& st, const Image<float>& patch, double angle, doubl
 int main(int argc, char** argv) {
   const double smear = argc > 1 ? std::atof(argv[1]) : 7;
   const int frames = argc > 2 ? std::atoi(argv[2]) : 30;
-  const int iterations = argc > 3 ? std::atoi(argv[3]) : 45;
+  const int iterations = argc > 3 ? std::atoi(argv[3]) : pipeline::SecondLookParams{}.iterations;
   if (!(smear > 0 && smear <= 30) || frames < 1 || iterations < 1) {
     std::fprintf(stderr, "probe_deblur: usage: probe_deblur [SMEAR_PX in (0, 30]] [FRAMES >= 1] [ITERATIONS >= 1]\n");
     return 2;

@@ -2,7 +2,8 @@
 // table's names, bench/camera_frames.hpp) it runs the default detector over the frames as
 // bench_detect does and, for every print not found, prints its size, where it lies, the root
 // candidates and second looks nearest to it and what became of them; with a folder it also writes
-// the grey patch around each miss (PGM) to look at.
+// the grey patch around each miss (PGM) to look at. Every ID reported where no print of it is
+// ("FALSE") is listed with the print nearest it and the look that read it.
 //
 //   probe_misses KIND-SUBSTRING [FRAMES=30] [SEED_BASE=5000] [PATCH_DIR]
 #include <algorithm>
@@ -34,12 +35,32 @@ int main(int argc, char** argv) {
   for (const auto& cond : bench::camera_conditions()) {
     if (cond.name.find(kind) == std::string::npos) continue;
     pipeline::Detector det{pipeline::DetectorParams{}};
-    int total = 0, missed = 0;
+    int total = 0, missed = 0, false_ids = 0;
     for (int i = 0; i < frames; ++i) {
       synth::SceneParams q = bench::camera_frame(i, seed_base);
       cond.apply(q, frames > 1 ? static_cast<double>(i) / (frames - 1) : 0.0);
       const synth::Scene s = gen.make(q);
       const auto& d = det.detect(s.image.view());
+      // Every ID reported where no print of it is: the print nearest it, and the look that read it.
+      for (const auto& f : d.fiducials) {
+        if (f.fuzzy()) continue;
+        const bool true_id = std::any_of(s.symbols.begin(), s.symbols.end(), [&](const auto& sym) {
+          return sym.id == f.id && std::hypot(f.x - sym.x, f.y - sym.y) < sym.size / 4;
+        });
+        if (true_id) continue;
+        ++false_ids;
+        const auto nearest = std::min_element(s.symbols.begin(), s.symbols.end(), [&](const auto& a, const auto& b) {
+          return std::hypot(f.x - a.x, f.y - a.y) < std::hypot(f.x - b.x, f.y - b.y);
+        });
+        std::printf("frame %d FALSE id %d at (%.0f, %.0f) root size %d", i, f.id, f.x, f.y, f.root_size);
+        if (nearest != s.symbols.end())
+          std::printf(": print id %d size %.0f %.1f px away", nearest->id, nearest->size, std::hypot(f.x - nearest->x, f.y - nearest->y));
+        std::printf("\n");
+        for (const auto& l : d.second_looks)
+          if (l.id == f.id && std::hypot(l.x - f.x, l.y - f.y) < f.root_size)
+            std::printf("   look (%s) at (%.0f, %.0f) size %d: anisotropy %.2f length %.1f -> id %d, %s\n", l.kind, l.x, l.y, l.size,
+                        l.anisotropy, l.length, l.id, l.outcome);
+      }
       for (const auto& sym : s.symbols) {
         ++total;
         const bool found = std::any_of(d.fiducials.begin(), d.fiducials.end(), [&](const decode::Fiducial& f) {
@@ -86,6 +107,6 @@ int main(int argc, char** argv) {
         }
       }
     }
-    std::printf("%s: %d of %d missed\n", cond.name.c_str(), missed, total);
+    std::printf("%s: %d of %d missed, %d false IDs\n", cond.name.c_str(), missed, total, false_ids);
   }
 }

@@ -28,16 +28,12 @@ using decode::StageTimes;
 struct SecondLookParams {
   bool enabled = true;
   int max_looks = 16;     // per frame, in the order of the candidates (fuzzy ones first)
-  // Richardson-Lucy iterations per deblurred patch, and the weight of its total-variation term
-  // (grey levels as 0..1). On generated frames smeared over 5-7 px, 30 iterations at 0.006 found
-  // 10-20 % more symbols than 16 plain ones. With the estimate kept within the print's grey levels
-  // the ringing is held back by the bounds, and a weaker term restores more leaves: on the camera
-  // table's three sets of frames (seed bases 5000, 9000, 13000), 60 iterations at 0.0015 found
-  // 6-11 more of each set's 240 symbols smeared over 7 px than 45 at 0.006, 1-2 more over 5 px and
-  // 0-4 more in the webcam mix, no false ID, for 40-70 % more time on smeared frames; 80 gave a
-  // false ID, 0.012 found fewer (Biggs and Andrews' acceleration did no better for its cost).
+  // Iterations per deblurred patch, and the weight of the smoothed total variation against the
+  // data term (grey levels; second_look::deconvolve). 60 iterations at 0.2-0.3 decoded 225-227 of
+  // the camera table's 240 prints smeared over 7 px with the true smear, one try each (0.1: 180 and
+  // 8 other IDs, 0.5: 208, 40 iterations: 221, 150: 225; bench/probe_deblur).
   int iterations = 60;
-  double smoothness = 0.0015;
+  double smoothness = 0.25;
   // Patches whose gradients are this even in every direction are not motion-blurred. On generated
   // 640x480 frames a still symbol's patch measured 0-0.12, one smeared over 5 px 0.18-0.58.
   double min_anisotropy = 0.15;

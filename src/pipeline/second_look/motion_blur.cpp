@@ -37,6 +37,40 @@ void blur(HostView<const float> in, const std::vector<Tap>& kernel, HostView<flo
   }
 }
 
+// The smear's length along `angle`: the patch resampled once on a grid turned to that direction
+// (u along it, v across, the largest square that fits the patch at any angle), so that the
+// derivative along it and its autocorrelation at every lag are plain shifts along the grid's rows;
+// the most negative lag of 2..max_length is the length. `depth`: that autocorrelation over the
+// derivative's energy (lag 0), most negative along the true motion.
+struct Smear {
+  double length = 0, depth = 0;
+};
+Smear smear_along(HostView<const float> p, double angle, int max_length) {
+  const int w = p.width, h = p.height;
+  const double ux = std::cos(angle), uy = std::sin(angle);
+  const int half = (std::min(w, h) - 2) * 7 / 20;  // 0.7 of the half-side: the turned square stays inside
+  const int n = 2 * half + 1;
+  const double cx = (w - 1) / 2.0, cy = (h - 1) / 2.0;
+  Image<float> turned(n, n);
+  for (int v = -half; v <= half; ++v)
+    for (int u = -half; u <= half; ++u) turned(u + half, v + half) = sample(p, cx + u * ux - v * uy, cy + u * uy + v * ux);
+  std::vector<double> r(static_cast<std::size_t>(max_length) + 2, 0.0);  // autocorrelation by lag
+  for (int v = 0; v < n; ++v) {
+    const float* row = turned.row(v);
+    for (int k = 0; k <= max_length + 1; ++k) {
+      double acc = 0;
+      for (int u = 0; u + k + 1 < n; ++u) acc += static_cast<double>(row[u + 1] - row[u]) * (row[u + k + 1] - row[u + k]);
+      r[k] += acc / (n - k - 1);
+    }
+  }
+  int best = 2;
+  for (int k = 3; k <= max_length; ++k)
+    if (r[k] < r[best]) best = k;
+  // Sub-pixel: the parabola through the minimum and its neighbours.
+  const double a = r[best - 1], b = r[best], c = r[best + 1], den = a - 2 * b + c;
+  return {best + (den > 0 ? std::clamp(0.5 * (a - c) / den, -0.5, 0.5) : 0.0), r[0] > 0 ? r[best] / r[0] : 0.0};
+}
+
 }  // namespace
 
 MotionEstimate estimate_motion(HostView<const float> p, int max_length, double min_anisotropy) {
@@ -57,32 +91,9 @@ MotionEstimate estimate_motion(HostView<const float> p, int max_length, double m
   angle = std::fmod(angle + std::numbers::pi, std::numbers::pi);
   m.angle = angle;
   if (m.anisotropy < min_anisotropy) return m;
-  const double ux = std::cos(angle), uy = std::sin(angle);
-  // The patch resampled once on a grid turned to the motion (u along it, v across, the largest
-  // square that fits the patch at any angle), so that the derivative along the motion and its
-  // autocorrelation at every lag are plain shifts along the grid's rows.
-  const int half = (std::min(w, h) - 2) * 7 / 20;  // 0.7 of the half-side: the turned square stays inside
-  const int n = 2 * half + 1;
-  if (n < max_length + 4) return m;
-  const double cx = (w - 1) / 2.0, cy = (h - 1) / 2.0;
-  Image<float> turned(n, n);
-  for (int v = -half; v <= half; ++v)
-    for (int u = -half; u <= half; ++u) turned(u + half, v + half) = sample(p, cx + u * ux - v * uy, cy + u * uy + v * ux);
-  std::vector<double> r(static_cast<std::size_t>(max_length) + 2, 0.0);  // autocorrelation by lag
-  for (int v = 0; v < n; ++v) {
-    const float* row = turned.row(v);
-    for (int k = 0; k <= max_length + 1; ++k) {
-      double acc = 0;
-      for (int u = 0; u + k + 1 < n; ++u) acc += static_cast<double>(row[u + 1] - row[u]) * (row[u + k + 1] - row[u + k]);
-      r[k] += acc / (n - k - 1);
-    }
-  }
-  int best = 2;
-  for (int k = 3; k <= max_length; ++k)
-    if (r[k] < r[best]) best = k;
-  // Sub-pixel: the parabola through the minimum and its neighbours.
-  const double a = r[best - 1], b = r[best], c = r[best + 1], den = a - 2 * b + c;
-  m.length = best + (den > 0 ? std::clamp(0.5 * (a - c) / den, -0.5, 0.5) : 0.0);
+  if (2 * ((std::min(w, h) - 2) * 7 / 20) + 1 < max_length + 4) return m;
+  const Smear along = smear_along(p, angle, max_length);
+  m.length = along.length;
   return m;
 }
 
@@ -155,48 +166,65 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
                         GreyBounds bounds, int early, Image<float>& at_early) {
   const int w = blurred.width, h = blurred.height;
   const float lo = std::max(bounds.lo, 1.0f), hi = std::max(bounds.hi, lo);
-  Image<float> estimate(w, h), reblurred(w, h), ratio(w, h), correction(w, h), nx(w, h), ny(w, h);
+  // u: the estimate; v: the point the next step starts from (u pushed on along its last move);
+  // gradient: of the data term at v, then with the smoothness term's.
+  Image<float> u(w, h), v(w, h), residual(w, h), gradient(w, h), nx(w, h), ny(w, h);
   for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) estimate(x, y) = std::clamp(blurred(x, y), lo, hi);
-  // The kernel's mirror image back-projects the ratio.
+    for (int x = 0; x < w; ++x) u(x, y) = v(x, y) = std::clamp(blurred(x, y), lo, hi);
+  // The kernel's mirror image is its adjoint: it back-projects the residual.
   std::vector<Tap> mirrored = kernel;
   for (Tap& t : mirrored) t.dx = -t.dx, t.dy = -t.dy;
   const auto lambda = static_cast<float>(smoothness);
+  // The data term's gradient is 1-Lipschitz (the kernel's weights are positive and sum to 1), the
+  // smoothed total variation's 8 lambda / eps: the step is the inverse of their sum.
+  const float step = 1.0f / (1.0f + 8.0f * lambda / kTvEpsilon);
+  double t = 1;  // FISTA's momentum sequence
   for (int it = 0; it < iterations; ++it) {
-    blur(estimate.view(), kernel, reblurred.view());
+    blur(v.view(), kernel, residual.view());
     for (int y = 0; y < h; ++y) {
-      const float *b = blurred.row(y), *r = reblurred.row(y);
-      float* q = ratio.row(y);
-      for (int x = 0; x < w; ++x) q[x] = std::max(b[x], 1.0f) / std::max(r[x], 1e-3f);
+      float* r = residual.row(y);
+      const float* b = blurred.row(y);
+      for (int x = 0; x < w; ++x) r[x] -= b[x];
     }
-    blur(ratio.view(), mirrored, correction.view());
-    // The total variation term: the estimate's unit gradient field (grey levels as 0..1), whose
-    // divergence is the curvature of its level lines (forward differences, zero past the edges).
-    for (int y = 0; y < h; ++y) {
-      const float* u = estimate.row(y);
-      const float* below = estimate.row(std::min(y + 1, h - 1));
-      float *gx = nx.row(y), *gy = ny.row(y);
-      for (int x = 0; x < w; ++x) {
-        const float dx = (x + 1 < w ? u[x + 1] - u[x] : 0.0f) * (1.0f / 255), dy = (below[x] - u[x]) * (1.0f / 255);
-        const float inv = 1.0f / (std::sqrt(dx * dx + dy * dy) + 1e-3f);
-        gx[x] = dx * inv;
-        gy[x] = dy * inv;
+    blur(residual.view(), mirrored, gradient.view());
+    if (lambda > 0) {
+      // The smoothed total variation's gradient, -div(grad v / sqrt(|grad v|^2 + eps^2)) (forward
+      // differences, zero past the edges).
+      for (int y = 0; y < h; ++y) {
+        const float* p = v.row(y);
+        const float* below = v.row(std::min(y + 1, h - 1));
+        float *gx = nx.row(y), *gy = ny.row(y);
+        for (int x = 0; x < w; ++x) {
+          const float dx = x + 1 < w ? p[x + 1] - p[x] : 0.0f, dy = below[x] - p[x];
+          const float inv = 1.0f / std::sqrt(dx * dx + dy * dy + kTvEpsilon * kTvEpsilon);
+          gx[x] = dx * inv;
+          gy[x] = dy * inv;
+        }
+      }
+      for (int y = 0; y < h; ++y) {
+        float* g = gradient.row(y);
+        const float *gx = nx.row(y), *gy = ny.row(y), *gy_above = ny.row(std::max(y - 1, 0));
+        for (int x = 0; x < w; ++x) g[x] -= lambda * (gx[x] - (x > 0 ? gx[x - 1] : 0.0f) + gy[x] - (y > 0 ? gy_above[x] : 0.0f));
       }
     }
+    const double t_next = 0.5 * (1 + std::sqrt(1 + 4 * t * t));
+    const auto momentum = static_cast<float>((t - 1) / t_next);
+    t = t_next;
     for (int y = 0; y < h; ++y) {
-      float* u = estimate.row(y);
-      const float *c = correction.row(y), *gx = nx.row(y), *gy = ny.row(y), *gy_above = ny.row(std::max(y - 1, 0));
+      float *e = u.row(y), *p = v.row(y);
+      const float* g = gradient.row(y);
       for (int x = 0; x < w; ++x) {
-        const float curvature = gx[x] - gx[x > 0 ? x - 1 : 0] + gy[x] - (y > 0 ? gy_above[x] : gy[x]);
-        u[x] = std::clamp(u[x] * c[x] / std::max(0.5f, 1.0f - lambda * curvature), lo, hi);
+        const float next = std::clamp(p[x] - step * g[x], lo, hi);
+        p[x] = std::clamp(next + momentum * (next - e[x]), lo, hi);
+        e[x] = next;
       }
     }
     if (it + 1 == early) {
       if (at_early.width() != w || at_early.height() != h) at_early = Image<float>(w, h);  // reused across a look's trials
-      copy(HostView<const float>(estimate.view()), at_early.view());
+      copy(HostView<const float>(u.view()), at_early.view());
     }
   }
-  return estimate;
+  return u;
 }
 
 }  // namespace gpuvis::pipeline::second_look

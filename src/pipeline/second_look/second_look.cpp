@@ -50,6 +50,10 @@ constexpr int kDimGate = 20;
 // decoded on the camera table's frames (seed bases 5000, 9000, 13000) had 4.1 % or more.
 constexpr double kLeastInkShare = 0.025;
 
+// The smoothness of the deblurring that confirms a second vote, as a share of the detector's: a
+// restoration that trusts the patch more. Twice the smoothness let a false ID through at 7 px.
+constexpr double kConfirmSmoothness = 0.5;
+
 // Frames after which a print's appearance is taken again whatever its smear: light and perspective
 // change as it moves across the table.
 constexpr long kRenewAppearance = 60;
@@ -261,11 +265,19 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   // restores the tree of another symbol of the set). That holds where the tracker expects a symbol
   // too: a tracked ID can itself be a misread. (More lengths found no more symbols on generated
   // frames, for 20-60 % more time.)
-  // Votes per ID: the first to reach two wins. The first pass's read of a symbol being checked is
-  // a vote already, so one deblurred patch that agrees confirms it, and only another ID needs two.
+  // Votes per ID: the first to reach two wins if the deblurring that gave the second, made again
+  // with half the smoothness, reads it too (confirmed); else a third vote decides. Since the
+  // deconvolution restores more (2026-12-01, motion_blur.hpp), two agreeing deblurrings alone let
+  // through 2 false IDs in the 240 prints smeared over 7 px (a leaf closed, or one moved into
+  // another region, the same in both); with the confirmation none on five frame sets (seed bases
+  // 5000-21000), where asking every symbol for three votes found 13 fewer at 7 px.
+  // The first pass's read of a symbol being checked is a vote already, so one deblurred patch that
+  // agrees confirms it, and only another ID needs two (and the confirmation).
   // In a frame with JPEG's blocks each deblurring's estimate after half its iterations votes too:
   // the blocks grow with every iteration (the camera table's webcam mix: 226/234/231 of 240 →
-  // 229/234/233 on three frame sets, no false ID; frames without JPEG are looked at as before).
+  // 229/234/233 on three frame sets, no false ID; frames without JPEG are looked at as before). It
+  // votes only for an ID its own final estimate did not read: one deblurring read twice is no
+  // second opinion (a false ID in the webcam mix came from one trial's two estimates).
   struct Vote {
     int id, count;
     decode::Fiducial first;
@@ -295,16 +307,22 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     const double length = std::max(2.0, m.length * trial.scale);
     const Image<float> restored = deconvolve(patch.grey.view(), line_kernel(m.angle + trial.turn, length), config_.iterations,
                                              config_.smoothness, bounds, early_votes ? config_.iterations / 2 : 0, early);
+    int voted_for = -1;  // the ID this trial's final estimate read: its early estimate's read of it is no second vote
     for (int pass = 0; pass < (early_votes ? 2 : 1); ++pass) {
       decode::Fiducial f;
       if (!decode_restored(s, pass == 0 ? restored : early, patch, c, f)) continue;
+      if (f.id == voted_for) continue;
+      voted_for = f.id;
       auto v = std::find_if(votes.begin(), votes.end(), [&](const Vote& e) { return e.id == f.id; });
       if (v == votes.end()) {
         votes.push_back({f.id, 1, f});
         continue;
       }
       if (v->count++ == 1 && v->first.id < 0) v->first = f;  // the first pass's vote has no deblurred symbol
-      if (v->count == 2) {
+      if (v->count == 2 && !(c.kind == Candidate::Kind::verify && v->id == c.claimed) &&
+          !confirmed(s, patch, c, line_kernel(m.angle + trial.turn, length), bounds, f.id))
+        continue;  // a third vote decides
+      if (v->count >= 2) {
         found = v->first;
         report.id = found.id;
         report.outcome = "decoded after taking out the motion blur";
@@ -317,6 +335,15 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   if (is_dim(spread) && dim_look()) return true;
   report.outcome = "did not decode after taking out the motion blur";
   return false;
+}
+
+bool SecondLooker::confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds,
+                             int id) const {
+  Image<float> unused;
+  const Image<float> restored =
+      deconvolve(patch.grey.view(), kernel, config_.iterations, config_.smoothness * kConfirmSmoothness, bounds, 0, unused);
+  decode::Fiducial f;
+  return decode_restored(s, restored, patch, c, f) && f.id == id;
 }
 
 bool SecondLooker::decode_restored(Scratch& s, const Image<float>& restored, const Patch& patch, const Candidate& c,

@@ -80,6 +80,9 @@ class SecondLooker {
   bool smeared(const decode::SecondLook& look) const;
   // The symbol in the patch around `c` after taking out the blur, if one decodes there.
   bool look(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found) const;
+  // Whether the patch deblurred by `kernel` with half the smoothness (kConfirmSmoothness) decodes
+  // as `id` too: the confirmation of a second vote.
+  bool confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds, int id) const;
   // Decodes a deblurred patch (decode_sharp), its grey levels rounded into the scratch's image.
   bool decode_restored(Scratch& s, const Image<float>& restored, const Patch& patch, const Candidate& c, decode::Fiducial& found) const;
   // The frame around `c` with the table around the print painted out (dim_print.hpp), decoded
