@@ -40,12 +40,9 @@ void blur(HostView<const float> in, const std::vector<Tap>& kernel, HostView<flo
 // The smear's length along `angle`: the patch resampled once on a grid turned to that direction
 // (u along it, v across, the largest square that fits the patch at any angle), so that the
 // derivative along it and its autocorrelation at every lag are plain shifts along the grid's rows;
-// the most negative lag of 2..max_length is the length. `depth`: that autocorrelation over the
-// derivative's energy (lag 0), most negative along the true motion.
-struct Smear {
-  double length = 0, depth = 0;
-};
-Smear smear_along(HostView<const float> p, double angle, int max_length) {
+// the most negative lag of 2..max_length is the length (Yitzhaky and Kopeika's method: a box of
+// length L turns each edge into a pair of opposite edges L apart).
+double smear_length_along(HostView<const float> p, double angle, int max_length) {
   const int w = p.width, h = p.height;
   const double ux = std::cos(angle), uy = std::sin(angle);
   const int half = (std::min(w, h) - 2) * 7 / 20;  // 0.7 of the half-side: the turned square stays inside
@@ -68,8 +65,9 @@ Smear smear_along(HostView<const float> p, double angle, int max_length) {
     if (r[k] < r[best]) best = k;
   // Sub-pixel: the parabola through the minimum and its neighbours.
   const double a = r[best - 1], b = r[best], c = r[best + 1], den = a - 2 * b + c;
-  return {best + (den > 0 ? std::clamp(0.5 * (a - c) / den, -0.5, 0.5) : 0.0), r[0] > 0 ? r[best] / r[0] : 0.0};
+  return best + (den > 0 ? std::clamp(0.5 * (a - c) / den, -0.5, 0.5) : 0.0);
 }
+
 
 }  // namespace
 
@@ -92,8 +90,7 @@ MotionEstimate estimate_motion(HostView<const float> p, int max_length, double m
   m.angle = angle;
   if (m.anisotropy < min_anisotropy) return m;
   if (2 * ((std::min(w, h) - 2) * 7 / 20) + 1 < max_length + 4) return m;
-  const Smear along = smear_along(p, angle, max_length);
-  m.length = along.length;
+  m.length = smear_length_along(p, angle, max_length);
   return m;
 }
 
@@ -225,6 +222,30 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
     }
   }
   return u;
+}
+
+
+MotionEstimate refine_direction(HostView<const float> patch, const MotionEstimate& m, int max_length, GreyBounds bounds, double smoothness,
+                                int iterations, double reach, double step) {
+  MotionEstimate best = m;
+  if (2 * ((std::min(patch.width, patch.height) - 2) * 7 / 20) + 1 < max_length + 4 || !(bounds.hi > bounds.lo)) return best;
+  const float lo = bounds.lo + 0.3f * (bounds.hi - bounds.lo), hi = bounds.lo + 0.7f * (bounds.hi - bounds.lo);
+  long fewest = -1;
+  const int steps = static_cast<int>(reach / step + 1e-9);
+  for (int k = -steps; k <= steps; ++k) {
+    const double angle = m.angle + k * step;
+    const double length = k == 0 ? m.length : smear_length_along(patch, angle, max_length);
+    const Image<float> restored = deconvolve(patch, line_kernel(angle, length), iterations, smoothness, bounds);
+    long middle = 0;
+    for (int y = 0; y < restored.height(); ++y)
+      for (const float v : std::span(restored.row(y), static_cast<std::size_t>(restored.width()))) middle += (v > lo) & (v < hi);
+    if (fewest < 0 || middle < fewest) {
+      fewest = middle;
+      best.angle = std::fmod(angle + 2 * std::numbers::pi, std::numbers::pi);
+      best.length = length;
+    }
+  }
+  return best;
 }
 
 }  // namespace gpuvis::pipeline::second_look

@@ -245,7 +245,8 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     report.outcome = "flat: the patch spans too few grey levels to hold a print";
     return false;
   }
-  const MotionEstimate m = estimate_motion(patch.grey.view(), std::clamp(c.size / 3, 4, 24), config_.min_anisotropy);
+  const int max_length = std::clamp(c.size / 3, 4, 24);
+  MotionEstimate m = estimate_motion(patch.grey.view(), max_length, config_.min_anisotropy);
   report.angle = m.angle;
   report.length = m.length;
   report.anisotropy = m.anisotropy;
@@ -257,14 +258,16 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
                                                            : "not motion-blurred (an edge, no smear along it)";
     return false;
   }
-  // The estimate is not exact: the patch is deblurred at 1, 1.2 and 1.45 times the estimated
-  // length (long smears are estimated short more often than long: with 0.8, 1 and 1.25, 2-4 fewer
-  // of the camera table's 240 prints smeared over 7 px decoded on each of three frame sets, the
-  // same at 5 px and in the webcam mix), then at the estimated length 5 degrees either side, and a
-  // symbol counts only when two of these decode it with the same ID (one alone sometimes
-  // restores the tree of another symbol of the set). That holds where the tracker expects a symbol
-  // too: a tracked ID can itself be a misread. (More lengths found no more symbols on generated
-  // frames, for 20-60 % more time.)
+  // The estimate is not exact. Its direction is first made more exact by the deconvolution
+  // (refine_direction: the most two-level restoration within 12 degrees either side, each
+  // direction with its own length), then the patch is deblurred at that estimate, at 1.15 and 0.9
+  // times its length and 3 degrees either side, and a symbol counts only when two of these decode
+  // it with the same ID (one alone sometimes restores the tree of another symbol of the set). That
+  // holds where the tracker expects a symbol too: a tracked ID can itself be a misread. On the
+  // camera table's 240 prints smeared over 7 px, five frame sets (seed bases 5000-21000): 201-215
+  // found with the refinement and these trials, 187-198 without it (the trials then at 1, 1.2 and
+  // 1.45 times the tensor's estimated length and 5 degrees either side, for Richardson-Lucy's short
+  // estimates); no false ID either way.
   // Votes per ID: the first to reach two wins if the deblurring that gave the second, made again
   // with half the smoothness, reads it too (confirmed); else a third vote decides. Since the
   // deconvolution restores more (2026-12-01, motion_blur.hpp), two agreeing deblurrings alone let
@@ -272,7 +275,8 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   // another region, the same in both); with the confirmation none on five frame sets (seed bases
   // 5000-21000), where asking every symbol for three votes found 13 fewer at 7 px.
   // The first pass's read of a symbol being checked is a vote already, so one deblurred patch that
-  // agrees confirms it, and only another ID needs two (and the confirmation).
+  // agrees, confirmed, keeps it, and another ID needs two and the confirmation. (Unconfirmed, a
+  // first-pass misread that one deblurring repeated was kept: one false ID at 7 px, seed base 21000.)
   // In a frame with JPEG's blocks each deblurring's estimate after half its iterations votes too:
   // the blocks grow with every iteration (the camera table's webcam mix: 226/234/231 of 240 →
   // 229/234/233 on three frame sets, no false ID; frames without JPEG are looked at as before). It
@@ -284,21 +288,20 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   };
   std::vector<Vote> votes;
   if (c.kind == Candidate::Kind::verify) votes.push_back({c.claimed, 1, {}});
-  constexpr double kTurn = 5 * std::numbers::pi / 180;
+  constexpr double kTurn = 3 * std::numbers::pi / 180;
   constexpr struct {
     double turn, scale;
-  } kTrials[] = {{0, 1.0},          {0, 1.2},          {0, 1.45},          {-kTurn, 1.0},    {kTurn, 1.0},
-                 {-2 * kTurn, 1.0}, {2 * kTurn, 1.0},  {-kTurn, 1.2},      {kTurn, 1.2}};
-  // Where one of those five read a symbol and none agreed, 10 degrees either side too, then 5
-  // degrees either side at 1.2 times the length: the direction read from a smeared print is off
-  // by 3-6 degrees typically and up to 12 at 7 px, its length short by 1-11 % (against the
-  // generator's truth, bench/probe_deblur's frames). The four found 8-17 more of the camera
-  // table's 240 prints smeared over 7 px on each of three frame sets, 2-5 more in the webcam mix
-  // and 17 more frames of the sequence at 12 px a frame without a ramp (where one print, decoded
-  // again 11 frames after it was lost, now has two sessions), no false or wrong ID; a look that
-  // read nothing stops after the five.
+  } kTrials[] = {{0, 1.0},   {0, 1.15},         {-kTurn, 1.0},    {kTurn, 1.0},      {0, 0.9},
+                 {-2 * kTurn, 1.0}, {2 * kTurn, 1.0}, {-kTurn, 1.15}, {kTurn, 1.15}};
+  // Where one of those five read a symbol and none agreed, 6 degrees either side too, then 3
+  // degrees either side at 1.15 times the length; a look that read nothing stops after the five.
+  // (The refined direction is off by 3 degrees typically against the generator's truth,
+  // bench/probe_deblur's frames, its length within 0.87-1.09.)
   constexpr std::size_t kFirstTrials = 5;
   const GreyBounds bounds = print_bounds(patch.grey.view());
+  m = refine_direction(patch.grey.view(), m, max_length, bounds, config_.smoothness);
+  report.angle = m.angle;
+  report.length = m.length;
   const bool early_votes = frame_shows_jpeg(grey);
   Image<float> early;
   for (std::size_t t = 0; t < std::size(kTrials); ++t) {
@@ -319,8 +322,7 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
         continue;
       }
       if (v->count++ == 1 && v->first.id < 0) v->first = f;  // the first pass's vote has no deblurred symbol
-      if (v->count == 2 && !(c.kind == Candidate::Kind::verify && v->id == c.claimed) &&
-          !confirmed(s, patch, c, line_kernel(m.angle + trial.turn, length), bounds, f.id))
+      if (v->count == 2 && !confirmed(s, patch, c, line_kernel(m.angle + trial.turn, length), bounds, f.id))
         continue;  // a third vote decides
       if (v->count >= 2) {
         found = v->first;
