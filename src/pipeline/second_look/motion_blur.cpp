@@ -234,7 +234,7 @@ MotionEstimate refine_direction(HostView<const float> patch, const MotionEstimat
   const int steps = static_cast<int>(reach / step + 1e-9);
   for (int k = -steps; k <= steps; ++k) {
     const double angle = m.angle + k * step;
-    const double length = k == 0 ? m.length : smear_length_along(patch, angle, max_length);
+    const double length = smear_length_along(patch, angle, max_length);
     const Image<float> restored = deconvolve(patch, line_kernel(angle, length), iterations, smoothness, bounds);
     long middle = 0;
     for (int y = 0; y < restored.height(); ++y)
