@@ -16,6 +16,15 @@ echo "test-wheel: building the wheel (build folder build-wheel/)"
 wheel="$(ls "$work"/dist/gpuvis-*.whl)"
 echo "test-wheel: $(basename "$wheel") ($(du -h "$wheel" | cut -f1))"
 "$python" -m venv --system-site-packages --without-pip "$work/venv"
+# An interpreter that is itself a virtual environment's (the GPU machine's) passes only its base's
+# system packages on: the new environment gets that environment's packages (NumPy, CuPy, ...) too.
+"$python" - "$work/venv" <<'PY'
+import pathlib, site, sys
+if sys.prefix != sys.base_prefix:
+    venv = pathlib.Path(sys.argv[1])
+    target = next(venv.glob("lib/python3*/site-packages"))
+    (target / "parent-environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+PY
 "$work/venv/bin/python" -m pip install --no-deps --no-index --quiet "$wheel"
 cd "$work"
 # The package imported is the installed one, and its program runs as `python -m gpuvis`.
@@ -26,4 +35,4 @@ out = subprocess.run([sys.executable, "-m", "gpuvis", "--version"], capture_outp
 assert gpuvis.__version__ in out, out
 print("test-wheel: import gpuvis from", gpuvis.__file__, "and python -m gpuvis:", out.strip())
 PY
-GPUVIS_CLI="$work/venv/bin/gpuvis" "$work/venv/bin/python" -m pytest -q -p no:cacheprovider --rootdir "$work" "$root/tests/python"
+GPUVIS_CLI="$work/venv/bin/gpuvis" "$work/venv/bin/python" -m pytest -q -rs -p no:cacheprovider --rootdir "$work" "$root/tests/python"
