@@ -9,25 +9,11 @@ Median of --runs calls after 3 warm-ups, the device synchronised after each; pri
 """
 import argparse
 import json
-import statistics
-import time
 
 import numpy as np
 
 import gpuvis
-
-
-def median_us(call, sync, runs):
-    for _ in range(3):
-        call()
-    sync()
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        call()
-        sync()
-        times.append((time.perf_counter() - t0) * 1e6)
-    return statistics.median(times)
+from device_path_bench import median_us  # the same timing as the device-path table's
 
 
 def main():
