@@ -77,11 +77,12 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
 // the most two-level (the fewest pixels in the middle 40 % of `bounds`) is taken, with its length.
 // A print is paper and ink: along a wrong direction the smear is taken out only in part, and the
 // restoration keeps grey edges. On the camera table's 240 prints smeared over 7 px this took the
-// prints decoded in one try from 197 to 220 (225 with the true smear; bench/probe_deblur), the
-// median error of the direction from 4.2 to 3.2 degrees. The least residual of the fit as the
-// criterion found directions as close and decoded fewer (190), and a scan over lengths too by
-// either criterion decoded far fewer (longer kernels restore more two-level patches). At 12 px
-// it decoded fewer in one try (121 against 145); the look's trials around it make up for that.
+// prints decoded in one try from 197 to 220 (225 with the true smear; bench/probe_deblur). The
+// least residual of the fit as the criterion took the direction's median error from 4.2 to 3.2
+// degrees but decoded fewer (190), and a scan over lengths too decoded far fewer (longer kernels
+// restore more two-level patches). At 12 px it decoded fewer in one try (121 against 145), yet
+// with the look's trials around it the tracked prints smeared over 12 px from their first frame
+// were reported in 143 of 164 frames against 106 (docs/benchmarks/detect.md).
 MotionEstimate refine_direction(HostView<const float> patch, const MotionEstimate& m, int max_length, GreyBounds bounds, double smoothness,
                                 int iterations = 20, double reach = 12 * std::numbers::pi / 180, double step = 3 * std::numbers::pi / 180);
 
