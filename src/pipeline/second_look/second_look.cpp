@@ -245,8 +245,7 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     report.outcome = "flat: the patch spans too few grey levels to hold a print";
     return false;
   }
-  const int max_length = std::clamp(c.size / 3, 4, 24);
-  MotionEstimate m = estimate_motion(patch.grey.view(), max_length, config_.min_anisotropy);
+  const MotionEstimate m = estimate_motion(patch.grey.view(), std::clamp(c.size / 3, 4, 24), config_.min_anisotropy);
   report.angle = m.angle;
   report.length = m.length;
   report.anisotropy = m.anisotropy;
@@ -258,6 +257,17 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
                                                            : "not motion-blurred (an edge, no smear along it)";
     return false;
   }
+  if (deblur_and_vote(s, grey, c, patch, m, report, found)) return true;
+  // A still dim print's patch has gradients too weak for their direction to mean much: its
+  // anisotropy can pass the motion test by chance.
+  if (is_dim(spread) && dim_look()) return true;
+  report.outcome = "did not decode after taking out the motion blur";
+  return false;
+}
+
+bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, const Patch& patch, MotionEstimate m,
+                                   decode::SecondLook& report, decode::Fiducial& found) const {
+  const int max_length = std::clamp(c.size / 3, 4, 24);
   // The estimate is not exact. Its direction is first made more exact by the deconvolution
   // (refine_direction: the most two-level restoration within 12 degrees either side, each
   // direction with its own length), then the patch is deblurred at that estimate, at 1.15 and 0.9
@@ -332,10 +342,6 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
       }
     }
   }
-  // A still dim print's patch has gradients too weak for their direction to mean much: its
-  // anisotropy can pass the motion test by chance.
-  if (is_dim(spread) && dim_look()) return true;
-  report.outcome = "did not decode after taking out the motion blur";
   return false;
 }
 

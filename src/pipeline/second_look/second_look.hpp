@@ -80,6 +80,10 @@ class SecondLooker {
   bool smeared(const decode::SecondLook& look) const;
   // The symbol in the patch around `c` after taking out the blur, if one decodes there.
   bool look(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found) const;
+  // The smeared patch's direction refined (refine_direction), then deblurred by the trials around
+  // the estimate `m` until an ID has its votes: true with `found`, the report's estimate and outcome.
+  bool deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, const Patch& patch, MotionEstimate m,
+                       decode::SecondLook& report, decode::Fiducial& found) const;
   // Whether the patch deblurred by `kernel` with half the smoothness (kConfirmSmoothness) decodes
   // as `id` too: the confirmation of a second vote.
   bool confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds, int id) const;
