@@ -208,14 +208,15 @@ TEST(SecondLook, SymbolsSmearedOver5PixelsAreFound) {
 }
 
 // At 7 px the first pass finds almost nothing and misreads some prints; the second look finds
-// about two thirds, with no false ID (43 of 64; 39 before a look that one trial read as a symbol
+// nearly nine in ten, with no false ID (57 of 64 since the FISTA deconvolution and the refined
+// direction, 7a3f855; 43 with Richardson-Lucy, 39 before a look that one trial read as a symbol
 // tried turns of 10 degrees too).
 TEST(SecondLook, SymbolsSmearedOver7PixelsAreFoundMoreOften) {
   const auto scenes = smeared_scenes(7, 8, 91);
   const auto [a, b] = first_pass_and_second_look(scenes);
   EXPECT_GT(b.recovered, 0);
   EXPECT_GE(b.found, a.found + b.recovered - a.false_ids);
-  EXPECT_GE(b.found, 0.65 * b.total);
+  EXPECT_GE(b.found, 0.8 * b.total);
   EXPECT_LT(b.false_ids, a.false_ids);
   EXPECT_EQ(b.false_ids, 0);
 }
