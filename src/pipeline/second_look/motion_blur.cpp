@@ -42,6 +42,10 @@ void blur(HostView<const float> in, const std::vector<Tap>& kernel, HostView<flo
 // derivative along it and its autocorrelation at every lag are plain shifts along the grid's rows;
 // the most negative lag of 2..max_length is the length (Yitzhaky and Kopeika's method: a box of
 // length L turns each edge into a pair of opposite edges L apart).
+// Whether smear_length_along's turned grid, in a patch of width x height, is long enough for lags up
+// to max_length.
+bool turned_grid_fits(int width, int height, int max_length) { return 2 * ((std::min(width, height) - 2) * 7 / 20) + 1 >= max_length + 4; }
+
 double smear_length_along(HostView<const float> p, double angle, int max_length) {
   const int w = p.width, h = p.height;
   const double ux = std::cos(angle), uy = std::sin(angle);
@@ -68,7 +72,6 @@ double smear_length_along(HostView<const float> p, double angle, int max_length)
   return best + (den > 0 ? std::clamp(0.5 * (a - c) / den, -0.5, 0.5) : 0.0);
 }
 
-
 }  // namespace
 
 MotionEstimate estimate_motion(HostView<const float> p, int max_length, double min_anisotropy) {
@@ -89,7 +92,7 @@ MotionEstimate estimate_motion(HostView<const float> p, int max_length, double m
   angle = std::fmod(angle + std::numbers::pi, std::numbers::pi);
   m.angle = angle;
   if (m.anisotropy < min_anisotropy) return m;
-  if (2 * ((std::min(w, h) - 2) * 7 / 20) + 1 < max_length + 4) return m;
+  if (!turned_grid_fits(w, h, max_length)) return m;
   m.length = smear_length_along(p, angle, max_length);
   return m;
 }
@@ -224,11 +227,10 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
   return u;
 }
 
-
 MotionEstimate refine_direction(HostView<const float> patch, const MotionEstimate& m, int max_length, GreyBounds bounds, double smoothness,
                                 int iterations, double reach, double step) {
   MotionEstimate best = m;
-  if (2 * ((std::min(patch.width, patch.height) - 2) * 7 / 20) + 1 < max_length + 4 || !(bounds.hi > bounds.lo)) return best;
+  if (!turned_grid_fits(patch.width, patch.height, max_length) || !(bounds.hi > bounds.lo)) return best;
   const float lo = bounds.lo + 0.3f * (bounds.hi - bounds.lo), hi = bounds.lo + 0.7f * (bounds.hi - bounds.lo);
   long fewest = -1;
   const int steps = static_cast<int>(reach / step + 1e-9);

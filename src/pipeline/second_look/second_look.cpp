@@ -54,6 +54,9 @@ constexpr double kLeastInkShare = 0.025;
 // restoration that trusts the patch more. Twice the smoothness let a false ID through at 7 px.
 constexpr double kConfirmSmoothness = 0.5;
 
+// The longest smear a look estimates around a candidate of `size` pixels: a third of it, 4-24 px.
+int longest_smear(int size) { return std::clamp(size / 3, 4, 24); }
+
 // Frames after which a print's appearance is taken again whatever its smear: light and perspective
 // change as it moves across the table.
 constexpr long kRenewAppearance = 60;
@@ -245,7 +248,7 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     report.outcome = "flat: the patch spans too few grey levels to hold a print";
     return false;
   }
-  const MotionEstimate m = estimate_motion(patch.grey.view(), std::clamp(c.size / 3, 4, 24), config_.min_anisotropy);
+  const MotionEstimate m = estimate_motion(patch.grey.view(), longest_smear(c.size), config_.min_anisotropy);
   report.angle = m.angle;
   report.length = m.length;
   report.anisotropy = m.anisotropy;
@@ -267,7 +270,6 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
 
 bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, const Patch& patch, MotionEstimate m,
                                    decode::SecondLook& report, decode::Fiducial& found) const {
-  const int max_length = std::clamp(c.size / 3, 4, 24);
   // The estimate is not exact. Its direction is first made more exact by the deconvolution
   // (refine_direction: the most two-level restoration within 12 degrees either side, each
   // direction with its own length), then the patch is deblurred at that estimate, at 1.15 and 0.9
@@ -309,7 +311,7 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
   // bench/probe_deblur's frames, its length within 0.87-1.09.)
   constexpr std::size_t kFirstTrials = 5;
   const GreyBounds bounds = print_bounds(patch.grey.view());
-  m = refine_direction(patch.grey.view(), m, max_length, bounds, config_.smoothness);
+  m = refine_direction(patch.grey.view(), m, longest_smear(c.size), bounds, config_.smoothness);
   report.angle = m.angle;
   report.length = m.length;
   const bool early_votes = frame_shows_jpeg(grey);
@@ -318,8 +320,9 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
     const auto& trial = kTrials[t];
     if (t == kFirstTrials && votes.size() == (c.kind == Candidate::Kind::verify ? 1u : 0u)) break;
     const double length = std::max(2.0, m.length * trial.scale);
-    const Image<float> restored = deconvolve(patch.grey.view(), line_kernel(m.angle + trial.turn, length), config_.iterations,
-                                             config_.smoothness, bounds, early_votes ? config_.iterations / 2 : 0, early);
+    const std::vector<Tap> kernel = line_kernel(m.angle + trial.turn, length);
+    const Image<float> restored =
+        deconvolve(patch.grey.view(), kernel, config_.iterations, config_.smoothness, bounds, early_votes ? config_.iterations / 2 : 0, early);
     int voted_for = -1;  // the ID this trial's final estimate read: its early estimate's read of it is no second vote
     for (int pass = 0; pass < (early_votes ? 2 : 1); ++pass) {
       decode::Fiducial f;
@@ -332,7 +335,7 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
         continue;
       }
       if (v->count++ == 1 && v->first.id < 0) v->first = f;  // the first pass's vote has no deblurred symbol
-      if (v->count == 2 && !confirmed(s, patch, c, line_kernel(m.angle + trial.turn, length), bounds, f.id))
+      if (v->count == 2 && !confirmed(s, patch, c, kernel, bounds, f.id))
         continue;  // a third vote decides
       if (v->count >= 2) {
         found = v->first;
@@ -347,9 +350,7 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
 
 bool SecondLooker::confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds,
                              int id) const {
-  Image<float> unused;
-  const Image<float> restored =
-      deconvolve(patch.grey.view(), kernel, config_.iterations, config_.smoothness * kConfirmSmoothness, bounds, 0, unused);
+  const Image<float> restored = deconvolve(patch.grey.view(), kernel, config_.iterations, config_.smoothness * kConfirmSmoothness, bounds);
   decode::Fiducial f;
   return decode_restored(s, restored, patch, c, f) && f.id == id;
 }
