@@ -40,6 +40,22 @@ std::string canonical_depth_string(const std::string& digits) {
   return s;
 }
 
+int TreeSet::one_leaf_away(const std::string& key) const {
+  // A leaf added as the first child of the node at `i` (pre-order) comes right after it, one
+  // level deeper; every place and depth a leaf can take is one of these.
+  int found = -1;
+  for (std::size_t i = 1; i < key.size(); ++i) {
+    if (key[i] >= '9') continue;
+    std::string digits = key.substr(1);
+    digits.insert(digits.begin() + static_cast<std::ptrdiff_t>(i), static_cast<char>(key[i] + 1));
+    const auto it = ids.find(key.substr(0, 1) + canonical_depth_string(digits));
+    if (it == ids.end() || it->second == found) continue;
+    if (found >= 0) return -1;
+    found = it->second;
+  }
+  return found;
+}
+
 TreeSet TreeSet::parse(const std::string& text, const std::string& origin) {
   TreeSet set;
   set.name = origin;

@@ -208,15 +208,15 @@ TEST(SecondLook, SymbolsSmearedOver5PixelsAreFound) {
 }
 
 // At 7 px the first pass finds almost nothing and misreads some prints; the second look finds
-// nearly nine in ten, with no false ID (57 of 64 since the FISTA deconvolution and the refined
-// direction, 7a3f855; 43 with Richardson-Lucy, 39 before a look that one trial read as a symbol
-// tried turns of 10 degrees too).
+// more than nine in ten, with no false ID (60 of 64 since restored patches that Bernsen's threshold
+// does not decode are split nearer the paper, and trees one leaf short of one symbol are repaired;
+// 57 with the FISTA deconvolution and the refined direction alone, 7a3f855; 43 with Richardson-Lucy).
 TEST(SecondLook, SymbolsSmearedOver7PixelsAreFoundMoreOften) {
   const auto scenes = smeared_scenes(7, 8, 91);
   const auto [a, b] = first_pass_and_second_look(scenes);
   EXPECT_GT(b.recovered, 0);
   EXPECT_GE(b.found, a.found + b.recovered - a.false_ids);
-  EXPECT_GE(b.found, 0.8 * b.total);
+  EXPECT_GE(b.found, 0.9 * b.total) << b.found << " of " << b.total;
   EXPECT_LT(b.false_ids, a.false_ids);
   EXPECT_EQ(b.false_ids, 0);
 }
@@ -416,9 +416,10 @@ TEST(SecondLook, PrintsPutDownThenSlidAt12PixelsAFrameKeepTheirSession) {
 }
 
 // Prints put down and brought up to 12 px a frame over 20 frames, turning 2 degrees a frame, the
-// shutter open all the frame: smears up to 12 px, which deblurring does not restore. Each print is
-// found by how it looked when it last decoded, turned and smeared as it moves, and is reported
-// with one session in every frame it is in; without the appearances most frames at speed are lost.
+// shutter open all the frame: smears up to 12 px, which deblurring restores in some frames only.
+// Each print is found by how it looked when it last decoded, turned and smeared as it moves, and is
+// reported with one session in every frame it is in; without the appearances a print is lost for
+// frames and comes back with a new session (print 131 at seed 77, frames 19-21).
 TEST(SecondLook, PrintsSmearedOver12PixelsAreFollowedByTheirAppearance) {
   for (std::uint32_t seed : {77u, 91u}) {
     SCOPED_TRACE(seed);
@@ -430,10 +431,9 @@ TEST(SecondLook, PrintsSmearedOver12PixelsAreFollowedByTheirAppearance) {
     pipeline::DetectorParams without;
     without.second_look.follow_appearance = false;
     const Followed old = follow(q, 40, without);
-    int reported = 0, reported_without = 0;
-    for (const auto& [id, n] : r.reported) reported += n;
-    for (const auto& [id, n] : old.reported) reported_without += n;
-    EXPECT_GT(reported, reported_without + 10) << "the sequence does not need the appearances";
+    std::size_t most_sessions = 0;
+    for (const auto& [id, sessions] : old.sessions) most_sessions = std::max(most_sessions, sessions.size());
+    EXPECT_GT(most_sessions, 1u) << "the sequence does not need the appearances";
   }
 }
 

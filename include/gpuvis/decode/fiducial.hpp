@@ -31,6 +31,9 @@ struct Fiducial {
   // Not decoded in this frame: a tracked print found by its appearance where the tracker expected
   // it (the second look); its ID and root are those of its last decoding, it has no leaves.
   bool followed = false;
+  // Decoded with one leaf region restored (Decoder::set_repair_lost_leaf): the print's tree lacked
+  // one leaf directly on its root. Its centre and angle are those of the leaves it has.
+  bool repaired = false;
   bool fuzzy() const { return id < 0; }
 };
 
@@ -83,6 +86,13 @@ class Decoder {
   // With explain on, decode() also reports every candidate root and what became of it, then the
   // regions nested like a symbol that did not become candidates.
   void set_explain(bool on) { explain_ = on; }
+  // With repair on, a candidate root one region short of the set's symbols whose key, with one
+  // more leaf directly on the root, is a symbol's key decodes as that symbol (Fiducial::repaired).
+  // Deblurring a print smeared over 7 px loses one region in most prints that do not decode, and
+  // nearly always a lone leaf on the root: one of its small dots, merged into the region around
+  // it. Off by default (reacTIVision decodes exact keys only); the second look turns it on for its
+  // deblurred patches, whose reads it confirms by votes (docs/decoding.md).
+  void set_repair_lost_leaf(bool on) { repair_ = on; }
   const std::vector<CandidateReport>& reports() const { return reports_; }
 
  private:
@@ -92,6 +102,7 @@ class Decoder {
   std::unique_ptr<cpu::DecoderScratch> scratch_;  // the phases' per-region arrays (src/decode/cpu/phases.hpp)
   std::vector<LeafRef> leaves_;
   bool explain_ = false;
+  bool repair_ = false;
   std::vector<CandidateReport> reports_;
 };
 

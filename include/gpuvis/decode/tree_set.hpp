@@ -37,6 +37,11 @@ struct TreeSet {
   static TreeSet load(const std::string& name_or_path);
   static TreeSet builtin(const std::string& name);
   static TreeSet parse(const std::string& text, const std::string& origin);
+
+  // The ID of the one symbol whose tree is `key`'s (colour letter and canonical depth digits) with
+  // one leaf more, anywhere: -1 when no symbol is, or several are (a tree one leaf short of two
+  // symbols says nothing about which of them it was).
+  int one_leaf_away(const std::string& key) const;
 };
 
 // The canonical left-heavy form of a depth string (digits only, root '0' first): children's

@@ -31,7 +31,7 @@ void Decoder::decode(const segment::RegionTree& t, HostView<const std::uint8_t> 
   for (int root : s.candidates) {
     ++st.candidates;
     const std::size_t leaf_begin = leaves_.size();
-    cpu::SymbolOutcome symbol = cpu::read_symbol(t, binary, set_, root, s, leaves_);
+    cpu::SymbolOutcome symbol = cpu::read_symbol(t, binary, set_, root, s, leaves_, repair_);
     if (explain_) report(t, root, symbol);
     switch (symbol.kind) {
       case cpu::SymbolOutcome::Kind::valid:

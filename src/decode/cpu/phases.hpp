@@ -41,9 +41,9 @@ struct SymbolOutcome {
 };
 
 // Phase 2 for `root`: its leaves are appended to `leaves` (kept by the caller for valid and fuzzy
-// symbols only). `binary` is read for yamaarashi rings.
+// symbols only). `binary` is read for yamaarashi rings. `repair`: Decoder::set_repair_lost_leaf.
 SymbolOutcome read_symbol(const segment::RegionTree& t, HostView<const std::uint8_t> binary, const TreeSet& set, int root,
-                          DecoderScratch& s, std::vector<LeafRef>& leaves);
+                          DecoderScratch& s, std::vector<LeafRef>& leaves, bool repair = false);
 
 // The regions nested like a symbol that did not become candidates, with the reason (appended).
 void explain_misses(const segment::RegionTree& t, const TreeSet& set, const DecoderScratch& s, std::vector<CandidateReport>& reports);

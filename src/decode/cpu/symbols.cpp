@@ -81,7 +81,7 @@ void describe_root(const segment::RegionTree& t, int root, const rules::LeafSums
 }  // namespace
 
 SymbolOutcome read_symbol(const segment::RegionTree& t, HostView<const std::uint8_t> binary, const TreeSet& set, int root,
-                          DecoderScratch& s, std::vector<LeafRef>& leaves) {
+                          DecoderScratch& s, std::vector<LeafRef>& leaves, bool repair) {
   SymbolOutcome out;
   const int leaf_begin = static_cast<int>(leaves.size());
   if (!read_subtree(t, set, root, s, leaves, out.sums, out.key)) {
@@ -91,15 +91,29 @@ SymbolOutcome read_symbol(const segment::RegionTree& t, HostView<const std::uint
   }
   // §4.6 classification.
   int reason = rules::kReasonNone;
+  const int root_size = std::max(t.bbox_width(root), t.bbox_height(root));
+  const std::string colour = t.colour[root] ? "w" : "b";
   int id = rules::classify(
-      out.sums, set.min_leafs(), s.fuzzy_root[root] != 0, std::max(t.bbox_width(root), t.bbox_height(root)),
+      out.sums, set.min_leafs(), s.fuzzy_root[root] != 0, root_size,
       [&] {
-        const std::string full = (t.colour[root] ? "w" : "b") + out.key;
+        const std::string full = colour + out.key;
         if (set.yamaarashi && full == yamaarashi::kKey) return yamaarashi::kCode;
         const auto it = set.ids.find(full);
         return it != set.ids.end() ? it->second : -1;
       },
       &reason);
+  if (repair && reason == rules::kReasonDamaged) {
+    // The one symbol a leaf more would make of it (TreeSet::one_leaf_away); the other gates still
+    // apply.
+    int repaired_reason = rules::kReasonNone;
+    const int repaired = rules::classify(
+        out.sums, set.min_leafs(), false, root_size, [&] { return set.one_leaf_away(colour + out.key); }, &repaired_reason);
+    if (repaired >= 0) {
+      id = repaired;
+      reason = repaired_reason;
+      out.fiducial.repaired = true;
+    }
+  }
   if (id == rules::kInvalid || !rules::has_orientation(out.sums)) {
     out.reason = id == rules::kInvalid ? kGateReasons[reason] : "no black leaf, so no orientation";
     out.and_few_leaves = id == rules::kInvalid;

@@ -88,7 +88,8 @@ class SecondLooker {
   // as `id` too: the confirmation of a second vote.
   bool confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds, int id) const;
   // Decodes a deblurred patch (decode_sharp), its grey levels rounded into the scratch's image.
-  bool decode_restored(Scratch& s, const Image<float>& restored, const Patch& patch, const Candidate& c, decode::Fiducial& found) const;
+  bool decode_restored(Scratch& s, const Image<float>& restored, const Patch& patch, const Candidate& c, GreyBounds bounds,
+                       decode::Fiducial& found) const;
   // The frame around `c` with the table around the print painted out (dim_print.hpp), decoded
   // (decode_sharp, Fit::covers_candidate).
   bool decode_without_table(Scratch& s, HostView<const std::uint8_t> frame, const Candidate& c, decode::Fiducial& found) const;
@@ -101,6 +102,8 @@ class SecondLooker {
   // x0, y0 in the frame, restored): the valid symbol that fits `c`.
   bool decode_sharp(Scratch& s, threshold::Thresholder& thresholder, int x0, int y0, const Candidate& c, decode::Fiducial& found,
                     Fit fit) const;
+  // Segments and decodes s.binary (the patch whose corner is at x0, y0 in the frame, thresholded).
+  bool decode_binary(Scratch& s, int x0, int y0, const Candidate& c, decode::Fiducial& found, Fit fit) const;
   // Every place's look, in parallel: reports, symbols found and whether one was, place by place.
   void look_all(HostView<const std::uint8_t> grey, const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,
                 std::vector<decode::Fiducial>& found, std::vector<std::uint8_t>& ok);
