@@ -133,6 +133,8 @@ Patch patch_around(HostView<const std::uint8_t> frame, double x, double y, int s
   if (region.pixels.empty()) return p;
   p.grey = Image<float>(region.pixels.width, region.pixels.height);
   p.x0 = region.x0, p.y0 = region.y0;
+  const int whole = 2 * (static_cast<int>(std::lround(0.7 * size)) + 4) + 1;
+  p.clipped = region.pixels.width < whole || region.pixels.height < whole;
   for (int r = 0; r < region.pixels.height; ++r)
     for (int c = 0; c < region.pixels.width; ++c) p.grey(c, r) = region.pixels(c, r);
   return p;
@@ -374,10 +376,13 @@ bool SecondLooker::decode_restored(Scratch& s, const Image<float>& restored, con
   // false ID.
   s.decoder.set_repair_lost_leaf(true);
   bool decoded = decode_sharp(s, *s.thresholder, patch.x0, patch.y0, c, found, Fit::candidate_size);
-  if (!decoded) {
+  if (!decoded && !patch.clipped) {
     // Bernsen's midrange splits a restored patch half way between its levels, where the thin ink
     // between a print's regions breaks and small leaves merge with the region around them. One
-    // level nearer the paper for the whole patch keeps them (kRestoredPaperShare).
+    // level nearer the paper for the whole patch keeps them (kRestoredPaperShare). Not where the
+    // frame's edge cut the patch: the smear brought in pixels the patch lacks, the restoration
+    // is wrong along that side, and the one level read a print leaving the frame as another ID
+    // (bench_detect's sequence at 8 px a frame after a ramp, print 131 read as 177, frames 59-60).
     const float level = static_cast<float>(bounds.lo + kRestoredPaperShare * (bounds.hi - bounds.lo));
     for (int y = 0; y < restored.height(); ++y)
       for (int x = 0; x < restored.width(); ++x) s.binary(x, y) = restored(x, y) > level ? 255 : 0;

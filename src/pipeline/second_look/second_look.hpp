@@ -28,6 +28,7 @@ namespace gpuvis::pipeline::second_look {
 struct Patch {
   Image<float> grey;
   int x0 = 0, y0 = 0;
+  bool clipped = false;  // the frame's edge cut it (the patch is smaller than 1.4 times the size plus 8 px)
 };
 // The frame's pixels a patch around a candidate of `size` at (x, y) holds (as Patch says), and
 // their corner in the frame; `pixels` empty where the patch would be.
