@@ -70,4 +70,17 @@ bool paint_out_table(HostView<const std::uint8_t> binary, HostView<std::uint8_t>
   return true;
 }
 
+void smooth_binomial_3x3(HostView<std::uint8_t> grey) {
+  const int w = grey.width, h = grey.height;
+  if (w == 0 || h == 0) return;
+  std::vector<int> rows(static_cast<std::size_t>(w) * h);  // each row filtered, times 4
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      rows[static_cast<std::size_t>(y) * w + x] = grey(std::max(x - 1, 0), y) + 2 * grey(x, y) + grey(std::min(x + 1, w - 1), y);
+  auto at = [&](int x, int y) { return rows[static_cast<std::size_t>(y) * w + x]; };
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      grey(x, y) = static_cast<std::uint8_t>((at(x, std::max(y - 1, 0)) + 2 * at(x, y) + at(x, std::min(y + 1, h - 1)) + 8) / 16);
+}
+
 }  // namespace gpuvis::pipeline::second_look

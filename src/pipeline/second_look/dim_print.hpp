@@ -19,4 +19,10 @@ namespace gpuvis::pipeline::second_look {
 // piece of table beside a print, a hand) is no dim print, and its decoding would cost the most.
 bool paint_out_table(HostView<const std::uint8_t> binary, HostView<std::uint8_t> grey, int print_x, int print_y, int grow = 2);
 
+// `grey` smoothed in place by the 3x3 binomial filter (1 2 1 by 1 2 1, / 16, rounded; the border
+// repeated), which leaves 0.375 of white noise's sigma. A dim print spans 30-80 grey levels
+// between ink and paper; at noise sigma 3 its painted patch's threshold made specks of the paper
+// and broke leaves, and a small print did not decode.
+void smooth_binomial_3x3(HostView<std::uint8_t> grey);
+
 }  // namespace gpuvis::pipeline::second_look
