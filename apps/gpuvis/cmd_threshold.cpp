@@ -49,14 +49,14 @@ void register_threshold(CLI::App& app, Command& run) {
       if (a.threads) set_num_threads(a.threads);
 
       Image<std::uint8_t> grey = read_grey8(a.input);
-      if (!a.equalize.empty()) {
-        threshold::Equalizer eq;
-        eq.capture(read_grey8(a.equalize).view());
-        eq.apply(grey.view());
-      }
       const Backend backend = choose_backend(a.backend, true);
       p.backend = backend;
       auto thresholder = threshold::make_thresholder(p);
+      if (!a.equalize.empty()) {  // on the chosen backend, before the threshold
+        auto eq = std::make_shared<threshold::Equalizer>();
+        eq->capture(read_grey8(a.equalize).view());
+        thresholder->set_equalizer(eq);
+      }
       Image<std::uint8_t> out(grey.width(), grey.height());
       const auto t0 = std::chrono::steady_clock::now();
       thresholder->apply(grey.view(), out.view());

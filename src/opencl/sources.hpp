@@ -9,6 +9,7 @@ extern const char* const bilateral;  // the same helpers + filters/bilateral_rul
 extern const char* const tiled;     // opencl/rule_prelude.cl + threshold/tiled_rule.h + threshold/opencl/tiled.cl
 extern const char* const bradley_roth;  // threshold/bradley_roth_rule.h + threshold/opencl/bradley_roth.cl
 extern const char* const sharpen;       // threshold/sharpen_rule.h + threshold/opencl/sharpen.cl
+extern const char* const equalize;      // threshold/equalize_rule.h + threshold/opencl/equalize.cl
 extern const char* const life;          // life/opencl/word32.cl + life/word_rule.h + life/opencl/life.cl
 extern const char* const mean_shift;    // opencl/rule_prelude.cl + filters/mean_shift_rule.h + filters/mean_shift_step.h + filters/opencl/mean_shift.cl
 

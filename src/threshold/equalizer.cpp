@@ -1,8 +1,13 @@
 #include <algorithm>
 
 #include "gpuvis/threshold/threshold.hpp"
+#include "threshold/rules.hpp"
 
 namespace gpuvis::threshold {
+
+const Equalizer* Thresholder::active_equalizer() const {
+  return equalizer_ && equalizer_->enabled() && equalizer_->has_background() ? equalizer_.get() : nullptr;
+}
 
 void Equalizer::capture(HostView<const std::uint8_t> frame) {
   require(frame.channels == 1 && !frame.empty(), "equalizer: the background must be a non-empty grey frame");
@@ -33,7 +38,7 @@ void Equalizer::apply(HostView<const std::uint8_t> frame, HostView<std::uint8_t>
     const std::uint8_t* f = frame.row(y);
     const std::uint8_t* b = background_.row(y);
     std::uint8_t* o = out.row(y);
-    for (int x = 0; x < frame.width; ++x) o[x] = static_cast<std::uint8_t>(std::clamp(f[x] - b[x] + level_, 0, 255));
+    for (int x = 0; x < frame.width; ++x) o[x] = gpuvis_equalize_rule(f[x], b[x], level_);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #define GPUVIS_RULE GPUVIS_HD static inline
 #include "threshold/bernsen_rule.h"
+#include "threshold/equalize_rule.h"
 #include "threshold/bradley_roth_rule.h"
 #include "threshold/tiled_rule.h"
 #undef GPUVIS_RULE

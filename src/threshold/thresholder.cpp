@@ -44,12 +44,17 @@ class CpuThresholder final : public Thresholder {
   Backend backend() const override { return Backend::cpu; }
   const Params& params() const override { return params_; }
   void apply(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst) override {
+    if (const Equalizer* e = active_equalizer()) {
+      if (equalized_.width() != src.width || equalized_.height() != src.height) equalized_ = Image<std::uint8_t>(src.width, src.height);
+      e->apply(src, equalized_.view());
+      src = equalized_.view();
+    }
     threshold_cpu(src, dst, params_, &sharpened_);
   }
 
  private:
   Params params_;
-  Image<std::uint8_t> sharpened_;  // kept between frames
+  Image<std::uint8_t> sharpened_, equalized_;  // kept between frames
 };
 }  // namespace
 

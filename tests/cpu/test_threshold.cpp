@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <vector>
 
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "threshold/cpu/threshold_cpu.hpp"
+#include "threshold/rules.hpp"
 #include "test_support.hpp"
 
 using namespace gpuvis;
@@ -344,6 +346,47 @@ TEST(Equalizer, SubtractsTheBackgroundAndClamps) {
   eq.apply(frame.view());
   EXPECT_EQ(frame(5, 5), 60);  // 60 - 50 + 50
   EXPECT_EQ(frame(0, 0), 0);   // 60 - 250 + 50 < 0
+}
+
+// A Thresholder with an equaliser thresholds the equalised frame: the same bytes as
+// Equalizer::apply then the threshold, for every method with and without sharpening; the
+// equaliser's rule by its definition (frame - background + centre level, clamped); a disabled
+// equaliser is none; a frame of another size than the background is one clear error.
+TEST(Equalizer, AThresholderWithAnEqualizerThresholdsTheEqualisedFrame) {
+  EXPECT_EQ(gpuvis_equalize_rule(120, 100, 90), 110);
+  EXPECT_EQ(gpuvis_equalize_rule(10, 200, 100), 0);
+  EXPECT_EQ(gpuvis_equalize_rule(250, 10, 100), 255);
+  const auto bg = test::textured_image(97, 61, 11);
+  const auto frame = test::textured_image(97, 61, 12);
+  auto eq = std::make_shared<Equalizer>();
+  eq->capture(bg.view());
+  Image<std::uint8_t> equalised(97, 61);
+  eq->apply(frame.view(), equalised.view());
+  for (int y = 0; y < 61; ++y)
+    for (int x = 0; x < 97; ++x) ASSERT_EQ(equalised(x, y), std::clamp(frame(x, y) - bg(x, y) + eq->background_level(), 0, 255));
+  for (Method m : {Method::bernsen, Method::tiled, Method::bradley_roth})
+    for (int k : {0, 2}) {
+      Params p;
+      p.method = m;
+      p.sharpen = k;
+      p.backend = Backend::cpu;
+      Image<std::uint8_t> expected(97, 61), got(97, 61), plain(97, 61);
+      threshold_cpu(equalised.view(), expected.view(), p);
+      auto t = make_thresholder(p);
+      t->set_equalizer(eq);
+      t->apply(frame.view(), got.view());
+      EXPECT_EQ(diff(got, expected), 0u) << to_string(m) << " sharpen " << k;
+      eq->set_enabled(false);
+      t->apply(frame.view(), got.view());
+      threshold_cpu(frame.view(), plain.view(), p);
+      EXPECT_EQ(diff(got, plain), 0u) << "disabled, " << to_string(m);
+      EXPECT_GT(diff(plain, expected), 0u) << "the background changes nothing here";
+      eq->set_enabled(true);
+    }
+  auto t = make_thresholder(Params{});
+  t->set_equalizer(eq);
+  Image<std::uint8_t> small(10, 10), out(10, 10);
+  EXPECT_THROW(t->apply(small.view(), out.view()), Error);
 }
 
 // Params::sharpen, against its definition written out here: where a pixel and its four neighbours

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "cuda/graph.hpp"
 #include "cuda/memory.hpp"
@@ -252,6 +253,34 @@ TEST(ThresholdCuda, EqualizerMatchesCpu) {
   s.synchronize();
   eq.apply(frame.view());
   EXPECT_EQ(count_differences<std::uint8_t>(frame.view(), gpu.view()), 0u);
+}
+
+// The CUDA Thresholder with an equaliser: the CPU's bytes for every method, with and without
+// sharpening, on odd sizes.
+TEST(ThresholdCuda, EqualisedThresholdsEqualTheCpu) {
+  GPUVIS_REQUIRE_GPU();
+  std::uint32_t seed = 70;
+  for (const auto& [w, h] : {std::pair{1, 1}, {37, 5}, {641, 479}})
+    for (Method m : {Method::bernsen, Method::tiled, Method::bradley_roth})
+      for (int k : {0, 2}) {
+        const auto bg = test::textured_image(w, h, seed++), frame = test::textured_image(w, h, seed++);
+        auto eq = std::make_shared<Equalizer>();
+        eq->capture(bg.view());
+        Params p;
+        p.method = m;
+        p.sharpen = k;
+        p.backend = Backend::cuda;
+        auto gpu = make_thresholder(p);
+        gpu->set_equalizer(eq);
+        p.backend = Backend::cpu;
+        auto cpu = make_thresholder(p);
+        cpu->set_equalizer(eq);
+        Image<std::uint8_t> a(w, h), b(w, h);
+        a.fill(77);
+        gpu->apply(frame.view(), a.view());
+        cpu->apply(frame.view(), b.view());
+        EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u) << w << "x" << h << " " << to_string(m) << " sharpen " << k;
+      }
 }
 
 // Params::sharpen on the device equals the CPU's for every method (the sharpening rule is shared,

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 #include <tuple>
+#include <memory>
 #include <utility>
 
 #include <unistd.h>
@@ -269,4 +270,66 @@ TEST(ThresholdOpencl, ProgramsAreCachedOnDiskAndADamagedCacheIsRebuilt) {
     if (run == 1) std::ofstream(cached[0], std::ios::binary | std::ios::trunc) << "not a program";
   }
   ::unsetenv("GPUVIS_OPENCL_CACHE");
+}
+
+// The equaliser on OpenCL before every method, with and without sharpening: byte for byte the
+// CPU's Equalizer then threshold, on odd sizes; a second background captured into the same
+// equaliser is the one used next; a frame of another size is one clear error.
+TEST(ThresholdOpencl, EqualisedThresholdsEqualTheCpu) {
+  GPUVIS_REQUIRE_OPENCL();
+  std::uint32_t seed = 40;
+  for (const auto& [w, h] : {std::pair{1, 1}, {37, 5}, {641, 479}})
+    for (threshold::Method m : {threshold::Method::bernsen, threshold::Method::tiled, threshold::Method::bradley_roth})
+      for (int k : {0, 2}) {
+        const auto bg = test::textured_image(w, h, seed++), frame = test::textured_image(w, h, seed++);
+        auto eq = std::make_shared<threshold::Equalizer>();
+        eq->capture(bg.view());
+        threshold::Params p;
+        p.method = m;
+        p.sharpen = k;
+        p.backend = Backend::opencl;
+        auto cl = threshold::make_thresholder(p);
+        cl->set_equalizer(eq);
+        p.backend = Backend::cpu;
+        auto cpu = threshold::make_thresholder(p);
+        cpu->set_equalizer(eq);
+        for (int round = 0; round < 2; ++round) {
+          Image<std::uint8_t> a(w, h), b(w, h);
+          a.fill(77);
+          cl->apply(frame.view(), a.view());
+          cpu->apply(frame.view(), b.view());
+          EXPECT_EQ(count_differences<std::uint8_t>(a.view(), b.view()), 0u) << w << "x" << h << " " << to_string(m) << " sharpen " << k;
+          eq->capture(frame.view());  // the next round's background: the frame itself
+        }
+      }
+  threshold::Params p;
+  p.backend = Backend::opencl;
+  auto cl = threshold::make_thresholder(p);
+  auto eq = std::make_shared<threshold::Equalizer>();
+  eq->capture(test::textured_image(20, 20, 1).view());
+  cl->set_equalizer(eq);
+  Image<std::uint8_t> other(21, 20), out(21, 20);
+  EXPECT_THROW(cl->apply(other.view(), out.view()), Error);
+}
+
+// `gpuvis threshold --equalize BACKGROUND --backend opencl` equalises on the device: the same file
+// as the CPU backend's, and not the file without the equaliser.
+TEST(ThresholdOpencl, TheCommandLinesEqualiserRunsOnOpencl) {
+  GPUVIS_REQUIRE_OPENCL();
+  const std::string in = test::source_path("data/samples/table.pgm");
+  const auto table = read_grey8(in);
+  Image<std::uint8_t> light(table.width(), table.height());  // an uneven empty table
+  for (int y = 0; y < light.height(); ++y)
+    for (int x = 0; x < light.width(); ++x) light(x, y) = static_cast<std::uint8_t>(60 + 120 * x / std::max(1, light.width() - 1));
+  const std::string bg = test::temp_path("light.pgm");
+  write_image(bg, light.view());
+  std::string outs[3];
+  const char* backends[] = {"cpu", "opencl", "opencl"};
+  for (int k = 0; k < 3; ++k) {
+    outs[k] = test::temp_path(std::string("eq-") + std::to_string(k) + ".pgm");
+    const auto r = test::run_cli("threshold " + in + " " + outs[k] + " --backend " + backends[k] + (k < 2 ? " --equalize " + bg : ""));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  EXPECT_EQ(count_differences<std::uint8_t>(read_grey8(outs[0]).view(), read_grey8(outs[1]).view()), 0u);
+  EXPECT_GT(count_differences<std::uint8_t>(read_grey8(outs[1]).view(), read_grey8(outs[2]).view()), 0u);
 }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "gpuvis/core/backend.hpp"
 #include "gpuvis/core/image.hpp"
@@ -58,7 +59,9 @@ struct Params {
 void validate(const Params& params);
 
 
-// The interface both backends implement. Workspaces are kept between calls, so reusing one
+class Equalizer;
+
+// The interface the backends implement. Workspaces are kept between calls, so reusing one
 // Thresholder for a stream of frames allocates only when the frame size changes.
 class Thresholder {
  public:
@@ -67,6 +70,16 @@ class Thresholder {
   virtual const Params& params() const = 0;
   // src and dst must have the same size and one channel. The image must be at least 1x1.
   virtual void apply(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst) = 0;
+  // reacTIVision's equaliser before the threshold (and before the sharpening), on this backend:
+  // every later apply() thresholds the frame equalised by `equalizer` while it is enabled and has
+  // a background (of the frame's size: else apply() fails with the equaliser's message). Null: none.
+  // The same bytes on every backend as Equalizer::apply then the threshold.
+  void set_equalizer(std::shared_ptr<const Equalizer> equalizer) { equalizer_ = std::move(equalizer); }
+
+ protected:
+  // The equaliser apply() must use now, or null.
+  const Equalizer* active_equalizer() const;
+  std::shared_ptr<const Equalizer> equalizer_;
 };
 
 // A Thresholder on params.backend for a stream of frames; parameters are validated here.

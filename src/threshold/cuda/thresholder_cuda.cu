@@ -5,6 +5,7 @@
 #include "gpuvis/cuda/device_memory.hpp"
 #include "gpuvis/threshold/device.hpp"
 #include "threshold/cuda/kernels.cuh"
+#include "threshold/rules.hpp"
 #include "threshold/sharpen_rules.hpp"
 #include "threshold/cuda_entry.hpp"
 
@@ -84,8 +85,7 @@ namespace {
 __global__ void equalize_kernel(DeviceView<std::uint8_t> frame, DeviceView<const std::uint8_t> bg, int level) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= frame.width || y >= frame.height) return;
-  const int v = frame(x, y) - bg(x, y) + level;
-  frame(x, y) = static_cast<std::uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
+  frame(x, y) = gpuvis_equalize_rule(frame(x, y), bg(x, y), level);
 }
 }  // namespace
 
@@ -111,6 +111,10 @@ class CudaThresholder final : public Thresholder {
     staging_in_.ensure(src.width, src.height);
     staging_out_.ensure(src.width, src.height);
     copy<std::uint8_t>(src, staging_in_.view());
+    // The equaliser on the pinned copy, before it goes to the device: one pass over bytes the copy
+    // has just brought into the cache (the tracker's CUDA pipeline equalises on the device, where
+    // its frame already is).
+    if (const Equalizer* e = active_equalizer()) e->apply(staging_in_.view());
     cuda_impl::threshold_pinned(staging_in_.view(), staging_out_.view(), params_, ws_, stream_);
     stream_.synchronize();
     copy<std::uint8_t>(staging_out_.view(), dst);

@@ -1,7 +1,7 @@
 // The OpenCL Thresholder: full Bernsen, reacTIVision's tiled Bernsen and Bradley-Roth, each after
-// the optional sharpening. Its kernels compile the rules the CPU and CUDA use
-// (threshold/bernsen_rule.h, tiled_rule.h, bradley_roth_rule.h, sharpen_rule.h), so all three give
-// the same bytes.
+// the optional equaliser and sharpening. Its kernels compile the rules the CPU and CUDA use
+// (threshold/bernsen_rule.h, tiled_rule.h, bradley_roth_rule.h, sharpen_rule.h, equalize_rule.h),
+// so all three give the same bytes.
 #include "threshold/opencl/threshold_opencl.hpp"
 
 #include <optional>
@@ -40,9 +40,21 @@ class OpenclThresholder final : public Thresholder {
     check_image_shape(src.width, src.height, 1);
     opencl::upload(src, src_);
     dst_.reserve(src.pixel_count());
+    equalized_now_ = false;
+    if (const Equalizer* e = active_equalizer()) {  // the sharpening and the methods then read the equalised frame
+      require(e->background().width() == src.width && e->background().height() == src.height,
+              "equalizer: frame size " + describe_size(src.width, src.height) + " differs from the captured background " +
+                  describe_size(e->background().width(), e->background().height()) + "; capture the background again");
+      opencl::upload(e->background().view(), background_);  // every frame: the equaliser may have captured a new one
+      equalized_.reserve(src.pixel_count());
+      if (!equalize_) equalize_.emplace(opencl::Context::get().program(opencl::sources::equalize), "equalize");  // built at first use
+      equalize_->arg(0, src_).arg(1, background_).arg(2, equalized_).arg(3, static_cast<cl_int>(src.width));
+      equalize_->arg(4, static_cast<cl_int>(src.height)).arg(5, static_cast<cl_int>(e->background_level())).run(size(src.width), size(src.height));
+      equalized_now_ = true;
+    }
     if (sharpen_) {  // the methods then read the sharpened frame
       sharp_.reserve(src.pixel_count());
-      sharpen_->arg(0, src_).arg(1, sharp_).arg(2, static_cast<cl_int>(src.width)).arg(3, static_cast<cl_int>(src.height));
+      sharpen_->arg(0, equalized_now_ ? equalized_ : src_).arg(1, sharp_).arg(2, static_cast<cl_int>(src.width)).arg(3, static_cast<cl_int>(src.height));
       sharpen_->arg(4, static_cast<cl_int>(params_.sharpen)).run(size(src.width), size(src.height));
     }
     switch (params_.method) {
@@ -84,13 +96,15 @@ class OpenclThresholder final : public Thresholder {
     second_->arg(6, static_cast<cl_uint>(c.k)).arg(7, static_cast<cl_uint>(c.m)).run(size(width), size(height));
   }
   static std::size_t size(cl_int n) { return static_cast<std::size_t>(n); }
-  const opencl::Buffer& input() const { return sharpen_ ? sharp_ : src_; }
+  const opencl::Buffer& input() const { return sharpen_ ? sharp_ : equalized_now_ ? equalized_ : src_; }
 
   Params params_;
   cl_program program_;
   std::optional<opencl::Kernel> first_, second_;  // the method's two kernels
   std::optional<opencl::Kernel> sharpen_;         // with Params::sharpen
-  opencl::Buffer src_, sharp_, a_, b_, dst_;      // kept between frames
+  std::optional<opencl::Kernel> equalize_;        // with set_equalizer
+  bool equalized_now_ = false;                    // this frame went through the equaliser
+  opencl::Buffer src_, sharp_, a_, b_, dst_, background_, equalized_;  // kept between frames
 };
 
 }  // namespace
