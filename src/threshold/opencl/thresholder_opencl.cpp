@@ -14,6 +14,9 @@
 namespace gpuvis::threshold {
 namespace {
 
+// The largest half-window of the one-pass tiled Bernsen kernel (GPUVIS_TILE_MAX_R in bernsen.cl).
+constexpr int kTileMaxRadius = 16;
+
 const char* source_of(Method method) {
   switch (method) {
     case Method::tiled: return opencl::sources::tiled;
@@ -29,7 +32,10 @@ class OpenclThresholder final : public Thresholder {
     switch (p.method) {
       case Method::tiled: first_.emplace(program_, "tiled_cells"), second_.emplace(program_, "tiled_apply"); break;
       case Method::bradley_roth: first_.emplace(program_, "bradley_roth_columns"), second_.emplace(program_, "bradley_roth_decide"); break;
-      default: first_.emplace(program_, "bernsen_rows"), second_.emplace(program_, "bernsen_columns"); break;
+      default:
+        if (p.bernsen.half_window <= kTileMaxRadius) first_.emplace(program_, "bernsen_tile");
+        else first_.emplace(program_, "bernsen_rows"), second_.emplace(program_, "bernsen_columns");
+        break;
     }
   }
   Backend backend() const override { return Backend::opencl; }
@@ -66,8 +72,16 @@ class OpenclThresholder final : public Thresholder {
   }
 
  private:
-  // The window's extrema as a row pass and a column pass, then the rule.
+  // Half-windows up to kTileMaxRadius in one pass over tiles in local memory (bernsen_tile: groups
+  // of 32 x 4 items, 32 x 16 pixels each); larger ones as a row pass and a column pass, then the
+  // rule.
   void bernsen(cl_int width, cl_int height) {
+    if (!second_) {
+      const cl_int h = params_.bernsen.half_window, gate = params_.bernsen.gate;
+      first_->arg(0, input()).arg(1, dst_).arg(2, width).arg(3, height).arg(4, h).arg(5, gate);
+      first_->run(32 * size((width + 31) / 32), 4 * size((height + 15) / 16));
+      return;
+    }
     const std::size_t bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
     a_.reserve(bytes);
     b_.reserve(bytes);
