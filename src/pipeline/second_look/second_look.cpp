@@ -59,8 +59,8 @@ constexpr double kConfirmSmoothness = 0.5;
 // way from the print's ink to its paper (print_bounds). With the true smear (bench/probe_deblur 7),
 // of the 15 prints of 240 that did not decode, 0.5 restored none, 0.52 four, 0.55-0.58 ten, 0.6
 // nine, 0.65 three; 0.45 one and a wrong ID. In the detector, prints smeared over 7 px on five frame
-// sets (seed bases 5000-21000): 210/215/210/204/201 found before, 221/220/220/215/210 with it, no
-// false ID (0.53 let one through at 21000).
+// sets (seed bases 5000-21000): 210/215/210/204/201 found before, 220/220/220/212/209 with it
+// (whole patches only, below), no false ID (0.53 let one through at 21000).
 constexpr double kRestoredPaperShare = 0.57;
 
 // The longest smear a look estimates around a candidate of `size` pixels: a third of it, 4-24 px.
@@ -119,8 +119,13 @@ struct SecondLooker::Candidate {
   int least_size = 0;
 };
 
+namespace {
+// Half the side of the patch around a candidate of `size` (Patch): 0.7 of the size and 4 px.
+int patch_half(int size) { return static_cast<int>(std::lround(0.7 * size)) + 4; }
+}  // namespace
+
 PatchRegion patch_region(HostView<const std::uint8_t> frame, double x, double y, int size) {
-  const int half = static_cast<int>(std::lround(0.7 * size)) + 4;
+  const int half = patch_half(size);
   const int x0 = std::max(0, static_cast<int>(x) - half), y0 = std::max(0, static_cast<int>(y) - half);
   const int x1 = std::min(frame.width, static_cast<int>(x) + half + 1), y1 = std::min(frame.height, static_cast<int>(y) + half + 1);
   if (x1 - x0 < 16 || y1 - y0 < 16) return {};
@@ -133,7 +138,7 @@ Patch patch_around(HostView<const std::uint8_t> frame, double x, double y, int s
   if (region.pixels.empty()) return p;
   p.grey = Image<float>(region.pixels.width, region.pixels.height);
   p.x0 = region.x0, p.y0 = region.y0;
-  const int whole = 2 * (static_cast<int>(std::lround(0.7 * size)) + 4) + 1;
+  const int whole = 2 * patch_half(size) + 1;
   p.clipped = region.pixels.width < whole || region.pixels.height < whole;
   for (int r = 0; r < region.pixels.height; ++r)
     for (int c = 0; c < region.pixels.width; ++c) p.grey(c, r) = region.pixels(c, r);
