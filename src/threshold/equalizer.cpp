@@ -21,6 +21,13 @@ void Equalizer::capture(HostView<const std::uint8_t> frame) {
     for (int x = x0; x < x1; ++x, ++count) sum += frame(x, y);
   level_ = count ? static_cast<int>(sum / count) : 0;
   enabled_ = true;
+  ++captures_;
+}
+
+void Equalizer::require_frame_size(int width, int height) const {
+  require(width == background_.width() && height == background_.height(),
+          "equalizer: frame size " + describe_size(width, height) + " differs from the captured background " +
+              describe_size(background_.width(), background_.height()) + "; capture the background again");
 }
 
 void Equalizer::apply(HostView<std::uint8_t> frame) const { apply(HostView<const std::uint8_t>(frame), frame); }
@@ -30,9 +37,8 @@ void Equalizer::apply(HostView<const std::uint8_t> frame, HostView<std::uint8_t>
     if (frame.data != out.data) copy(frame, out);
     return;
   }
-  require(frame.width == background_.width() && frame.height == background_.height() && frame.channels == 1,
-          "equalizer: frame size " + describe_size(frame.width, frame.height) + " differs from the captured background " +
-              describe_size(background_.width(), background_.height()) + "; capture the background again");
+  require_frame_size(frame.width, frame.height);
+  require(frame.channels == 1, "equalizer: the frame must be grey (one channel)");
   require(out.width == frame.width && out.height == frame.height && out.channels == 1, "equalizer: output size differs from the frame's");
   for (int y = 0; y < frame.height; ++y) {
     const std::uint8_t* f = frame.row(y);

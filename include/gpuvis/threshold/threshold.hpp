@@ -102,10 +102,16 @@ class Equalizer {
   const Image<std::uint8_t>& background() const { return background_; }
   // apply() from `frame` into `out` (of the background's size), leaving `frame` as it is.
   void apply(HostView<const std::uint8_t> frame, HostView<std::uint8_t> out) const;
+  // Fails with one line ("capture the background again") unless a width x height frame fits the
+  // background.
+  void require_frame_size(int width, int height) const;
+  // How many backgrounds were captured: a device copy of background() is current while it is unchanged.
+  long captures() const { return captures_; }
 
  private:
   Image<std::uint8_t> background_;
   int level_ = 0;
+  long captures_ = 0;
   bool enabled_ = false;
 };
 

@@ -48,10 +48,11 @@ class OpenclThresholder final : public Thresholder {
     dst_.reserve(src.pixel_count());
     equalized_now_ = false;
     if (const Equalizer* e = active_equalizer()) {  // the sharpening and the methods then read the equalised frame
-      require(e->background().width() == src.width && e->background().height() == src.height,
-              "equalizer: frame size " + describe_size(src.width, src.height) + " differs from the captured background " +
-                  describe_size(e->background().width(), e->background().height()) + "; capture the background again");
-      opencl::upload(e->background().view(), background_);  // every frame: the equaliser may have captured a new one
+      e->require_frame_size(src.width, src.height);
+      if (e != uploaded_from_ || e->captures() != uploaded_capture_) {  // only a new background crosses the bus
+        opencl::upload(e->background().view(), background_);
+        uploaded_from_ = e, uploaded_capture_ = e->captures();
+      }
       equalized_.reserve(src.pixel_count());
       if (!equalize_) equalize_.emplace(opencl::Context::get().program(opencl::sources::equalize), "equalize");  // built at first use
       equalize_->arg(0, src_).arg(1, background_).arg(2, equalized_).arg(3, static_cast<cl_int>(src.width));
@@ -118,6 +119,8 @@ class OpenclThresholder final : public Thresholder {
   std::optional<opencl::Kernel> sharpen_;         // with Params::sharpen
   std::optional<opencl::Kernel> equalize_;        // with set_equalizer
   bool equalized_now_ = false;                    // this frame went through the equaliser
+  const Equalizer* uploaded_from_ = nullptr;      // whose background background_ holds, and which capture
+  long uploaded_capture_ = 0;
   opencl::Buffer src_, sharp_, a_, b_, dst_, background_, equalized_;  // kept between frames
 };
 
