@@ -161,6 +161,34 @@ synth::SceneParams dim_prints(int symbols, double min_size, double max_size, dou
 
 }  // namespace
 
+// The deconvolution's convolution is the kernel's sum at every pixel, bit for bit, with the edges
+// replicated: for rows narrower than its vector blocks, as wide as one, and with a last block that
+// overlaps the one before, at several angles and lengths (taps reaching both ways in x and y).
+TEST(SecondLook, ConvolveTapsIsTheKernelsSumBitForBit) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> level(0, 255);
+  std::vector<float> padded;
+  for (int width : {1, 5, 15, 16, 17, 31, 40})
+    for (int height : {1, 3, 20}) {
+      Image<float> in(width, height), out(width, height);
+      for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) in(x, y) = level(rng);
+      for (double degrees : {0.0, 30.0, 90.0, 135.0})
+        for (double length : {2.0, 7.5, 12.0}) {
+          const auto kernel = sl::line_kernel(degrees * std::numbers::pi / 180, length);
+          sl::convolve_taps(in.view(), kernel, out.view(), padded);
+          int differing = 0;
+          for (int y = 0; y < height; ++y)
+            for (int x = 0; x < width; ++x) {
+              float acc = 0;
+              for (const auto& t : kernel) acc += t.weight * in(std::clamp(x - t.dx, 0, width - 1), std::clamp(y - t.dy, 0, height - 1));
+              differing += out(x, y) != acc;
+            }
+          EXPECT_EQ(differing, 0) << width << "x" << height << ", " << degrees << " deg, " << length << " px";
+        }
+    }
+}
+
 // A still print smeared with a known line: the estimate finds its direction and length.
 TEST(SecondLook, MotionEstimateFindsTheSmearsDirectionAndLength) {
   synth::Generator gen(test::symbols_dir());

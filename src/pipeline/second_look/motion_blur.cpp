@@ -8,6 +8,15 @@
 #include <span>
 #include <utility>
 
+// The deconvolution's loops compiled for AVX2 too, chosen at run time where the CPU has it: twice
+// the lanes of the baseline's SSE2, the same bits (no fused multiply-add, which AVX2 does not bring;
+// correctly rounded square roots and divisions on both).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GPUVIS_WIDER_VECTORS __attribute__((target_clones("avx2", "default")))
+#else
+#define GPUVIS_WIDER_VECTORS
+#endif
+
 namespace gpuvis::pipeline::second_look {
 namespace {
 
@@ -19,22 +28,6 @@ float sample(HostView<const float> p, double x, double y) {
   const int x1 = std::min(x0 + 1, p.width - 1), y1 = std::min(y0 + 1, p.height - 1);
   const double fx = x - x0, fy = y - y0;
   return static_cast<float>((1 - fy) * ((1 - fx) * p(x0, y0) + fx * p(x1, y0)) + fy * ((1 - fx) * p(x0, y1) + fx * p(x1, y1)));
-}
-
-// out = kernel * in, edges replicated.
-void blur(HostView<const float> in, const std::vector<Tap>& kernel, HostView<float> out) {
-  const int w = in.width, h = in.height;
-  for (int y = 0; y < h; ++y) {
-    float* o = out.row(y);
-    std::fill(o, o + w, 0.0f);
-    for (const Tap& t : kernel) {
-      const float* src = in.row(std::clamp(y - t.dy, 0, h - 1));
-      const int lo = std::clamp(t.dx, 0, w), hi = std::clamp(w + t.dx, 0, w);  // x - dx inside [0, w)
-      for (int x = 0; x < lo; ++x) o[x] += t.weight * src[0];
-      for (int x = lo; x < hi; ++x) o[x] += t.weight * src[x - t.dx];
-      for (int x = hi; x < w; ++x) o[x] += t.weight * src[w - 1];
-    }
-  }
 }
 
 // The smear's length along `angle`: the patch resampled once on a grid turned to that direction
@@ -120,6 +113,60 @@ std::vector<Tap> line_kernel(double angle, double length) {
   return taps;
 }
 
+// The input is first copied into `padded`, each row with its edge pixels repeated as far as the
+// kernel reaches, so that a tap is a plain pointer into a row; outputs are then summed kBlock at a
+// time in registers across all the taps (the compiler vectorises the block's lanes). Summing each
+// tap into the output row in turn, as before 2026-12-02, loaded and stored every output once per
+// tap: this is 3 times faster for the same bits (bench_detect's 7 px frames, one thread).
+namespace {
+constexpr int kBlock = 16;
+}  // namespace
+GPUVIS_WIDER_VECTORS void convolve_taps(HostView<const float> in, const std::vector<Tap>& kernel, HostView<float> out,
+                                        std::vector<float>& padded) {
+  const int w = in.width, h = in.height;
+  int reach_left = 0, reach_right = 0;  // how far left and right of x the taps read: x - dx
+  for (const Tap& t : kernel) reach_left = std::max(reach_left, t.dx), reach_right = std::max(reach_right, -t.dx);
+  const int pw = w + reach_left + reach_right;
+  padded.resize(static_cast<std::size_t>(pw) * h);
+  for (int y = 0; y < h; ++y) {
+    const float* src = in.row(y);
+    float* p = padded.data() + static_cast<std::size_t>(y) * pw;
+    std::fill(p, p + reach_left, src[0]);
+    std::copy(src, src + w, p + reach_left);
+    std::fill(p + reach_left + w, p + pw, src[w - 1]);
+  }
+  const auto taps = static_cast<int>(kernel.size());
+  std::vector<const float*> from(kernel.size());
+  std::vector<float> weights(kernel.size());
+  for (int k = 0; k < taps; ++k) weights[k] = kernel[k].weight;
+  for (int y = 0; y < h; ++y) {
+    for (int k = 0; k < taps; ++k)
+      from[k] = padded.data() + static_cast<std::size_t>(std::clamp(y - kernel[k].dy, 0, h - 1)) * pw + reach_left - kernel[k].dx;
+    float* o = out.row(y);
+    if (w < kBlock) {  // rows narrower than a block: one output at a time
+      for (int x = 0; x < w; ++x) {
+        float acc = 0;
+        for (int k = 0; k < taps; ++k) acc += weights[k] * from[k][x];
+        o[x] = acc;
+      }
+      continue;
+    }
+    // The last block ends at the row's end and may overlap the one before: its outputs are the
+    // same sums again.
+    for (int x = 0;; x += kBlock) {
+      x = std::min(x, w - kBlock);
+      float acc[kBlock] = {};
+      for (int k = 0; k < taps; ++k) {
+        const float* src = from[k] + x;
+        const float weight = weights[k];
+        for (int i = 0; i < kBlock; ++i) acc[i] += weight * src[i];
+      }
+      std::copy(acc, acc + kBlock, o + x);
+      if (x == w - kBlock) break;
+    }
+  }
+}
+
 namespace {
 // The 2nd and 98th percentiles of a histogram of n levels.
 GreySpread spread_of(const std::array<int, 256>& histogram, long n) {
@@ -162,13 +209,14 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
   return deconvolve(blurred, kernel, iterations, smoothness, bounds, 0, unused);
 }
 
-Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
-                        GreyBounds bounds, int early, Image<float>& at_early) {
+GPUVIS_WIDER_VECTORS Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
+                                             GreyBounds bounds, int early, Image<float>& at_early) {
   const int w = blurred.width, h = blurred.height;
   const float lo = std::max(bounds.lo, 1.0f), hi = std::max(bounds.hi, lo);
   // u: the estimate; v: the point the next step starts from (u pushed on along its last move);
   // gradient: of the data term at v, then with the smoothness term's.
   Image<float> u(w, h), v(w, h), residual(w, h), gradient(w, h), nx(w, h), ny(w, h);
+  std::vector<float> padded, zeros(static_cast<std::size_t>(w), 0.0f);  // blur's padded rows; the row above the first
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) u(x, y) = v(x, y) = std::clamp(blurred(x, y), lo, hi);
   // The kernel's mirror image is its adjoint: it back-projects the residual.
@@ -180,31 +228,39 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
   const float step = 1.0f / (1.0f + 8.0f * lambda / kTvEpsilon);
   double t = 1;  // FISTA's momentum sequence
   for (int it = 0; it < iterations; ++it) {
-    blur(v.view(), kernel, residual.view());
+    convolve_taps(v.view(), kernel, residual.view(), padded);
     for (int y = 0; y < h; ++y) {
       float* r = residual.row(y);
       const float* b = blurred.row(y);
       for (int x = 0; x < w; ++x) r[x] -= b[x];
     }
-    blur(residual.view(), mirrored, gradient.view());
+    convolve_taps(residual.view(), mirrored, gradient.view(), padded);
     if (lambda > 0) {
       // The smoothed total variation's gradient, -div(grad v / sqrt(|grad v|^2 + eps^2)) (forward
-      // differences, zero past the edges).
+      // differences, zero past the edges). The last column and the first row are written apart
+      // from the rest, with the same arithmetic, so that the loops have no test per pixel and the
+      // compiler vectorises them.
+      constexpr float eps2 = kTvEpsilon * kTvEpsilon;
       for (int y = 0; y < h; ++y) {
         const float* p = v.row(y);
         const float* below = v.row(std::min(y + 1, h - 1));
         float *gx = nx.row(y), *gy = ny.row(y);
-        for (int x = 0; x < w; ++x) {
-          const float dx = x + 1 < w ? p[x + 1] - p[x] : 0.0f, dy = below[x] - p[x];
-          const float inv = 1.0f / std::sqrt(dx * dx + dy * dy + kTvEpsilon * kTvEpsilon);
+        for (int x = 0; x + 1 < w; ++x) {
+          const float dx = p[x + 1] - p[x], dy = below[x] - p[x];
+          const float inv = 1.0f / std::sqrt(dx * dx + dy * dy + eps2);
           gx[x] = dx * inv;
           gy[x] = dy * inv;
         }
+        const float dy = below[w - 1] - p[w - 1];
+        const float inv = 1.0f / std::sqrt(0.0f * 0.0f + dy * dy + eps2);
+        gx[w - 1] = 0.0f * inv;
+        gy[w - 1] = dy * inv;
       }
       for (int y = 0; y < h; ++y) {
         float* g = gradient.row(y);
-        const float *gx = nx.row(y), *gy = ny.row(y), *gy_above = ny.row(std::max(y - 1, 0));
-        for (int x = 0; x < w; ++x) g[x] -= lambda * (gx[x] - (x > 0 ? gx[x - 1] : 0.0f) + gy[x] - (y > 0 ? gy_above[x] : 0.0f));
+        const float *gx = nx.row(y), *gy = ny.row(y), *gy_above = y > 0 ? ny.row(y - 1) : zeros.data();
+        g[0] -= lambda * (gx[0] - 0.0f + gy[0] - gy_above[0]);
+        for (int x = 1; x < w; ++x) g[x] -= lambda * (gx[x] - gx[x - 1] + gy[x] - gy_above[x]);
       }
     }
     const double t_next = 0.5 * (1 + std::sqrt(1 + 4 * t * t));
