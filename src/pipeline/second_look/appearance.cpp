@@ -208,17 +208,24 @@ std::array<double, 2> turned_offset(const Appearance& a, double turn) {
 
 }  // namespace
 
-bool capture(HostView<const std::uint8_t> frame, const decode::Fiducial& symbol, double speed, long index, Appearance& out) {
+bool capture(HostView<const std::uint8_t> frame, const decode::Fiducial& symbol, double speed, long index, Appearance& out,
+             const Restoration* sharp) {
   const int half = static_cast<int>(std::ceil(0.75 * symbol.root_size)) + 2;
   const int x0 = static_cast<int>(std::lround(symbol.root_x)) - half, y0 = static_cast<int>(std::lround(symbol.root_y)) - half;
   if (symbol.root_size <= 0 || x0 < 0 || y0 < 0 || x0 + 2 * half >= frame.width || y0 + 2 * half >= frame.height) return false;
   out.grey = Image<float>(2 * half + 1, 2 * half + 1);
   for (int y = 0; y <= 2 * half; ++y)
-    for (int x = 0; x <= 2 * half; ++x) out.grey(x, y) = frame(x0 + x, y0 + y);
+    for (int x = 0; x <= 2 * half; ++x) {
+      const int rx = x0 + x - (sharp ? sharp->x0 : 0), ry = y0 + y - (sharp ? sharp->y0 : 0);
+      const bool restored = sharp && rx >= 0 && ry >= 0 && rx < sharp->grey.width() && ry < sharp->grey.height();
+      out.grey(x, y) = restored ? sharp->grey(rx, ry) : frame(x0 + x, y0 + y);
+    }
   out.cx = symbol.root_x - x0;
   out.cy = symbol.root_y - y0;
   out.symbol = symbol;
-  out.speed = speed;
+  out.speed = sharp ? 0 : speed;
+  out.smear_angle = sharp ? sharp->smear_angle : 0;
+  out.smear_length = sharp ? sharp->smear_length : 0;
   out.frame = index;
   return true;
 }
@@ -323,12 +330,16 @@ AppearanceMatch find_appearance(HostView<const std::uint8_t> frame, const Appear
   const auto offset = turned_offset(a, s.turn);
   const int at_x = static_cast<int>(std::lround(e.x - offset[0]));
   const int at_y = static_cast<int>(std::lround(e.y - offset[1]));
-  const double speed = std::hypot(e.vx, e.vy);
+  double speed = std::hypot(e.vx, e.vy), direction = std::atan2(e.vy, e.vx);
   const int half = std::max(6, static_cast<int>(std::lround(0.5 * a.symbol.root_size)));
   // The tracker's prediction is off by the change of velocity since the last frame: a print that
-  // stops or turns back is off by up to its speed.
-  const int reach = static_cast<int>(std::min(6 + speed, 0.5 * a.symbol.root_size));
-  const double direction = std::atan2(e.vy, e.vx);
+  // stops or turns back is off by up to its speed. A print it has just started has no velocity
+  // yet; if its picture had a smear taken out, it moved along that smear, either way, at least as
+  // far a frame (the shutter is open for at most the frame's interval): twice as far is searched.
+  // (Without, prints smeared over 12 px that decoded once were lost the next frame, 16 px away.)
+  const bool new_motion = speed < 0.5 * a.smear_length;
+  if (new_motion) speed = a.smear_length, direction = a.smear_angle;
+  const int reach = static_cast<int>(std::min(6 + (new_motion ? 2 : 1) * speed, 0.5 * a.symbol.root_size));
   const Lattice lattice = make_lattice(frame, at_x, at_y, half, reach);
   coarse_search(lattice, a, speed, direction, half, reach, s);
   if (s.score < least_score && speed > 2) {

@@ -18,12 +18,27 @@ struct Appearance {
   decode::Fiducial symbol;    // that decoding, in frame pixels
   decode::Blob blob;          // its root's blob then (object blobs, spec §7.6), when measured
   double speed = 0;           // how fast it moved then, pixels per frame (its smear grows with it)
+  // The smear taken out of a deblurred picture (Restoration): its direction (radians) and length.
+  double smear_angle = 0, smear_length = 0;
   long frame = 0;             // the number of the frame it was taken from
 };
 
+// A patch of a frame with its motion blur taken out (the second look's deconvolution, which then
+// decoded), and its corner in the frame.
+struct Restoration {
+  Image<float> grey;
+  int x0 = 0, y0 = 0;
+  double smear_angle = 0, smear_length = 0;  // the smear taken out: direction (radians) and pixels
+};
+
 // The appearance of `symbol`, decoded in `frame` (frame number `index`) while moving at `speed`
-// pixels per frame; false when that picture is not wholly inside the frame.
-bool capture(HostView<const std::uint8_t> frame, const decode::Fiducial& symbol, double speed, long index, Appearance& out);
+// pixels per frame; false when that picture is not wholly inside the frame. With `sharp`, the
+// patch it decoded from after deblurring, the picture is that patch where it reaches (the frame
+// beyond) and counts as still (speed 0): a print smeared when it decoded would otherwise carry its
+// smear into every later match, along the direction it moved then and turned with the print's
+// spin, where the frame smears it along its motion now.
+bool capture(HostView<const std::uint8_t> frame, const decode::Fiducial& symbol, double speed, long index, Appearance& out,
+             const Restoration* sharp = nullptr);
 
 struct AppearanceMatch {
   double x = 0, y = 0;  // where the root's centre is now, frame pixels
@@ -35,6 +50,8 @@ struct AppearanceMatch {
 // The best match of `a` in `frame` within reach of where `e` expects it: the appearance turned to
 // the expected angle, smeared along (e.vx, e.vy) by a
 // fraction 0, 1/3, 2/3 or 1 of the motion (the shutter's unknown share of the frame interval),
+// or, where `e` has no motion yet (a print the tracker has just started) and the picture had a
+// smear taken out, along that smear by as much, within reach of twice its length,
 // searched over whole pixels, then to a tenth of a pixel. Where no match reaches `least_score`,
 // the smear's direction is estimated from the frame there (estimate_motion) and searched too: a
 // print that changed course is smeared along its new motion. Score -1 when no part of the reach

@@ -63,6 +63,15 @@ constexpr double kConfirmSmoothness = 0.5;
 // (whole patches only, below), no false ID (0.53 let one through at 21000).
 constexpr double kRestoredPaperShare = 0.57;
 
+// The smallest symbol, as a share of the candidate's size (its smallest at the place), that a
+// deblurred look takes for the candidate's. A print smeared over a fifth of its size or more
+// loses the thin paper around it, and its candidate is the print merged with the table it slid
+// over: in bench_detect's sequences at 12 px a frame, prints of 55-62 px inside candidates of
+// 97-121. At 0.6 (until 2026-12-02), prints smeared over 7 px on five frame sets (seed bases
+// 5000-21000) 220/220/220/212/209 of 240, at 0.45 222/224/222/215/215, the webcam mix and 5 px
+// the same or one more, no false ID; those sequences' four other seeds 469 → 480 of 616 frames.
+constexpr double kLeastFit = 0.45;
+
 // The longest smear a look estimates around a candidate of `size` pixels: a third of it, 4-24 px.
 int longest_smear(int size) { return std::clamp(size / 3, 4, 24); }
 
@@ -115,7 +124,7 @@ struct SecondLooker::Candidate {
   double noise = 0;   // sigma of the frame's noise around the place (grey levels)
   // The smallest size among the candidates looked at as this one (the print's pieces and the
   // paper around it share a place, and the look is made around the largest): a symbol down to
-  // 0.6 of it fits.
+  // kLeastFit of it fits.
   int least_size = 0;
 };
 
@@ -238,7 +247,7 @@ void SecondLooker::give_back(std::unique_ptr<Scratch> scratch) {
 }
 
 bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report,
-                        decode::Fiducial& found) const {
+                        decode::Fiducial& found, Restoration& picture) const {
   report.x = c.x;
   report.y = c.y;
   report.size = c.size;
@@ -276,7 +285,7 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
                                                            : "not motion-blurred (an edge, no smear along it)";
     return false;
   }
-  if (deblur_and_vote(s, grey, c, patch, m, report, found)) return true;
+  if (deblur_and_vote(s, grey, c, patch, m, report, found, picture)) return true;
   // A still dim print's patch has gradients too weak for their direction to mean much: its
   // anisotropy can pass the motion test by chance.
   if (is_dim(spread) && dim_look()) return true;
@@ -285,7 +294,7 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
 }
 
 bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, const Patch& patch, MotionEstimate m,
-                                   decode::SecondLook& report, decode::Fiducial& found) const {
+                                   decode::SecondLook& report, decode::Fiducial& found, Restoration& picture) const {
   // The estimate is not exact. Its direction is first made more exact by the deconvolution
   // (refine_direction: the most two-level restoration within 12 degrees either side, each
   // direction with its own length), then the patch is deblurred at that estimate, at 1.15 and 0.9
@@ -357,6 +366,7 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
         found = v->first;
         report.id = found.id;
         report.outcome = "decoded after taking out the motion blur";
+        picture = {(pass == 0 ? restored : early).clone(), patch.x0, patch.y0, m.angle + trial.turn, length};
         return true;
       }
     }
@@ -442,7 +452,7 @@ bool SecondLooker::decode_binary(Scratch& s, int x0, int y0, const Candidate& c,
     if (f.fuzzy()) continue;
     const double off = std::hypot(f.x + x0 - c.x, f.y + y0 - c.y);
     const bool fits = fit == Fit::candidate_size
-                          ? off <= 0.35 * c.size && f.root_size >= 0.6 * (c.least_size > 0 ? c.least_size : c.size) && f.root_size <= 1.6 * c.size
+                          ? off <= 0.35 * c.size && f.root_size >= kLeastFit * (c.least_size > 0 ? c.least_size : c.size) && f.root_size <= 1.6 * c.size
                           : off <= 0.5 * f.root_size && f.root_size >= 0.6 * c.size;
     if (!fits) continue;
     found = f;
@@ -460,11 +470,14 @@ void SecondLooker::look_all(HostView<const std::uint8_t> grey, const std::vector
   reports.assign(places.size(), {});
   found.assign(places.size(), {});
   ok.assign(places.size(), 0);
+  std::vector<Restoration> pictures(places.size());
   parallel_for(0, static_cast<std::ptrdiff_t>(places.size()), 1, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
     auto scratch = take_scratch();
-    for (std::ptrdiff_t k = begin; k < end; ++k) ok[k] = look(*scratch, grey, *places[k], reports[k], found[k]);
+    for (std::ptrdiff_t k = begin; k < end; ++k) ok[k] = look(*scratch, grey, *places[k], reports[k], found[k], pictures[k]);
     give_back(std::move(scratch));
   });
+  for (std::size_t k = 0; k < places.size(); ++k)
+    if (ok[k] && pictures[k].grey.width() > 0) restored_.emplace_back(found[k], std::move(pictures[k]));
 }
 
 std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d,
@@ -487,9 +500,9 @@ std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<deco
   }
   candidates.insert(candidates.end(), beyond_band.begin(), beyond_band.end());
   // Expected symbols that did not decode where they should be: the candidate nearest their place,
-  // or the place itself. A candidate over 1/0.6 of the symbol's root is none of its parts: no
-  // symbol of that root size would fit its look (decode_sharp), and where a print's paper merged
-  // with a neighbour's, the merged paper lay nearer the prediction than the print's own outline.
+  // or the place itself. A candidate over 1/0.6 of the symbol's root is none of its parts: where a
+  // print's paper merged with a neighbour's, the merged paper lay nearer the prediction than the
+  // print's own outline (the place itself is looked at then, at the symbol's own size).
   for (const decode::ExpectedSymbol& e : expected) {
     if (e.id < 0 || e.root_size <= 0 || in_symbol(e.x, e.y, e.id) || e.x < 0 || e.y < 0 || e.x >= d.width || e.y >= d.height) continue;
     Candidate* nearest = nullptr;
@@ -511,6 +524,7 @@ std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<deco
 void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& frame, const std::vector<decode::ExpectedSymbol>& expected,
                        Detections& d) {
   d.second_looks.clear();
+  restored_.clear();
   jpeg_blocks_.store(-1);
   d.times.second_look_us = 0;
   const decode::RootSizeBand band = band_;
@@ -527,6 +541,7 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
   // Tracked prints that did not decode are looked for by their appearance first: where one is
   // found, no deblurring is spent on its place (it is inside a symbol now), which at smears past
   // what deblurring restores cost hundreds of milliseconds a frame for nothing.
+  adopt_fresh(expected);
   bool followed_moving = false;
   bool changed = follow_appearances(grey_frame, expected, d, followed_moving);
   std::vector<int> roots_taken;
@@ -645,17 +660,54 @@ void SecondLooker::renew_appearances(const std::function<HostView<const std::uin
     // The sharpest recent picture is kept: a print decoded while slower was smeared less, and the
     // smear of its motion now is added to it (find_appearance); a faster one's would be smeared
     // twice. It is taken again only when the print is slower by a quarter of a pixel a frame or
-    // the picture is old, so that prints at rest cost nothing frame after frame.
-    const double speed = std::hypot(e.vx, e.vy);
+    // the picture is old, so that prints at rest cost nothing frame after frame. A print that
+    // decoded after deblurring is pictured by its deblurred patch, as sharp as a still one's.
+    // (Pictured by the smeared frame, a print smeared over 12 px from its first frame, bench_detect's
+    // sequence, was followed for 15 frames, its score falling from 0.97 to 0.79 as its path bent
+    // and it spun, and then lost for 8.)
+    const Restoration* sharp = restoration_of(*decoded);
+    const double speed = std::hypot(e.vx, e.vy), smear_speed = sharp ? 0 : speed;
     const auto kept = appearances_.find(e.key);
-    if (kept != appearances_.end() && speed >= kept->second.speed - 0.25 && frame_number_ - kept->second.frame <= kRenewAppearance)
+    if (kept != appearances_.end() && smear_speed >= kept->second.speed - 0.25 && frame_number_ - kept->second.frame <= kRenewAppearance)
       continue;
     Appearance a;
-    if (!capture(frame(), *decoded, speed, frame_number_, a)) continue;
+    if (!capture(frame(), *decoded, speed, frame_number_, a, sharp)) continue;
     const auto index = static_cast<std::size_t>(decoded - d.fiducials.begin());
     if (index < d.fiducial_blobs.size()) a.blob = d.fiducial_blobs[index];
     appearances_[e.key] = std::move(a);
   }
+  // Symbols deblurred and decoded where no tracked print was expected: pictured for the print the
+  // tracker will start of each.
+  for (const auto& [symbol, picture] : restored_) {
+    const auto placed = std::find_if(d.fiducials.begin(), d.fiducials.end(), [&](const decode::Fiducial& f) {
+      return !f.fuzzy() && !f.followed && f.id == symbol.id && std::hypot(f.x - symbol.x, f.y - symbol.y) < 0.25 * std::max(1, f.root_size);
+    });
+    const bool tracked = std::any_of(expected.begin(), expected.end(), [&](const decode::ExpectedSymbol& e) {
+      return e.id == symbol.id && std::hypot(e.x - symbol.x, e.y - symbol.y) < 0.5 * std::max(1, e.root_size);
+    });
+    Appearance a;
+    if (placed == d.fiducials.end() || tracked || !capture(frame(), *placed, 0, frame_number_, a, &picture)) continue;
+    const auto index = static_cast<std::size_t>(placed - d.fiducials.begin());
+    if (index < d.fiducial_blobs.size()) a.blob = d.fiducial_blobs[index];
+    fresh_.push_back(std::move(a));
+  }
+}
+
+void SecondLooker::adopt_fresh(const std::vector<decode::ExpectedSymbol>& expected) {
+  for (const decode::ExpectedSymbol& e : expected) {
+    if (e.key < 0 || e.id < 0 || appearances_.contains(e.key)) continue;
+    const auto fresh = std::find_if(fresh_.begin(), fresh_.end(), [&](const Appearance& a) {
+      return a.symbol.id == e.id && std::hypot(a.symbol.x - e.x, a.symbol.y - e.y) < 0.5 * std::max(1, a.symbol.root_size);
+    });
+    if (fresh != fresh_.end()) appearances_[e.key] = std::move(*fresh), fresh_.erase(fresh);
+  }
+  fresh_.clear();
+}
+
+const Restoration* SecondLooker::restoration_of(const decode::Fiducial& f) const {
+  for (const auto& [symbol, picture] : restored_)
+    if (symbol.id == f.id && std::hypot(symbol.x - f.x, symbol.y - f.y) < 0.25 * std::max(1, f.root_size)) return &picture;
+  return nullptr;
 }
 
 std::vector<decode::Fiducial>::const_iterator SecondLooker::decoded_at(const decode::ExpectedSymbol& e, const Detections& d) {

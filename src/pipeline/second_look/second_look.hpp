@@ -80,11 +80,13 @@ class SecondLooker {
   // Whether a look's estimate is of a smear: gradients across one direction, and a length.
   bool smeared(const decode::SecondLook& look) const;
   // The symbol in the patch around `c` after taking out the blur, if one decodes there.
-  bool look(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found) const;
+  // `picture`: the deblurred patch the symbol decoded from, when it did after deblurring.
+  bool look(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::SecondLook& report, decode::Fiducial& found,
+            Restoration& picture) const;
   // The smeared patch's direction refined (refine_direction), then deblurred by the trials around
   // the estimate `m` until an ID has its votes: true with `found`, the report's estimate and outcome.
   bool deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, const Patch& patch, MotionEstimate m,
-                       decode::SecondLook& report, decode::Fiducial& found) const;
+                       decode::SecondLook& report, decode::Fiducial& found, Restoration& picture) const;
   // Whether the patch deblurred by `kernel` with half the smoothness (kConfirmSmoothness) decodes
   // as `id` too: the confirmation of a second vote.
   bool confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds, int id) const;
@@ -106,6 +108,7 @@ class SecondLooker {
   // Segments and decodes s.binary (the patch whose corner is at x0, y0 in the frame, thresholded).
   bool decode_binary(Scratch& s, int x0, int y0, const Candidate& c, decode::Fiducial& found, Fit fit) const;
   // Every place's look, in parallel: reports, symbols found and whether one was, place by place.
+  // The deblurred patches symbols decoded from are kept for their appearances (restored_).
   void look_all(HostView<const std::uint8_t> grey, const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,
                 std::vector<decode::Fiducial>& found, std::vector<std::uint8_t>& ok);
   // The candidates of a frame: fuzzy fiducials, root candidates not inside a decoded symbol, and
@@ -154,6 +157,16 @@ class SecondLooker {
   decode::RootSizeBand band_;
   // How each followed print (ExpectedSymbol::key) looked when it last decoded, and the frame count.
   std::map<int, Appearance> appearances_;
+  // This frame's symbols that decoded after deblurring, with the patch each decoded from: the
+  // picture a new appearance is taken from (capture).
+  std::vector<std::pair<decode::Fiducial, Restoration>> restored_;
+  const Restoration* restoration_of(const decode::Fiducial& f) const;
+  // The appearances of symbols that decoded after deblurring in the last frame where no tracked
+  // print was expected: the print the tracker then starts of one takes it (adopt_fresh). A print
+  // smeared from its first frame often decodes once only, and would have no appearance to be
+  // followed by.
+  std::vector<Appearance> fresh_;
+  void adopt_fresh(const std::vector<decode::ExpectedSymbol>& expected);
   long frame_number_ = 0;
 };
 
