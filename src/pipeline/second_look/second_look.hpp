@@ -85,8 +85,16 @@ class SecondLooker {
             Restoration& picture) const;
   // The smeared patch's direction refined (refine_direction), then deblurred by the trials around
   // the estimate `m` until an ID has its votes: true with `found`, the report's estimate and outcome.
+  // With `inner`, the roots its first deblurring shows inside the candidate (inner_roots).
   bool deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, const Patch& patch, MotionEstimate m,
-                       decode::SecondLook& report, decode::Fiducial& found, Restoration& picture) const;
+                       decode::SecondLook& report, decode::Fiducial& found, Restoration& picture,
+                       std::vector<Candidate>* inner = nullptr) const;
+  // The roots inside `c` that its patch, deblurred, showed (kInnerRootShare): candidates of their
+  // own, appended to `out`.
+  void inner_roots(const Scratch& s, const Patch& patch, const Candidate& c, std::vector<Candidate>& out) const;
+  // The first of those, looked at as a smeared candidate (deblur_and_vote), that decodes.
+  bool look_inside(Scratch& s, HostView<const std::uint8_t> grey, const std::vector<Candidate>& inner, decode::SecondLook& report,
+                   decode::Fiducial& found, Restoration& picture) const;
   // Whether the patch deblurred by `kernel` with half the smoothness (kConfirmSmoothness) decodes
   // as `id` too: the confirmation of a second vote.
   bool confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds, int id) const;
