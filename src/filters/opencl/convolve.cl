@@ -14,6 +14,13 @@
    is read from global memory once per group instead of once per tap. */
 #define TILE_W 32
 #define TILE_H 4
+/* The vertical passes (the 2D kernel, the column pass) give each item ROWS outputs, ROWS rows of
+   its group's TILE_H apart, so that a group's tile holds OUT_H output rows and the KH - 1 rows of
+   halo: (OUT_H + KH - 1) / OUT_H reads a sample where one output row an item read
+   (TILE_H + KH - 1) / TILE_H (4 for a 13-tap column). Each output's sum is the same. ROWS is
+   compiled in by the host (-D ROWS=..., convolve_opencl.cpp's kRowsPerItem), which launches
+   ceil(rows / ROWS) items a column. */
+#define OUT_H (TILE_H * ROWS)
 
 /* Strips (images larger than the device's memory budget): the vertical passes read `in_rows` rows
    whose first is global row `in_first` and write `out_rows` rows whose first is global row
@@ -30,11 +37,11 @@ int source_row(int gy, int height, int mode, int in_first, int in_rows) {
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
 void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict dst, int width, int height, int channels,
                  __constant float* weights, int mode, float value, int in_first, int in_rows, int out_first, int out_rows) {
-  __local float tile[(TILE_H + KH - 1) * (TILE_W + KW - 1)];
+  __local float tile[(OUT_H + KH - 1) * (TILE_W + KW - 1)];
   const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
-  const int x0 = (int)get_group_id(0) * TILE_W - KW / 2, y0 = out_first + (int)get_group_id(1) * TILE_H - KH / 2;
-  const int x = x0 + KW / 2 + lx, y = y0 + KH / 2 + ly;
-  const int tw = TILE_W + KW - 1, th = TILE_H + KH - 1;
+  const int x0 = (int)get_group_id(0) * TILE_W - KW / 2, y0 = out_first + (int)get_group_id(1) * OUT_H - KH / 2;
+  const int x = x0 + KW / 2 + lx;
+  const int tw = TILE_W + KW - 1, th = OUT_H + KH - 1;
   /* the tile needs no border rule and lies within the rows read */
   const bool inside = x0 >= 0 && x0 + tw <= width && y0 >= 0 && y0 + th <= height && y0 >= in_first && y0 + th <= in_first + in_rows;
   const size_t row = (size_t)width * (size_t)channels;
@@ -50,21 +57,25 @@ void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict 
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (x >= width || y >= height || y - out_first >= out_rows) continue;
-    float sum = 0.0f;
-    __local const float* corner = tile + ly * tw + lx;
+    if (x >= width) continue;
+    for (int k = 0; k < ROWS; ++k) {
+      const int ty = ly + k * TILE_H, y = y0 + KH / 2 + ty;
+      if (y >= height || y - out_first >= out_rows) break;
+      float sum = 0.0f;
+      __local const float* corner = tile + ty * tw + lx;
 #if KW * KH <= 81
 #pragma unroll
 #endif
-    for (int r = 0; r < KH; ++r)
+      for (int r = 0; r < KH; ++r)
 #if KW * KH <= 81
 #pragma unroll
 #endif
-      for (int o = 0; o < KW; ++o) {
-        const float w = weights[r * KW + o];
-        if (w != 0.0f) sum += w * corner[r * tw + o];
-      }
-    dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum);
+        for (int o = 0; o < KW; ++o) {
+          const float w = weights[r * KW + o];
+          if (w != 0.0f) sum += w * corner[r * tw + o];
+        }
+      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum);
+    }
   }
 }
 
@@ -105,10 +116,10 @@ void convolve_rows(__global const SAMPLE* restrict src, __global float* restrict
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
 void convolve_columns(__global const float* restrict mid, __global SAMPLE* restrict dst, int width, int height, int channels,
                       __constant float* taps, int mode, float outside, int in_first, int in_rows, int out_first, int out_rows) {
-  __local float tile[(TILE_H + KH - 1) * TILE_W];
+  __local float tile[(OUT_H + KH - 1) * TILE_W];
   const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
-  const int x = (int)get_group_id(0) * TILE_W + lx, y0 = out_first + (int)get_group_id(1) * TILE_H - KH / 2;
-  const int y = y0 + KH / 2 + ly, th = TILE_H + KH - 1;
+  const int x = (int)get_group_id(0) * TILE_W + lx, y0 = out_first + (int)get_group_id(1) * OUT_H - KH / 2;
+  const int th = OUT_H + KH - 1;
   const size_t row = (size_t)width * (size_t)channels;
   for (int c = 0; c < channels; ++c) {
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -118,14 +129,18 @@ void convolve_columns(__global const float* restrict mid, __global SAMPLE* restr
         tile[ty * TILE_W + lx] = yy < 0 ? outside : mid[(size_t)yy * row + (size_t)(x * channels + c)];
       }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (x >= width || y >= height || y - out_first >= out_rows) continue;
-    float sum = 0.0f;
-    __local const float* top = tile + ly * TILE_W + lx;
+    if (x >= width) continue;
+    for (int k = 0; k < ROWS; ++k) {
+      const int ty = ly + k * TILE_H, y = y0 + KH / 2 + ty;
+      if (y >= height || y - out_first >= out_rows) break;
+      float sum = 0.0f;
+      __local const float* top = tile + ty * TILE_W + lx;
 #if KH <= 31
 #pragma unroll
 #endif
-    for (int r = 0; r < KH; ++r)
-      if (taps[r] != 0.0f) sum += taps[r] * top[r * TILE_W];
-    dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum);
+      for (int r = 0; r < KH; ++r)
+        if (taps[r] != 0.0f) sum += taps[r] * top[r * TILE_W];
+      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum);
+    }
   }
 }

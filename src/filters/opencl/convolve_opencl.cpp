@@ -34,6 +34,11 @@ Buffers& buffers() {
   return b;
 }
 
+// Output rows per work item of the vertical passes (convolve.cl's ROWS): a group's tile then holds
+// 16 output rows and the kernel's halo, a 13-tap column reading each sample 1.75 times instead of 4.
+constexpr int kRowsPerItem = 4;
+std::size_t items_for_rows(int rows) { return static_cast<std::size_t>((rows + kRowsPerItem - 1) / kRowsPerItem); }
+
 void upload_weights(const std::vector<float>& weights, opencl::Buffer& b) {
   opencl::upload_rows(weights.data(), weights.size() * sizeof(float), 1, 0, b);
 }
@@ -66,7 +71,8 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   const std::size_t kw = separable ? p.separable.row.size() : static_cast<std::size_t>(p.kernel.width);
   const std::size_t kh = separable ? p.separable.column.size() : static_cast<std::size_t>(p.kernel.height);
   const cl_program program = context.program(
-      opencl::sources::convolve, opencl_sample_options<T>() + " -D KW=" + std::to_string(kw) + " -D KH=" + std::to_string(kh) + " -cl-std=CL1.2");
+      opencl::sources::convolve, opencl_sample_options<T>() + " -D KW=" + std::to_string(kw) + " -D KH=" + std::to_string(kh) +
+                                                " -D ROWS=" + std::to_string(kRowsPerItem) + " -cl-std=CL1.2");
   const cl_int width = src.width, height = src.height, channels = src.channels, mode = static_cast<cl_int>(options.border.mode);
   const cl_float value = options.border.value;
   const int halo = static_cast<int>(kh / 2);
@@ -103,10 +109,10 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
       b.mid.reserve(mid_bytes * static_cast<std::size_t>(in_rows));
       rows->arg(0, b.src).arg(1, b.mid).arg(2, width).arg(3, in_rows).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value).run(w, static_cast<std::size_t>(in_rows));
       columns->arg(0, b.mid).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.column).arg(6, mode).arg(7, static_cast<cl_float>(outside));
-      columns->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, static_cast<std::size_t>(out_rows));
+      columns->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, items_for_rows(out_rows));
     } else {
       two_d->arg(0, b.src).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value);
-      two_d->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, static_cast<std::size_t>(out_rows));
+      two_d->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, items_for_rows(out_rows));
     }
     opencl::download_rows(b.dst, row_bytes, static_cast<std::size_t>(out_rows), dst.stride, dst.row(y0));
   }
