@@ -504,13 +504,13 @@ TEST(SecondLook, APrintMergedWithTheTableIsLookedAtAroundTheRootItsDeblurringSho
 // smear of 12 px, which deblurring restores now and then only. A print that decodes once is
 // pictured by its deblurred patch, and the print the tracker starts of it is followed by that
 // picture from the next frame on, though its velocity is not known yet (its smear tells how far it
-// can have gone). Before 2026-12-02 such prints were lost the next frame (in these 20 frames,
-// print 191 at seed 78 was reported in 2 of the 17 from its first decoding on, 146 at seed 80 in 2
-// of 16).
+// can have gone). Without that, such prints are lost the next frame: in these 12 frames prints 122
+// and 191 at seed 78 are reported in 2 of the 11 and 2 of the 9 frames from their first decoding
+// on, 146 at seed 80 in 2 of 8.
 TEST(SecondLook, PrintsThatDecodeOnceWhileSmearedOver12PixelsAreFollowedFromThen) {
   for (std::uint32_t seed : {78u, 80u}) {
     SCOPED_TRACE(seed);
-    Followed r = follow(sliding_prints(12, 2, 1, seed), 20);
+    Followed r = follow(sliding_prints(12, 2, 1, seed), 12);
     int decoded = 0;
     for (const auto& [id, n] : r.present_since_reported) {
       decoded += n > 0;
