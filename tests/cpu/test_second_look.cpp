@@ -167,7 +167,7 @@ synth::SceneParams dim_prints(int symbols, double min_size, double max_size, dou
 TEST(SecondLook, ConvolveTapsIsTheKernelsSumBitForBit) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> level(0, 255);
-  std::vector<float> padded;
+  sl::ConvolveScratch scratch;
   for (int width : {1, 5, 15, 16, 17, 31, 40})
     for (int height : {1, 3, 20}) {
       Image<float> in(width, height), out(width, height);
@@ -176,7 +176,7 @@ TEST(SecondLook, ConvolveTapsIsTheKernelsSumBitForBit) {
       for (double degrees : {0.0, 30.0, 90.0, 135.0})
         for (double length : {2.0, 7.5, 12.0}) {
           const auto kernel = sl::line_kernel(degrees * std::numbers::pi / 180, length);
-          sl::convolve_taps(in.view(), kernel, out.view(), padded);
+          sl::convolve_taps(in.view(), kernel, out.view(), scratch);
           int differing = 0;
           for (int y = 0; y < height; ++y)
             for (int x = 0; x < width; ++x) {

@@ -113,7 +113,7 @@ std::vector<Tap> line_kernel(double angle, double length) {
   return taps;
 }
 
-// The input is first copied into `padded`, each row with its edge pixels repeated as far as the
+// The input is first copied into scratch.padded, each row with its edge pixels repeated as far as the
 // kernel reaches, so that a tap is a plain pointer into a row; outputs are then summed kBlock at a
 // time in registers across all the taps (the compiler vectorises the block's lanes). Summing each
 // tap into the output row in turn, as before 2026-12-02, loaded and stored every output once per
@@ -122,11 +122,12 @@ namespace {
 constexpr int kBlock = 16;
 }  // namespace
 GPUVIS_WIDER_VECTORS void convolve_taps(HostView<const float> in, const std::vector<Tap>& kernel, HostView<float> out,
-                                        std::vector<float>& padded) {
+                                        ConvolveScratch& scratch) {
   const int w = in.width, h = in.height;
   int reach_left = 0, reach_right = 0;  // how far left and right of x the taps read: x - dx
   for (const Tap& t : kernel) reach_left = std::max(reach_left, t.dx), reach_right = std::max(reach_right, -t.dx);
   const int pw = w + reach_left + reach_right;
+  std::vector<float>& padded = scratch.padded;
   padded.resize(static_cast<std::size_t>(pw) * h);
   for (int y = 0; y < h; ++y) {
     const float* src = in.row(y);
@@ -136,9 +137,8 @@ GPUVIS_WIDER_VECTORS void convolve_taps(HostView<const float> in, const std::vec
     std::fill(p + reach_left + w, p + pw, src[w - 1]);
   }
   const auto taps = static_cast<int>(kernel.size());
-  std::vector<const float*> from(kernel.size());
-  std::vector<float> weights(kernel.size());
-  for (int k = 0; k < taps; ++k) weights[k] = kernel[k].weight;
+  std::vector<const float*>& from = scratch.from;
+  from.resize(kernel.size());
   for (int y = 0; y < h; ++y) {
     for (int k = 0; k < taps; ++k)
       from[k] = padded.data() + static_cast<std::size_t>(std::clamp(y - kernel[k].dy, 0, h - 1)) * pw + reach_left - kernel[k].dx;
@@ -146,7 +146,7 @@ GPUVIS_WIDER_VECTORS void convolve_taps(HostView<const float> in, const std::vec
     if (w < kBlock) {  // rows narrower than a block: one output at a time
       for (int x = 0; x < w; ++x) {
         float acc = 0;
-        for (int k = 0; k < taps; ++k) acc += weights[k] * from[k][x];
+        for (int k = 0; k < taps; ++k) acc += kernel[k].weight * from[k][x];
         o[x] = acc;
       }
       continue;
@@ -158,7 +158,7 @@ GPUVIS_WIDER_VECTORS void convolve_taps(HostView<const float> in, const std::vec
       float acc[kBlock] = {};
       for (int k = 0; k < taps; ++k) {
         const float* src = from[k] + x;
-        const float weight = weights[k];
+        const float weight = kernel[k].weight;
         for (int i = 0; i < kBlock; ++i) acc[i] += weight * src[i];
       }
       std::copy(acc, acc + kBlock, o + x);
@@ -216,7 +216,8 @@ GPUVIS_WIDER_VECTORS Image<float> deconvolve(HostView<const float> blurred, cons
   // u: the estimate; v: the point the next step starts from (u pushed on along its last move);
   // gradient: of the data term at v, then with the smoothness term's.
   Image<float> u(w, h), v(w, h), residual(w, h), gradient(w, h), nx(w, h), ny(w, h);
-  std::vector<float> padded, zeros(static_cast<std::size_t>(w), 0.0f);  // blur's padded rows; the row above the first
+  ConvolveScratch scratch;
+  const std::vector<float> zeros(static_cast<std::size_t>(w), 0.0f);  // the row above the first, for the TV term
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) u(x, y) = v(x, y) = std::clamp(blurred(x, y), lo, hi);
   // The kernel's mirror image is its adjoint: it back-projects the residual.
@@ -228,13 +229,13 @@ GPUVIS_WIDER_VECTORS Image<float> deconvolve(HostView<const float> blurred, cons
   const float step = 1.0f / (1.0f + 8.0f * lambda / kTvEpsilon);
   double t = 1;  // FISTA's momentum sequence
   for (int it = 0; it < iterations; ++it) {
-    convolve_taps(v.view(), kernel, residual.view(), padded);
+    convolve_taps(v.view(), kernel, residual.view(), scratch);
     for (int y = 0; y < h; ++y) {
       float* r = residual.row(y);
       const float* b = blurred.row(y);
       for (int x = 0; x < w; ++x) r[x] -= b[x];
     }
-    convolve_taps(residual.view(), mirrored, gradient.view(), padded);
+    convolve_taps(residual.view(), mirrored, gradient.view(), scratch);
     if (lambda > 0) {
       // The smoothed total variation's gradient, -div(grad v / sqrt(|grad v|^2 + eps^2)) (forward
       // differences, zero past the edges). The last column and the first row are written apart

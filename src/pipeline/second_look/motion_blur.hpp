@@ -35,9 +35,13 @@ std::vector<Tap> line_kernel(double angle, double length);
 
 // out = kernel * in (out[x, y] = Σ weight · in[x - dx, y - dy]), edges replicated, out as large as
 // in. Each output is 0 + w0·in0 + w1·in1 + … in the taps' order, a multiply and an add each (no
-// fused multiply-add), so its bits are the same on every machine and vector width. `padded` is
-// scratch, kept by callers that convolve often.
-void convolve_taps(HostView<const float> in, const std::vector<Tap>& kernel, HostView<float> out, std::vector<float>& padded);
+// fused multiply-add), so its bits are the same on every machine and vector width. `scratch` is
+// kept by callers that convolve often (a deconvolution's every step), so no call allocates.
+struct ConvolveScratch {
+  std::vector<float> padded;       // the input's rows, their edge pixels repeated as far as the taps reach
+  std::vector<const float*> from;  // each tap's first input of the output row being summed
+};
+void convolve_taps(HostView<const float> in, const std::vector<Tap>& kernel, HostView<float> out, ConvolveScratch& scratch);
 
 // The grey levels a sharp print can take in a patch: a print is paper and ink, and blur only
 // mixes them, so the sharp patch is no brighter than the patch's brightest paper (its 98th
