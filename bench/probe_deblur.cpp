@@ -1,9 +1,11 @@
 // probe_deblur: how far deblurring alone takes a smeared print, against the truth. For each print
 // of the camera table's single-frame smears (640x480, 8 prints 48-80 px wide, seeds as
 // bench_detect's), the patch the second look would take around it is deblurred once, with the
-// estimated smear and with the true one (synth's truth), then thresholded, segmented and decoded
+// estimated smear, with that estimate's direction refined (refine_direction), with the true
+// direction and the length the autocorrelation gives along it, and with the true smear (synth's
+// truth), then thresholded, segmented and decoded
 // as the second look does (its patch, bounds and stages; one try, no vote); prints are counted by size. Separates the estimate's errors from the
-// deblurring's limits (docs/benchmarks/detect.md).
+// deblurring's limits (docs/benchmarks/detect.md); also the directions' errors against the truth.
 //
 //   probe_deblur [SMEAR_PX=7] [FRAMES=30] [ITERATIONS=60]   (the detector's smoothness)
 #include <algorithm>
@@ -67,7 +69,8 @@ int main(int argc, char** argv) {
   auto tp = pipeline::DetectorParams::default_threshold();
   tp.backend = Backend::cpu;
   st.thresholder = threshold::make_thresholder(tp);
-  int total = 0, estimated = 0, truth = 0, wrong = 0, by_size[4][2] = {};
+  int total = 0, estimated = 0, truth = 0, wrong = 0, refined = 0, true_direction = 0, by_size[4][2] = {};
+  std::vector<double> errors[2];  // the direction's error (degrees): estimated, refined
   for (int i = 0; i < frames; ++i) {
     synth::SceneParams q = bench::camera_frame(i);
     q.motion_px = smear;
@@ -81,16 +84,35 @@ int main(int argc, char** argv) {
       const double x = p.x - patch.x0, y = p.y - patch.y0;
       const int a = deblur_and_decode(st, patch.grey, m.angle, m.length, iterations, x, y, size, p.id);
       const int b = deblur_and_decode(st, patch.grey, true_angle, std::hypot(p.smear_x, p.smear_y), iterations, x, y, size, p.id);
-      estimated += a == 1, truth += b == 1, wrong += (a == -1) + (b == -1);
+      // The detector's refined direction, and the true direction with the length the
+      // autocorrelation gives along it (what a known direction of travel leaves to estimate).
+      const auto bounds = sl::print_bounds(patch.grey.view());
+      const double smoothness = pipeline::SecondLookParams{}.smoothness;
+      const auto r = sl::refine_direction(patch.grey.view(), m, std::clamp(size / 3, 4, 24), bounds, smoothness);
+      const auto t = sl::refine_direction(patch.grey.view(), {true_angle, 0, 1}, std::clamp(size / 3, 4, 24), bounds, smoothness, 20, 0);
+      const int c = deblur_and_decode(st, patch.grey, r.angle, r.length, iterations, x, y, size, p.id);
+      const int d = deblur_and_decode(st, patch.grey, t.angle, t.length, iterations, x, y, size, p.id);
+      refined += c == 1, true_direction += d == 1;
+      auto off = [&](double angle) {  // degrees between two directions of travel (modulo pi)
+        const double e = std::fabs(std::remainder(angle - true_angle, std::numbers::pi));
+        return e * 180 / std::numbers::pi;
+      };
+      errors[0].push_back(off(m.angle)), errors[1].push_back(off(r.angle));
+      estimated += a == 1, truth += b == 1, wrong += (a == -1) + (b == -1) + (c == -1) + (d == -1);
       const int bin = std::clamp((size - 48) / 8, 0, 3);
       ++by_size[bin][0];
       by_size[bin][1] += b == 1;
       ++total;
     }
   }
-  std::printf("smear %.1f px, %d iterations: %d prints; decoded in one try with the estimated smear %d, with the true smear %d; "
-              "other IDs %d\n",
-              smear, iterations, total, estimated, truth, wrong);
+  std::printf("smear %.1f px, %d iterations: %d prints; decoded in one try with the estimated smear %d, its direction refined %d, "
+              "with the true direction and the length along it %d, with the true smear %d; other IDs %d\n",
+              smear, iterations, total, estimated, refined, true_direction, truth, wrong);
+  for (auto& e : errors) std::sort(e.begin(), e.end());
+  auto quantile = [](const std::vector<double>& e, double q) { return e.empty() ? 0.0 : e[static_cast<std::size_t>(q * (e.size() - 1))]; };
+  std::printf("  direction error (degrees, median / 80th / 95th percentile): estimated %.1f / %.1f / %.1f, refined %.1f / %.1f / %.1f\n",
+              quantile(errors[0], 0.5), quantile(errors[0], 0.8), quantile(errors[0], 0.95), quantile(errors[1], 0.5),
+              quantile(errors[1], 0.8), quantile(errors[1], 0.95));
   for (int b = 0; b < 4; ++b)
     std::printf("  symbols %d-%d px wide, the true smear: %d/%d\n", 48 + 8 * b, b == 3 ? 80 : 55 + 8 * b, by_size[b][1], by_size[b][0]);
 }

@@ -10,7 +10,9 @@
 // With --looks, also each frame's second-look time and each look for a print by its appearance:
 // frame, ID, score, added smear.
 //
-//   probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--looks]
+// With DUMP_DIR set, each frame is also written as DUMP_DIR/frame_T.pgm (for `gpuvis detect --debug`).
+//
+//   probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +20,7 @@
 #include <numbers>
 #include <string>
 
+#include "gpuvis/io/image_file.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "gpuvis/track/tracker.hpp"
@@ -42,15 +45,16 @@ char state_of(const track::Object& o) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--looks]\n");
+    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks]\n");
     return 2;
   }
-  bool second_look = true, looks = false, appearance = true;
+  bool second_look = true, looks = false, appearance = true, travel = true;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--no-second-look") second_look = false;
     else if (std::string(argv[i]) == "--looks") looks = true;
     else if (std::string(argv[i]) == "--no-appearance") appearance = false;
+    else if (std::string(argv[i]) == "--no-travel") travel = false;
     else args.emplace_back(argv[i]);
   }
   synth::SceneParams q;  // bench_detect's sequence_table
@@ -68,6 +72,7 @@ int main(int argc, char** argv) {
   pipeline::DetectorParams cfg;
   cfg.second_look.enabled = second_look;
   cfg.second_look.follow_appearance = appearance;
+  cfg.second_look.follow_travel = travel;
   pipeline::Detector det(cfg);
   track::Tracker tracker;
   std::vector<decode::ExpectedSymbol> expected;
@@ -78,6 +83,7 @@ int main(int argc, char** argv) {
     q.frame = t;
     const synth::Scene s = gen.make(q);
     tracker.expected_symbols(expected);
+    if (const char* dump = std::getenv("DUMP_DIR")) write_image(std::string(dump) + "/frame_" + std::to_string(t) + ".pgm", s.image.view());
     det.expect(expected);
     const auto& d = det.detect(s.image.view());
     if (looks) std::printf("frame %3d: second look %.0f us\n", t, d.times.second_look_us);
@@ -96,7 +102,9 @@ int main(int argc, char** argv) {
       std::string& l = line[sym.id];
       l.resize(static_cast<std::size_t>(t), ' ');
       size[sym.id] = sym.size;
-      if (looks) std::printf("frame %3d print %3d at (%.1f, %.1f)\n", t, sym.id, sym.x, sym.y);
+      if (looks)
+        std::printf("frame %3d print %3d at (%.1f, %.1f) smear %.1f px at %.1f deg\n", t, sym.id, sym.x, sym.y, std::hypot(sym.smear_x, sym.smear_y),
+                    std::fmod(std::atan2(sym.smear_y, sym.smear_x) * 180 / std::numbers::pi + 360, 180.0));
       char c = '.';
       for (const auto& o : f.objects) {
         const double e = std::hypot(double{o.m.x} * q.width - sym.x, double{o.m.y} * q.height - sym.y);

@@ -449,7 +449,8 @@ TEST(SecondLook, PrintsPutDownThenSlidAt12PixelsAFrameKeepTheirSession) {
 // shutter open all the frame: smears up to 12 px, which deblurring restores in some frames only.
 // Each print is found by how it looked when it last decoded, turned and smeared as it moves, and is
 // reported with one session in every frame it is in; without the appearances a print is lost for
-// frames and comes back with a new session (print 131 at seed 77, frames 19-21).
+// frames and comes back with a new session (print 131 at seed 77, frames 19-21), unless its
+// candidates' travel lets it decode again (follow_travel): without both, it does.
 TEST(SecondLook, PrintsSmearedOver12PixelsAreFollowedByTheirAppearance) {
   for (std::uint32_t seed : {77u, 91u}) {
     SCOPED_TRACE(seed);
@@ -460,6 +461,7 @@ TEST(SecondLook, PrintsSmearedOver12PixelsAreFollowedByTheirAppearance) {
     if (seed != 77) continue;  // one sequence shows what the appearances add
     pipeline::DetectorParams without;
     without.second_look.follow_appearance = false;
+    without.second_look.follow_travel = false;
     const Followed old = follow(q, 40, without);
     std::size_t most_sessions = 0;
     for (const auto& [id, sessions] : old.sessions) most_sessions = std::max(most_sessions, sessions.size());
@@ -520,6 +522,21 @@ TEST(SecondLook, PrintsThatDecodeOnceWhileSmearedOver12PixelsAreFollowedFromThen
     EXPECT_GE(decoded, 3);
     EXPECT_EQ(r.wrong, 0);
   }
+}
+
+// Prints sliding 12 px a frame from their first frame, the shutter open all the frame: until one
+// decodes, the tracker knows nothing of it, and the structure tensor's direction of a 12 px smear is
+// 4 degrees off (median), enough for the deblurring to fail. The way its candidate moved from the
+// last frame's gives the direction: print 5 at seed 79 (56 px) is reported from its fourth frame
+// on; along the tensor's direction alone it first decodes in its twelfth.
+TEST(SecondLook, APrintSmearedFromItsFirstFrameIsDeblurredAlongTheWayItsCandidateMoved) {
+  const synth::SceneParams q = sliding_prints(12, 2, 1, 79);
+  const Followed r = follow(q, 6);
+  EXPECT_GT(r.reported.at(5), 0) << "print 5 not reported in the first 6 frames";
+  EXPECT_EQ(r.wrong, 0);
+  pipeline::DetectorParams without;
+  without.second_look.follow_travel = false;
+  EXPECT_EQ(follow(q, 6, without).reported.at(5), 0) << "the sequence does not need the travel";
 }
 
 // Prints already sliding 8 px a frame when they first appear, the shutter open all the frame: each

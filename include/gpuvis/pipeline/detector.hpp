@@ -46,6 +46,10 @@ struct SecondLookParams {
   // least this normalised cross-correlation is reported as that print, followed.
   bool follow_appearance = true;
   double least_appearance_score = 0.8;
+  // Where a smeared candidate that decodes nothing moved from one such candidate of the last frame,
+  // of about its size, the smear is first taken out along that way (a print slid from its first
+  // frame, which the tracker does not know yet), then along the patch's own estimate.
+  bool follow_travel = true;
 };
 
 // What the backend computed for a frame, handed out beside its detections when asked for (for

@@ -90,6 +90,10 @@ MotionEstimate estimate_motion(HostView<const float> p, int max_length, double m
   return m;
 }
 
+double length_along(HostView<const float> patch, double angle, int max_length) {
+  return turned_grid_fits(patch.width, patch.height, max_length) ? smear_length_along(patch, angle, max_length) : 0.0;
+}
+
 std::vector<Tap> line_kernel(double angle, double length) {
   std::map<std::pair<int, int>, double> acc;
   const double ux = std::cos(angle), uy = std::sin(angle);

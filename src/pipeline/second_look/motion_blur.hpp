@@ -24,6 +24,10 @@ struct MotionEstimate {
 // length is left 0 when the anisotropy is under `min_anisotropy` (a still patch: not worth it).
 MotionEstimate estimate_motion(HostView<const float> patch, int max_length = 24, double min_anisotropy = 0);
 
+// The smear's length along a known direction `angle` (the autocorrelation of estimate_motion);
+// 0 where the patch is too small for lags up to max_length.
+double length_along(HostView<const float> patch, double angle, int max_length = 24);
+
 // One tap of a blur kernel: offset in pixels and weight.
 struct Tap {
   int dx, dy;

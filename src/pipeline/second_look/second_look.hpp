@@ -86,7 +86,9 @@ class SecondLooker {
   // The smeared patch's direction refined (refine_direction), then deblurred by the trials around
   // the estimate `m` until an ID has its votes: true with `found`, the report's estimate and outcome.
   // With `inner`, the roots its first deblurring shows inside the candidate (inner_roots).
+  // With `along_travel`, the direction is the candidate's travel instead (Candidate::travel), not refined.
   bool deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, const Patch& patch, MotionEstimate m,
+                       bool along_travel,
                        decode::SecondLook& report, decode::Fiducial& found, Restoration& picture,
                        std::vector<Candidate>* inner = nullptr) const;
   // The roots inside `c` that its patch, deblurred, showed (kInnerRootShare): candidates of their
@@ -138,6 +140,10 @@ class SecondLooker {
                          const Detections& d);
   // The symbol d decoded (not followed) where `e` is expected, or d.fiducials.end().
   static std::vector<decode::Fiducial>::const_iterator decoded_at(const decode::ExpectedSymbol& e, const Detections& d);
+  // c's direction of travel from the last frame's unresolved places (Candidate::travel), if it has one.
+  void travel_of(Candidate& c) const;
+  // Whether c's travel is taken for the smear's direction in its patch (kTravelAgreement).
+  bool travels_along(const Candidate& c, const Patch& patch, const MotionEstimate& m) const;
   static std::vector<Candidate> gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d,
                                        decode::RootSizeBand band);
   // The looks' symbols into d: each replaces its fuzzy candidate, a symbol the first pass misread at
@@ -175,6 +181,14 @@ class SecondLooker {
   // followed by.
   std::vector<Appearance> fresh_;
   void adopt_fresh(const std::vector<decode::ExpectedSymbol>& expected);
+  // The places whose looks decoded nothing in the last frame and in this one: a print smeared from
+  // its first frame leaves such a candidate in each frame until it decodes, and the way from the
+  // last frame's to this frame's is its direction of travel (Candidate::travel, travel_of).
+  struct Unresolved {
+    double x, y;
+    int size;
+  };
+  std::vector<Unresolved> unresolved_before_, unresolved_;
   long frame_number_ = 0;
 };
 
