@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
               "with the true direction and the length along it %d, with the true smear %d; other IDs %d\n",
               smear, iterations, total, estimated, refined, true_direction, truth, wrong);
   for (auto& e : errors) std::sort(e.begin(), e.end());
-  auto quantile = [](const std::vector<double>& e, double q) { return e.empty() ? 0.0 : e[static_cast<std::size_t>(q * (e.size() - 1))]; };
+  auto quantile = [](const std::vector<double>& e, double q) { return e.empty() ? 0.0 : e[static_cast<std::size_t>(q * static_cast<double>(e.size() - 1))]; };
   std::printf("  direction error (degrees, median / 80th / 95th percentile): estimated %.1f / %.1f / %.1f, refined %.1f / %.1f / %.1f\n",
               quantile(errors[0], 0.5), quantile(errors[0], 0.8), quantile(errors[0], 0.95), quantile(errors[1], 0.5),
               quantile(errors[1], 0.8), quantile(errors[1], 0.95));
