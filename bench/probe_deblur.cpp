@@ -7,7 +7,7 @@
 // as the second look does (its patch, bounds and stages; one try, no vote); prints are counted by size. Separates the estimate's errors from the
 // deblurring's limits (docs/benchmarks/detect.md); also the directions' errors against the truth.
 //
-//   probe_deblur [SMEAR_PX=7] [FRAMES=30] [ITERATIONS=60]   (the detector's smoothness)
+//   probe_deblur [SMEAR_PX=7] [FRAMES=30] [ITERATIONS=60]   (the detector's smoothness; PROBE_NOISE=SIGMA sets the frames' sensor noise)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < frames; ++i) {
     synth::SceneParams q = bench::camera_frame(i);
     q.motion_px = smear;
+    if (const char* n = std::getenv("PROBE_NOISE")) q.noise = std::atof(n);
     const auto scene = gen.make(q);
     for (const auto& p : scene.symbols) {
       const int size = static_cast<int>(p.size / 1.11);  // the symbol's width, as the second look's candidate

@@ -366,9 +366,12 @@ py::tuple segment_on_device(const py::object& src, const DeviceInput& in, const 
                                  in.stream);
     Image<T> filtered(in.width, in.height, in.channels);
     const std::size_t row = static_cast<std::size_t>(in.width) * in.channels * sizeof(T);
-    for (int y = 0; y < in.height; ++y)
+    Image<T> source(in.width, in.height, in.channels);  // its local means colour the regions for the last fusion
+    for (int y = 0; y < in.height; ++y) {
       cuda::copy_to_host(filtered.row(y), static_cast<const char*>(filtered_dev->memory.data()) + row * static_cast<std::size_t>(y), row);
-    seg = filters::mean_shift_segment_from_modes<T>(std::move(filtered), modes, p, shape);
+      cuda::copy_to_host(source.row(y), static_cast<const char*>(in.data) + in.stride * y, row);
+    }
+    seg = filters::mean_shift_segment_from_modes<T>(std::move(filtered), modes, source.view(), p, shape);
     for (int y = 0; y < in.height; ++y)
       cuda::copy_to_device(static_cast<char*>(labels_dev->memory.data()) + static_cast<std::size_t>(y) * in.width * sizeof(std::int32_t),
                            seg.labels.row(y), static_cast<std::size_t>(in.width) * sizeof(std::int32_t));
@@ -454,8 +457,9 @@ py::tuple mean_shift_segment_from_modes_py(py::array stacked, int channels, cons
   const auto p = segment_params(spatial, range, connect, fuse, min_size, colour, "cpu", ranges);
   auto st = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(stacked);
   const int lanes = filters::mean_shift_mode_lanes(channels);
-  if (!st || st.ndim() != 3 || st.shape(2) != channels + lanes)
-    throw py::value_error("mean_shift_segment: expected the stacked filtered pixels and modes (H, W, " + std::to_string(channels + lanes) + ")");
+  if (!st || st.ndim() != 3 || st.shape(2) != 2 * channels + lanes)
+    throw py::value_error("mean_shift_segment: expected the stacked filtered pixels, modes and source pixels (H, W, " +
+                          std::to_string(2 * channels + lanes) + ")");
   const int h = static_cast<int>(st.shape(0)), w = static_cast<int>(st.shape(1));
   auto s = st.unchecked<3>();
   std::vector<float> modes(static_cast<std::size_t>(h) * w * lanes);
@@ -466,14 +470,17 @@ py::tuple mean_shift_segment_from_modes_py(py::array stacked, int channels, cons
   if (channels > 1) original.push_back(channels);
   auto run = [&](auto tag) -> py::tuple {
     using T = decltype(tag);
-    Image<T> filtered(w, h, channels);
+    Image<T> filtered(w, h, channels), source(w, h, channels);
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x)
-        for (int k = 0; k < channels; ++k) filtered(x, y, k) = static_cast<T>(s(y, x, k));
+        for (int k = 0; k < channels; ++k) {
+          filtered(x, y, k) = static_cast<T>(s(y, x, k));
+          source(x, y, k) = static_cast<T>(s(y, x, channels + lanes + k));
+        }
     filters::MeanShiftSegmentation<T> seg;
     {
       py::gil_scoped_release release;
-      seg = filters::mean_shift_segment_from_modes<T>(std::move(filtered), modes, p);
+      seg = filters::mean_shift_segment_from_modes<T>(std::move(filtered), modes, source.view(), p);
     }
     return segmentation_tuple(seg, VolumeShape{}, original, channels > 1, channels > 1);
   };
@@ -752,7 +759,8 @@ void bind_filters(py::module_& m) {
         "runs on the device, the linking and merging on the host, and labels and filtered come back as device arrays.\n"
         "spatial, range, colour, backend, ranges, axial, time: as mean_shift and mean_shift_volume.\n"
         "connect: neighbours whose modes differ by less than connect x h_r join one region (default 0.25).\n"
-        "fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5).\n"
+        "fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5), and again after "
+        "min_size's merging, each region coloured by the mean of its pixels' 5x5 local means of img.\n"
         "min_size: regions of fewer pixels merge into their most similar neighbour (default 20; 0: none).");
   m.def("_mean_shift_modes", &mean_shift_modes_py, py::arg("img"), py::arg("spatial"), py::arg("range"), py::arg("colour"),
         py::arg("backend"), py::arg("ranges"),
@@ -761,7 +769,8 @@ void bind_filters(py::module_& m) {
   m.def("_mean_shift_segment_from_modes", &mean_shift_segment_from_modes_py, py::arg("stacked"), py::arg("channels"), py::arg("dtype"),
         py::arg("spatial"), py::arg("range"), py::arg("connect"), py::arg("fuse"), py::arg("min_size"), py::arg("colour"),
         py::arg("ranges"),
-        "gpuvis.dask.mean_shift_segment's last step: mean_shift_segment's result from the gathered stack of _mean_shift_modes");
+        "gpuvis.dask.mean_shift_segment's last step: mean_shift_segment's result from the gathered stack of _mean_shift_modes "
+        "with the source pixels after the modes (H, W, 2 x channels + mode lanes)");
   m.def("life", &life_py, py::arg("board"), py::arg("generations"), py::arg("rule") = "B3/S23", py::arg("border") = "torus",
         py::arg("backend") = "auto",
         "Advance a Game of Life board by `generations` generations (docs/life.md).\n\n"

@@ -15,6 +15,7 @@
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "filters/filter_backends.hpp"
+#include "filters/mean_shift_common.hpp"
 #include "cuda/built.hpp"
 
 namespace gpuvis::filters {
@@ -119,6 +120,71 @@ int merge(std::vector<int>& label, int regions, DisjointSets& sets) {
   return count;
 }
 
+// Each voxel's samples averaged over the box of kLocalRadius voxels either side of it along every
+// axis the data has (clipped at the faces), `lanes` floats per voxel in voxel order: a colour
+// estimate that, unlike a mode, does not depend on which way the voxel's own noise made it climb.
+constexpr int kLocalRadius = 2;
+
+template <class T>
+std::vector<float> local_means(HostView<const T> source, const Grid& g, int lanes) {
+  const int c = source.channels;
+  const long long n = g.voxels();
+  std::vector<float> v(static_cast<std::size_t>(n) * lanes, 0.0f);
+  for (int r = 0; r < source.height; ++r)
+    for (int x = 0; x < source.width; ++x)
+      for (int k = 0; k < c; ++k) v[(static_cast<std::size_t>(r) * g.w + x) * lanes + k] = static_cast<float>(source(x, r, k));
+  const int extent[4] = {g.w, g.h, g.d, g.f};
+  std::vector<double> prefix;
+  long long stride = 1;  // voxels between neighbours along the axis
+  for (int axis = 0; axis < 4; stride *= extent[axis], ++axis) {
+    const int length = extent[axis];
+    if (length == 1) continue;
+    prefix.resize(static_cast<std::size_t>(length) + 1);
+    for (long long outer = 0; outer < n / (stride * length); ++outer)
+      for (long long inner = 0; inner < stride; ++inner) {
+        const long long first = outer * stride * length + inner;
+        for (int k = 0; k < c; ++k) {
+          auto at = [&](int j) -> float& { return v[static_cast<std::size_t>(first + j * stride) * lanes + k]; };
+          prefix[0] = 0;
+          for (int j = 0; j < length; ++j) prefix[j + 1] = prefix[j] + at(j);
+          for (int j = 0; j < length; ++j) {
+            const int lo = std::max(0, j - kLocalRadius), hi = std::min(length, j + kLocalRadius + 1);
+            at(j) = static_cast<float>((prefix[hi] - prefix[lo]) / (hi - lo));
+          }
+        }
+      }
+  }
+  return v;
+}
+
+// Adjacent regions whose mean `values` (mapped into the climb's space by to_space) lie within
+// `tol` of each other are fused, transitively, and the means recomputed, until nothing changes (at
+// most 10 passes, as EDISON repeats its transitive closure). Returns the new region count.
+template <class ToSpace>
+int fuse_close_neighbours(std::vector<int>& label, int regions, const Grid& g, const std::vector<float>& values, int lanes, int c, float tol,
+                          ToSpace to_space) {
+  for (int pass = 0; pass < 10; ++pass) {
+    const RegionStats s = region_stats(label, regions, values, lanes, c);
+    DisjointSets sets(regions);
+    bool changed = false;
+    for (const auto& [a, b] : adjacency(label, g)) {
+      float ma[4] = {0, 0, 0, 0}, mb[4] = {0, 0, 0, 0}, pa[4], pb[4];
+      s.mean(a, ma);
+      s.mean(b, mb);
+      to_space(ma, pa);
+      to_space(mb, pb);
+      if (distance(pa, pb, c) < tol) {
+        sets.join(a, b);
+        changed = true;
+      }
+    }
+    if (!changed) break;
+    regions = merge(label, regions, sets);
+  }
+  return regions;
+}
+
+
 }  // namespace
 
 void validate(const MeanShiftSegmentParams& p) {
@@ -145,11 +211,11 @@ MeanShiftSegmentation<T> mean_shift_segment(HostView<const T> src, const MeanShi
   Image<T> filtered(src.width, src.height, src.channels);
   std::vector<float> modes;
   mean_shift_modes(src, filtered.view(), modes, p.filter, shape);
-  return mean_shift_segment_from_modes(std::move(filtered), modes, p, shape);
+  return mean_shift_segment_from_modes(std::move(filtered), modes, src, p, shape);
 }
 
 template <class T>
-MeanShiftSegmentation<T> mean_shift_segment_from_modes(Image<T> filtered, const std::vector<float>& modes,
+MeanShiftSegmentation<T> mean_shift_segment_from_modes(Image<T> filtered, const std::vector<float>& modes, HostView<const T> source,
                                                        const MeanShiftSegmentParams& p, VolumeShape shape) {
   validate(p);
   MeanShiftSegmentation<T> out;
@@ -161,6 +227,7 @@ MeanShiftSegmentation<T> mean_shift_segment_from_modes(Image<T> filtered, const 
   require(modes.size() == static_cast<std::size_t>(job.voxels()) * static_cast<std::size_t>(lanes),
           "meanshift segment: " + std::to_string(lanes) + " mode values per voxel expected, got " + std::to_string(modes.size()) +
               " for " + std::to_string(job.voxels()) + " voxels");
+  require(same_shape(source, src), "meanshift segment: the source image must have the filtered image's shape");
   const Grid g(job.space.width, job.space.height, job.space.depth, job.space.frames);
   const int n = g.voxels();
 
@@ -175,22 +242,8 @@ MeanShiftSegmentation<T> mean_shift_segment_from_modes(Image<T> filtered, const 
 
   // 2. Fuse adjacent regions whose mean modes are within fuse x h_r, until nothing changes (EDISON
   //    repeats its transitive closure a few times; the means are recomputed each pass).
-  for (int pass = 0; pass < 10 && p.fuse > 0; ++pass) {
-    const RegionStats s = region_stats(label, regions, modes, lanes, c);
-    DisjointSets sets(regions);
-    bool changed = false;
-    for (const auto& [a, b] : adjacency(label, g)) {
-      float ma[4], mb[4];
-      s.mean(a, ma);
-      s.mean(b, mb);
-      if (distance(ma, mb, c) < p.fuse) {
-        sets.join(a, b);
-        changed = true;
-      }
-    }
-    if (!changed) break;
-    regions = merge(label, regions, sets);
-  }
+  const auto as_modes = [](const float* m, float* to) { std::copy(m, m + 4, to); };
+  if (p.fuse > 0) regions = fuse_close_neighbours(label, regions, g, modes, lanes, c, p.fuse, as_modes);
 
   // 3. Regions smaller than min_size join their neighbour with the closest mean mode (ties: the
   //    lower label), all at once, until none is left (or one region covers everything).
@@ -224,7 +277,24 @@ MeanShiftSegmentation<T> mean_shift_segment_from_modes(Image<T> filtered, const 
     regions = merge(label, regions, sets);
   }
 
-  // 4. Labels, numbered in voxel order of first voxel, and the region table.
+  // 4. Fuse adjacent regions whose mean colours are within fuse x h_r, each region's colour now the
+  //    mean of its voxels' local means (local_means) taken into the climb's space. Under noise near
+  //    h_r the climbs of one region end at several modes, each voxel at the one its own noise led
+  //    to, so each piece's mean mode is biased towards its own side and the pieces of one region
+  //    (a shaded one most) stay apart in step 2; the local means of their voxels are not (2026-12-02,
+  //    docs/meanshift.md: 320x240 scenes of shaded regions, noise 12-20, h = (8, 16), regions
+  //    under 100 merged, mean ARI 0.953 -> 0.964; pieces of 256x256 at noise 16, h = (8, 12):
+  //    0.924 -> 0.990 flat, 0.892 -> 0.951 shaded).
+  if (p.fuse > 0) {
+    const std::vector<float> local = local_means(source, g, lanes);
+    const mean_shift_rules::Conversion conversion = job.conversion;
+    regions = fuse_close_neighbours(label, regions, g, local, lanes, c, p.fuse, [&](const float* m, float* to) {
+      float v[4] = {m[0], m[1], m[2], m[3]};
+      gpuvis_ms_features(v, &conversion, to);
+    });
+  }
+
+  // 5. Labels, numbered in voxel order of first voxel, and the region table.
   out.labels = Image<std::int32_t>(src.width, src.height);
   out.regions.assign(static_cast<std::size_t>(regions), {});
   std::vector<std::array<double, 4>> position_sum(regions, {0, 0, 0, 0});
@@ -279,7 +349,7 @@ void draw_boundaries(HostView<T> image, HostView<const std::int32_t> labels, con
 #define GPUVIS_MEAN_SHIFT_SEGMENT(T)                                                                                   \
   template MeanShiftSegmentation<T> mean_shift_segment<T>(HostView<const T>, const MeanShiftSegmentParams&, VolumeShape); \
   template void mean_shift_modes<T>(HostView<const T>, HostView<T>, std::vector<float>&, const MeanShiftParams&, VolumeShape); \
-  template MeanShiftSegmentation<T> mean_shift_segment_from_modes<T>(Image<T>, const std::vector<float>&,                \
+  template MeanShiftSegmentation<T> mean_shift_segment_from_modes<T>(Image<T>, const std::vector<float>&, HostView<const T>, \
                                                                      const MeanShiftSegmentParams&, VolumeShape);         \
   template void draw_boundaries<T>(HostView<T>, HostView<const std::int32_t>, const T[3], int);
 GPUVIS_MEAN_SHIFT_SEGMENT(std::uint8_t)

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <set>
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/core/parallel.hpp"
@@ -410,6 +411,41 @@ TEST(MeanShiftSegment, ColourHalvesAndThreadIndependence) {
   EXPECT_EQ(count_differences<std::int32_t>(one.labels.view(), all.labels.view()), 0u);
   EXPECT_NEAR(one.regions[0].mean[0], 200, 4);
   EXPECT_NEAR(one.regions[1].mean[2], 200, 4);
+}
+
+// A dark shaded region (a ramp of 0.12 grey levels a pixel) beside a flat one, under noise above
+// h_r: the climbs in the dark region end at many modes (L*u*v* magnifies dark noise), and each
+// piece's mean mode leans to the side its pixels' noise led them to, so fusing by modes leaves the
+// region in 10-17 pieces of 100 pixels and more. Coloured by their pixels' local means, the
+// pieces are one region again; the flat region beside it, about 45 L*u*v* units away, stays apart.
+TEST(MeanShiftSegment, ANoisyShadedRegionIsOneRegion) {
+  for (std::uint32_t seed : {0u, 1u, 2u, 3u}) {
+    SCOPED_TRACE(seed);
+    Image<std::uint8_t> img(160, 120, 3);
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> noise(0, 18);
+    const double shaded[3] = {86, 43, 65}, flat[3] = {70, 120, 60};
+    for (int y = 0; y < 120; ++y)
+      for (int x = 0; x < 160; ++x)
+        for (int c = 0; c < 3; ++c) {
+          const double v = x < 100 ? shaded[c] + 0.12 * (x - 50) : flat[c];
+          img(x, y, c) = static_cast<std::uint8_t>(std::clamp(v + noise(rng), 0.0, 255.0));
+        }
+    filters::MeanShiftSegmentParams p;
+    p.filter.spatial = 8;
+    p.filter.range = 16;
+    p.filter.backend = Backend::cpu;
+    p.min_size = 100;
+    const auto seg = filters::mean_shift_segment<std::uint8_t>(img.view(), p);
+    EXPECT_EQ(seg.regions.size(), 2u);
+    std::set<int> left, right;
+    for (int y = 0; y < 120; ++y)
+      for (int x = 0; x < 160; ++x) (x < 95 ? left : right).insert(x < 95 || x >= 105 ? seg.labels(x, y) : -1);
+    right.erase(-1);
+    EXPECT_EQ(left.size(), 1u) << "the shaded region is in pieces";
+    EXPECT_EQ(right.size(), 1u);
+    EXPECT_NE(*left.begin(), *right.begin()) << "the two regions were fused";
+  }
 }
 
 TEST(MeanShiftSegment, CliWritesLabelsFilteredImageAndRegionTable) {

@@ -79,8 +79,8 @@ TEST(MeanShiftCuda, ModesOfDeviceViewsEqualTheHostPath) {
     EXPECT_TRUE(host_modes == device_modes) << "depth " << shape.depth;
     MeanShiftSegmentParams sp;
     sp.filter = p;
-    const auto a = mean_shift_segment_from_modes<std::uint8_t>(std::move(host), host_modes, sp, shape);
-    const auto b = mean_shift_segment_from_modes<std::uint8_t>(std::move(back), device_modes, sp, shape);
+    const auto a = mean_shift_segment_from_modes<std::uint8_t>(std::move(host), host_modes, rgb.view(), sp, shape);
+    const auto b = mean_shift_segment_from_modes<std::uint8_t>(std::move(back), device_modes, rgb.view(), sp, shape);
     EXPECT_EQ(a.regions.size(), b.regions.size());
     EXPECT_EQ(count_differences<std::int32_t>(a.labels.view(), b.labels.view()), 0u);
     EXPECT_GT(a.regions.size(), 1u) << "the scene has more than one region";

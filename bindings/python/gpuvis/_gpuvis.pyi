@@ -648,7 +648,7 @@ def mean_shift_segment(img: Any, spatial: float = 8.0, range: float = 16.0, conn
     img: as mean_shift (channels=True with volume=True: a trailing channel axis). For a device array the filter runs on the device, the linking and merging on the host, and labels and filtered come back as device arrays.
     spatial, range, colour, backend, ranges, axial, time: as mean_shift and mean_shift_volume.
     connect: neighbours whose modes differ by less than connect x h_r join one region (default 0.25).
-    fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5).
+    fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5), and again after min_size's merging, each region coloured by the mean of its pixels' 5x5 local means of img.
     min_size: regions of fewer pixels merge into their most similar neighbour (default 20; 0: none).
     """
     ...

@@ -140,11 +140,12 @@ def _record(d, **where):
 
 def _modes_chunk(block, channels, sample_dtype, **kwargs):
     """A chunk of the padded stack: filters its first `channels` planes (the image, in its own
-    dtype) and returns the filtered pixels and their modes in the stack's layout."""
+    dtype) and returns the filtered pixels, their modes and the image in the stack's layout."""
     image = block[..., :channels].astype(sample_dtype)
     if channels == 1:
         image = image[..., 0]
-    return _gpuvis._mean_shift_modes(np.ascontiguousarray(image), **kwargs)
+    filtered_and_modes = _gpuvis._mean_shift_modes(np.ascontiguousarray(image), **kwargs)
+    return np.concatenate([filtered_and_modes, block[..., filtered_and_modes.shape[-1]:]], axis=-1)
 
 
 def mean_shift_segment(array, spatial=8.0, range=16.0, connect=0.25, fuse=0.5, min_size=20, colour="luv", halo=None,
@@ -157,7 +158,7 @@ def mean_shift_segment(array, spatial=8.0, range=16.0, connect=0.25, fuse=0.5, m
     gives up exactness). Each chunk returns its filtered pixels and every pixel's mode; these are
     gathered and the linking (neighbours with close modes), fusing and merging of small regions
     run once over the whole image, so labels are numbered across chunk borders exactly as one call
-    numbers them. The gathered modes take (channels + 1 or 4) float32 per pixel on the caller."""
+    numbers them. The gathered stack takes (2 x channels + 1 or 4) float32 per pixel on the caller."""
     array = _whole_channels(da.asarray(array))
     dtype = np.dtype(array.dtype)
     if dtype not in (np.uint8, np.uint16, np.float32):
@@ -167,10 +168,11 @@ def mean_shift_segment(array, spatial=8.0, range=16.0, connect=0.25, fuse=0.5, m
     planes = array.astype(np.float32)
     if array.ndim == 2:
         planes = planes[..., None]
-    # The stack has the output's layout from the start (image planes, then room for the modes), so
-    # that the overlap and its trimming act on one array of unchanging shape.
-    planes = da.concatenate([planes, da.zeros(planes.shape[:2] + (lanes,), dtype=np.float32, chunks=planes.chunks[:2] + ((lanes,),))],
-                            axis=2).rechunk({2: -1})
+    # The stack has the output's layout from the start (image planes, room for the modes, the image
+    # again: the last fusion colours regions by the image's local means), so that the overlap and
+    # its trimming act on one array of unchanging shape.
+    planes = da.concatenate([planes, da.zeros(planes.shape[:2] + (lanes,), dtype=np.float32, chunks=planes.chunks[:2] + ((lanes,),)),
+                             planes], axis=2).rechunk({2: -1})
     planes, depth = _with_climb_halo(planes, spatial, 100, halo)  # 100: the segmentation's step cap
     stacked = planes.map_overlap(_modes_chunk, depth={0: depth[0], 1: depth[1], 2: 0}, boundary="none", dtype=np.float32,
                                  channels=channels, sample_dtype=dtype, spatial=spatial, range=range, colour=colour,

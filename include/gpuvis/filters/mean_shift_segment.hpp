@@ -48,15 +48,16 @@ MeanShiftSegmentation<T> mean_shift_segment(HostView<const T> src, const MeanShi
 // The two halves of mean_shift_segment, for callers that run the filter in pieces
 // (gpuvis.dask.mean_shift_segment filters chunks on a cluster, then segments the whole image):
 // the filter keeping every voxel's mode, and the linking, fusing and merging from the filtered
-// image and those modes. mean_shift_segment(src) is mean_shift_segment_from_modes of
-// mean_shift_modes(src), exactly. `modes` holds mean_shift_mode_lanes(channels) floats per voxel,
-// in voxel order: the converged range values in units of h_r.
+// image, those modes and the source. mean_shift_segment(src) is mean_shift_segment_from_modes of
+// mean_shift_modes(src) and src, exactly. `modes` holds mean_shift_mode_lanes(channels) floats per
+// voxel, in voxel order: the converged range values in units of h_r; `source` is the image that was
+// filtered (its local means give each region's colour for the last fusion), of filtered's shape.
 int mean_shift_mode_lanes(int channels);
 template <class T>
 void mean_shift_modes(HostView<const T> src, HostView<T> filtered, std::vector<float>& modes, const MeanShiftParams& params,
                       VolumeShape shape = {});
 template <class T>
-MeanShiftSegmentation<T> mean_shift_segment_from_modes(Image<T> filtered, const std::vector<float>& modes,
+MeanShiftSegmentation<T> mean_shift_segment_from_modes(Image<T> filtered, const std::vector<float>& modes, HostView<const T> source,
                                                        const MeanShiftSegmentParams& params, VolumeShape shape = {});
 
 // Draws the region boundaries (pixels whose right or lower neighbour in the same slice has another
