@@ -7,7 +7,10 @@
 // as the second look does (its patch, bounds and stages; one try, no vote); prints are counted by size. Separates the estimate's errors from the
 // deblurring's limits (docs/benchmarks/detect.md); also the directions' errors against the truth.
 //
-//   probe_deblur [SMEAR_PX=7] [FRAMES=30] [ITERATIONS=60]   (the detector's smoothness; PROBE_NOISE=SIGMA sets the frames' sensor noise)
+//   probe_deblur [SMEAR_PX=7] [FRAMES=30] [ITERATIONS=60]   (the detector's smoothness)
+// PROBE_NOISE=SIGMA sets the frames' sensor noise; PATCH_DIR=DIR writes each try's patch, restored
+// patch and binary patch there (N_ID_SIZE_{in,sharp,binary}.pgm, four tries a print, in the order
+// printed: estimated, true smear, refined, true direction) and lists the prints.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "gpuvis/decode/fiducial.hpp"
+#include "gpuvis/io/image_file.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/segment/region_tree.hpp"
 #include "segment/cpu/segment.hpp"
@@ -47,6 +51,16 @@ int deblur_and_decode(Stages& st, const Image<float>& patch, double angle, doubl
   for (int r = 0; r < patch.height(); ++r)
     for (int c = 0; c < patch.width(); ++c) sharp(c, r) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(c, r)), 0L, 255L));
   st.thresholder->apply(sharp.view(), binary.view());
+  if (const char* dir = std::getenv("PATCH_DIR")) {
+    static int n = 0;
+    const std::string base = std::string(dir) + "/" + std::to_string(n++) + "_" + std::to_string(id) + "_" + std::to_string(size);
+    Image<std::uint8_t> in(patch.width(), patch.height());
+    for (int r = 0; r < patch.height(); ++r)
+      for (int c = 0; c < patch.width(); ++c) in(c, r) = static_cast<std::uint8_t>(std::clamp(std::lround(patch(c, r)), 0L, 255L));
+    write_image(base + "_in.pgm", in.view());
+    write_image(base + "_sharp.pgm", sharp.view());
+    write_image(base + "_binary.pgm", binary.view());
+  }
   segment::segment_cpu(binary.view(), st.set.cap(), st.tree);
   st.decoder.decode(st.tree, binary.view(), st.fiducials);
   for (const auto& f : st.fiducials)
@@ -94,6 +108,7 @@ int main(int argc, char** argv) {
       const int c = deblur_and_decode(st, patch.grey, r.angle, r.length, iterations, x, y, size, p.id);
       const int d = deblur_and_decode(st, patch.grey, t.angle, t.length, iterations, x, y, size, p.id);
       refined += c == 1, true_direction += d == 1;
+      if (std::getenv("PATCH_DIR")) std::printf("print %d (patches %d-%d): id %d size %d, true smear %s\n", total, 4 * total, 4 * total + 3, p.id, size, b == 1 ? "decoded" : "not decoded");
       auto off = [&](double angle) {  // degrees between two directions of travel (modulo pi)
         const double e = std::fabs(std::remainder(angle - true_angle, std::numbers::pi));
         return e * 180 / std::numbers::pi;
