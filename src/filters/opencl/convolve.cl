@@ -14,12 +14,14 @@
    is read from global memory once per group instead of once per tap. */
 #define TILE_W 32
 #define TILE_H 4
-/* The vertical passes (the 2D kernel, the column pass) give each item ROWS outputs, ROWS rows of
-   its group's TILE_H apart, so that a group's tile holds OUT_H output rows and the KH - 1 rows of
-   halo: (OUT_H + KH - 1) / OUT_H reads a sample where one output row an item read
-   (TILE_H + KH - 1) / TILE_H (4 for a 13-tap column). Each output's sum is the same. ROWS is
-   compiled in by the host (-D ROWS=..., convolve_opencl.cpp's kRowsPerItem), which launches
-   ceil(rows / ROWS) items a column. */
+/* The vertical passes (the 2D kernel, the column pass) give each item ROWS vertically adjacent
+   outputs (rows ly * ROWS ... ly * ROWS + ROWS - 1 of its group's OUT_H), as CUDA's blocked
+   kernel does: the item reads the ROWS + KH - 1 tile rows they cover once each and adds every
+   sample it reads into each output whose taps reach it, so a 7x7 output costs (ROWS + 6) * 7 / ROWS
+   reads of local memory instead of 49. Each output still sums its taps in the CPU's order (row
+   after row, left to right). A group's tile holds OUT_H output rows and the KH - 1 rows of halo.
+   ROWS is compiled in by the host (-D ROWS=..., convolve_opencl.cpp's kRowsPerItem), which
+   launches ceil(rows / ROWS) items a column. */
 #define OUT_H (TILE_H * ROWS)
 
 /* Strips (images larger than the device's memory budget): the vertical passes read `in_rows` rows
@@ -58,23 +60,32 @@ void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (x >= width) continue;
-    for (int k = 0; k < ROWS; ++k) {
-      const int ty = ly + k * TILE_H, y = y0 + KH / 2 + ty;
-      if (y >= height || y - out_first >= out_rows) break;
-      float sum = 0.0f;
-      __local const float* corner = tile + ty * tw + lx;
+    float sum[ROWS];
+#pragma unroll
+    for (int k = 0; k < ROWS; ++k) sum[k] = 0.0f;
+    __local const float* corner = tile + ly * ROWS * tw + lx;
 #if KW * KH <= 81
 #pragma unroll
 #endif
-      for (int r = 0; r < KH; ++r)
+    for (int t = 0; t < ROWS + KH - 1; ++t)
 #if KW * KH <= 81
 #pragma unroll
 #endif
-        for (int o = 0; o < KW; ++o) {
-          const float w = weights[r * KW + o];
-          if (w != 0.0f) sum += w * corner[r * tw + o];
+      for (int o = 0; o < KW; ++o) {
+        const float v = corner[t * tw + o];
+#pragma unroll
+        for (int k = 0; k < ROWS; ++k) {
+          const int r = t - k;  /* output k's tap row that reads tile row t */
+          if (r >= 0 && r < KH) {
+            const float w = weights[r * KW + o];
+            if (w != 0.0f) sum[k] += w * v;
+          }
         }
-      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum);
+      }
+    for (int k = 0; k < ROWS; ++k) {
+      const int y = y0 + KH / 2 + ly * ROWS + k;
+      if (y >= height || y - out_first >= out_rows) break;
+      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum[k]);
     }
   }
 }
@@ -130,17 +141,25 @@ void convolve_columns(__global const float* restrict mid, __global SAMPLE* restr
       }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (x >= width) continue;
-    for (int k = 0; k < ROWS; ++k) {
-      const int ty = ly + k * TILE_H, y = y0 + KH / 2 + ty;
-      if (y >= height || y - out_first >= out_rows) break;
-      float sum = 0.0f;
-      __local const float* top = tile + ty * TILE_W + lx;
+    float sum[ROWS];
+#pragma unroll
+    for (int k = 0; k < ROWS; ++k) sum[k] = 0.0f;
+    __local const float* top = tile + ly * ROWS * TILE_W + lx;
 #if KH <= 31
 #pragma unroll
 #endif
-      for (int r = 0; r < KH; ++r)
-        if (taps[r] != 0.0f) sum += taps[r] * top[r * TILE_W];
-      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum);
+    for (int t = 0; t < ROWS + KH - 1; ++t) {
+      const float v = top[t * TILE_W];
+#pragma unroll
+      for (int k = 0; k < ROWS; ++k) {
+        const int r = t - k;  /* output k's tap that reads tile row t */
+        if (r >= 0 && r < KH && taps[r] != 0.0f) sum[k] += taps[r] * v;
+      }
+    }
+    for (int k = 0; k < ROWS; ++k) {
+      const int y = y0 + KH / 2 + ly * ROWS + k;
+      if (y >= height || y - out_first >= out_rows) break;
+      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum[k]);
     }
   }
 }

@@ -34,10 +34,16 @@ Buffers& buffers() {
   return b;
 }
 
-// Output rows per work item of the vertical passes (convolve.cl's ROWS): a group's tile then holds
-// 16 output rows and the kernel's halo, a 13-tap column reading each sample 1.75 times instead of 4.
-constexpr int kRowsPerItem = 4;
-std::size_t items_for_rows(int rows) { return static_cast<std::size_t>((rows + kRowsPerItem - 1) / kRowsPerItem); }
+// Output rows per work item of the vertical passes (convolve.cl's ROWS, adjacent rows; a group's
+// tile holds 4 x ROWS output rows and the kernel's halo). On the H200 with NVIDIA's driver, 1080p
+// f32 (bench_filters, kernels alone): the 7x7 24.4-28.1 us at 4 rows, 26.4 at 3, 25.0 at 6, 31.6-34.2
+// at 8-16, 31.7 at 2 (39.0 with 4 rows a group's height apart, before 2026-12-02); the 13-tap
+// column pass of the separable Gaussian 32.4-37.5 us at 8 rows, 36.5-39.5 at 4, 48.2 at 16.
+constexpr int kRowsPerItem2D = 4, kRowsPerItemColumns = 8;
+int rows_per_item(bool separable) { return separable ? kRowsPerItemColumns : kRowsPerItem2D; }
+std::size_t items_for_rows(int rows, bool separable) {
+  return static_cast<std::size_t>((rows + rows_per_item(separable) - 1) / rows_per_item(separable));
+}
 
 void upload_weights(const std::vector<float>& weights, opencl::Buffer& b) {
   opencl::upload_rows(weights.data(), weights.size() * sizeof(float), 1, 0, b);
@@ -72,7 +78,7 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   const std::size_t kh = separable ? p.separable.column.size() : static_cast<std::size_t>(p.kernel.height);
   const cl_program program = context.program(
       opencl::sources::convolve, opencl_sample_options<T>() + " -D KW=" + std::to_string(kw) + " -D KH=" + std::to_string(kh) +
-                                                " -D ROWS=" + std::to_string(kRowsPerItem) + " -cl-std=CL1.2");
+                                                " -D ROWS=" + std::to_string(rows_per_item(separable)) + " -cl-std=CL1.2");
   const cl_int width = src.width, height = src.height, channels = src.channels, mode = static_cast<cl_int>(options.border.mode);
   const cl_float value = options.border.value;
   const int halo = static_cast<int>(kh / 2);
@@ -109,10 +115,10 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
       b.mid.reserve(mid_bytes * static_cast<std::size_t>(in_rows));
       rows->arg(0, b.src).arg(1, b.mid).arg(2, width).arg(3, in_rows).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value).run(w, static_cast<std::size_t>(in_rows));
       columns->arg(0, b.mid).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.column).arg(6, mode).arg(7, static_cast<cl_float>(outside));
-      columns->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, items_for_rows(out_rows));
+      columns->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, items_for_rows(out_rows, true));
     } else {
       two_d->arg(0, b.src).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value);
-      two_d->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, items_for_rows(out_rows));
+      two_d->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, items_for_rows(out_rows, false));
     }
     opencl::download_rows(b.dst, row_bytes, static_cast<std::size_t>(out_rows), dst.stride, dst.row(y0));
   }
