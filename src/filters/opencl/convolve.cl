@@ -163,3 +163,69 @@ void convolve_columns(__global const float* restrict mid, __global SAMPLE* restr
     }
   }
 }
+
+/* A separable kernel (KW row taps, KH column taps) in one pass, as CUDA's fused kernel: a group
+   reads its tile of samples (as convolve_2d), runs the row pass over all the tile's rows into local
+   memory, then the column pass from there (ROWS adjacent outputs an item, as convolve_columns):
+   no float image between the passes in global memory, one launch instead of two. A row outside the
+   image under the constant border is the constant's row, whose row pass is convolve_columns's
+   `outside`; each sum is made in the two passes' order, so the bytes are theirs. The host uses it
+   for kernels of up to FUSED_MAX_TAPS taps a side (the tile and the row pass's rows in local
+   memory: 23 KB at 31). */
+#define FUSED_MAX_TAPS 31
+#if KW <= FUSED_MAX_TAPS && KH <= FUSED_MAX_TAPS
+__kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
+void convolve_separable(__global const SAMPLE* restrict src, __global SAMPLE* restrict dst, int width, int height, int channels,
+                        __constant float* row_taps, __constant float* column_taps, int mode, float value, int in_first, int in_rows,
+                        int out_first, int out_rows) {
+  __local float tile[(OUT_H + KH - 1) * (TILE_W + KW - 1)];
+  __local float mid[(OUT_H + KH - 1) * TILE_W];
+  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
+  const int x0 = (int)get_group_id(0) * TILE_W - KW / 2, y0 = out_first + (int)get_group_id(1) * OUT_H - KH / 2;
+  const int x = x0 + KW / 2 + lx;
+  const int tw = TILE_W + KW - 1, th = OUT_H + KH - 1;
+  const bool inside = x0 >= 0 && x0 + tw <= width && y0 >= 0 && y0 + th <= height && y0 >= in_first && y0 + th <= in_first + in_rows;
+  const size_t row = (size_t)width * (size_t)channels;
+  for (int c = 0; c < channels; ++c) {
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the previous channel's column pass has read mid */
+    for (int i = ly * TILE_W + lx; i < tw * th; i += TILE_W * TILE_H) {
+      const int tx = i % tw, ty = i / tw;
+      if (inside) {
+        tile[i] = (float)src[(size_t)(y0 + ty - in_first) * row + (size_t)((x0 + tx) * channels + c)];
+      } else {
+        const int xx = gpuvis_border_index(x0 + tx, width, mode), yy = source_row(y0 + ty, height, mode, in_first, in_rows);
+        tile[i] = xx < 0 || yy < 0 ? value : (float)src[(size_t)yy * row + (size_t)(xx * channels + c)];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int ty = ly; ty < th; ty += TILE_H) {
+      float sum = 0.0f;
+      __local const float* left = tile + ty * tw + lx;
+#pragma unroll
+      for (int o = 0; o < KW; ++o)
+        if (row_taps[o] != 0.0f) sum += row_taps[o] * left[o];
+      mid[ty * TILE_W + lx] = sum;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (x >= width) continue;
+    float sums[ROWS];
+#pragma unroll
+    for (int k = 0; k < ROWS; ++k) sums[k] = 0.0f;
+    __local const float* top = mid + ly * ROWS * TILE_W + lx;
+#pragma unroll
+    for (int t = 0; t < ROWS + KH - 1; ++t) {
+      const float v = top[t * TILE_W];
+#pragma unroll
+      for (int k = 0; k < ROWS; ++k) {
+        const int r = t - k;
+        if (r >= 0 && r < KH && column_taps[r] != 0.0f) sums[k] += column_taps[r] * v;
+      }
+    }
+    for (int k = 0; k < ROWS; ++k) {
+      const int y = y0 + KH / 2 + ly * ROWS + k;
+      if (y >= height || y - out_first >= out_rows) break;
+      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sums[k]);
+    }
+  }
+}
+#endif

@@ -40,6 +40,8 @@ Buffers& buffers() {
 // at 8-16, 31.7 at 2 (39.0 with 4 rows a group's height apart, before 2026-12-02); the 13-tap
 // column pass of the separable Gaussian 32.4-37.5 us at 8 rows, 36.5-39.5 at 4, 48.2 at 16.
 constexpr int kRowsPerItem2D = 4, kRowsPerItemColumns = 8;
+// The largest separable kernel run in one pass (convolve.cl's FUSED_MAX_TAPS).
+constexpr std::size_t kFusedMaxTaps = 31;
 int rows_per_item(bool separable) { return separable ? kRowsPerItemColumns : kRowsPerItem2D; }
 std::size_t items_for_rows(int rows, bool separable) {
   return static_cast<std::size_t>((rows + rows_per_item(separable) - 1) / rows_per_item(separable));
@@ -83,18 +85,21 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   const cl_float value = options.border.value;
   const int halo = static_cast<int>(kh / 2);
   const auto w = static_cast<std::size_t>(width);
+  const bool fused = separable && kw <= kFusedMaxTaps && kh <= kFusedMaxTaps;
   const std::size_t row_bytes = src.row_bytes(), mid_bytes = w * static_cast<std::size_t>(channels) * sizeof(float);
   // Strips within the budget; one strip (the whole image) when it fits.
   const std::size_t budget = options.max_gpu_memory ? options.max_gpu_memory : static_cast<std::size_t>(context.device().memory / 2);
   const cuda::StripPlan plan =
-      cuda::plan_strips(row_bytes, row_bytes, height, halo, separable ? mid_bytes : 0, budget, ~std::size_t{0} / 2);
+      cuda::plan_strips(row_bytes, row_bytes, height, halo, separable && !fused ? mid_bytes : 0, budget, ~std::size_t{0} / 2);
   if (plan.strip_rows == 0)
     fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(budget >> 10) + " KiB cannot hold one strip of this image on the "
                                       "OpenCL device: give at least " + std::to_string((plan.min_budget + 1023) >> 10) + " KiB");
   Buffers& b = buffers();
-  // The kernels this shape uses: a row and a column pass, or one 2D pass.
-  std::optional<opencl::Kernel> rows, columns, two_d;
-  if (separable) rows.emplace(program, "convolve_rows"), columns.emplace(program, "convolve_columns");
+  // The kernels this shape uses: a separable kernel of up to kFusedMaxTaps taps a side in one pass
+  // (convolve_separable), a larger one as a row and a column pass, or one 2D pass.
+  std::optional<opencl::Kernel> rows, columns, two_d, one_pass;
+  if (fused) one_pass.emplace(program, "convolve_separable");
+  else if (separable) rows.emplace(program, "convolve_rows"), columns.emplace(program, "convolve_columns");
   else two_d.emplace(program, "convolve_2d");
   float outside = 0.0f;  // a row outside the image under the constant border, after the row pass (summed in its order)
   if (separable) {
@@ -111,7 +116,11 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
     const cl_int in_first = whole ? 0 : y0 - halo, in_rows = whole ? height : out_rows + 2 * halo, out_first = y0;
     upload_rows_mapped(src, in_first, in_rows, options.border.mode, b);
     b.dst.reserve(row_bytes * static_cast<std::size_t>(out_rows));
-    if (separable) {
+    if (fused) {
+      one_pass->arg(0, b.src).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.row).arg(6, b.column).arg(7, mode);
+      one_pass->arg(8, value).arg(9, in_first).arg(10, in_rows).arg(11, out_first).arg(12, static_cast<cl_int>(out_rows));
+      one_pass->run(w, items_for_rows(out_rows, true));
+    } else if (separable) {
       b.mid.reserve(mid_bytes * static_cast<std::size_t>(in_rows));
       rows->arg(0, b.src).arg(1, b.mid).arg(2, width).arg(3, in_rows).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value).run(w, static_cast<std::size_t>(in_rows));
       columns->arg(0, b.mid).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.column).arg(6, mode).arg(7, static_cast<cl_float>(outside));
