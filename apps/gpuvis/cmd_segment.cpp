@@ -117,7 +117,8 @@ void register_segment(CLI::App& app, Command& run) {
   cmd->footer(
       "Filters with mean shift (as 'filter meanshift'), joins neighbours (8 in 2D, 26 in 3D, 80 in 4D) whose modes differ\n"
       "by less than connect x h_r, fuses adjacent regions whose mean modes differ by less than fuse x h_r (EDISON) and\n"
-      "merges regions smaller than --min-region into their most similar neighbour (docs/meanshift.md).\n"
+      "merges regions smaller than --min-region into their most similar neighbour, then fuses adjacent regions again\n"
+      "whose colours (their pixels' 5x5 local means of the input) differ by less than fuse x h_r (docs/meanshift.md).\n"
       "OUT gets the labels 0..N-1, numbered in order of first pixel: a 16-bit .png or .pgm for an image; for a volume\n"
       "(a .nii/.nii.gz file, or a folder of slices with --volume) a .nii/.nii.gz file (int32) or a folder of 16-bit slices.\n"
       "--regions writes {label, size, mean, centroid, bbox} per region as JSON.");
@@ -128,7 +129,8 @@ void register_segment(CLI::App& app, Command& run) {
   cmd->add_option("--axial", sp.filter.axial, "Volumes: bandwidth h_z across slices (0 = --spatial)")->default_val(0);
   cmd->add_option("--time", sp.filter.time, "Sequences: bandwidth h_t across frames (0 = --spatial)")->default_val(0);
   cmd->add_option("--connect", sp.connect, "Neighbours whose modes differ by less than this x h_r join one region")->default_val(0.25);
-  cmd->add_option("--fuse", sp.fuse, "Adjacent regions whose mean modes differ by less than this x h_r are fused")->default_val(0.5);
+  cmd->add_option("--fuse", sp.fuse, "Adjacent regions whose mean modes, and later mean local colours, differ by less than this x h_r are fused")
+      ->default_val(0.5);
   cmd->add_option("--min-region,--min-size", sp.min_size, "Regions with fewer pixels merge into their most similar neighbour (0: none)")
       ->default_val(20);
   cmd->add_option("--kernel", kernel, "epanechnikov or gaussian")->check(CLI::IsMember({"epanechnikov", "gaussian"}))->default_val("epanechnikov");

@@ -1,9 +1,10 @@
 #pragma once
 // Mean shift segmentation (Comaniciu & Meer 2002, with EDISON's region merging): the mean shift
 // filter (either backend) gives every voxel its mode; neighbouring voxels whose modes are close
-// are joined into regions, adjacent regions whose mean modes lie within h_r / 2 are fused, and
-// regions smaller than a minimum size are merged into their most similar neighbour. Images,
-// volumes and sequences of volumes; the exact definition is in docs/meanshift.md.
+// are joined into regions, adjacent regions whose mean modes lie within h_r / 2 are fused,
+// regions smaller than a minimum size are merged into their most similar neighbour, and adjacent
+// regions whose mean local colours lie within h_r / 2 are fused again. Images, volumes and
+// sequences of volumes; the exact definition is in docs/meanshift.md.
 #include <cstdint>
 #include <vector>
 
@@ -17,7 +18,9 @@ struct MeanShiftSegmentParams {
   // Neighbours (8-connected in 2D, 26 in 3D, 80 in 4D) whose modes differ by less than
   // connect x h_r join one region.
   float connect = 0.25f;
-  // Adjacent regions whose mean modes differ by less than fuse x h_r are fused (EDISON: 0.5).
+  // Adjacent regions whose mean modes differ by less than fuse x h_r are fused (EDISON: 0.5), and
+  // after the small regions' merge those whose voxels' mean local colours (each voxel's input
+  // averaged over the 5-wide box around it, in the climb's units) do (0: neither).
   float fuse = 0.5f;
   int min_size = 20;        // regions with fewer voxels merge into their most similar neighbour (0: none)
 };
