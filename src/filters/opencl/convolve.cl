@@ -36,6 +36,23 @@ int source_row(int gy, int height, int mode, int in_first, int in_rows) {
   if (mode == GPUVIS_BORDER_CONSTANT && (gy < 0 || gy >= height)) return -1;
   return clamp(gy - in_first, 0, in_rows - 1);
 }
+
+/* Channel c of the tw x th samples whose corner is at column x0, global row y0, into the group's
+   `tile` (row-major, tw wide), the border rule applied where the tile leaves the image or the rows
+   read; `inside`: it does neither, and loads without the rule. */
+void load_tile(__local float* tile, __global const SAMPLE* src, int x0, int y0, int tw, int th, bool inside, int width, int height,
+               int channels, int c, int mode, float value, int in_first, int in_rows) {
+  const size_t row = (size_t)width * (size_t)channels;
+  for (int i = (int)get_local_id(1) * TILE_W + (int)get_local_id(0); i < tw * th; i += TILE_W * TILE_H) {
+    const int tx = i % tw, ty = i / tw;
+    if (inside) {
+      tile[i] = (float)src[(size_t)(y0 + ty - in_first) * row + (size_t)((x0 + tx) * channels + c)];
+    } else {
+      const int xx = gpuvis_border_index(x0 + tx, width, mode), yy = source_row(y0 + ty, height, mode, in_first, in_rows);
+      tile[i] = xx < 0 || yy < 0 ? value : (float)src[(size_t)yy * row + (size_t)(xx * channels + c)];
+    }
+  }
+}
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
 void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict dst, int width, int height, int channels,
                  __constant float* weights, int mode, float value, int in_first, int in_rows, int out_first, int out_rows) {
@@ -49,15 +66,7 @@ void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict 
   const size_t row = (size_t)width * (size_t)channels;
   for (int c = 0; c < channels; ++c) {
     barrier(CLK_LOCAL_MEM_FENCE);  /* the previous channel's sums have read the tile */
-    for (int i = ly * TILE_W + lx; i < tw * th; i += TILE_W * TILE_H) {
-      const int tx = i % tw, ty = i / tw;
-      if (inside) {
-        tile[i] = (float)src[(size_t)(y0 + ty - in_first) * row + (size_t)((x0 + tx) * channels + c)];
-      } else {
-        const int xx = gpuvis_border_index(x0 + tx, width, mode), yy = source_row(y0 + ty, height, mode, in_first, in_rows);
-        tile[i] = xx < 0 || yy < 0 ? value : (float)src[(size_t)yy * row + (size_t)(xx * channels + c)];
-      }
-    }
+    load_tile(tile, src, x0, y0, tw, th, inside, width, height, channels, c, mode, value, in_first, in_rows);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (x >= width) continue;
     float sum[ROWS];
@@ -188,15 +197,7 @@ void convolve_separable(__global const SAMPLE* restrict src, __global SAMPLE* re
   const size_t row = (size_t)width * (size_t)channels;
   for (int c = 0; c < channels; ++c) {
     barrier(CLK_LOCAL_MEM_FENCE);  /* the previous channel's column pass has read mid */
-    for (int i = ly * TILE_W + lx; i < tw * th; i += TILE_W * TILE_H) {
-      const int tx = i % tw, ty = i / tw;
-      if (inside) {
-        tile[i] = (float)src[(size_t)(y0 + ty - in_first) * row + (size_t)((x0 + tx) * channels + c)];
-      } else {
-        const int xx = gpuvis_border_index(x0 + tx, width, mode), yy = source_row(y0 + ty, height, mode, in_first, in_rows);
-        tile[i] = xx < 0 || yy < 0 ? value : (float)src[(size_t)yy * row + (size_t)(xx * channels + c)];
-      }
-    }
+    load_tile(tile, src, x0, y0, tw, th, inside, width, height, channels, c, mode, value, in_first, in_rows);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int ty = ly; ty < th; ty += TILE_H) {
       float sum = 0.0f;
