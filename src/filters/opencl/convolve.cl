@@ -39,9 +39,10 @@ int source_row(int gy, int height, int mode, int in_first, int in_rows) {
 
 /* Channel c of the tw x th samples whose corner is at column x0, global row y0, into the group's
    `tile` (row-major, tw wide), the border rule applied where the tile leaves the image or the rows
-   read; `inside`: it does neither, and loads without the rule. */
-void load_tile(__local float* tile, __global const SAMPLE* src, int x0, int y0, int tw, int th, bool inside, int width, int height,
+   read (a tile that does neither loads without the rule). */
+void load_tile(__local float* tile, __global const SAMPLE* src, int x0, int y0, int tw, int th, int width, int height,
                int channels, int c, int mode, float value, int in_first, int in_rows) {
+  const bool inside = x0 >= 0 && x0 + tw <= width && y0 >= 0 && y0 + th <= height && y0 >= in_first && y0 + th <= in_first + in_rows;
   const size_t row = (size_t)width * (size_t)channels;
   for (int i = (int)get_local_id(1) * TILE_W + (int)get_local_id(0); i < tw * th; i += TILE_W * TILE_H) {
     const int tx = i % tw, ty = i / tw;
@@ -53,6 +54,37 @@ void load_tile(__local float* tile, __global const SAMPLE* src, int x0, int y0, 
     }
   }
 }
+/* An item's ROWS outputs of column x, from global row `first` on, into dst (whose first row is
+   global row out_first; rows past the image or the strip's out_rows are left out). */
+void store_rows(__global SAMPLE* dst, const float* sums, int first, int x, int c, int width, int height, int channels, int out_first,
+                int out_rows) {
+  const size_t row = (size_t)width * (size_t)channels;
+  for (int k = 0; k < ROWS; ++k) {
+    const int y = first + k;
+    if (y >= height || y - out_first >= out_rows) break;
+    dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sums[k]);
+  }
+}
+
+/* The column pass of an item: its ROWS adjacent outputs from the ROWS + KH - 1 rows of a local
+   column that starts at `top` (TILE_W apart), each sample added to every output whose taps reach
+   it, each sum in tap order. */
+void column_sums(__local const float* top, __constant float* taps, float* sums) {
+#pragma unroll
+  for (int k = 0; k < ROWS; ++k) sums[k] = 0.0f;
+#if KH <= 31
+#pragma unroll
+#endif
+  for (int t = 0; t < ROWS + KH - 1; ++t) {
+    const float v = top[t * TILE_W];
+#pragma unroll
+    for (int k = 0; k < ROWS; ++k) {
+      const int r = t - k;  /* output k's tap that reads tile row t */
+      if (r >= 0 && r < KH && taps[r] != 0.0f) sums[k] += taps[r] * v;
+    }
+  }
+}
+
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
 void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict dst, int width, int height, int channels,
                  __constant float* weights, int mode, float value, int in_first, int in_rows, int out_first, int out_rows) {
@@ -61,12 +93,9 @@ void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict 
   const int x0 = (int)get_group_id(0) * TILE_W - KW / 2, y0 = out_first + (int)get_group_id(1) * OUT_H - KH / 2;
   const int x = x0 + KW / 2 + lx;
   const int tw = TILE_W + KW - 1, th = OUT_H + KH - 1;
-  /* the tile needs no border rule and lies within the rows read */
-  const bool inside = x0 >= 0 && x0 + tw <= width && y0 >= 0 && y0 + th <= height && y0 >= in_first && y0 + th <= in_first + in_rows;
-  const size_t row = (size_t)width * (size_t)channels;
   for (int c = 0; c < channels; ++c) {
     barrier(CLK_LOCAL_MEM_FENCE);  /* the previous channel's sums have read the tile */
-    load_tile(tile, src, x0, y0, tw, th, inside, width, height, channels, c, mode, value, in_first, in_rows);
+    load_tile(tile, src, x0, y0, tw, th, width, height, channels, c, mode, value, in_first, in_rows);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (x >= width) continue;
     float sum[ROWS];
@@ -91,11 +120,7 @@ void convolve_2d(__global const SAMPLE* restrict src, __global SAMPLE* restrict 
           }
         }
       }
-    for (int k = 0; k < ROWS; ++k) {
-      const int y = y0 + KH / 2 + ly * ROWS + k;
-      if (y >= height || y - out_first >= out_rows) break;
-      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum[k]);
-    }
+    store_rows(dst, sum, y0 + KH / 2 + ly * ROWS, x, c, width, height, channels, out_first, out_rows);
   }
 }
 
@@ -151,25 +176,8 @@ void convolve_columns(__global const float* restrict mid, __global SAMPLE* restr
     barrier(CLK_LOCAL_MEM_FENCE);
     if (x >= width) continue;
     float sum[ROWS];
-#pragma unroll
-    for (int k = 0; k < ROWS; ++k) sum[k] = 0.0f;
-    __local const float* top = tile + ly * ROWS * TILE_W + lx;
-#if KH <= 31
-#pragma unroll
-#endif
-    for (int t = 0; t < ROWS + KH - 1; ++t) {
-      const float v = top[t * TILE_W];
-#pragma unroll
-      for (int k = 0; k < ROWS; ++k) {
-        const int r = t - k;  /* output k's tap that reads tile row t */
-        if (r >= 0 && r < KH && taps[r] != 0.0f) sum[k] += taps[r] * v;
-      }
-    }
-    for (int k = 0; k < ROWS; ++k) {
-      const int y = y0 + KH / 2 + ly * ROWS + k;
-      if (y >= height || y - out_first >= out_rows) break;
-      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sum[k]);
-    }
+    column_sums(tile + ly * ROWS * TILE_W + lx, taps, sum);
+    store_rows(dst, sum, y0 + KH / 2 + ly * ROWS, x, c, width, height, channels, out_first, out_rows);
   }
 }
 
@@ -193,11 +201,9 @@ void convolve_separable(__global const SAMPLE* restrict src, __global SAMPLE* re
   const int x0 = (int)get_group_id(0) * TILE_W - KW / 2, y0 = out_first + (int)get_group_id(1) * OUT_H - KH / 2;
   const int x = x0 + KW / 2 + lx;
   const int tw = TILE_W + KW - 1, th = OUT_H + KH - 1;
-  const bool inside = x0 >= 0 && x0 + tw <= width && y0 >= 0 && y0 + th <= height && y0 >= in_first && y0 + th <= in_first + in_rows;
-  const size_t row = (size_t)width * (size_t)channels;
   for (int c = 0; c < channels; ++c) {
     barrier(CLK_LOCAL_MEM_FENCE);  /* the previous channel's column pass has read mid */
-    load_tile(tile, src, x0, y0, tw, th, inside, width, height, channels, c, mode, value, in_first, in_rows);
+    load_tile(tile, src, x0, y0, tw, th, width, height, channels, c, mode, value, in_first, in_rows);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int ty = ly; ty < th; ty += TILE_H) {
       float sum = 0.0f;
@@ -210,23 +216,8 @@ void convolve_separable(__global const SAMPLE* restrict src, __global SAMPLE* re
     barrier(CLK_LOCAL_MEM_FENCE);
     if (x >= width) continue;
     float sums[ROWS];
-#pragma unroll
-    for (int k = 0; k < ROWS; ++k) sums[k] = 0.0f;
-    __local const float* top = mid + ly * ROWS * TILE_W + lx;
-#pragma unroll
-    for (int t = 0; t < ROWS + KH - 1; ++t) {
-      const float v = top[t * TILE_W];
-#pragma unroll
-      for (int k = 0; k < ROWS; ++k) {
-        const int r = t - k;
-        if (r >= 0 && r < KH && column_taps[r] != 0.0f) sums[k] += column_taps[r] * v;
-      }
-    }
-    for (int k = 0; k < ROWS; ++k) {
-      const int y = y0 + KH / 2 + ly * ROWS + k;
-      if (y >= height || y - out_first >= out_rows) break;
-      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = to_sample(sums[k]);
-    }
+    column_sums(mid + ly * ROWS * TILE_W + lx, column_taps, sums);
+    store_rows(dst, sums, y0 + KH / 2 + ly * ROWS, x, c, width, height, channels, out_first, out_rows);
   }
 }
 #endif

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <numbers>
+#include <optional>
 #include <span>
 
 #include "gpuvis/core/parallel.hpp"
@@ -324,7 +325,8 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   std::vector<Candidate> inner;  // roots the first deblurring showed inside the candidate
   // Along the candidate's travel first, where it has one; then along the tensor's direction refined.
   std::vector<Candidate>* roots_inside = c.kind == Candidate::Kind::verify ? nullptr : &inner;
-  if (travels_along(c, patch, m) && deblur_and_vote(s, grey, c, patch, m, true, report, found, picture, roots_inside)) return true;
+  if (const auto along = travel_smear(c, patch, m); along && deblur_and_vote(s, grey, c, patch, *along, true, report, found, picture, roots_inside))
+    return true;
   if (deblur_and_vote(s, grey, c, patch, m, false, report, found, picture, roots_inside)) return true;
   if (look_inside(s, grey, inner, report, found, picture)) return true;
   // A still dim print's patch has gradients too weak for their direction to mean much: its
@@ -379,12 +381,7 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
   // bench/probe_deblur's frames, its length within 0.87-1.09.)
   constexpr std::size_t kFirstTrials = 5;
   const GreyBounds bounds = print_bounds(patch.grey.view());
-  if (along_travel) {
-    m.angle = c.travel;  // the way the candidate moved since the last frame (travel_of)
-    m.length = length_along(patch.grey.view(), c.travel, longest_smear(c.size));
-  } else {
-    m = refine_direction(patch.grey.view(), m, longest_smear(c.size), bounds, config_.smoothness);
-  }
+  if (!along_travel) m = refine_direction(patch.grey.view(), m, longest_smear(c.size), bounds, config_.smoothness);
   report.angle = m.angle;
   report.length = m.length;
   const bool early_votes = frame_shows_jpeg(grey);
@@ -450,7 +447,8 @@ bool SecondLooker::look_inside(Scratch& s, HostView<const std::uint8_t> grey, co
     decode::SecondLook look = report;
     look.angle = m.angle, look.length = m.length, look.anisotropy = m.anisotropy;
     if (!smeared(look)) continue;
-    if (!(travels_along(c, patch, m) && deblur_and_vote(s, grey, c, patch, m, true, look, found, picture)) &&
+    const auto along = travel_smear(c, patch, m);
+    if (!(along && deblur_and_vote(s, grey, c, patch, *along, true, look, found, picture)) &&
         !deblur_and_vote(s, grey, c, patch, m, false, look, found, picture))
       continue;
     report = look;
@@ -566,9 +564,13 @@ void SecondLooker::look_all(HostView<const std::uint8_t> grey, const std::vector
     if (ok[k] && pictures[k].grey.width() > 0) restored_.emplace_back(found[k], std::move(pictures[k]));
 }
 
-bool SecondLooker::travels_along(const Candidate& c, const Patch& patch, const MotionEstimate& m) const {
-  return config_.follow_travel && c.travel >= 0 && direction_gap(c.travel, m.angle) <= kTravelAgreement &&
-         length_along(patch.grey.view(), c.travel, longest_smear(c.size)) <= 2 * c.travel_px;
+std::optional<MotionEstimate> SecondLooker::travel_smear(const Candidate& c, const Patch& patch, const MotionEstimate& m) const {
+  if (!config_.follow_travel || c.travel < 0 || direction_gap(c.travel, m.angle) > kTravelAgreement) return std::nullopt;
+  MotionEstimate along = m;
+  along.angle = c.travel;
+  along.length = length_along(patch.grey.view(), c.travel, longest_smear(c.size));
+  if (along.length > 2 * c.travel_px) return std::nullopt;
+  return along;
 }
 
 void SecondLooker::travel_of(Candidate& c) const {

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "gpuvis/decode/fiducial.hpp"
@@ -86,7 +87,7 @@ class SecondLooker {
   // The smeared patch's direction refined (refine_direction), then deblurred by the trials around
   // the estimate `m` until an ID has its votes: true with `found`, the report's estimate and outcome.
   // With `inner`, the roots its first deblurring shows inside the candidate (inner_roots).
-  // With `along_travel`, the direction is the candidate's travel instead (Candidate::travel), not refined.
+  // With `along_travel`, `m` is the smear along the candidate's travel (travel_smear), taken unrefined.
   bool deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, const Patch& patch, MotionEstimate m,
                        bool along_travel,
                        decode::SecondLook& report, decode::Fiducial& found, Restoration& picture,
@@ -142,8 +143,9 @@ class SecondLooker {
   static std::vector<decode::Fiducial>::const_iterator decoded_at(const decode::ExpectedSymbol& e, const Detections& d);
   // c's direction of travel from the last frame's unresolved places (Candidate::travel), if it has one.
   void travel_of(Candidate& c) const;
-  // Whether c's travel is taken for the smear's direction in its patch (kTravelAgreement).
-  bool travels_along(const Candidate& c, const Patch& patch, const MotionEstimate& m) const;
+  // The smear along c's travel (its direction, the length along it) where the travel is taken for
+  // the smear's direction in its patch (kTravelAgreement), else none.
+  std::optional<MotionEstimate> travel_smear(const Candidate& c, const Patch& patch, const MotionEstimate& m) const;
   static std::vector<Candidate> gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d,
                                        decode::RootSizeBand band);
   // The looks' symbols into d: each replaces its fuzzy candidate, a symbol the first pass misread at
