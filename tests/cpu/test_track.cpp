@@ -138,8 +138,9 @@ void check_tuio_at_oscdump(const std::string& transport, int port, const std::st
   wait_for([&] { return bound_anywhere(transport, port); });
   r = test::run_cli("track --folder " + quote(seq) + " --tuio " + transport + ":127.0.0.1:" + std::to_string(port) +
                     " --backend cpu " + track_args);  // every frame: fseq N is frame N - 1, however slow the build
-  // Everything has arrived once the shutdown's empty bundle (the second "fseq" -1) is printed.
-  wait_for([&] { return occurrences(dump, "\"fseq\" -1") >= 2; });
+  // Everything has arrived once the shutdown's empty bundles are printed: track sends one per
+  // profile (2Dcur, 2Dobj, 2Dblb, each closed by "fseq" -1) when it starts and again at shutdown.
+  wait_for([&] { return occurrences(dump, "\"fseq\" -1") >= 6; });
   oscdump.stop();
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
