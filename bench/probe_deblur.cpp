@@ -8,7 +8,8 @@
 // deblurring's limits (docs/benchmarks/detect.md); also the directions' errors against the truth.
 //
 //   probe_deblur [SMEAR_PX=7] [FRAMES=30] [ITERATIONS=60]   (the detector's smoothness)
-// PROBE_NOISE=SIGMA sets the frames' sensor noise; PATCH_DIR=DIR writes each try's patch, restored
+// PROBE_SEQUENCE=SEED takes the frames of bench_detect's tracked sequence at SMEAR_PX a frame
+// instead (probe_sequence's, exposure 1). PROBE_NOISE=SIGMA sets the frames' sensor noise; PATCH_DIR=DIR writes each try's patch, restored
 // patch and binary patch there (N_ID_SIZE_{in,sharp,binary}.pgm, four tries a print, in the order
 // printed: estimated, true smear, refined, true direction) and lists the prints.
 #include <algorithm>
@@ -85,9 +86,16 @@ int main(int argc, char** argv) {
   st.thresholder = threshold::make_thresholder(tp);
   int total = 0, estimated = 0, truth = 0, wrong = 0, refined = 0, true_direction = 0, by_size[4][2] = {};
   std::vector<double> errors[2];  // the direction's error (degrees): estimated, refined
+  std::vector<double> length_ratios;  // the length along the true direction over the true length
   for (int i = 0; i < frames; ++i) {
     synth::SceneParams q = bench::camera_frame(i);
     q.motion_px = smear;
+    if (const char* seed = std::getenv("PROBE_SEQUENCE")) {  // bench_detect's tracked sequence instead (probe_sequence's frames)
+      q = synth::SceneParams{};
+      q.symbols = 6, q.min_size = 53, q.max_size = 89, q.speed = smear, q.motion_blur = 1, q.spin = 2 * std::numbers::pi / 180;
+      q.seed = static_cast<std::uint32_t>(std::stoul(seed)), q.frame = i;
+      if (const char* spin = std::getenv("PROBE_SPIN")) q.spin = std::atof(spin) * std::numbers::pi / 180;
+    }
     if (const char* n = std::getenv("PROBE_NOISE")) q.noise = std::atof(n);
     const auto scene = gen.make(q);
     for (const auto& p : scene.symbols) {
@@ -114,6 +122,7 @@ int main(int argc, char** argv) {
         return e * 180 / std::numbers::pi;
       };
       errors[0].push_back(off(m.angle)), errors[1].push_back(off(r.angle));
+      length_ratios.push_back(t.length / std::hypot(p.smear_x, p.smear_y));
       estimated += a == 1, truth += b == 1, wrong += (a == -1) + (b == -1) + (c == -1) + (d == -1);
       const int bin = std::clamp((size - 48) / 8, 0, 3);
       ++by_size[bin][0];
@@ -129,6 +138,9 @@ int main(int argc, char** argv) {
   std::printf("  direction error (degrees, median / 80th / 95th percentile): estimated %.1f / %.1f / %.1f, refined %.1f / %.1f / %.1f\n",
               quantile(errors[0], 0.5), quantile(errors[0], 0.8), quantile(errors[0], 0.95), quantile(errors[1], 0.5),
               quantile(errors[1], 0.8), quantile(errors[1], 0.95));
+  std::sort(length_ratios.begin(), length_ratios.end());
+  std::printf("  length along the true direction over the true length (5th / median / 95th percentile): %.2f / %.2f / %.2f\n",
+              quantile(length_ratios, 0.05), quantile(length_ratios, 0.5), quantile(length_ratios, 0.95));
   for (int b = 0; b < 4; ++b)
     std::printf("  symbols %d-%d px wide, the true smear: %d/%d\n", 48 + 8 * b, b == 3 ? 80 : 55 + 8 * b, by_size[b][1], by_size[b][0]);
 }

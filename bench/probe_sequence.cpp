@@ -10,6 +10,12 @@
 // With --looks, also each frame's second-look time and each look for a print by its appearance:
 // frame, ID, score, added smear.
 //
+// With --why ID, every second look within half the print's size of print ID, beside its true smear:
+// frame, kind, estimated and true smear, outcome.
+//
+// With --misses, for the frames where a print was not reported: how far the nearest second look was
+// from it (in print sizes) and what became of it, counted.
+//
 // With DUMP_DIR set, each frame is also written as DUMP_DIR/frame_T.pgm (for `gpuvis detect --debug`).
 //
 //   probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks]
@@ -45,16 +51,21 @@ char state_of(const track::Object& o) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks]\n");
+    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks] [--why ID] [--misses]\n");
     return 2;
   }
   bool second_look = true, looks = false, appearance = true, travel = true;
+  int why = -1;
+  bool misses = false;
+  std::map<std::string, int> miss_kinds;  // with --misses: "offset band | kind | outcome" -> frames
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--no-second-look") second_look = false;
     else if (std::string(argv[i]) == "--looks") looks = true;
     else if (std::string(argv[i]) == "--no-appearance") appearance = false;
     else if (std::string(argv[i]) == "--no-travel") travel = false;
+    else if (std::string(argv[i]) == "--misses") misses = true;
+    else if (std::string(argv[i]) == "--why" && i + 1 < argc) why = std::atoi(argv[++i]);
     else args.emplace_back(argv[i]);
   }
   synth::SceneParams q;  // bench_detect's sequence_table
@@ -92,6 +103,16 @@ int main(int argc, char** argv) {
         if (std::string(l.kind) == "appearance")
           std::printf("frame %3d id %3d at (%.1f, %.1f) score %.3f smear %.1f%s\n", t, l.expected, l.x, l.y, l.score, l.length,
                       l.id >= 0 ? " followed" : "");
+    for (const auto& sym : s.symbols) {
+      if (sym.id != why) continue;
+      const double smear = std::hypot(sym.smear_x, sym.smear_y);
+      const double dir = std::fmod(std::atan2(sym.smear_y, sym.smear_x) * 180 / std::numbers::pi + 360, 180.0);
+      std::printf("frame %3d print %d: smear %.1f px at %.1f deg\n", t, why, smear, dir);
+      for (const auto& l : d.second_looks)
+        if (std::hypot(l.x - sym.x, l.y - sym.y) < sym.size / 2)
+          std::printf("  %-10s size %3d at (%.1f, %.1f) est %.1f px at %.1f deg (aniso %.2f) id %d: %s\n", l.kind, l.size, l.x - sym.x,
+                      l.y - sym.y, l.length, l.angle * 180 / std::numbers::pi, l.anisotropy, l.id, l.outcome);
+    }
     const auto& f = tracker.update(d, static_cast<double>(t) / 60);
     // Objects updated over a print of another ID (bench_detect's wrong IDs), and how.
     for (const auto& o : f.objects)
@@ -114,6 +135,31 @@ int main(int argc, char** argv) {
         break;
       }
       l.push_back(c);
+      if (misses && c == '.') {
+        const decode::SecondLook* nearest = nullptr;
+        for (const auto& look : d.second_looks)
+          if (!nearest || std::hypot(look.x - sym.x, look.y - sym.y) < std::hypot(nearest->x - sym.x, nearest->y - sym.y)) nearest = &look;
+        const double off = nearest ? std::hypot(nearest->x - sym.x, nearest->y - sym.y) / sym.size : 99;
+        const char* band = off < 0.15 ? "off <0.15" : off < 0.3 ? "off <0.3" : off < 0.5 ? "off <0.5" : "no look within 0.5";
+        std::string what = band;
+        if (off < 0.5) {
+          const double err = std::fabs(std::remainder(nearest->angle - std::atan2(sym.smear_y, sym.smear_x), std::numbers::pi)) * 180 / std::numbers::pi;
+          what += std::string(" | ") + nearest->kind + " size " + (nearest->size > 1.3 * sym.size ? "> 1.3x" : "<= 1.3x") + " | direction off " +
+                  (err < 3 ? "<3" : err < 6 ? "3-6" : err < 10 ? "6-10" : ">10") + " deg | ";
+          if (nearest->travel < 0) {
+            what += "no travel | ";
+          } else {
+            const double terr = std::fabs(std::remainder(nearest->travel - std::atan2(sym.smear_y, sym.smear_x), std::numbers::pi)) * 180 / std::numbers::pi;
+            what += std::string("travel off ") + (terr < 3 ? "<3" : terr < 6 ? "3-6" : terr < 10 ? "6-10" : ">10") + " deg | ";
+          }
+          what += nearest->outcome;
+          std::fprintf(stderr, "miss frame %3d print %3d size %2.0f: %s look size %3d off %.2f dir err %.1f travel %s length %.1f\n", t, sym.id,
+                       sym.size, nearest->kind, nearest->size, off, err,
+                       nearest->travel < 0 ? "none" : std::to_string(std::fabs(std::remainder(nearest->travel - std::atan2(sym.smear_y, sym.smear_x), std::numbers::pi)) * 180 / std::numbers::pi).c_str(),
+                       nearest->length);
+        }
+        miss_kinds[what]++;
+      }
     }
   }
   for (const auto& [id, l] : line) {
@@ -121,5 +167,6 @@ int main(int argc, char** argv) {
     for (const auto& [session, t] : first_seen[id]) std::printf(" s%d@%d", session, t);
     std::printf("\n");
   }
+  for (const auto& [kind, n] : miss_kinds) std::printf("missed %3d: %s\n", n, kind.c_str());
   return 0;
 }

@@ -47,6 +47,7 @@ struct SecondLook {
   const char* kind = "";
   int expected = -1;    // the ID of the tracked symbol expected there, or -1
   double angle = 0, length = 0, anisotropy = 0;  // the estimated blur (MotionEstimate)
+  double travel = -1;   // the direction (radians, [0, pi)) it moved in from a candidate of the last frame, or -1
   double score = 0;     // "appearance": how well the print's last decoded appearance matched (1 = exactly)
   int id = -1;          // the symbol found, or -1
   const char* outcome = "";  // what became of it

@@ -291,6 +291,7 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   static constexpr const char* kinds[] = {"fuzzy", "root", "place", "verify"};
   report.kind = kinds[static_cast<int>(c.kind)];
   report.expected = c.expected;
+  report.travel = c.travel;
   const Patch patch = patch_around(grey, c.x, c.y, c.size);
   if (patch.grey.width() == 0) {
     report.outcome = "too close to the frame's edge";
