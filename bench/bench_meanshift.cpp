@@ -1,6 +1,7 @@
 // Mean shift filtering: the clMeanShift study's cases (512x512 RGB in L*u*v*, Epanechnikov, full
 // convergence, h = (h_s, h_r) = (8, 8), (16, 16), (32, 32)), 640x480 RGB with sp = 8, sr = 16, and
-// an MRI-sized grey volume (192x192x160, h = (4, 4) and (8, 8)), on the CPU (all threads), CUDA and
+// an MRI-sized grey volume (192x192x160, h = (4, 4) and (8, 8)), on the CPU (all threads and one,
+// the climbs in vector lanes and one at a time), CUDA and
 // OpenCL (the device GPUVIS_OPENCL_DEVICE picks, when there is one): end to end (host image in, host image out: upload, conversions, climbs, download) and on the
 // device (the image already there: conversions and climbs, no transfers; on OpenCL the kernels'
 // own time stamps, opencl::KernelTimer, without the host's round trips between rounds). The queue is also
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <random>
 
+#include "filters/cpu/mean_shift_lanes.hpp"
 #include "filters/filter_backends.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/filters/mean_shift.hpp"
@@ -124,10 +126,25 @@ int main(int argc, char** argv) {
     const int w = img.width(), h = img.height() / (shape.depth * shape.frames);
     Image<std::uint8_t> out(img.width(), img.height(), img.channels());
     if (cpu && args.wants("cpu")) {
-      bench::Record r{name, "filter", "cpu", "host", w, h, params, {}};
-      r.stats = bench::measure(
-          [&] { return bench::time_us([&] { filters::mean_shift_filter_cpu<std::uint8_t>(img.view(), out.view(), shape, p, nullptr, tuning); }); }, o);
-      report.add(r);
+      // On all threads and on one (OpenCV's filter, the peer, runs on one core), the climbs in
+      // vector lanes and one at a time (the same modes; filters/cpu/mean_shift_lanes.hpp).
+      const int all = num_threads();
+      for (int threads : {all, 1})
+        for (bool lanes : {true, false}) {
+          if (!lanes && std::string(filters::cpu_lanes::target()).empty()) continue;
+          Tuning t = tuning;
+          t.lanes = lanes;
+          auto q = params;
+          q["threads"] = std::to_string(threads);
+          q["climbs"] = lanes && *filters::cpu_lanes::target() ? std::string("in ") + filters::cpu_lanes::target() + " lanes" : "one at a time";
+          set_num_threads(threads);
+          bench::Record r{name, "filter", "cpu", "host", w, h, q, {}};
+          r.stats = bench::measure(
+              [&] { return bench::time_us([&] { filters::mean_shift_filter_cpu<std::uint8_t>(img.view(), out.view(), shape, p, nullptr, t); }); }, o);
+          report.add(r);
+          if (threads == all && all == 1) break;
+        }
+      set_num_threads(0);
     }
     if (variant.empty()) run_opencl(name, img, shape, p, params, o);
 #ifdef GPUVIS_BENCH_CUDA

@@ -16,6 +16,7 @@ namespace gpuvis::filters::mean_shift_detail {
 struct Tuning {
   int round_steps = 8;  // CUDA: steps per round before unfinished climbs are gathered into the next queue (0: no queue)
   bool ordered = true;  // CUDA: the queue keeps voxel order (a stream compaction) rather than atomic append order
+  bool lanes = true;    // CPU: climbs in vector lanes where the build and the CPU have them (filters/cpu/mean_shift_lanes.hpp)
 };
 
 // One call, checked: its space, conversion and stopping rule.

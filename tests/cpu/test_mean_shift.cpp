@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -16,7 +17,9 @@
 #include "mean_shift_compare.hpp"
 #include "gpuvis/io/image_file.hpp"
 #include "gpuvis/io/volume_file.hpp"
+#include "filters/cpu/mean_shift_lanes.hpp"
 #include "filters/filter_backends.hpp"
+#include "filters/mean_shift_common.hpp"
 #include "mean_shift_reference.hpp"
 #include "test_support.hpp"
 
@@ -239,6 +242,34 @@ TEST(MeanShiftCpu, ResultDoesNotDependOnThreadCount) {
   set_num_threads(0);
   mean_shift_filter_cpu<std::uint8_t>(img.view(), b.view(), {}, p);
   EXPECT_EQ(max_difference(a, b), 0);
+}
+
+// Climbs in vector lanes (filters/cpu/mean_shift_lanes.hpp) take other climbs' places as they end,
+// yet each must give the mode its climb alone gives: the samples of every kind of call the GPU
+// backends are compared on, and the modes themselves, bit for bit.
+TEST(MeanShiftCpu, VectorLanesEqualOneClimbAtATime) {
+  if (std::string(cpu_lanes::target()).empty()) GTEST_SKIP() << "this build or CPU has no vector unit for the climbs";
+  mean_shift_detail::Tuning one_at_a_time;
+  one_at_a_time.lanes = false;
+  const auto alone = [&](auto src, auto dst, VolumeShape shape, const MeanShiftParams& p) {
+    using T = std::remove_const_t<typename decltype(src)::value_type>;
+    mean_shift_filter_cpu<T>(src, dst, shape, p, nullptr, one_at_a_time);
+  };
+  test::expect_images_like_the_cpu(alone);
+  test::expect_volumes_types_and_sequences_like_the_cpu(alone);
+  for (int max_iter : {1, 3, 100}) {
+    const auto img = regions(61, 47, 3, 14.0f, 9);
+    MeanShiftParams p;
+    p.spatial = 6;
+    p.range = 10;
+    p.max_iter = max_iter;
+    Image<std::uint8_t> a(61, 47, 3), b(61, 47, 3);
+    std::vector<float> in_lanes, single;
+    mean_shift_filter_cpu<std::uint8_t>(img.view(), a.view(), {}, p, &in_lanes);
+    mean_shift_filter_cpu<std::uint8_t>(img.view(), b.view(), {}, p, &single, one_at_a_time);
+    ASSERT_EQ(in_lanes.size(), single.size());
+    EXPECT_EQ(std::memcmp(in_lanes.data(), single.data(), single.size() * sizeof(float)), 0) << "max_iter " << max_iter;
+  }
 }
 
 TEST(MeanShiftCpu, RefusesBadParameters) {

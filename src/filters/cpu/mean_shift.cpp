@@ -1,11 +1,13 @@
 // Mean shift filtering on the CPU: the features (colour converted, divided by h_r) are computed
-// once, rows in parallel; then every voxel climbs on its own.
-// A climb here is tied to no other, so unlike on the GPU no queue is needed to keep the cores busy:
-// voxels are handed out in small chunks, in batches between which progress is reported. The
-// result does not depend on the thread count.
+// once, rows in parallel; then every voxel climbs on its own, in a vector lane beside others where
+// the build and the CPU have a vector unit (filters/cpu/mean_shift_lanes.hpp: a lane whose climb
+// ends takes the next voxel, as the CUDA backend's queue refills its threads), else one at a time;
+// the modes are the same bit for bit either way. Voxels are handed out in chunks, in batches
+// between which progress is reported. The result does not depend on the thread count.
 #include <algorithm>
 #include <vector>
 
+#include "filters/cpu/mean_shift_lanes.hpp"
 #include "filters/mean_shift_common.hpp"
 #include "filters/mean_shift_rules.hpp"
 #include "gpuvis/core/parallel.hpp"
@@ -18,7 +20,7 @@ namespace rules = mean_shift_rules;
 
 template <int C, class T>
 void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& job, const MeanShiftParams& params,
-         std::vector<float>* modes_out) {
+         std::vector<float>* modes_out, const mean_shift_detail::Tuning& tuning) {
   constexpr int L = rules::lanes<C>;
   const rules::Space& g = job.space;
   const long long n = job.voxels(), rows = job.rows();
@@ -39,6 +41,7 @@ void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& j
     for (long long b = 0; b < batches; ++b) {
       const long long i0 = n * b / batches, i1 = n * (b + 1) / batches;
       parallel_for(i0, i1, 64, [&](std::ptrdiff_t a, std::ptrdiff_t e) {
+        if (tuning.lanes && cpu_lanes::climb(C, G, g, job.eps, job.max_iter, feature.data(), a, e, modes.data())) return;
         for (std::ptrdiff_t i = a; i < e; ++i) {
           rules::Point<C> p = rules::start<C>(i, g, &feature[i * L]);
           while (p.steps < job.max_iter && !rules::step<C, G, D>(p, g, job.eps, feature.data())) {
@@ -62,13 +65,13 @@ void run(HostView<const T> src, HostView<T> dst, const mean_shift_detail::Job& j
 
 template <class T>
 void mean_shift_filter_cpu(HostView<const T> src, HostView<T> dst, VolumeShape shape, const MeanShiftParams& params,
-                           std::vector<float>* modes, const mean_shift_detail::Tuning&) {
+                           std::vector<float>* modes, const mean_shift_detail::Tuning& tuning) {
   const auto job = mean_shift_detail::prepare(src, dst, shape, params);
   switch (src.channels) {
-    case 1: run<1>(src, dst, job, params, modes); break;
-    case 2: run<2>(src, dst, job, params, modes); break;
-    case 3: run<3>(src, dst, job, params, modes); break;
-    default: run<4>(src, dst, job, params, modes); break;
+    case 1: run<1>(src, dst, job, params, modes, tuning); break;
+    case 2: run<2>(src, dst, job, params, modes, tuning); break;
+    case 3: run<3>(src, dst, job, params, modes, tuning); break;
+    default: run<4>(src, dst, job, params, modes, tuning); break;
   }
 }
 

@@ -3,8 +3,7 @@
 // lane is one output element and the taps' order within a lane is the scalar one.
 //
 // Highway is used from its headers only: the choice of target is made here (kernels(), from the
-// CPU's feature flags) instead of by HWY_DYNAMIC_DISPATCH, whose target cache lives in libhwy.so,
-// a library whose load-time initialiser times the CPU's clock for about 6 ms in every process.
+// CPU's feature flags, filters/cpu/hwy_targets.hpp).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "filters/cpu/row_kernels_hwy.cpp"
 #include "hwy/foreach_target.h"  // re-includes this file once per target
@@ -20,6 +19,7 @@
 #include "hwy/highway.h"
 
 #include "filters/bilateral_rules.hpp"
+#include "filters/cpu/hwy_targets.hpp"
 #include "filters/cpu/row_kernels_scalar.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -410,33 +410,11 @@ struct Kernels {
 #define GPUVIS_SSE4(name) N_SSE4::name
 #define GPUVIS_SSSE3(name) N_SSSE3::name
 
-#if HWY_ARCH_X86
-// Whether the CPU (and the OS, for the wide registers: libgcc's and compiler-rt's checks include it)
-// has every instruction set the target's code is compiled for (Highway's HWY_TARGET_STR_* lists).
-bool has_ssse3() { return __builtin_cpu_supports("sse2") && __builtin_cpu_supports("ssse3"); }
-bool has_sse4() {
-  return has_ssse3() && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul") &&
-         __builtin_cpu_supports("aes");
-}
-bool has_avx2() {
-  return has_sse4() && __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma")
-#if !defined(__clang__)  // clang has no "f16c" query; every AVX2 CPU has F16C
-         && __builtin_cpu_supports("f16c")
-#endif
-      ;
-}
-bool has_avx3() {
-  return has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512bw");
-}
-#endif
-
 // The best compiled target the running CPU supports, chosen once.
 const Kernels& kernels() {
   static const Kernels chosen = [] {
 #if HWY_ARCH_X86
-    __builtin_cpu_init();
+    using namespace cpu_targets;
 #if HWY_TARGETS & HWY_AVX3
     if (has_avx3()) return GPUVIS_KERNELS(GPUVIS_AVX3, "AVX3");
 #endif
