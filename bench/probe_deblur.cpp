@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
     const auto scene = gen.make(q);
     for (const auto& p : scene.symbols) {
       const int size = static_cast<int>(p.size / 1.11);  // the symbol's width, as the second look's candidate
-      const sl::Patch patch = sl::patch_around(scene.image.view(), p.x, p.y, size);
+      const double patch_scale = std::getenv("PROBE_PATCH_SCALE") ? std::atof(std::getenv("PROBE_PATCH_SCALE")) : 1.0;
+      const sl::Patch patch = sl::patch_around(scene.image.view(), p.x, p.y, static_cast<int>(patch_scale * size));
       if (patch.grey.width() == 0) continue;
       const auto m = sl::estimate_motion(patch.grey.view(), std::clamp(size / 3, 4, 24));
       const double true_angle = std::fmod(std::atan2(p.smear_y, p.smear_x) + 2 * std::numbers::pi, std::numbers::pi);
