@@ -230,9 +230,20 @@ int main(int argc, char** argv) {
         bench::Options once = few;
         once.warmup = 0;
         once.min_runs = 1;
-        bench::Record r{"meanshift-volume", "filter", "cpu", "host, one run", w, h, params, {}};
-        r.stats = bench::measure([&] { return bench::time_us([&] { filters::mean_shift_filter_cpu<std::uint8_t>(vol.view(), out.view(), VolumeShape{d}, p); }); }, once);
-        report.add(r);
+        // In vector lanes, and at (4, 4) also one climb at a time (at (8, 8) that takes most of
+        // half an hour on two cores).
+        for (bool lanes : {true, false}) {
+          if (!lanes && (hs > 4 || std::string(filters::cpu_lanes::target()).empty())) continue;
+          Tuning t;
+          t.lanes = lanes;
+          auto q = params;
+          q["climbs"] = lanes && *filters::cpu_lanes::target() ? std::string("in ") + filters::cpu_lanes::target() + " lanes" : "one at a time";
+          bench::Record r{"meanshift-volume", "filter", "cpu", "host, one run", w, h, q, {}};
+          r.stats = bench::measure(
+              [&] { return bench::time_us([&] { filters::mean_shift_filter_cpu<std::uint8_t>(vol.view(), out.view(), VolumeShape{d}, p, nullptr, t); }); },
+              once);
+          report.add(r);
+        }
       }
       run_opencl("meanshift-volume", vol, VolumeShape{d}, p, params, few);
 #ifdef GPUVIS_BENCH_CUDA
