@@ -63,9 +63,22 @@ int deblur_and_decode(Stages& st, const Image<float>& patch, double angle, doubl
     write_image(base + "_binary.pgm", binary.view());
   }
   segment::segment_cpu(binary.view(), st.set.cap(), st.tree);
+  static int calls = 0;
+  const int call = calls++;  // four tries a print, in main's order
+  const char* keys = std::getenv("PROBE_KEYS");  // each try's candidate keys near the print: "key ID FRAME TRY KEY ..."
+  st.decoder.set_explain(keys != nullptr);
   st.decoder.decode(st.tree, binary.view(), st.fiducials);
   for (const auto& f : st.fiducials)
     if (!f.fuzzy() && std::hypot(f.x - x, f.y - y) <= 0.35 * size) return f.id == id ? 1 : -1;
+  if (keys) {
+    std::printf("key %d %d %d", id, call / 4, call % 4);
+    for (const auto& r : st.decoder.reports()) {
+      if (!r.candidate || r.key.empty() || r.region < 0) continue;
+      const double cx = st.tree.centroid_x(r.region), cy = st.tree.centroid_y(r.region);
+      if (std::hypot(cx - x, cy - y) <= 0.35 * size) std::printf(" %s", r.key.c_str());
+    }
+    std::printf("\n");
+  }
   return 0;
 }
 
