@@ -86,7 +86,11 @@ int main(int argc, char** argv) {
   try {
     return run ? run() : 0;
   } catch (const Error& e) {
-    std::cerr << "gpuvis: error: " << e.what() << "\n";
+    // A value the command cannot take (a missing OUTPUT, a bandwidth of -1) is the user's to fix
+    // from the command's help, as a mistyped option is.
+    std::cerr << "gpuvis: error: " << e.what();
+    if (e.code() == ErrorCode::invalid_argument && path != "gpuvis") std::cerr << " (see " << path << " --help)";
+    std::cerr << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "gpuvis: error: out of memory\n";

@@ -104,6 +104,11 @@ TEST(Cli, BadInputGivesOneLineErrors) {
   expect_one_line_error("threshold --bogus", "--bogus");
   // A mistake in a command's options points to that command's help.
   expect_one_line_error("filter bilateral a.pgm b.pgm --bogus", "see gpuvis filter bilateral --help");
+  // So does a value it cannot take, and a missing argument; a missing file does not.
+  expect_one_line_error("filter bilateral", "needs INPUT and OUTPUT (see gpuvis filter bilateral --help)");
+  expect_one_line_error("filter bilateral " + quote(test::source_path("data/samples/table.pgm")) + " " + quote(test::temp_path("o.pgm")) +
+                            " --sigma-range -1",
+                        "sigma-range must be > 0, got -1 (see gpuvis filter bilateral --help)");
   expect_one_line_error("threshold a.pgm b.pgm --method otsu", "otsu");
   expect_one_line_error("threshold " + quote(test::source_path("data/samples/table.pgm")) + " " + out + " --window 0",
                         "window");
