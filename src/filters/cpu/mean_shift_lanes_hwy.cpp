@@ -233,24 +233,18 @@ void ClimbVariant(const rules::Space& g, float eps, int max_iter, const float* f
   }
 }
 
-void Climb(int channels, bool gaussian, int dims, const rules::Space& g, float eps, int max_iter, const float* f, long long first,
-           long long last, float* modes) {
-  const auto by_dims = [&](auto c, auto gauss) {
-    constexpr int C = decltype(c)::value;
-    constexpr bool G = decltype(gauss)::value;
-    if (dims == 4) ClimbVariant<C, G, 4>(g, eps, max_iter, f, first, last, modes);
-    else if (dims == 3) ClimbVariant<C, G, 3>(g, eps, max_iter, f, first, last, modes);
-    else ClimbVariant<C, G, 2>(g, eps, max_iter, f, first, last, modes);
-  };
-  const auto by_kernel = [&](auto c) {
-    if (gaussian) by_dims(c, std::true_type{});
-    else by_dims(c, std::false_type{});
+void Climb(int channels, bool gaussian, const rules::Space& g, float eps, int max_iter, const float* f, long long first, long long last,
+           float* modes) {
+  const auto by_variant = [&](auto c) {
+    rules::with_variant(gaussian, g, [&](auto gauss, auto dims) {
+      ClimbVariant<decltype(c)::value, decltype(gauss)::value, decltype(dims)::value>(g, eps, max_iter, f, first, last, modes);
+    });
   };
   switch (channels) {
-    case 1: by_kernel(std::integral_constant<int, 1>{}); break;
-    case 2: by_kernel(std::integral_constant<int, 2>{}); break;
-    case 3: by_kernel(std::integral_constant<int, 3>{}); break;
-    default: by_kernel(std::integral_constant<int, 4>{}); break;
+    case 1: by_variant(std::integral_constant<int, 1>{}); break;
+    case 2: by_variant(std::integral_constant<int, 2>{}); break;
+    case 3: by_variant(std::integral_constant<int, 3>{}); break;
+    default: by_variant(std::integral_constant<int, 4>{}); break;
   }
 }
 
@@ -298,8 +292,7 @@ bool climb(int channels, bool gaussian, const mean_shift_rules::Space& g, float 
   const long long voxels = static_cast<long long>(g.width) * g.height * g.depth * g.frames;
   const long long floats = voxels * GPUVIS_MS_LANES(channels);
   if (!t.climb || max_iter < 1 || floats > std::numeric_limits<std::int32_t>::max()) return false;
-  const int dims = g.frames > 1 ? 4 : g.depth > 1 ? 3 : 2;
-  t.climb(channels, gaussian, dims, g, eps, max_iter, features, first, last, modes);
+  t.climb(channels, gaussian, g, eps, max_iter, features, first, last, modes);
   return true;
 }
 
