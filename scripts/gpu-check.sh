@@ -68,8 +68,15 @@ if [ -f "$PWD/.deps/tuio/usr/include/lo/lo.h" ]; then
   tuioargs=(-DCMAKE_PREFIX_PATH="$PWD/.deps/tuio/usr")
   say "tuio: carried liblo and Boost headers in .deps/tuio"
 fi
+# Dask and dask.distributed for the Python module's Dask tests: that machine has neither, so
+# scripts/carry-dask.sh unpacks Debian's into .deps/dask/site.
+daskargs=()
+if [ -d "$PWD/.deps/dask/site/distributed" ]; then
+  daskargs=(-DGPUVIS_PYTHON_TEST_PATH="$PWD/.deps/dask/site")
+  say "dask: carried copy in .deps/dask/site"
+fi
 run cmake -S . -B build-gpu $gen -DCMAKE_BUILD_TYPE=Release -DGPUVIS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" \
-  -DGPUVIS_BUILD_TESTS=ON -DGPUVIS_BUILD_BENCHMARKS=ON "${pyargs[@]}" "${hwyargs[@]}" "${tuioargs[@]}" || { say "configure FAILED"; exit 1; }
+  -DGPUVIS_BUILD_TESTS=ON -DGPUVIS_BUILD_BENCHMARKS=ON "${pyargs[@]}" "${hwyargs[@]}" "${tuioargs[@]}" "${daskargs[@]}" || { say "configure FAILED"; exit 1; }
 run cmake --build build-gpu -j "$(nproc)" || { say "build FAILED"; exit 1; }
 run ./build-gpu/bin/gpuvis info --self-test || status=1
 

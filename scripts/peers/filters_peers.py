@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Peer benchmarks for the filters, on the same sizes and kernels as bench_filters: CuPy
 (cupyx.scipy.ndimage.convolve, correlate1d x2), PyTorch (conv2d), and OpenCV's CPU versions
-(cv2.filter2D, sepFilter2D, bilateralFilter) with all cores. Writes JSON lines like
-bench/harness.hpp.
+(cv2.filter2D, sepFilter2D, bilateralFilter) with all cores, and the same OpenCV calls on its
+OpenCL path (cv2.UMat, the transparent API) where it has an OpenCL GPU: end to end from a NumPy
+array to one, and on UMats already on the device (cv2.ocl.finish() after each call). OpenCV picks
+its device by OPENCV_OPENCL_DEVICE (":GPU:" unless set). Writes JSON lines like bench/harness.hpp.
 
   python3 scripts/peers/filters_peers.py --out peer_filters.jsonl [--quick]
 """
@@ -14,6 +16,8 @@ import time
 import numpy as np
 
 from peer_common import stats
+
+os.environ.setdefault("OPENCV_OPENCL_DEVICE", ":GPU:")  # before cv2 is imported: OpenCV reads it once
 
 
 def gpu_time(fn, runs, sync, event_factory, elapsed):
@@ -107,7 +111,49 @@ def main():
             emit("bilateral", "opencv-cpu", "host", w, h, pb, cpu_time(lambda: cv2.bilateralFilter(rgb, 7, 30, 3), max(3, runs // 5)))
         except Exception as e:  # noqa: BLE001
             print("opencv peer failed:", e)
+        try:
+            opencv_opencl_rows(emit, rng, w, h, img, rgb, k7, g, runs)
+        except Exception as e:  # noqa: BLE001
+            print("opencv opencl peer failed:", e)
     out.close()
+
+
+def opencv_opencl_rows(emit, rng, w, h, img, rgb, k7, g, runs):
+    """OpenCV's OpenCL (T-API) filters: "opencv-ocl" rows, end to end (NumPy in, NumPy out: upload,
+    filter, download) and on the device (UMat in and out, waiting for the queue)."""
+    import cv2
+    if not cv2.ocl.haveOpenCL():
+        print("opencv: no OpenCL, no opencv-ocl rows")
+        return
+    cv2.ocl.setUseOpenCL(True)
+    device = cv2.ocl.Device.getDefault()
+    if device.type() != cv2.ocl.Device_TYPE_GPU:
+        print(f"opencv: OpenCL device {device.name()!r} is no GPU, no opencv-ocl rows")
+        return
+    name = device.name()
+    cases = [("conv2d", {"kernel": "7x7", "type": "f32x1"}, img, lambda u: cv2.filter2D(u, -1, k7)),
+             ("conv2d", {"kernel": "7x7", "type": "u8x3"}, rgb, lambda u: cv2.filter2D(u, -1, k7)),
+             ("separable", {"kernel": "gaussian 13 taps", "type": "f32x1"}, img, lambda u: cv2.sepFilter2D(u, -1, g, g)),
+             ("bilateral", {"radius": "3", "type": "u8x3"}, rgb, lambda u: cv2.bilateralFilter(u, 7, 30, 3))]
+    for case, params, src, fn in cases:
+        params = {**params, "device": name}
+        # The same call on the CPU path gives the reference the OpenCL result is compared with.
+        cv2.ocl.setUseOpenCL(False)
+        reference = fn(src)
+        cv2.ocl.setUseOpenCL(True)
+        result = fn(cv2.UMat(src)).get()
+        diff = float(np.max(np.abs(result.astype(np.float64) - reference.astype(np.float64))))
+        params["max |ocl - cpu|"] = f"{diff:.3g}"
+
+        def end_to_end(src=src, fn=fn):
+            fn(cv2.UMat(src)).get()
+        on_device = cv2.UMat(src)
+
+        def device_only(u=on_device, fn=fn):
+            fn(u)
+            cv2.ocl.finish()
+        emit(case, "opencv-ocl", "end-to-end (host to host, incl. transfers)", w, h, params, cpu_time(end_to_end, runs))
+        emit(case, "opencv-ocl", "device (UMat in and out, queue finished)", w, h, params, cpu_time(device_only, runs))
 
 
 if __name__ == "__main__":

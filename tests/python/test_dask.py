@@ -86,32 +86,56 @@ def test_batch_detection_and_filters_on_a_local_cluster(frames, image):
         assert r["fiducials"] == expected[r["file"]]
 
 
+def gpu_and_plain_workers(plain=True):
+    """A cluster of worker processes as `dask worker --resources GPU=1` and a plain `dask worker`
+    start them: one named "gpu" holding the GPU resource, and (with plain) one without."""
+    workers = {"gpu": {"cls": distributed.Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1}}}}
+    if plain:
+        workers["plain"] = {"cls": distributed.Nanny, "options": {"nthreads": 1}}
+    return distributed.SpecCluster(workers=workers, scheduler={"cls": distributed.Scheduler, "options": {"dashboard_address": None}})
+
+
+def gpu_worker_address(client):
+    return next(a for a, w in client.scheduler_info()["workers"].items() if w.get("resources", {}).get("GPU"))
+
+
 def test_batch_detection_needing_a_gpu_resource_runs_only_on_gpu_workers(frames):
     """compute(resources={"GPU": 1}), as the module docstring tells: every task runs on the worker that
     holds the resource (a GPU worker, as `dask worker --resources GPU=1` starts one), none on the
     other; the records are those of one Detector. CPU backend here, so that it runs without a GPU;
     where the tasks run is what is tested."""
     expected = expected_records(frames)
-    with distributed.LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
-        cluster.scale(0)
-        gpu_worker = distributed.Nanny(cluster.scheduler_address, nthreads=1, resources={"GPU": 1})
-        plain_worker = distributed.Nanny(cluster.scheduler_address, nthreads=1)
-        client.sync(gpu_worker.start)
-        client.sync(plain_worker.start)
-        try:
-            client.wait_for_workers(2)
-            with distributed.get_task_stream(client) as stream:
-                records = gd.detect_files(frames, partition_size=3, backend="cpu").compute(resources={"GPU": 1})
-            ran_on = {t["worker"] for t in stream.data if "detect" in t["key"]}
-            gpu_address = gpu_worker.worker_address
-        finally:
-            client.sync(gpu_worker.close)
-            client.sync(plain_worker.close)
+    with gpu_and_plain_workers() as cluster, distributed.Client(cluster) as client:
+        client.wait_for_workers(2)
+        with distributed.get_task_stream(client) as stream:
+            records = gd.detect_files(frames, partition_size=3, backend="cpu").compute(resources={"GPU": 1})
+        ran_on = {t["worker"] for t in stream.data if "detect" in str(t["key"])}  # keys: str, or tuples in newer Dask
+        gpu_address = gpu_worker_address(client)
     assert ran_on == {gpu_address}, ran_on
     assert sorted(r["file"] for r in records) == frames
     for r in records:
         assert r["fiducials"] == expected[r["file"]]
+
+
+@pytest.mark.skipif(not gpuvis.cuda_available(), reason="no CUDA device")
+def test_gpu_workers_run_cuda_tasks_that_equal_the_cpu(frames, image):
+    """On a GPU machine, as a user scales out: a worker started with the GPU resource, one task at a
+    time, runs batch detection and chunked filters with backend="cuda"; records and pixels equal the
+    CPU backend's one call (the filters: CUDA's one call)."""
+    expected = expected_records(frames)
+    grey = image.astype(np.uint8)
+    with gpu_and_plain_workers(plain=False) as cluster, distributed.Client(cluster) as client:
+        client.wait_for_workers(1)
+        records = gd.detect_files(frames, partition_size=4, backend="cuda").compute(resources={"GPU": 1})
+        shifted = gd.mean_shift(da.from_array(grey, chunks=(150, 210)), spatial=3, range=12, max_iter=12,
+                                backend="cuda").compute(resources={"GPU": 1})
+        blurred = gd.convolve(da.from_array(image, chunks=(100, 140)), "gaussian:sigma=2",
+                              backend="cuda").compute(resources={"GPU": 1})
+    assert sorted(r["file"] for r in records) == frames
+    for r in records:
+        assert r["fiducials"] == expected[r["file"]], r["file"]
+    assert np.array_equal(shifted, gpuvis.mean_shift(grey, spatial=3, range=12, max_iter=12, backend="cpu"))
+    assert np.array_equal(blurred, gpuvis.convolve(image, "gaussian:sigma=2", backend="cuda"))
 
 
 @pytest.fixture(scope="module")

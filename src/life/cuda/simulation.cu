@@ -287,17 +287,36 @@ class CudaSimulation final : public Simulation {
     const dim3 grid(static_cast<unsigned>((used_words + tile_words - 1) / tile_words),
                     static_cast<unsigned>((tiles_y + warps_per_block - 1) / warps_per_block));
     const bool torus = options_.topology == Topology::torus;
+    // Each launch is a programmatic dependent of the one before on Hopper and later (tile.cuh's
+    // griddepcontrol): its blocks become resident while the last blocks of the launch before
+    // finish, instead of after it, which a board of 16384² cells (110 µs a launch) noticed.
+    cudaLaunchAttribute dependent{};
+    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{grid, block, 0, stream_, &dependent, programmatic_launches() ? 1u : 0u};
+    const W* src = a_;
     if (options_.rule == conway) {
-      conway_kernel<Rows, Halo, Wpl><<<grid, block, 0, stream_>>>(a_, b_, s, gens, torus, count);
+      GPUVIS_CUDA_CHECK(cudaLaunchKernelEx(&config, conway_kernel<Rows, Halo, Wpl>, src, b_, s, gens, torus, count));
     } else if (const void* own = own_kernel<Rows, Halo, Wpl>()) {
-      const W* src = a_;
       void* args[] = {&src, &b_, const_cast<BoardShape*>(&s), &gens, const_cast<bool*>(&torus), &count};
-      GPUVIS_CUDA_CHECK(cudaLaunchKernel(own, grid, block, args, 0, stream_));
+      GPUVIS_CUDA_CHECK(cudaLaunchKernelExC(&config, own, args));
     } else {
-      rule_kernel<Rows, Halo, Wpl><<<grid, block, 0, stream_>>>(
-          a_, b_, s, gens, rules::rule_masks<W>(options_.rule.birth, options_.rule.survival), torus, count);
+      GPUVIS_CUDA_CHECK(cudaLaunchKernelEx(&config, rule_kernel<Rows, Halo, Wpl>, src, b_, s, gens,
+                                           rules::rule_masks<W>(options_.rule.birth, options_.rule.survival), torus, count));
     }
     GPUVIS_CUDA_CHECK(cudaGetLastError());
+  }
+
+  // Whether this GPU takes programmatic dependent launches (compute capability 9.0 and later).
+  bool programmatic_launches() {
+    if (programmatic_ < 0) {
+      int device = 0, major = 0;
+      programmatic_ = cudaGetDevice(&device) == cudaSuccess &&
+                              cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9
+                          ? 1
+                          : 0;
+    }
+    return programmatic_ == 1;
   }
 
   // The rule's own kernel (rule_jit.hpp), asked for once, on boards of at least 2^20 cells: on
@@ -338,6 +357,7 @@ class CudaSimulation final : public Simulation {
   unsigned long long* count_ = nullptr;
   const void* own_ = nullptr;  // the rule's own kernel, compiled at run time (null: the generic one)
   bool own_asked_ = false;
+  int programmatic_ = -1;  // programmatic_launches(): not asked yet
   std::int64_t generation_ = 0;
 };
 

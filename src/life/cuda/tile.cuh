@@ -40,6 +40,15 @@ __device__ __forceinline__ W load(const W* board, BoardShape s, long long y, lon
   return load_slow(board, s, y, j, torus);
 }
 
+// Whether a tile of `lanes_words` words from word first_j and `rows` rows from row y0 lies within one
+// board's size of a board whose width is a whole number of words, so that each of its rows and
+// words wraps by one add.
+__device__ __forceinline__ bool near_edge(BoardShape s, long long first_j, int lanes_words, long long y0, int rows) {
+  const long long used = s.width / 32;
+  return s.width % 32 == 0 && first_j >= -used && first_j + lanes_words <= 2 * used && y0 >= -s.height &&
+         y0 + rows <= 2LL * s.height;
+}
+
 // One generation of a warp's tile in registers. Lane words are c[row][k]: logical word
 // first_j + Lanes... lane * Wpl + k; neighbours across lanes come by shuffles.
 template <int Rows, int Wpl, bool Border, class R>
@@ -93,6 +102,14 @@ __device__ __forceinline__ void generations(const W* __restrict__ src, W* __rest
   const long long j0 = first_j + lane * Wpl;
   const long long tile_row = (long long)(blockIdx.y) * warps_per_block + threadIdx.y;
   const long long y0 = tile_row * out_rows - Halo;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Launched as a programmatic dependent of the launch before (simulation.cu, Hopper and later):
+  // this block may be resident before that launch has finished, so it waits for its board here,
+  // before any load or store, and at once lets the next launch's blocks become resident in the
+  // slots that this launch's last blocks leave free.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
   if (y0 + Halo >= s.height) return;  // a whole warp past the bottom: no shuffle partner waits for it
 
   W c[Rows][Wpl];
@@ -105,6 +122,30 @@ __device__ __forceinline__ void generations(const W* __restrict__ src, W* __rest
     for (int i = 0; i < Rows; ++i)
 #pragma unroll
       for (int k = 0; k < Wpl; ++k) c[i][k] = p[i * (long long)(s.words) + k];
+  } else if (near_edge(s, first_j, 32 * Wpl, y0, Rows)) {
+    // A tile at the edge of a board of whole words: each lane wraps its column once, each row wraps
+    // by one add, and cells outside a dead border are masked, so these loads too are all in flight
+    // at once (through load(), each behind its own branch, they ran one after another).
+    long long jw[Wpl];
+    bool column_live[Wpl];
+    const long long used = s.width / 32;
+#pragma unroll
+    for (int k = 0; k < Wpl; ++k) {
+      const long long j = j0 + k;
+      column_live[k] = torus || (j >= 0 && j < used);
+      jw[k] = j + (j < 0 ? used : (j >= used ? -used : 0));
+    }
+#pragma unroll
+    for (int i = 0; i < Rows; ++i) {
+      const long long y = y0 + i;
+      const bool row_live = torus || (y >= 0 && y < s.height);
+      const W* row = src + (y + (y < 0 ? s.height : (y >= s.height ? -s.height : 0))) * (long long)(s.words);
+#pragma unroll
+      for (int k = 0; k < Wpl; ++k) {
+        const W v = row[jw[k]];
+        c[i][k] = row_live && column_live[k] ? v : W{0};
+      }
+    }
   } else {
 #pragma unroll
     for (int i = 0; i < Rows; ++i)
