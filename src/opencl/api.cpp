@@ -76,6 +76,7 @@ Loaded load() {
   bind(a.EnqueueWriteBufferRect, "clEnqueueWriteBufferRect");
   bind(a.EnqueueReadBufferRect, "clEnqueueReadBufferRect");
   bind(a.Finish, "clFinish");
+  bind(a.Flush, "clFlush");
   l.ok = all;
   return l;  // the library stays open for the life of the process
 }

@@ -43,6 +43,7 @@ struct Api {
   decltype(&::clEnqueueWriteBufferRect) EnqueueWriteBufferRect;
   decltype(&::clEnqueueReadBufferRect) EnqueueReadBufferRect;
   decltype(&::clFinish) Finish;
+  decltype(&::clFlush) Flush;
 };
 
 // OCL_ICD_FILENAMES as the loader found it: the Khronos loader of NVIDIA's CUDA toolkit cuts the

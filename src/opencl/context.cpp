@@ -92,6 +92,13 @@ Context::Context() : id_(choose_device()) {
   check(status, "creating a command queue");
 }
 
+cl_command_queue Context::new_queue() {
+  cl_int status = CL_SUCCESS;
+  cl_command_queue queue = api().CreateCommandQueue(context_, id_.device, CL_QUEUE_PROFILING_ENABLE, &status);
+  check(status, "creating a command queue");
+  return queue;
+}
+
 Context::~Context() {
   for (auto& [key, program] : programs_) api().ReleaseProgram(program);
   if (queue_) api().ReleaseCommandQueue(queue_);
@@ -201,14 +208,14 @@ double KernelTimer::take_microseconds() {
   return ns / 1000.0;
 }
 
-void Kernel::run(std::size_t width, std::size_t height) {
+void Kernel::run(std::size_t width, std::size_t height, cl_command_queue queue) {
   // Work groups of 32 x 4 items, the grid rounded up to them (the kernels skip items past the
   // image): left to choose, PoCL took groups of one item, 70 times slower on a 1080p convolution.
   const std::size_t local[2] = {32, 4};
   const std::size_t global[2] = {(width + local[0] - 1) / local[0] * local[0], (height + local[1] - 1) / local[1] * local[1]};
   KernelTimer* timer = KernelTimer::active();
   cl_event done = nullptr;
-  check(api().EnqueueNDRangeKernel(Context::get().queue(), kernel_, 2, nullptr, global, local, 0, nullptr, timer ? &done : nullptr), name_);
+  check(api().EnqueueNDRangeKernel(queue ? queue : Context::get().queue(), kernel_, 2, nullptr, global, local, 0, nullptr, timer ? &done : nullptr), name_);
   if (timer) timer->add(done);
 }
 
@@ -221,47 +228,8 @@ constexpr std::size_t kStagedBytes = std::size_t{1} << 20;
 // Pieces of about this size: the host copies one while the bus carries the one before.
 constexpr std::size_t kPieceBytes = std::size_t{2} << 20;
 
-// A page-locked host buffer of the calling thread (an OpenCL buffer allocated in host memory and
-// mapped once for good), grown as needed. The driver moves page-locked memory at the bus's speed;
-// from pageable memory NVIDIA's driver reached about 10 GB/s (H200 host, 2026-11-28: a 1080p f32
-// convolution spent 1.4 ms of its 1.5 in its 16.6 MB of copies).
-class Staging {
- public:
-  ~Staging() { release(); }
-  unsigned char* reserve(std::size_t bytes) {
-    if (bytes <= bytes_ && host_) return host_;
-    release();
-    cl_int status = CL_SUCCESS;
-    mem_ = api().CreateBuffer(Context::get().context(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &status);
-    check(status, "allocating page-locked staging memory");
-    void* p = api().EnqueueMapBuffer(Context::get().queue(), mem_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &status);
-    if (status != CL_SUCCESS) {
-      api().ReleaseMemObject(mem_);
-      mem_ = nullptr;
-      check(status, "mapping page-locked staging memory");
-    }
-    host_ = static_cast<unsigned char*>(p);
-    bytes_ = bytes;
-    return host_;
-  }
-
- private:
-  void release() noexcept {
-    if (!mem_) return;
-    if (host_) {
-      api().EnqueueUnmapMemObject(Context::get().queue(), mem_, host_, 0, nullptr, nullptr);
-      api().Finish(Context::get().queue());
-    }
-    api().ReleaseMemObject(mem_);
-    mem_ = nullptr, host_ = nullptr, bytes_ = 0;
-  }
-  cl_mem mem_ = nullptr;
-  unsigned char* host_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-Staging& staging() {
-  thread_local Staging s;
+PinnedHost& staging() {
+  thread_local PinnedHost s;
   return s;
 }
 
@@ -273,10 +241,39 @@ std::ptrdiff_t task_rows(std::size_t row_bytes) {
 
 }  // namespace
 
+unsigned char* PinnedHost::reserve(std::size_t bytes) {
+  if (bytes <= bytes_ && host_) return host_;
+  release();
+  cl_int status = CL_SUCCESS;
+  mem_ = api().CreateBuffer(Context::get().context(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &status);
+  check(status, "allocating page-locked staging memory");
+  void* p = api().EnqueueMapBuffer(Context::get().queue(), mem_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &status);
+  if (status != CL_SUCCESS) {
+    api().ReleaseMemObject(mem_);
+    mem_ = nullptr;
+    check(status, "mapping page-locked staging memory");
+  }
+  host_ = static_cast<unsigned char*>(p);
+  bytes_ = bytes;
+  return host_;
+}
+
+void PinnedHost::release() noexcept {
+  if (!mem_) return;
+  if (host_) {
+    api().EnqueueUnmapMemObject(Context::get().queue(), mem_, host_, 0, nullptr, nullptr);
+    api().Finish(Context::get().queue());
+  }
+  api().ReleaseMemObject(mem_);
+  mem_ = nullptr, host_ = nullptr, bytes_ = 0;
+}
+
+bool worth_staging(std::size_t bytes) { return bytes >= kStagedBytes; }
+
 void upload_rows(const void* data, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, Buffer& buffer) {
   buffer.reserve(row_bytes * rows);
   const cl_command_queue queue = Context::get().queue();
-  if (row_bytes * rows >= kStagedBytes) {
+  if (worth_staging(row_bytes * rows)) {
     unsigned char* staged = staging().reserve(row_bytes * rows);
     const auto* from = static_cast<const unsigned char*>(data);
     const std::size_t step = piece_rows(row_bytes);
@@ -302,7 +299,7 @@ void upload_rows(const void* data, std::size_t row_bytes, std::size_t rows, std:
 
 void download_rows(const Buffer& buffer, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, void* data) {
   const cl_command_queue queue = Context::get().queue();
-  if (row_bytes * rows >= kStagedBytes) {
+  if (worth_staging(row_bytes * rows)) {
     unsigned char* staged = staging().reserve(row_bytes * rows);
     auto* to = static_cast<unsigned char*>(data);
     const std::size_t step = piece_rows(row_bytes);

@@ -108,3 +108,27 @@ TEST(BilateralOpencl, SubViewsWithAForeignStrideEqualTheCpu) {
   EXPECT_EQ(canvas(19, 10, 0), 9);  // beside the output view: untouched
   EXPECT_EQ(canvas(20, 9, 2), 9);
 }
+
+// Images of 1 MiB and more go in strips through page-locked staging, several in flight, each strip
+// with its radius rows above and below mapped by the border rule on the host: a 9.2 MB sub-view
+// with a foreign stride (three strips), every border, the CPU's bytes; the canvas beside the
+// output untouched.
+TEST(BilateralOpencl, LargeImagesInStripsEqualTheCpu) {
+  GPUVIS_REQUIRE_OPENCL();
+  const auto big = test::random_typed<float>(1130, 720, 3, 8, 0.f, 255.f);
+  const auto view = big.view().crop(17, 9, 1100, 700);
+  for (const char* border : {"reflect101", "wrap", "constant:40"}) {
+    BilateralParams p;
+    p.radius = 3;
+    p.border = parse_border(border);
+    Image<float> cpu(1100, 700, 3), canvas(1120, 710, 3);
+    canvas.fill(-1.f);
+    bilateral_cpu<float>(view, cpu.view(), p);
+    p.backend = Backend::opencl;
+    const auto out = canvas.view().crop(10, 5, 1100, 700);
+    bilateral<float>(view, out, p);
+    EXPECT_EQ(count_differences<float>(HostView<const float>(out), cpu.view()), 0u) << border;
+    EXPECT_EQ(canvas(9, 5, 0), -1.f);  // beside the output view: untouched
+    EXPECT_EQ(canvas(10, 705, 1), -1.f);
+  }
+}

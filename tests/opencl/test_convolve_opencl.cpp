@@ -56,7 +56,7 @@ TEST(ConvolveOpencl, SubViewsWithAForeignStrideEqualTheCpu) {
   EXPECT_EQ(canvas(20, 9, 2), 9);
 }
 
-// Images of 1 MiB and more cross the bus through page-locked staging in pieces of about 2 MiB:
+// Images of 1 MiB and more cross the bus in strips through page-locked staging, several in flight:
 // a sub-view of 9 MB with a foreign stride, both ways, and the canvas beside the output untouched.
 TEST(ConvolveOpencl, LargeImagesThroughStagingInPiecesEqualTheCpu) {
   GPUVIS_REQUIRE_OPENCL();

@@ -1,14 +1,18 @@
 // The bilateral filter on the OpenCL backend: one work item per pixel over a tile in local memory
 // with the border applied on load, as the CUDA backend does; the per-pixel rule is the CPU's
 // (filters/bilateral_rule.h), built without contraction and with correctly rounded division and
-// square root, so the bytes are the CPU's. The whole image is on the device at once (no strips).
+// square root, so the bytes are the CPU's. Images under 1 MiB go to the device in one piece, larger
+// ones in strips through opencl::StripPipeline (one strip's copies beside another's kernel).
 #include <string>
 
+#include "cuda/strip_plan.hpp"  // plain arithmetic: how many rows a strip holds within a budget
+#include "filters/border_index.hpp"
 #include "filters/convolve_common.hpp"
 #include "filters/opencl/filters_opencl.hpp"
 #include "filters/opencl/sample_options.hpp"
 #include "opencl/context.hpp"
 #include "opencl/sources.hpp"
+#include "opencl/strip_pipeline.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -42,18 +46,37 @@ void bilateral_opencl(HostView<const T> src, HostView<T> dst, const BilateralPar
   const std::string exact = context.device().exact_divide_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "";
   const cl_program program = context.program(opencl::sources::bilateral, opencl_sample_options<T>() + " -D C=" + std::to_string(channels) +
                                                                               " -D TILED=" + (tile ? "1" : "0") + " -cl-std=CL1.2" + exact);
-  Buffers& b = buffers();
-  opencl::upload(src, b.src);
-  b.dst.reserve(src.pixel_count() * static_cast<std::size_t>(channels) * sizeof(T));
   const cl_int width = src.width, height = src.height, radius = r;
   const cl_int adaptive = p.adaptive, colour = p.mode == RangeMode::colour, l1 = p.distance == ColourDistance::l1;
   const cl_int mode = static_cast<cl_int>(p.border.mode);
   const cl_float space_coeff = -0.5f / (p.sigma_space * p.sigma_space), sigma_range = p.sigma_range, value = p.border.value;
   opencl::Kernel k(program, "bilateral");
-  k.arg(0, b.src).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, radius).arg(5, space_coeff).arg(6, sigma_range);
-  k.arg(7, adaptive).arg(8, colour).arg(9, l1).arg(10, mode).arg(11, value).local(12, tile ? tiled : table);
-  k.run(static_cast<std::size_t>(width), static_cast<std::size_t>(height));
-  opencl::download(b.dst, dst);
+  // Output rows [out_first, out_first + out_rows) from input rows [in_first, in_first + in_rows) in `in`.
+  auto enqueue = [&](const opencl::Buffer& in, opencl::Buffer& out, cl_int in_first, cl_int in_rows, cl_int out_first, cl_int out_rows,
+                     cl_command_queue queue) {
+    k.arg(0, in).arg(1, out).arg(2, width).arg(3, height).arg(4, radius).arg(5, space_coeff).arg(6, sigma_range);
+    k.arg(7, adaptive).arg(8, colour).arg(9, l1).arg(10, mode).arg(11, value).arg(12, in_first).arg(13, in_rows).arg(14, out_first);
+    k.arg(15, out_rows).local(16, tile ? tiled : table);
+    k.run(static_cast<std::size_t>(width), static_cast<std::size_t>(out_rows), queue);
+  };
+  const std::size_t row_bytes = src.row_bytes();
+  if (!opencl::worth_staging(row_bytes * static_cast<std::size_t>(height))) {  // small: in one piece, the driver's copies
+    Buffers& b = buffers();
+    opencl::upload(src, b.src);
+    b.dst.reserve(row_bytes * static_cast<std::size_t>(height));
+    enqueue(b.src, b.dst, 0, height, 0, height, nullptr);
+    opencl::download(b.dst, dst);
+    return;
+  }
+  // Large: strips in flight together, each with its `radius` rows above and below staged already
+  // mapped by the border rule (opencl/strip_pipeline.hpp), as the convolution does.
+  const cuda::StripPlan plan = cuda::plan_strips(row_bytes, row_bytes, height, r, 0, static_cast<std::size_t>(context.device().memory / 2));
+  require(plan.strip_rows > 0, "the bilateral filter's strips do not fit the OpenCL device's memory");
+  const BorderMode border = p.border.mode;
+  opencl::StripPipeline::for_this_thread().run(
+      reinterpret_cast<const unsigned char*>(src.data), src.stride, reinterpret_cast<unsigned char*>(dst.data), dst.stride, row_bytes, height, r,
+      plan.strip_rows, plan.slots, [&](int y) { return border_index(y, height, border); },
+      [&](const opencl::StripPipeline::Strip& s) { enqueue(*s.in, *s.out, s.in_first, s.in_rows, s.y0, s.rows, s.queue); });
 }
 
 template void bilateral_opencl<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const BilateralParams&);

@@ -24,19 +24,6 @@
    launches ceil(rows / ROWS) items a column. */
 #define OUT_H (TILE_H * ROWS)
 
-/* Strips (images larger than the device's memory budget): the vertical passes read `in_rows` rows
-   whose first is global row `in_first` and write `out_rows` rows whose first is global row
-   `out_first`. The whole image is in_first = out_first = 0, in_rows = out_rows = height, and rows
-   outside it are mapped by the border rule here; a strip's rows were staged by the host already
-   mapped (row i holds the image row the rule maps global row in_first + i to), so a global row is
-   read at i = row - in_first (clamped: tiles at a strip's end also load rows no output uses). -1:
-   outside the image under the constant border. */
-int source_row(int gy, int height, int mode, int in_first, int in_rows) {
-  if (in_first == 0 && in_rows == height) return gpuvis_border_index(gy, height, mode);
-  if (mode == GPUVIS_BORDER_CONSTANT && (gy < 0 || gy >= height)) return -1;
-  return clamp(gy - in_first, 0, in_rows - 1);
-}
-
 /* Channel c of the tw x th samples whose corner is at column x0, global row y0, into the group's
    `tile` (row-major, tw wide), the border rule applied where the tile leaves the image or the rows
    read (a tile that does neither loads without the rule). */

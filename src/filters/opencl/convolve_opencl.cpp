@@ -1,10 +1,11 @@
-// Convolution on the OpenCL backend: a 2D kernel in one pass, a separable one as a row pass into a
-// float buffer and a column pass, as on the CPU. The whole image goes to the device at once when
-// it fits the memory budget (ConvolveParams::max_gpu_memory, else half the device's memory);
-// larger images go in strips of rows, one after the other, each with its halo rows staged on the
-// host already mapped by the border rule (convolve.cl's source_row), as the CUDA strip pipeline
-// stages them. Equal to the CPU within the CUDA backend's tolerance (1 LSB, 1e-5 relative for
-// floats); strips give the whole image's bytes.
+// Convolution on the OpenCL backend: a 2D kernel in one pass, a separable one in one pass (up to
+// 31 taps a side) or as a row pass into a float buffer and a column pass, as on the CPU. An image
+// under 1 MiB that fits the memory budget (ConvolveParams::max_gpu_memory, else half the device's
+// memory) goes to the device in one piece; larger ones go in strips of rows through
+// opencl::StripPipeline, one strip's copies beside another's kernels, each strip with its halo
+// rows staged on the host already mapped by the border rule (convolve.cl's source_row), as the
+// CUDA strip pipeline stages them. Equal to the CPU within the CUDA backend's tolerance (1 LSB,
+// 1e-5 relative for floats); strips give the whole image's bytes.
 #include "filters/opencl/filters_opencl.hpp"
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "filters/opencl/sample_options.hpp"
 #include "opencl/context.hpp"
 #include "opencl/sources.hpp"
+#include "opencl/strip_pipeline.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -27,7 +29,6 @@ namespace {
 // took a fixed 1.36 ms whatever its bytes when it allocated them each time (docs/benchmarks/opencl.md).
 struct Buffers {
   opencl::Buffer src, dst, mid, row, column;
-  std::vector<unsigned char> staged;  // a strip's rows, mapped, on the host
 };
 Buffers& buffers() {
   thread_local Buffers b;
@@ -51,21 +52,6 @@ void upload_weights(const std::vector<float>& weights, opencl::Buffer& b) {
   opencl::upload_rows(weights.data(), weights.size() * sizeof(float), 1, 0, b);
 }
 
-// Rows [first, first + rows) of global row numbers as the strip's input: each the image row the
-// border rule maps it to (rows outside the image under the constant border are left as they are:
-// the kernels read the constant instead). The whole image when the strip spans it exactly.
-template <class T>
-void upload_rows_mapped(HostView<const T> src, int first, int rows, BorderMode mode, Buffers& b) {
-  if (first == 0 && rows == src.height) return opencl::upload(src, b.src);
-  const std::size_t row_bytes = src.row_bytes();
-  b.staged.resize(row_bytes * static_cast<std::size_t>(rows));
-  for (int i = 0; i < rows; ++i) {
-    const int y = border_index(first + i, src.height, mode);
-    if (y >= 0) std::memcpy(b.staged.data() + static_cast<std::size_t>(i) * row_bytes, src.row(y), row_bytes);
-  }
-  opencl::upload_rows(b.staged.data(), row_bytes, static_cast<std::size_t>(rows), static_cast<std::ptrdiff_t>(row_bytes), b.src);
-}
-
 }  // namespace
 
 template <class T>
@@ -87,13 +73,8 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   const auto w = static_cast<std::size_t>(width);
   const bool fused = separable && kw <= kFusedMaxTaps && kh <= kFusedMaxTaps;
   const std::size_t row_bytes = src.row_bytes(), mid_bytes = w * static_cast<std::size_t>(channels) * sizeof(float);
-  // Strips within the budget; one strip (the whole image) when it fits.
   const std::size_t budget = options.max_gpu_memory ? options.max_gpu_memory : static_cast<std::size_t>(context.device().memory / 2);
-  const cuda::StripPlan plan =
-      cuda::plan_strips(row_bytes, row_bytes, height, halo, separable && !fused ? mid_bytes : 0, budget, ~std::size_t{0} / 2);
-  if (plan.strip_rows == 0)
-    fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(budget >> 10) + " KiB cannot hold one strip of this image on the "
-                                      "OpenCL device: give at least " + std::to_string((plan.min_budget + 1023) >> 10) + " KiB");
+  const std::size_t scratch_per_row = separable && !fused ? mid_bytes : 0;
   Buffers& b = buffers();
   // The kernels this shape uses: a separable kernel of up to kFusedMaxTaps taps a side in one pass
   // (convolve_separable), a larger one as a row and a column pass, or one 2D pass.
@@ -110,27 +91,47 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   } else {
     upload_weights(p.kernel.weights, b.row);
   }
-  for (int y0 = 0; y0 < height; y0 += plan.strip_rows) {
-    const int out_rows = std::min(plan.strip_rows, height - y0);
-    const bool whole = out_rows == height;
-    const cl_int in_first = whole ? 0 : y0 - halo, in_rows = whole ? height : out_rows + 2 * halo, out_first = y0;
-    upload_rows_mapped(src, in_first, in_rows, options.border.mode, b);
-    b.dst.reserve(row_bytes * static_cast<std::size_t>(out_rows));
+  // One strip's kernels: output rows [out_first, out_first + out_rows) from input rows
+  // [in_first, in_first + in_rows) in `in` (the whole image: in_first 0 and in_rows height).
+  auto enqueue = [&](const opencl::Buffer& in, opencl::Buffer& out, opencl::Buffer& mid, cl_int in_first, cl_int in_rows, cl_int out_first,
+                     cl_int out_rows, cl_command_queue queue) {
     if (fused) {
-      one_pass->arg(0, b.src).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.row).arg(6, b.column).arg(7, mode);
-      one_pass->arg(8, value).arg(9, in_first).arg(10, in_rows).arg(11, out_first).arg(12, static_cast<cl_int>(out_rows));
-      one_pass->run(w, items_for_rows(out_rows, true));
+      one_pass->arg(0, in).arg(1, out).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.row).arg(6, b.column).arg(7, mode);
+      one_pass->arg(8, value).arg(9, in_first).arg(10, in_rows).arg(11, out_first).arg(12, out_rows);
+      one_pass->run(w, items_for_rows(out_rows, true), queue);
     } else if (separable) {
-      b.mid.reserve(mid_bytes * static_cast<std::size_t>(in_rows));
-      rows->arg(0, b.src).arg(1, b.mid).arg(2, width).arg(3, in_rows).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value).run(w, static_cast<std::size_t>(in_rows));
-      columns->arg(0, b.mid).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.column).arg(6, mode).arg(7, static_cast<cl_float>(outside));
-      columns->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, items_for_rows(out_rows, true));
+      mid.reserve(mid_bytes * static_cast<std::size_t>(in_rows));
+      rows->arg(0, in).arg(1, mid).arg(2, width).arg(3, in_rows).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value).run(w, static_cast<std::size_t>(in_rows), queue);
+      columns->arg(0, mid).arg(1, out).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.column).arg(6, mode).arg(7, static_cast<cl_float>(outside));
+      columns->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, out_rows).run(w, items_for_rows(out_rows, true), queue);
     } else {
-      two_d->arg(0, b.src).arg(1, b.dst).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value);
-      two_d->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, static_cast<cl_int>(out_rows)).run(w, items_for_rows(out_rows, false));
+      two_d->arg(0, in).arg(1, out).arg(2, width).arg(3, height).arg(4, channels).arg(5, b.row).arg(6, mode).arg(7, value);
+      two_d->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, out_rows).run(w, items_for_rows(out_rows, false), queue);
     }
-    opencl::download_rows(b.dst, row_bytes, static_cast<std::size_t>(out_rows), dst.stride, dst.row(y0));
+  };
+  // A small image that fits goes up and down in one piece, by the driver's own copies from the
+  // caller's rows (staging a 640x480 frame was slower, opencl/context.cpp).
+  const std::size_t image_bytes = row_bytes * static_cast<std::size_t>(height);
+  const std::size_t whole_bytes = 2 * image_bytes + scratch_per_row * static_cast<std::size_t>(height);
+  if (!opencl::worth_staging(image_bytes) && whole_bytes <= budget) {
+    opencl::upload(src, b.src);
+    b.dst.reserve(image_bytes);
+    enqueue(b.src, b.dst, b.mid, 0, height, 0, height, nullptr);
+    opencl::download(b.dst, dst);
+    return;
   }
+  // Otherwise strips within the budget, in flight together: one strip's copies beside another's
+  // kernels (opencl/strip_pipeline.hpp), each strip with its halo rows staged on the host already
+  // mapped by the border rule (convolve.cl's source_row), as the CUDA strip pipeline stages them.
+  const cuda::StripPlan plan = cuda::plan_strips(row_bytes, row_bytes, height, halo, scratch_per_row, budget);
+  if (plan.strip_rows == 0)
+    fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(budget >> 10) + " KiB cannot hold one strip of this image on the "
+                                      "OpenCL device: give at least " + std::to_string((plan.min_budget + 1023) >> 10) + " KiB");
+  const BorderMode border = options.border.mode;
+  opencl::StripPipeline::for_this_thread().run(
+      reinterpret_cast<const unsigned char*>(src.data), src.stride, reinterpret_cast<unsigned char*>(dst.data), dst.stride, row_bytes, height,
+      halo, plan.strip_rows, plan.slots, [&](int y) { return border_index(y, height, border); },
+      [&](const opencl::StripPipeline::Strip& s) { enqueue(*s.in, *s.out, *s.scratch, s.in_first, s.in_rows, s.y0, s.rows, s.queue); });
 }
 
 template void convolve_opencl<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveParams&);
