@@ -133,7 +133,11 @@ def test_gpu_workers_run_cuda_tasks_that_equal_the_cpu(frames, image):
                               backend="cuda").compute(resources={"GPU": 1})
     assert sorted(r["file"] for r in records) == frames
     for r in records:
-        assert r["fiducials"] == expected[r["file"]], r["file"]
+        # IDs and centres exactly, as the C++ tests compare the backends; angles to 1e-12 rad (the
+        # two backends' angle arithmetic may differ in the last bit).
+        got, want = r["fiducials"], expected[r["file"]]
+        assert [f[:3] for f in got] == [f[:3] for f in want], r["file"]
+        assert np.allclose([f[3] for f in got], [f[3] for f in want], rtol=0, atol=1e-12), r["file"]
     assert np.array_equal(shifted, gpuvis.mean_shift(grey, spatial=3, range=12, max_iter=12, backend="cpu"))
     assert np.array_equal(blurred, gpuvis.convolve(image, "gaussian:sigma=2", backend="cuda"))
 

@@ -1,15 +1,15 @@
 // The bilateral filter on the OpenCL backend: one work item per pixel over a tile in local memory
 // with the border applied on load, as the CUDA backend does; the per-pixel rule is the CPU's
 // (filters/bilateral_rule.h), built without contraction and with correctly rounded division and
-// square root, so the bytes are the CPU's. Images under 1 MiB go to the device in one piece, larger
-// ones in strips through opencl::StripPipeline (one strip's copies beside another's kernel).
+// square root, so the bytes are the CPU's. Large images go in strips through opencl::StripPipeline
+// (filters/opencl/strip_choice.hpp), one strip's copies beside another's kernel.
 #include <string>
 
-#include "cuda/strip_plan.hpp"  // plain arithmetic: how many rows a strip holds within a budget
 #include "filters/border_index.hpp"
 #include "filters/convolve_common.hpp"
 #include "filters/opencl/filters_opencl.hpp"
 #include "filters/opencl/sample_options.hpp"
+#include "filters/opencl/strip_choice.hpp"
 #include "opencl/context.hpp"
 #include "opencl/sources.hpp"
 #include "opencl/strip_pipeline.hpp"
@@ -60,7 +60,9 @@ void bilateral_opencl(HostView<const T> src, HostView<T> dst, const BilateralPar
     k.run(static_cast<std::size_t>(width), static_cast<std::size_t>(out_rows), queue);
   };
   const std::size_t row_bytes = src.row_bytes();
-  if (!opencl::worth_staging(row_bytes * static_cast<std::size_t>(height))) {  // small: in one piece, the driver's copies
+  const cuda::StripPlan plan = opencl_strip_plan(row_bytes, height, r, 0, static_cast<std::size_t>(context.device().memory / 2));
+  require(plan.strip_rows > 0, "the bilateral filter's strips do not fit the OpenCL device's memory");
+  if (in_one_piece(plan, height)) {
     Buffers& b = buffers();
     opencl::upload(src, b.src);
     b.dst.reserve(row_bytes * static_cast<std::size_t>(height));
@@ -68,10 +70,8 @@ void bilateral_opencl(HostView<const T> src, HostView<T> dst, const BilateralPar
     opencl::download(b.dst, dst);
     return;
   }
-  // Large: strips in flight together, each with its `radius` rows above and below staged already
-  // mapped by the border rule (opencl/strip_pipeline.hpp), as the convolution does.
-  const cuda::StripPlan plan = cuda::plan_strips(row_bytes, row_bytes, height, r, 0, static_cast<std::size_t>(context.device().memory / 2));
-  require(plan.strip_rows > 0, "the bilateral filter's strips do not fit the OpenCL device's memory");
+  // Strips in flight together, each with its `radius` rows above and below staged already mapped
+  // by the border rule, as the convolution's.
   const BorderMode border = p.border.mode;
   opencl::StripPipeline::for_this_thread().run(
       reinterpret_cast<const unsigned char*>(src.data), src.stride, reinterpret_cast<unsigned char*>(dst.data), dst.stride, row_bytes, height, r,

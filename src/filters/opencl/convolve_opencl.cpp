@@ -1,11 +1,10 @@
 // Convolution on the OpenCL backend: a 2D kernel in one pass, a separable one in one pass (up to
 // 31 taps a side) or as a row pass into a float buffer and a column pass, as on the CPU. An image
-// under 1 MiB that fits the memory budget (ConvolveParams::max_gpu_memory, else half the device's
-// memory) goes to the device in one piece; larger ones go in strips of rows through
-// opencl::StripPipeline, one strip's copies beside another's kernels, each strip with its halo
-// rows staged on the host already mapped by the border rule (convolve.cl's source_row), as the
-// CUDA strip pipeline stages them. Equal to the CPU within the CUDA backend's tolerance (1 LSB,
-// 1e-5 relative for floats); strips give the whole image's bytes.
+// goes to the device in one piece, or in strips of rows through opencl::StripPipeline when it is
+// large or over the memory budget (ConvolveParams::max_gpu_memory, else half the device's memory;
+// filters/opencl/strip_choice.hpp), one strip's copies beside another's kernels. Equal to the CPU
+// within the CUDA backend's tolerance (1 LSB, 1e-5 relative for floats); strips give the whole
+// image's bytes.
 #include "filters/opencl/filters_opencl.hpp"
 
 #include <algorithm>
@@ -14,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "cuda/strip_plan.hpp"  // plain arithmetic: how many rows a strip holds within a budget
 #include "filters/border_index.hpp"
 #include "filters/convolve_common.hpp"
 #include "filters/opencl/sample_options.hpp"
+#include "filters/opencl/strip_choice.hpp"
 #include "opencl/context.hpp"
 #include "opencl/sources.hpp"
 #include "opencl/strip_pipeline.hpp"
@@ -109,24 +108,20 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
       two_d->arg(8, in_first).arg(9, in_rows).arg(10, out_first).arg(11, out_rows).run(w, items_for_rows(out_rows, false), queue);
     }
   };
-  // A small image that fits goes up and down in one piece, by the driver's own copies from the
-  // caller's rows (staging a 640x480 frame was slower, opencl/context.cpp).
-  const std::size_t image_bytes = row_bytes * static_cast<std::size_t>(height);
-  const std::size_t whole_bytes = 2 * image_bytes + scratch_per_row * static_cast<std::size_t>(height);
-  if (!opencl::worth_staging(image_bytes) && whole_bytes <= budget) {
+  const cuda::StripPlan plan = opencl_strip_plan(row_bytes, height, halo, scratch_per_row, budget);
+  if (plan.strip_rows == 0)
+    fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(budget >> 10) + " KiB cannot hold one strip of this image on the "
+                                      "OpenCL device: give at least " + std::to_string((plan.min_budget + 1023) >> 10) + " KiB");
+  if (in_one_piece(plan, height)) {
     opencl::upload(src, b.src);
-    b.dst.reserve(image_bytes);
+    b.dst.reserve(row_bytes * static_cast<std::size_t>(height));
     enqueue(b.src, b.dst, b.mid, 0, height, 0, height, nullptr);
     opencl::download(b.dst, dst);
     return;
   }
-  // Otherwise strips within the budget, in flight together: one strip's copies beside another's
-  // kernels (opencl/strip_pipeline.hpp), each strip with its halo rows staged on the host already
-  // mapped by the border rule (convolve.cl's source_row), as the CUDA strip pipeline stages them.
-  const cuda::StripPlan plan = cuda::plan_strips(row_bytes, row_bytes, height, halo, scratch_per_row, budget);
-  if (plan.strip_rows == 0)
-    fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(budget >> 10) + " KiB cannot hold one strip of this image on the "
-                                      "OpenCL device: give at least " + std::to_string((plan.min_budget + 1023) >> 10) + " KiB");
+  // Strips in flight together: one strip's copies beside another's kernels, each strip with its
+  // halo rows staged on the host already mapped by the border rule (convolve.cl's source_row), as
+  // the CUDA strip pipeline stages them.
   const BorderMode border = options.border.mode;
   opencl::StripPipeline::for_this_thread().run(
       reinterpret_cast<const unsigned char*>(src.data), src.stride, reinterpret_cast<unsigned char*>(dst.data), dst.stride, row_bytes, height,
