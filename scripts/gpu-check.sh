@@ -152,7 +152,9 @@ fi
 if [ "$bench" = 1 ] && wants filters; then
   say "benchmarks: filters"
   run ./build-gpu/bin/bench_filters $quick --out "$outdir/bench_filters.jsonl" || status=1
-  run python3 scripts/peers/filters_peers.py $quick --out "$outdir/peer_filters.jsonl" || status=1
+  # OpenCV's OpenCL rows: OpenCV's own ICD loader search found no GPU there; the CUDA toolkit's does.
+  ocl_runtime=$(ls /usr/local/cuda/targets/*/lib/libOpenCL.so.1 2>/dev/null | head -1)
+  OPENCV_OPENCL_RUNTIME="${OPENCV_OPENCL_RUNTIME:-$ocl_runtime}" run python3 scripts/peers/filters_peers.py $quick --out "$outdir/peer_filters.jsonl" || status=1
   run python3 scripts/bench_report.py "$outdir"/bench_filters.jsonl $(ls "$outdir"/peer_filters.jsonl 2>/dev/null) \
     --suite filters --md "$outdir/filters.md" --title "Filters: CPU, CUDA and peers" --command "scripts/gpu-check.sh $quick" || status=1
   combine filters

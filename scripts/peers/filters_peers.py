@@ -4,7 +4,9 @@
 (cv2.filter2D, sepFilter2D, bilateralFilter) with all cores, and the same OpenCV calls on its
 OpenCL path (cv2.UMat, the transparent API) where it has an OpenCL GPU: end to end from a NumPy
 array to one, and on UMats already on the device (cv2.ocl.finish() after each call). OpenCV picks
-its device by OPENCV_OPENCL_DEVICE (":GPU:" unless set). Writes JSON lines like bench/harness.hpp.
+its device by OPENCV_OPENCL_DEVICE (":GPU:" unless set) through the ICD loader OPENCV_OPENCL_RUNTIME
+names (on the GPU machine only the CUDA toolkit's, /usr/local/cuda/targets/x86_64-linux/lib/
+libOpenCL.so.1, showed it NVIDIA's device). Writes JSON lines like bench/harness.hpp.
 
   python3 scripts/peers/filters_peers.py --out peer_filters.jsonl [--quick]
 """
@@ -128,7 +130,8 @@ def opencv_opencl_rows(emit, rng, w, h, img, rgb, k7, g, runs):
     cv2.ocl.setUseOpenCL(True)
     device = cv2.ocl.Device.getDefault()
     if device.type() != cv2.ocl.Device_TYPE_GPU:
-        print(f"opencv: OpenCL device {device.name()!r} is no GPU, no opencv-ocl rows")
+        print(f"opencv: OpenCL device {device.name()!r} is no GPU, no opencv-ocl rows (OPENCV_OPENCL_RUNTIME names the ICD loader "
+              "OpenCV opens: try the one that lists your GPU)")
         return
     name = device.name()
     cases = [("conv2d", {"kernel": "7x7", "type": "f32x1"}, img, lambda u: cv2.filter2D(u, -1, k7)),
