@@ -114,7 +114,7 @@ TEST(LifeCuda, RulesCompiledAtRunTimeEqualTheCpu) {
     rules.push_back(Rule{static_cast<std::uint16_t>((state >> 20) & 0x1feu), static_cast<std::uint16_t>((state >> 40) & 0x1ffu)});
   }
   // 1.08e6 cells each: a partial last word, and whole words (the edge tiles' wrapped loads).
-  for (const auto [width, height] : {std::pair{1500, 720}, std::pair{1536, 704}})
+  for (const auto& [width, height] : {std::pair{1500, 720}, std::pair{1536, 704}})
     for (const Rule& rule : rules)
       for (Topology t : {Topology::torus, Topology::dead}) {
         Board b(width, height);
