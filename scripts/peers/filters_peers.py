@@ -114,13 +114,13 @@ def main():
         except Exception as e:  # noqa: BLE001
             print("opencv peer failed:", e)
         try:
-            opencv_opencl_rows(emit, rng, w, h, img, rgb, k7, g, runs)
+            opencv_opencl_rows(emit, w, h, img, rgb, k7, g, runs)
         except Exception as e:  # noqa: BLE001
             print("opencv opencl peer failed:", e)
     out.close()
 
 
-def opencv_opencl_rows(emit, rng, w, h, img, rgb, k7, g, runs):
+def opencv_opencl_rows(emit, w, h, img, rgb, k7, g, runs):
     """OpenCV's OpenCL (T-API) filters: "opencv-ocl" rows, end to end (NumPy in, NumPy out: upload,
     filter, download) and on the device (UMat in and out, waiting for the queue)."""
     import cv2

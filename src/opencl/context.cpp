@@ -233,11 +233,8 @@ PinnedHost& staging() {
   return s;
 }
 
-// Rows per piece, and rows per task of a piece's host copy (about 128 KiB each, so all threads copy).
+// Rows per piece.
 std::size_t piece_rows(std::size_t row_bytes) { return std::max<std::size_t>(1, kPieceBytes / std::max<std::size_t>(1, row_bytes)); }
-std::ptrdiff_t task_rows(std::size_t row_bytes) {
-  return static_cast<std::ptrdiff_t>(std::max<std::size_t>(1, (std::size_t{128} << 10) / std::max<std::size_t>(1, row_bytes)));
-}
 
 }  // namespace
 
@@ -270,6 +267,10 @@ void PinnedHost::release() noexcept {
 
 bool worth_staging(std::size_t bytes) { return bytes >= kStagedBytes; }
 
+std::ptrdiff_t copy_task_rows(std::size_t row_bytes) {
+  return static_cast<std::ptrdiff_t>(std::max<std::size_t>(1, (std::size_t{128} << 10) / std::max<std::size_t>(1, row_bytes)));
+}
+
 void upload_rows(const void* data, std::size_t row_bytes, std::size_t rows, std::ptrdiff_t stride, Buffer& buffer) {
   buffer.reserve(row_bytes * rows);
   const cl_command_queue queue = Context::get().queue();
@@ -279,7 +280,7 @@ void upload_rows(const void* data, std::size_t row_bytes, std::size_t rows, std:
     const std::size_t step = piece_rows(row_bytes);
     for (std::size_t r0 = 0; r0 < rows; r0 += step) {
       const std::size_t n = std::min(step, rows - r0);
-      parallel_for(static_cast<std::ptrdiff_t>(r0), static_cast<std::ptrdiff_t>(r0 + n), task_rows(row_bytes), [&](std::ptrdiff_t a, std::ptrdiff_t b) {
+      parallel_for(static_cast<std::ptrdiff_t>(r0), static_cast<std::ptrdiff_t>(r0 + n), copy_task_rows(row_bytes), [&](std::ptrdiff_t a, std::ptrdiff_t b) {
         for (std::ptrdiff_t r = a; r < b; ++r)
           copy_streaming(staged + static_cast<std::size_t>(r) * row_bytes, from + r * stride, row_bytes);
       });
@@ -316,7 +317,7 @@ void download_rows(const Buffer& buffer, std::size_t row_bytes, std::size_t rows
       for (std::size_t k = 0, r0 = 0; r0 < rows; ++k, r0 += step) {
         const std::size_t n = std::min(step, rows - r0);
         check(api().WaitForEvents(1, &arrived[k]), "copying an image from the device");
-        parallel_for(static_cast<std::ptrdiff_t>(r0), static_cast<std::ptrdiff_t>(r0 + n), task_rows(row_bytes), [&](std::ptrdiff_t a, std::ptrdiff_t b) {
+        parallel_for(static_cast<std::ptrdiff_t>(r0), static_cast<std::ptrdiff_t>(r0 + n), copy_task_rows(row_bytes), [&](std::ptrdiff_t a, std::ptrdiff_t b) {
           for (std::ptrdiff_t r = a; r < b; ++r) std::memcpy(to + r * stride, staged + static_cast<std::size_t>(r) * row_bytes, row_bytes);
         });
       }

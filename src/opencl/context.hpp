@@ -136,6 +136,9 @@ class PinnedHost {
 // Whether copies of `bytes` bytes go through page-locked staging (upload_rows, StripPipeline):
 // smaller ones are faster copied by the driver straight from the caller's rows.
 bool worth_staging(std::size_t bytes);
+// Rows per task of a host copy of rows over the CPU threads: about 128 KiB each, so that all of
+// them copy.
+std::ptrdiff_t copy_task_rows(std::size_t row_bytes);
 
 // `rows` rows of `row_bytes` bytes, `stride` bytes apart on the host, to and from a tightly packed
 // device buffer (row_bytes per row; the buffer grows to hold them). Blocking: the host memory may

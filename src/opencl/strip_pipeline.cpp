@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "core/streaming_copy.hpp"
 #include "gpuvis/core/error.hpp"
@@ -18,9 +17,15 @@ struct StripPipeline::Slot {
   int pending_y0 = 0, pending_rows = 0;
 
   ~Slot() {
+    abandon();
+    if (queue) api().ReleaseCommandQueue(queue);
+  }
+  // Lets the strip in flight, if any, finish and forgets its rows.
+  void abandon() noexcept {
     if (queue) api().Finish(queue);
     if (done) api().ReleaseEvent(done);
-    if (queue) api().ReleaseCommandQueue(queue);
+    done = nullptr;
+    pending_rows = 0;
   }
   // Waits for the strip in flight, if any; its rows are then in `out`.
   void wait() {
@@ -31,15 +36,6 @@ struct StripPipeline::Slot {
     check(status, "copying a strip from the device");
   }
 };
-
-namespace {
-
-// Host copies of whole rows over the CPU threads in pieces of about 128 KiB (as cuda::StripPipeline).
-std::ptrdiff_t row_grain(std::size_t row_bytes) {
-  return static_cast<std::ptrdiff_t>(std::max<std::size_t>(1, (std::size_t{128} << 10) / std::max<std::size_t>(1, row_bytes)));
-}
-
-}  // namespace
 
 StripPipeline& StripPipeline::for_this_thread() {
   thread_local StripPipeline pipeline;
@@ -61,7 +57,7 @@ void StripPipeline::run(const unsigned char* src, std::ptrdiff_t src_stride, uns
     if (out_rows + in_rows == 0) return;
     unsigned char* staged = s.in.data();
     const unsigned char* finished = s.out.data();
-    parallel_for(0, out_rows + in_rows, row_grain(row_bytes), [&](std::ptrdiff_t a, std::ptrdiff_t b) {
+    parallel_for(0, out_rows + in_rows, copy_task_rows(row_bytes), [&](std::ptrdiff_t a, std::ptrdiff_t b) {
       for (std::ptrdiff_t i = a; i < b; ++i) {
         if (i < out_rows) {
           std::memcpy(dst + (s.pending_y0 + i) * dst_stride, finished + static_cast<std::size_t>(i) * row_bytes, row_bytes);
@@ -103,13 +99,7 @@ void StripPipeline::run(const unsigned char* src, std::ptrdiff_t src_stride, uns
       copy_rows(s, 0, 0);
     }
   } catch (...) {
-    for (int j = 0; j < kSlots; ++j) {  // nothing of this call may reach a later call's image
-      Slot& s = slots_[j];
-      if (s.queue) api().Finish(s.queue);
-      if (s.done) api().ReleaseEvent(s.done);
-      s.done = nullptr;
-      s.pending_rows = 0;
-    }
+    for (int j = 0; j < kSlots; ++j) slots_[j].abandon();  // nothing of this call may reach a later call's image
     throw;
   }
 }

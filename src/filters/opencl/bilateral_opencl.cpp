@@ -5,14 +5,12 @@
 // (filters/opencl/strip_choice.hpp), one strip's copies beside another's kernel.
 #include <string>
 
-#include "filters/border_index.hpp"
 #include "filters/convolve_common.hpp"
 #include "filters/opencl/filters_opencl.hpp"
 #include "filters/opencl/sample_options.hpp"
 #include "filters/opencl/strip_choice.hpp"
 #include "opencl/context.hpp"
 #include "opencl/sources.hpp"
-#include "opencl/strip_pipeline.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -21,7 +19,7 @@ constexpr int kGroupW = 32, kGroupH = 4;  // Kernel::run's work groups, bilatera
 
 // The device buffers of a thread's calls, kept from call to call (convolve_opencl.cpp says why).
 struct Buffers {
-  opencl::Buffer src, dst;
+  opencl::Buffer src, dst, scratch;  // scratch: unused (the filter needs none), for run_planned
 };
 Buffers& buffers() {
   thread_local Buffers b;
@@ -52,8 +50,8 @@ void bilateral_opencl(HostView<const T> src, HostView<T> dst, const BilateralPar
   const cl_float space_coeff = -0.5f / (p.sigma_space * p.sigma_space), sigma_range = p.sigma_range, value = p.border.value;
   opencl::Kernel k(program, "bilateral");
   // Output rows [out_first, out_first + out_rows) from input rows [in_first, in_first + in_rows) in `in`.
-  auto enqueue = [&](const opencl::Buffer& in, opencl::Buffer& out, cl_int in_first, cl_int in_rows, cl_int out_first, cl_int out_rows,
-                     cl_command_queue queue) {
+  auto enqueue = [&](const opencl::Buffer& in, opencl::Buffer& out, opencl::Buffer& /*scratch: none needed*/, cl_int in_first, cl_int in_rows,
+                     cl_int out_first, cl_int out_rows, cl_command_queue queue) {
     k.arg(0, in).arg(1, out).arg(2, width).arg(3, height).arg(4, radius).arg(5, space_coeff).arg(6, sigma_range);
     k.arg(7, adaptive).arg(8, colour).arg(9, l1).arg(10, mode).arg(11, value).arg(12, in_first).arg(13, in_rows).arg(14, out_first);
     k.arg(15, out_rows).local(16, tile ? tiled : table);
@@ -62,21 +60,8 @@ void bilateral_opencl(HostView<const T> src, HostView<T> dst, const BilateralPar
   const std::size_t row_bytes = src.row_bytes();
   const cuda::StripPlan plan = opencl_strip_plan(row_bytes, height, r, 0, static_cast<std::size_t>(context.device().memory / 2));
   require(plan.strip_rows > 0, "the bilateral filter's strips do not fit the OpenCL device's memory");
-  if (in_one_piece(plan, height)) {
-    Buffers& b = buffers();
-    opencl::upload(src, b.src);
-    b.dst.reserve(row_bytes * static_cast<std::size_t>(height));
-    enqueue(b.src, b.dst, 0, height, 0, height, nullptr);
-    opencl::download(b.dst, dst);
-    return;
-  }
-  // Strips in flight together, each with its `radius` rows above and below staged already mapped
-  // by the border rule, as the convolution's.
-  const BorderMode border = p.border.mode;
-  opencl::StripPipeline::for_this_thread().run(
-      reinterpret_cast<const unsigned char*>(src.data), src.stride, reinterpret_cast<unsigned char*>(dst.data), dst.stride, row_bytes, height, r,
-      plan.strip_rows, plan.slots, [&](int y) { return border_index(y, height, border); },
-      [&](const opencl::StripPipeline::Strip& s) { enqueue(*s.in, *s.out, s.in_first, s.in_rows, s.y0, s.rows, s.queue); });
+  Buffers& b = buffers();
+  run_planned(src, dst, plan, r, p.border.mode, b.src, b.dst, b.scratch, enqueue);
 }
 
 template void bilateral_opencl<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const BilateralParams&);

@@ -13,13 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "filters/border_index.hpp"
 #include "filters/convolve_common.hpp"
 #include "filters/opencl/sample_options.hpp"
 #include "filters/opencl/strip_choice.hpp"
 #include "opencl/context.hpp"
 #include "opencl/sources.hpp"
-#include "opencl/strip_pipeline.hpp"
 
 namespace gpuvis::filters {
 namespace {
@@ -112,21 +110,7 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   if (plan.strip_rows == 0)
     fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(budget >> 10) + " KiB cannot hold one strip of this image on the "
                                       "OpenCL device: give at least " + std::to_string((plan.min_budget + 1023) >> 10) + " KiB");
-  if (in_one_piece(plan, height)) {
-    opencl::upload(src, b.src);
-    b.dst.reserve(row_bytes * static_cast<std::size_t>(height));
-    enqueue(b.src, b.dst, b.mid, 0, height, 0, height, nullptr);
-    opencl::download(b.dst, dst);
-    return;
-  }
-  // Strips in flight together: one strip's copies beside another's kernels, each strip with its
-  // halo rows staged on the host already mapped by the border rule (convolve.cl's source_row), as
-  // the CUDA strip pipeline stages them.
-  const BorderMode border = options.border.mode;
-  opencl::StripPipeline::for_this_thread().run(
-      reinterpret_cast<const unsigned char*>(src.data), src.stride, reinterpret_cast<unsigned char*>(dst.data), dst.stride, row_bytes, height,
-      halo, plan.strip_rows, plan.slots, [&](int y) { return border_index(y, height, border); },
-      [&](const opencl::StripPipeline::Strip& s) { enqueue(*s.in, *s.out, *s.scratch, s.in_first, s.in_rows, s.y0, s.rows, s.queue); });
+  run_planned(src, dst, plan, halo, options.border.mode, b.src, b.dst, b.mid, enqueue);
 }
 
 template void convolve_opencl<std::uint8_t>(HostView<const std::uint8_t>, HostView<std::uint8_t>, const Kernel&, const ConvolveParams&);

@@ -293,7 +293,7 @@ class CudaSimulation final : public Simulation {
     cudaLaunchAttribute dependent{};
     dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     dependent.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config{grid, block, 0, stream_, &dependent, programmatic_launches() ? 1u : 0u};
+    cudaLaunchConfig_t config{grid, block, 0, stream_, &dependent, programmatic_ ? 1u : 0u};
     const W* src = a_;
     if (options_.rule == conway) {
       GPUVIS_CUDA_CHECK(cudaLaunchKernelEx(&config, conway_kernel<Rows, Halo, Wpl>, src, b_, s, gens, torus, count));
@@ -305,18 +305,6 @@ class CudaSimulation final : public Simulation {
                                            rules::rule_masks<W>(options_.rule.birth, options_.rule.survival), torus, count));
     }
     GPUVIS_CUDA_CHECK(cudaGetLastError());
-  }
-
-  // Whether this GPU takes programmatic dependent launches (compute capability 9.0 and later).
-  bool programmatic_launches() {
-    if (programmatic_ < 0) {
-      int device = 0, major = 0;
-      programmatic_ = cudaGetDevice(&device) == cudaSuccess &&
-                              cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9
-                          ? 1
-                          : 0;
-    }
-    return programmatic_ == 1;
   }
 
   // The rule's own kernel (rule_jit.hpp), asked for once, on boards of at least 2^20 cells: on
@@ -357,7 +345,8 @@ class CudaSimulation final : public Simulation {
   unsigned long long* count_ = nullptr;
   const void* own_ = nullptr;  // the rule's own kernel, compiled at run time (null: the generic one)
   bool own_asked_ = false;
-  int programmatic_ = -1;  // programmatic_launches(): not asked yet
+  // Whether this GPU takes programmatic dependent launches (compute capability 9.0 and later).
+  const bool programmatic_ = cuda::current_device_major() >= 9;
   std::int64_t generation_ = 0;
 };
 
