@@ -19,6 +19,7 @@
 // With DUMP_DIR set, each frame is also written as DUMP_DIR/frame_T.pgm (for `gpuvis detect --debug`).
 //
 //   probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks]
+//                  [--why ID] [--misses] [--spin DEG (per frame, default 2)]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -51,11 +52,12 @@ char state_of(const track::Object& o) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks] [--why ID] [--misses]\n");
+    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks] [--why ID] [--misses] [--spin DEG]\n");
     return 2;
   }
   bool second_look = true, looks = false, appearance = true, travel = true;
   int why = -1;
+  double spin_degrees = 2;  // per frame, as bench_detect's sequences
   bool misses = false;
   std::map<std::string, int> miss_kinds;  // with --misses: "offset band | kind | outcome" -> frames
   std::vector<std::string> args;
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
     else if (std::string(argv[i]) == "--no-travel") travel = false;
     else if (std::string(argv[i]) == "--misses") misses = true;
     else if (std::string(argv[i]) == "--why" && i + 1 < argc) why = std::atoi(argv[++i]);
+    else if (std::string(argv[i]) == "--spin" && i + 1 < argc) spin_degrees = std::atof(argv[++i]);
     else args.emplace_back(argv[i]);
   }
   synth::SceneParams q;  // bench_detect's sequence_table
@@ -77,7 +80,7 @@ int main(int argc, char** argv) {
   q.ramp = args.size() > 2 ? std::atof(args[2].c_str()) : 0;
   const int frames = args.size() > 3 ? std::atoi(args[3].c_str()) : 120;
   q.seed = args.size() > 4 ? static_cast<std::uint32_t>(std::stoul(args[4])) : 77;
-  q.spin = 2 * std::numbers::pi / 180;
+  q.spin = spin_degrees * std::numbers::pi / 180;
 
   synth::Generator gen(std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols");
   pipeline::DetectorParams cfg;

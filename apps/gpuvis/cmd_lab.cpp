@@ -70,7 +70,7 @@ void register_lab(CLI::App& app, Command& run) {
   static std::string type = "f32", impl = "all";
   mm->add_option("--size", mo.n, "Matrix side n (1..16384)")->check(CLI::Range(1, 16384))->default_val(1024);
   mm->add_option("--type", type, "f32, f64 or bf16 (bf16 inputs, f32 accumulation and output)")->check(CLI::IsMember({"f32", "f64", "bf16"}))->default_val("f32");
-  mm->add_option("--impl", impl, "naive-blocks, naive, tiled, regblock, tensor, cublas, cpu, or all (comma-separated)")->default_val("all");
+  mm->add_option("--impl", impl, "naive-blocks, naive, tiled, regblock, tensor, cublas, cublas-tf32 (f32), cpu, or all (comma-separated)")->default_val("all");
   mm->add_option("--runs", mo.runs, "Timed runs after warm-up")->check(CLI::Range(1, 1000))->default_val(10);
   mm->add_option("--json", json, "Append one JSON line per row to this file");
   add_threads_option(*mm, threads);

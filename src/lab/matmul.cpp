@@ -48,7 +48,7 @@ std::vector<double> random_matrix(int n, Precision p, std::uint64_t seed) {
 double gamma_for(MatmulImpl impl, Precision p, int n) {
   const double unit = p == Precision::f64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
   double g = 2.0 * n * unit;  // sums of n terms (with slack for the order of additions)
-  if (impl == MatmulImpl::tensor && p == Precision::f32) g += std::ldexp(1.0, -10);  // inputs rounded to TF32
+  if ((impl == MatmulImpl::tensor || impl == MatmulImpl::cublas_tf32) && p == Precision::f32) g += std::ldexp(1.0, -10);  // inputs rounded to TF32
   return g;
 }
 
@@ -136,6 +136,7 @@ std::string to_string(MatmulImpl impl) {
     case MatmulImpl::regblock: return "regblock";
     case MatmulImpl::tensor: return "tensor";
     case MatmulImpl::cublas: return "cublas";
+    case MatmulImpl::cublas_tf32: return "cublas-tf32";
     case MatmulImpl::cpu: return "cpu";
   }
   return "?";
@@ -145,9 +146,10 @@ std::string to_string(Precision p) { return p == Precision::f32 ? "f32" : p == P
 
 MatmulImpl parse_matmul_impl(const std::string& name) {
   for (MatmulImpl i : {MatmulImpl::naive_blocks, MatmulImpl::naive, MatmulImpl::tiled, MatmulImpl::regblock, MatmulImpl::tensor,
-                       MatmulImpl::cublas, MatmulImpl::cpu})
+                       MatmulImpl::cublas, MatmulImpl::cublas_tf32, MatmulImpl::cpu})
     if (to_string(i) == name) return i;
-  fail(ErrorCode::invalid_argument, "unknown matmul implementation '" + name + "' (naive-blocks, naive, tiled, regblock, tensor, cublas, cpu, all)");
+  fail(ErrorCode::invalid_argument,
+       "unknown matmul implementation '" + name + "' (naive-blocks, naive, tiled, regblock, tensor, cublas, cublas-tf32, cpu, all)");
 }
 
 Precision parse_precision(const std::string& name) {
@@ -163,8 +165,7 @@ Table matmul(const MatmulParams& o) {
   const bool gpu = cuda::device_count() > 0;
   std::vector<MatmulImpl> impls = o.impls;
   if (impls.empty()) {
-    if (gpu) impls = {MatmulImpl::naive_blocks, MatmulImpl::naive, MatmulImpl::tiled, MatmulImpl::regblock, MatmulImpl::cublas};
-    if (gpu && o.precision != Precision::f64) impls.insert(impls.end() - 1, MatmulImpl::tensor);  // no f64 tensor kernel
+    if (gpu) impls = {MatmulImpl::naive_blocks, MatmulImpl::naive, MatmulImpl::tiled, MatmulImpl::regblock, MatmulImpl::tensor, MatmulImpl::cublas};
     if (blas_available()) impls.push_back(MatmulImpl::cpu);
     if (impls.empty()) fail(ErrorCode::unsupported, "no matmul implementation here: no CUDA device and no BLAS in this build");
   }
@@ -172,11 +173,14 @@ Table matmul(const MatmulParams& o) {
   const bool any_gpu = std::any_of(impls.begin(), impls.end(), [](MatmulImpl i) { return i != MatmulImpl::cpu; });
   for (MatmulImpl i : impls) {
     if (i != MatmulImpl::cpu && !gpu) fail(ErrorCode::unsupported, "matmul --impl " + to_string(i) + " runs on the GPU: " + cuda::unavailable_reason());
-    if (i == MatmulImpl::tensor && o.precision == Precision::f64)
-      fail(ErrorCode::invalid_argument, "the tensor-core kernel takes bf16, or f32 as TF32; use --type bf16 or f32");
+    if (i == MatmulImpl::cublas_tf32 && o.precision != Precision::f32)
+      fail(ErrorCode::invalid_argument, "cublas-tf32 multiplies f32 matrices (TF32 tensor math); use --type f32");
   }
-  if (any_gpu && std::find(impls.begin(), impls.end(), MatmulImpl::cublas) == impls.end()) impls.insert(impls.begin(), MatmulImpl::cublas);
-  std::stable_partition(impls.begin(), impls.end(), [](MatmulImpl i) { return i == MatmulImpl::cublas; });
+  auto asked = [&](MatmulImpl i) { return std::find(impls.begin(), impls.end(), i) != impls.end(); };
+  if (any_gpu && !asked(MatmulImpl::cublas)) impls.insert(impls.begin(), MatmulImpl::cublas);
+  // The TF32 kernel is compared with cuBLAS at the same precision.
+  if (o.precision == Precision::f32 && asked(MatmulImpl::tensor) && !asked(MatmulImpl::cublas_tf32)) impls.insert(impls.begin(), MatmulImpl::cublas_tf32);
+  std::stable_partition(impls.begin(), impls.end(), [](MatmulImpl i) { return i == MatmulImpl::cublas || i == MatmulImpl::cublas_tf32; });
 
   const int n = o.n;
   const auto a = random_matrix(n, o.precision, o.seed), b = random_matrix(n, o.precision, o.seed + 1);
@@ -184,7 +188,7 @@ Table matmul(const MatmulParams& o) {
   const double flops = 2.0 * n * static_cast<double>(n) * n;
   Table t;
   t.title = "matmul " + std::to_string(n) + "x" + std::to_string(n) + " " + to_string(o.precision);
-  double cublas_gflops = 0;
+  double cublas_gflops = 0, cublas_tf32_gflops = 0;
   for (MatmulImpl impl : impls) {
     Row r;
     r.name = to_string(impl);
@@ -205,15 +209,19 @@ Table matmul(const MatmulParams& o) {
       r.median_us = run.kernel_us;
       r.scope = "kernel";
       r.note = "end to end " + format_us(run.end_to_end_us) + " (pinned copies of A, B and C included)";
-      if (impl == MatmulImpl::tensor && o.precision == Precision::f32) r.note += "; TF32 inputs";
+      if ((impl == MatmulImpl::tensor || impl == MatmulImpl::cublas_tf32) && o.precision == Precision::f32) r.note += "; TF32 inputs";
     }
     r.value = flops / (r.median_us * 1e3);
     if (impl == MatmulImpl::cublas) cublas_gflops = r.value;
-    if (impl != MatmulImpl::cpu && impl != MatmulImpl::cublas && cublas_gflops > 0) {
+    if (impl == MatmulImpl::cublas_tf32) cublas_tf32_gflops = r.value;
+    // The TF32 kernel against cuBLAS in TF32, the others against cuBLAS at the matrices' precision.
+    const bool tf32 = impl == MatmulImpl::tensor && o.precision == Precision::f32 && cublas_tf32_gflops > 0;
+    const double peer = tf32 ? cublas_tf32_gflops : cublas_gflops;
+    if (impl != MatmulImpl::cpu && impl != MatmulImpl::cublas && impl != MatmulImpl::cublas_tf32 && peer > 0) {
       std::ostringstream f;
       f.precision(3);
-      f << r.value / cublas_gflops;
-      r.note = f.str() + " of cuBLAS; " + r.note;
+      f << r.value / peer;
+      r.note = f.str() + (tf32 ? " of cuBLAS TF32; " : " of cuBLAS; ") + r.note;
     }
     const Check k = check(a, b, c, n, gamma_for(impl, o.precision, n), o.checked_entries, o.seed);
     r.correct = k.failed == 0;

@@ -37,8 +37,10 @@ TEST(LabMatmul, RefusesBadRequests) {
   o.n = 0;
   EXPECT_THROW(matmul(o), Error);
   o.n = 64;
-  o.impls = {MatmulImpl::tensor};
+  o.impls = {MatmulImpl::cublas_tf32};  // TF32 math exists for f32 matrices only
   o.precision = Precision::f64;
+  EXPECT_THROW(matmul(o), Error);
+  o.precision = Precision::bf16;
   EXPECT_THROW(matmul(o), Error);
   EXPECT_THROW(parse_matmul_impl("fast"), Error);
   EXPECT_THROW(parse_precision("f16"), Error);

@@ -11,13 +11,13 @@ namespace {
 TEST(LabCuda, EveryMatrixProductPassesItsCheck) {
   GPUVIS_REQUIRE_GPU();
   for (Precision p : {Precision::f32, Precision::bf16, Precision::f64})
-    for (int n : {1, 33, 130, 256, 512}) {
+    for (int n : {1, 33, 130, 256, 512, 600}) {  // 600: whole 16-byte rows, not whole tiles
       MatmulParams o;
       o.n = n;
       o.precision = p;
       o.runs = 2;
-      o.impls = {MatmulImpl::naive_blocks, MatmulImpl::naive, MatmulImpl::tiled, MatmulImpl::regblock, MatmulImpl::cublas};
-      if (p != Precision::f64) o.impls.push_back(MatmulImpl::tensor);
+      o.impls = {MatmulImpl::naive_blocks, MatmulImpl::naive, MatmulImpl::tiled, MatmulImpl::regblock, MatmulImpl::tensor, MatmulImpl::cublas};
+      if (p == Precision::f32) o.impls.push_back(MatmulImpl::cublas_tf32);
       const Table t = matmul(o);
       for (const auto& r : t.rows) EXPECT_TRUE(r.correct) << to_string(p) << " n=" << n << " " << r.name << ": " << r.check;
     }

@@ -37,8 +37,9 @@ enum class MatmulImpl {
   naive,         // one thread per element, 16x16 blocks
   tiled,         // 32x32 tiles staged in shared memory
   regblock,      // 128x128 block tiles, 8x8 outputs per thread in registers, double-buffered
-  tensor,        // tensor cores through WMMA: bf16 (f32 accumulation) or f32 as TF32
+  tensor,        // tensor cores through mma.sync: bf16 (f32 accumulation), f32 as TF32, f64
   cublas,        // cuBLAS (TF32 off for f32)
+  cublas_tf32,   // cuBLAS SGEMM with TF32 tensor math (f32 only): the TF32 kernel's peer
   cpu,           // the CPU through OpenBLAS (bf16 computed as f32)
 };
 std::string to_string(MatmulImpl impl);

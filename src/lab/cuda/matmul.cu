@@ -1,9 +1,9 @@
 // The matrix products of gpuvis lab matmul, from one thread per block to tensor cores, and cuBLAS.
-// Row-major n x n matrices, C = A B; bf16 inputs accumulate and store in f32.
+// Row-major n x n matrices, C = A B; bf16 inputs accumulate and store in f32. The tensor-core
+// kernels are in matmul_tensor.cu.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
-#include <mma.h>
 
 #include <algorithm>
 #include <memory>
@@ -12,6 +12,7 @@
 #include "lab/lab_common.hpp"
 #include "core/lazy_library.hpp"
 #include "lab/cuda/arrays.cuh"
+#include "lab/cuda/matmul_tensor.cuh"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
 #include "gpuvis/cuda/runtime.hpp"
@@ -162,97 +163,6 @@ __global__ void __launch_bounds__(256) regblock_kernel(const T* __restrict__ a, 
   }
 }
 
-// Tensor cores through WMMA: 128 x 128 block tiles, 8 warps of 64 x 32 (4 x 2 fragments of 16 x 16).
-// bf16 takes k-steps of 16; f32 is rounded to TF32 and takes k-steps of 8. bf16 and TF32 fragments
-// exist from compute capability 8.0 on: older machine code gets an empty kernel, which the host
-// never launches there (it checks the device first).
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-#define GPUVIS_LAB_WMMA 1
-namespace wmma = nvcuda::wmma;
-template <class T> struct Wmma;
-template <> struct Wmma<bf16> {
-  static constexpr int k = 16;
-  using frag_in = bf16;
-};
-template <> struct Wmma<float> {
-  static constexpr int k = 8;
-  using frag_in = wmma::precision::tf32;
-};
-
-#endif
-
-template <class T>
-__global__ void __launch_bounds__(256) tensor_kernel(const T* __restrict__ a, const T* __restrict__ b, float* __restrict__ c, int n) {
-#ifdef GPUVIS_LAB_WMMA
-  using W = Wmma<T>;
-  constexpr int bm = 128, bn = 128, bk = 32, pad = 8;
-  __shared__ __align__(32) T as[bm][bk + pad];
-  __shared__ __align__(32) T bs[bk][bn + pad];
-  __shared__ __align__(32) float stage[8][16][16];
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int wr = warp / 4, wc = warp % 4;  // warp tile: rows wr*64.., columns wc*32..
-  const int row0 = blockIdx.y * bm, col0 = blockIdx.x * bn;
-  wmma::fragment<wmma::accumulator, 16, 16, W::k, float> acc[4][2];
-#pragma unroll
-  for (int x = 0; x < 4; ++x)
-#pragma unroll
-    for (int y = 0; y < 2; ++y) wmma::fill_fragment(acc[x][y], 0.0f);
-  for (int k0 = 0; k0 < n; k0 += bk) {
-    for (int e = threadIdx.x; e < bm * bk; e += 256) {
-      const int r = e / bk, q = e % bk, gi = row0 + r, gk = k0 + q;
-      as[r][q] = (gi < n && gk < n) ? a[static_cast<long long>(gi) * n + gk] : T(0.0f);
-    }
-    for (int e = threadIdx.x; e < bk * bn; e += 256) {
-      const int r = e / bn, q = e % bn, gk = k0 + r, gj = col0 + q;
-      bs[r][q] = (gk < n && gj < n) ? b[static_cast<long long>(gk) * n + gj] : T(0.0f);
-    }
-    __syncthreads();
-#pragma unroll
-    for (int kk = 0; kk < bk; kk += W::k) {
-      wmma::fragment<wmma::matrix_a, 16, 16, W::k, typename W::frag_in, wmma::row_major> fa[4];
-      wmma::fragment<wmma::matrix_b, 16, 16, W::k, typename W::frag_in, wmma::row_major> fb[2];
-#pragma unroll
-      for (int x = 0; x < 4; ++x) {
-        wmma::load_matrix_sync(fa[x], &as[wr * 64 + x * 16][kk], bk + pad);
-        if constexpr (std::is_same_v<T, float>)
-          for (int t = 0; t < fa[x].num_elements; ++t) fa[x].x[t] = wmma::__float_to_tf32(fa[x].x[t]);
-      }
-#pragma unroll
-      for (int y = 0; y < 2; ++y) {
-        wmma::load_matrix_sync(fb[y], &bs[kk][wc * 32 + y * 16], bn + pad);
-        if constexpr (std::is_same_v<T, float>)
-          for (int t = 0; t < fb[y].num_elements; ++t) fb[y].x[t] = wmma::__float_to_tf32(fb[y].x[t]);
-      }
-#pragma unroll
-      for (int x = 0; x < 4; ++x)
-#pragma unroll
-        for (int y = 0; y < 2; ++y) wmma::mma_sync(acc[x][y], fa[x], fb[y], acc[x][y]);
-    }
-    __syncthreads();
-  }
-#pragma unroll
-  for (int x = 0; x < 4; ++x)
-#pragma unroll
-    for (int y = 0; y < 2; ++y) {
-      const int i0 = row0 + wr * 64 + x * 16, j0 = col0 + wc * 32 + y * 16;
-      if (i0 >= n || j0 >= n) continue;
-      if (n % 16 == 0) {  // whole fragment inside, rows 64-byte aligned
-        wmma::store_matrix_sync(c + static_cast<long long>(i0) * n + j0, acc[x][y], n, wmma::mem_row_major);
-      } else {
-        wmma::store_matrix_sync(&stage[warp][0][0], acc[x][y], 16, wmma::mem_row_major);
-        __syncwarp();
-        for (int e = lane; e < 256; e += 32) {
-          const int i = i0 + e / 16, j = j0 + e % 16;
-          if (i < n && j < n) c[static_cast<long long>(i) * n + j] = stage[warp][e / 16][e % 16];
-        }
-        __syncwarp();
-      }
-    }
-#else
-  __trap();
-#endif
-}
-
 // The cuBLAS functions the lab calls, loaded on first use (see lazy_library.hpp). cublasGemmEx is
 // overloaded in C++, so its C entry point's type is spelled out.
 using GemmExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*,
@@ -284,10 +194,12 @@ void check_cublas(cublasStatus_t s) {
 
 struct Cublas {
   cublasHandle_t h = nullptr;
-  explicit Cublas(cudaStream_t s) {
+  // Default math: no TF32 for f32, the SGEMM this lab compares the f32 kernels with; TF32 tensor
+  // math for cublas-tf32, the peer of the TF32 tensor-core kernel.
+  Cublas(cudaStream_t s, bool tf32) {
     check_cublas(cublas().create(&h));
     check_cublas(cublas().set_stream(h, s));
-    check_cublas(cublas().set_math_mode(h, CUBLAS_DEFAULT_MATH));  // no TF32 for f32: the SGEMM this lab compares with
+    check_cublas(cublas().set_math_mode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   }
   ~Cublas() { cublas().destroy(h); }
 };
@@ -315,9 +227,16 @@ void launch(MatmulImpl impl, const T* a, const T* b, out_t<T>* c, int n, cudaStr
       break;
     case MatmulImpl::tensor:
       if (cuda::current_device_major() < 8)
-        fail(ErrorCode::unsupported, "the tensor-core kernel needs compute capability 8.0 or newer (bf16 and TF32 fragments)");
-      if constexpr (std::is_same_v<T, double>) fail(ErrorCode::invalid_argument, "the tensor-core kernel takes bf16 or f32");
-      else tensor_kernel<T><<<dim3(g128, g128), 256, 0, s>>>(a, b, c, n);
+        fail(ErrorCode::unsupported, "the tensor-core kernel needs compute capability 8.0 or newer (mma.sync on bf16, TF32 and f64)");
+      launch_tensor(a, b, c, n, s);
+      break;
+    case MatmulImpl::cublas_tf32:
+      if constexpr (std::is_same_v<T, float>) {
+        const float one = 1, zero = 0;
+        check_cublas(cublas().sgemm(blas->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n));
+      } else {
+        fail(ErrorCode::invalid_argument, "cublas-tf32 multiplies f32 matrices");
+      }
       break;
     case MatmulImpl::cublas: {
       // Row-major C = A B is column-major C^T = B^T A^T: pass B first.
@@ -356,7 +275,7 @@ MatmulRun run(MatmulImpl impl, int n, const std::vector<double>& a, const std::v
   cuda::Stream stream;
   const cudaStream_t s = stream.get();
   std::unique_ptr<Cublas> blas;
-  if (impl == MatmulImpl::cublas) blas = std::make_unique<Cublas>(s);
+  if (impl == MatmulImpl::cublas || impl == MatmulImpl::cublas_tf32) blas = std::make_unique<Cublas>(s, impl == MatmulImpl::cublas_tf32);
   cuda::Event start, end;
   const cudaEvent_t e0 = start.get(), e1 = end.get();
 
