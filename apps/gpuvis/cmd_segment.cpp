@@ -133,6 +133,9 @@ void register_segment(CLI::App& app, Command& run) {
       ->default_val(0.5);
   cmd->add_option("--min-region,--min-size", sp.min_size, "Regions with fewer pixels merge into their most similar neighbour (0: none)")
       ->default_val(20);
+  cmd->add_option("--smooth", sp.smooth,
+                  "Images: smooth with a Gaussian of this sigma (pixels) first (0: none); 0.7 for noisy colour images (docs/meanshift.md)")
+      ->default_val(0);
   cmd->add_option("--kernel", kernel, "epanechnikov or gaussian")->check(CLI::IsMember({"epanechnikov", "gaussian"}))->default_val("epanechnikov");
   cmd->add_option("--color,--colour", colour, "luv or rgb")->check(CLI::IsMember({"luv", "rgb"}))->default_val("luv");
   cmd->add_option("--eps", sp.filter.eps, "Convergence threshold (normalised units)")->default_val(0.01);
@@ -153,6 +156,7 @@ void register_segment(CLI::App& app, Command& run) {
       if (threads) set_num_threads(threads);
       std::error_code ec;
       require(!volume || std::filesystem::is_directory(in, ec), "--volume needs a folder of slices as input, got '" + in + "'");
+      require(sp.smooth == 0 || !(volume || is_volume_file(in)), "--smooth applies to images, not volumes");
       sp.filter.backend = choose_backend(backend);
       if (volume || is_volume_file(in)) {
         segment_volume(in, out, sp, overwrite);

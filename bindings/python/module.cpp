@@ -361,16 +361,25 @@ py::tuple segment_on_device(const py::object& src, const DeviceInput& in, const 
   filters::MeanShiftSegmentation<T> seg;
   {
     py::gil_scoped_release release;
-    std::vector<float> modes;
-    filters::mean_shift_modes<T>(device_view<T>(in), device_view<T>(*filtered_dev, in.width, in.height, in.channels), modes, shape, p.filter,
-                                 in.stream);
-    Image<T> filtered(in.width, in.height, in.channels);
     const std::size_t row = static_cast<std::size_t>(in.width) * in.channels * sizeof(T);
     Image<T> source(in.width, in.height, in.channels);  // its local means colour the regions for the last fusion
-    for (int y = 0; y < in.height; ++y) {
-      cuda::copy_to_host(filtered.row(y), static_cast<const char*>(filtered_dev->memory.data()) + row * static_cast<std::size_t>(y), row);
-      cuda::copy_to_host(source.row(y), static_cast<const char*>(in.data) + in.stride * y, row);
+    for (int y = 0; y < in.height; ++y) cuda::copy_to_host(source.row(y), static_cast<const char*>(in.data) + in.stride * y, row);
+    // Smoothing runs on the host, as on every path (the same bytes everywhere); the smoothed image
+    // goes up for the climbs.
+    std::shared_ptr<DeviceArray> smoothed_dev;
+    if (p.smooth > 0) {
+      source = filters::mean_shift_segment_input<T>(source.view(), p, shape);
+      smoothed_dev = DeviceArray::make(in.shape, typestr_of<T>());
+      for (int y = 0; y < in.height; ++y)
+        cuda::copy_to_device(static_cast<char*>(smoothed_dev->memory.data()) + row * static_cast<std::size_t>(y), source.row(y), row);
     }
+    const DeviceView<const T> climbs = smoothed_dev ? DeviceView<const T>(device_view<T>(*smoothed_dev, in.width, in.height, in.channels))
+                                                    : device_view<T>(in);
+    std::vector<float> modes;
+    filters::mean_shift_modes<T>(climbs, device_view<T>(*filtered_dev, in.width, in.height, in.channels), modes, shape, p.filter, in.stream);
+    Image<T> filtered(in.width, in.height, in.channels);
+    for (int y = 0; y < in.height; ++y)
+      cuda::copy_to_host(filtered.row(y), static_cast<const char*>(filtered_dev->memory.data()) + row * static_cast<std::size_t>(y), row);
     seg = filters::mean_shift_segment_from_modes<T>(std::move(filtered), modes, source.view(), p, shape);
     for (int y = 0; y < in.height; ++y)
       cuda::copy_to_device(static_cast<char*>(labels_dev->memory.data()) + static_cast<std::size_t>(y) * in.width * sizeof(std::int32_t),
@@ -383,20 +392,22 @@ py::tuple segment_on_device(const py::object& src, const DeviceInput& in, const 
 // mean_shift_segment's parameters (its filter: the Epanechnikov kernel, eps 0.01, 100 steps), checked.
 filters::MeanShiftSegmentParams segment_params(float spatial, float range, float connect, float fuse, int min_size, const std::string& colour,
                                                const std::string& backend, const std::vector<float>& ranges, float axial = 0.0f,
-                                               float time = 0.0f) {
+                                               float time = 0.0f, float smooth = 0.0f) {
   filters::MeanShiftSegmentParams p;
   p.filter = mean_shift_params(spatial, range, "epanechnikov", colour, 0.01f, 100, backend, ranges, axial, time, "mean_shift_segment");
   p.connect = connect;
   p.fuse = fuse;
   p.min_size = min_size;
+  p.smooth = smooth;
   filters::validate(p);
   return p;
 }
 
 py::tuple mean_shift_segment_py(const py::object& img, float spatial, float range, float connect, float fuse, int min_size,
                                 const std::string& colour, const std::string& backend, bool volume, bool channels, float axial, float time,
-                                const std::vector<float>& ranges) {
-  const auto p = segment_params(spatial, range, connect, fuse, min_size, colour, backend, ranges, axial, time);
+                                const std::vector<float>& ranges, float smooth) {
+  const auto p = segment_params(spatial, range, connect, fuse, min_size, colour, backend, ranges, axial, time, smooth);
+  if (smooth > 0 && volume) throw py::value_error("mean_shift_segment: smooth applies to images, not volumes");
   if (is_device_array(img)) {
     require_cuda_for_device_arrays(backend, "mean_shift_segment");
     VolumeShape shape;
@@ -752,7 +763,7 @@ void bind_filters(py::module_& m) {
   m.def("mean_shift_segment", &mean_shift_segment_py, py::arg("img"), py::arg("spatial") = 8.0f, py::arg("range") = 16.0f,
         py::arg("connect") = 0.25f, py::arg("fuse") = 0.5f, py::arg("min_size") = 20, py::arg("colour") = "luv",
         py::arg("backend") = "auto", py::arg("volume") = false, py::arg("channels") = false, py::arg("axial") = 0.0f,
-        py::arg("time") = 0.0f, py::arg("ranges") = std::vector<float>{},
+        py::arg("time") = 0.0f, py::arg("ranges") = std::vector<float>{}, py::arg("smooth") = 0.0f,
         "Mean shift segmentation of an image, or with volume=True of a volume (Z, H, W) or sequence (T, Z, H, W) "
         "(docs/meanshift.md). Returns (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox}).\n\n"
         "img: as mean_shift (channels=True with volume=True: a trailing channel axis). For a device array the filter "
@@ -761,7 +772,10 @@ void bind_filters(py::module_& m) {
         "connect: neighbours whose modes differ by less than connect x h_r join one region (default 0.25).\n"
         "fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5), and again after "
         "min_size's merging, each region coloured by the mean of its pixels' 5x5 local means of img.\n"
-        "min_size: regions of fewer pixels merge into their most similar neighbour (default 20; 0: none).");
+        "min_size: regions of fewer pixels merge into their most similar neighbour (default 20; 0: none).\n"
+        "smooth: images only: sigma (pixels) of a Gaussian img is smoothed with first, on the CPU on every backend "
+        "(default 0: none; 0.7 for noisy colour images, docs/meanshift.md); filtered and the regions' colours are "
+        "then those of the smoothed image.");
   m.def("_mean_shift_modes", &mean_shift_modes_py, py::arg("img"), py::arg("spatial"), py::arg("range"), py::arg("colour"),
         py::arg("backend"), py::arg("ranges"),
         "gpuvis.dask.mean_shift_segment's chunk step: the filtered pixels and each pixel's mode, stacked as float32 "

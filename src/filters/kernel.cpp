@@ -90,6 +90,20 @@ double named_param(const std::string& args, const std::string& key, double fallb
 
 }  // namespace
 
+Kernel gaussian_kernel(double sigma, int size) {
+  require(sigma > 0 && std::isfinite(sigma), "gaussian kernel: sigma must be a positive number");
+  if (size == 0) size = static_cast<int>(2 * std::ceil(3 * sigma) + 1);
+  require(size >= 1 && size % 2 == 1 && size <= kMaxKernel1D,
+          "gaussian kernel: size must be odd and at most " + std::to_string(kMaxKernel1D) + ", got " + std::to_string(size));
+  std::vector<double> g(static_cast<std::size_t>(size));
+  double sum = 0;
+  for (int i = 0; i < size; ++i) sum += g[i] = std::exp(-0.5 * std::pow((i - size / 2) / sigma, 2));
+  Kernel k{size, size, {}};
+  for (int y = 0; y < size; ++y)
+    for (int x = 0; x < size; ++x) k.weights.push_back(static_cast<float>(g[y] * g[x] / (sum * sum)));
+  return k;
+}
+
 Kernel parse_kernel(const std::string& spec) {
   if (spec.empty()) bad(spec, "empty kernel");
   std::error_code ec;
@@ -107,14 +121,7 @@ Kernel parse_kernel(const std::string& spec) {
     const double wanted = named_param(args, "size", 2 * std::ceil(3 * sigma) + 1, spec);
     if (!(wanted >= 1) || wanted != std::floor(wanted) || std::fmod(wanted, 2) == 0) bad(spec, "gaussian size must be odd and positive");
     if (wanted > kMaxKernel1D) bad(spec, "gaussian size " + std::to_string(static_cast<long long>(std::min(wanted, 1e18))) + " exceeds " + std::to_string(kMaxKernel1D));
-    const int size = static_cast<int>(wanted);
-    std::vector<double> g(static_cast<std::size_t>(size));
-    double sum = 0;
-    for (int i = 0; i < size; ++i) sum += g[i] = std::exp(-0.5 * std::pow((i - size / 2) / sigma, 2));
-    Kernel k{size, size, {}};
-    for (int y = 0; y < size; ++y)
-      for (int x = 0; x < size; ++x) k.weights.push_back(static_cast<float>(g[y] * g[x] / (sum * sum)));
-    return k;
+    return gaussian_kernel(sigma, static_cast<int>(wanted));
   }
   if (name == "box") {
     int w = 0, h = 0;

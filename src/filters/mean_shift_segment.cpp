@@ -14,6 +14,8 @@
 
 #include "gpuvis/core/error.hpp"
 #include "gpuvis/cuda/runtime.hpp"
+#include "gpuvis/filters/convolve.hpp"
+#include "gpuvis/filters/kernel.hpp"
 #include "filters/filter_backends.hpp"
 #include "filters/mean_shift_common.hpp"
 #include "cuda/built.hpp"
@@ -193,6 +195,23 @@ void validate(const MeanShiftSegmentParams& p) {
                                                std::to_string(p.connect));
   require(p.fuse >= 0 && p.fuse <= 4, "meanshift segment: fuse must be in [0, 4] (a fraction of h_r), got " + number_text(p.fuse));
   require(p.min_size >= 0, "meanshift segment: min_size must be >= 0, got " + std::to_string(p.min_size));
+  require(p.smooth >= 0 && p.smooth <= 20, "meanshift segment: smooth must be in [0, 20] (a Gaussian's sigma in pixels), got " +
+                                               number_text(p.smooth));
+}
+
+template <class T>
+Image<T> mean_shift_segment_input(HostView<const T> src, const MeanShiftSegmentParams& p, VolumeShape shape) {
+  validate(p);
+  Image<T> out(src.width, src.height, src.channels);
+  if (p.smooth <= 0) {
+    copy(src, out.view());
+    return out;
+  }
+  require(shape.depth <= 1 && shape.frames <= 1, "meanshift segment: smooth applies to images, not volumes (give smooth 0)");
+  ConvolveParams c;
+  c.backend = Backend::cpu;  // the same bytes whatever the segmentation's backend
+  convolve(src, out.view(), gaussian_kernel(p.smooth), c);
+  return out;
 }
 
 int mean_shift_mode_lanes(int channels) { return channels == 3 ? 4 : channels; }
@@ -210,6 +229,11 @@ MeanShiftSegmentation<T> mean_shift_segment(HostView<const T> src, const MeanShi
   validate(p);
   Image<T> filtered(src.width, src.height, src.channels);
   std::vector<float> modes;
+  if (p.smooth > 0) {
+    const Image<T> input = mean_shift_segment_input(src, p, shape);
+    mean_shift_modes(input.view(), filtered.view(), modes, p.filter, shape);
+    return mean_shift_segment_from_modes(std::move(filtered), modes, input.view(), p, shape);
+  }
   mean_shift_modes(src, filtered.view(), modes, p.filter, shape);
   return mean_shift_segment_from_modes(std::move(filtered), modes, src, p, shape);
 }
@@ -348,6 +372,7 @@ void draw_boundaries(HostView<T> image, HostView<const std::int32_t> labels, con
 
 #define GPUVIS_MEAN_SHIFT_SEGMENT(T)                                                                                   \
   template MeanShiftSegmentation<T> mean_shift_segment<T>(HostView<const T>, const MeanShiftSegmentParams&, VolumeShape); \
+  template Image<T> mean_shift_segment_input<T>(HostView<const T>, const MeanShiftSegmentParams&, VolumeShape);         \
   template void mean_shift_modes<T>(HostView<const T>, HostView<T>, std::vector<float>&, const MeanShiftParams&, VolumeShape); \
   template MeanShiftSegmentation<T> mean_shift_segment_from_modes<T>(Image<T>, const std::vector<float>&, HostView<const T>, \
                                                                      const MeanShiftSegmentParams&, VolumeShape);         \

@@ -221,3 +221,11 @@ def test_chunked_mean_shift_segmentation_equals_one_call(channels):
     assert regions == one_regions
     # Some region has pixels on both sides of the first chunk border (row 120).
     assert set(np.unique(one_labels[119])) & set(np.unique(one_labels[120]))
+    # Smoothed first: chunks of the Gaussian with its halo, the same bytes as the one call's.
+    noisy = np.clip(img.astype(np.float32) + rng.normal(0, 12, img.shape), 0, 255).astype(np.uint8)
+    arr = da.from_array(noisy, chunks=(40, 60) + ((3,) if channels == 3 else ()))
+    labels, filtered, regions = gd.mean_shift_segment(arr, backend="cpu", smooth=0.7, **options)
+    one_labels, one_filtered, one_regions = gpuvis.mean_shift_segment(noisy, backend="cpu", smooth=0.7, **options)
+    assert np.array_equal(labels, one_labels)
+    assert np.array_equal(filtered, one_filtered)
+    assert regions == one_regions

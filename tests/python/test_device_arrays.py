@@ -167,6 +167,11 @@ def test_mean_shift_volume_and_segmentation_of_device_arrays_equal_the_host_path
         np.testing.assert_array_equal(cp.asnumpy(labels), h_labels)
         np.testing.assert_array_equal(cp.asnumpy(filtered), h_filtered)
         assert regions == h_regions and len(regions) > 1
+        labels, filtered, regions = gpuvis.mean_shift_segment(cp.asarray(img), spatial=4, range=16, smooth=0.7)
+        h_labels, h_filtered, h_regions = gpuvis.mean_shift_segment(img, spatial=4, range=16, smooth=0.7, backend="cpu")
+        np.testing.assert_array_equal(cp.asnumpy(labels), h_labels)
+        np.testing.assert_array_equal(cp.asnumpy(filtered), h_filtered)
+        assert regions == h_regions
     labels, _, regions = gpuvis.mean_shift_segment(cp.asarray(vol), spatial=3, range=20, volume=True, axial=2)
     h_labels, _, h_regions = gpuvis.mean_shift_segment(vol, spatial=3, range=20, volume=True, axial=2, backend="cpu")
     assert labels.shape == vol.shape

@@ -108,6 +108,17 @@ def test_mean_shift_segment_equals_the_cli(cli, tmp_path):
     import json
     table = json.loads((tmp_path / "regions.json").read_text())
     assert [(r["label"], r["size"]) for r in table] == [(r["label"], r["size"]) for r in regions]
+    # Smoothed first: the CLI's --smooth is the module's smooth, which is the CPU's Gaussian first.
+    labels, _, regions = gpuvis.mean_shift_segment(img, spatial=5, range=24, backend="cpu", smooth=0.7)
+    cli("segment", "meanshift", tmp_path / "q.pgm", tmp_path / "smoothed.pgm", "--spatial", "5", "--range", "24", "--smooth", "0.7",
+        "--regions", tmp_path / "smoothed.json", "--backend", "cpu")
+    table = json.loads((tmp_path / "smoothed.json").read_text())
+    assert [(r["label"], r["size"]) for r in table] == [(r["label"], r["size"]) for r in regions]
+    by_hand, _, _ = gpuvis.mean_shift_segment(gpuvis.convolve(img, f"gaussian:sigma={float(np.float32(0.7))!r}", backend="cpu"),
+                                              spatial=5, range=24, backend="cpu")
+    assert np.array_equal(labels, by_hand)
+    with pytest.raises(ValueError, match="smooth"):
+        gpuvis.mean_shift_segment(img[None], volume=True, smooth=0.7)
 
 
 def test_mean_shift_takes_16_bit_float_and_volumes():

@@ -162,6 +162,15 @@ inline void expect_segmentation_like_the_cpu(Backend backend) {
     EXPECT_EQ(cpu.regions[i].size, other.regions[i].size) << i;
     EXPECT_EQ(cpu.regions[i].mean[0], other.regions[i].mean[0]) << i;
   }
+  // Smoothed first (on the host whatever the backend): the same regions again.
+  p.smooth = 0.7f;
+  p.filter.backend = Backend::cpu;
+  const auto smoothed_cpu = filters::mean_shift_segment<std::uint8_t>(img.view(), p);
+  p.filter.backend = backend;
+  const auto smoothed = filters::mean_shift_segment<std::uint8_t>(img.view(), p);
+  ASSERT_EQ(smoothed_cpu.regions.size(), smoothed.regions.size());
+  EXPECT_EQ(count_differences<std::int32_t>(smoothed_cpu.labels.view(), smoothed.labels.view()), 0u) << "smooth 0.7";
+  EXPECT_EQ(count_differences<std::uint8_t>(smoothed_cpu.filtered.view(), smoothed.filtered.view()), 0u) << "smooth 0.7";
 }
 
 }  // namespace gpuvis::test

@@ -641,7 +641,7 @@ def mean_shift(img: Any, spatial: float = 8.0, range: float = 16.0, kernel: str 
     ...
 
 
-def mean_shift_segment(img: Any, spatial: float = 8.0, range: float = 16.0, connect: float = 0.25, fuse: float = 0.5, min_size: int = 20, colour: str = 'luv', backend: str = 'auto', volume: bool = False, channels: bool = False, axial: float = 0.0, time: float = 0.0, ranges: List[float] = []) -> tuple:
+def mean_shift_segment(img: Any, spatial: float = 8.0, range: float = 16.0, connect: float = 0.25, fuse: float = 0.5, min_size: int = 20, colour: str = 'luv', backend: str = 'auto', volume: bool = False, channels: bool = False, axial: float = 0.0, time: float = 0.0, ranges: List[float] = [], smooth: float = 0.0) -> tuple:
     """
     Mean shift segmentation of an image, or with volume=True of a volume (Z, H, W) or sequence (T, Z, H, W) (docs/meanshift.md). Returns (labels int32, filtered, regions: list of {label, size, mean, centroid, bbox}).
 
@@ -650,6 +650,7 @@ def mean_shift_segment(img: Any, spatial: float = 8.0, range: float = 16.0, conn
     connect: neighbours whose modes differ by less than connect x h_r join one region (default 0.25).
     fuse: adjacent regions whose mean modes differ by less than fuse x h_r are fused (default 0.5), and again after min_size's merging, each region coloured by the mean of its pixels' 5x5 local means of img.
     min_size: regions of fewer pixels merge into their most similar neighbour (default 20; 0: none).
+    smooth: images only: sigma (pixels) of a Gaussian img is smoothed with first, on the CPU on every backend (default 0: none; 0.7 for noisy colour images, docs/meanshift.md); filtered and the regions' colours are then those of the smoothed image.
     """
     ...
 

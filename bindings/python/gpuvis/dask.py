@@ -149,7 +149,7 @@ def _modes_chunk(block, channels, sample_dtype, **kwargs):
 
 
 def mean_shift_segment(array, spatial=8.0, range=16.0, connect=0.25, fuse=0.5, min_size=20, colour="luv", halo=None,
-                       backend="auto", ranges=()):
+                       backend="auto", ranges=(), smooth=0.0):
     """gpuvis.mean_shift_segment of a dask array (H, W) or (H, W, C), equal to one call on the whole
     array: (labels int32, filtered, regions), computed.
 
@@ -158,11 +158,18 @@ def mean_shift_segment(array, spatial=8.0, range=16.0, connect=0.25, fuse=0.5, m
     gives up exactness). Each chunk returns its filtered pixels and every pixel's mode; these are
     gathered and the linking (neighbours with close modes), fusing and merging of small regions
     run once over the whole image, so labels are numbered across chunk borders exactly as one call
-    numbers them. The gathered stack takes (2 x channels + 1 or 4) float32 per pixel on the caller."""
+    numbers them. The gathered stack takes (2 x channels + 1 or 4) float32 per pixel on the caller.
+    `smooth` (a Gaussian's sigma in pixels, as in gpuvis.mean_shift_segment) smooths the array first,
+    in chunks with the Gaussian's halo on the CPU backend: the same bytes as the one call's smoothing."""
     array = _whole_channels(da.asarray(array))
     dtype = np.dtype(array.dtype)
     if dtype not in (np.uint8, np.uint16, np.float32):
         raise TypeError(f"mean_shift_segment: expected dtype uint8, uint16 or float32, got {dtype}")
+    if not 0 <= smooth <= 20:
+        raise ValueError(f"mean_shift_segment: smooth must be in [0, 20] (a Gaussian's sigma in pixels), got {smooth}")
+    if smooth > 0:
+        # The library takes sigma as float32: the kernel is built from that value, written exactly.
+        array = convolve(array, f"gaussian:sigma={float(np.float32(smooth))!r}", backend="cpu")
     channels = array.shape[2] if array.ndim == 3 else 1
     lanes = 4 if channels == 3 else channels
     planes = array.astype(np.float32)

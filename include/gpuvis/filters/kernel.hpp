@@ -26,6 +26,10 @@ constexpr int kMaxKernel1D = 127;
 // not a number, non-finite, unknown name.
 Kernel parse_kernel(const std::string& spec);
 
+// The normalised Gaussian of standard deviation `sigma` pixels, size x size (odd; 0: 2 ceil(3 sigma)
+// + 1), what "gaussian:sigma=S[,size=N]" parses to.
+Kernel gaussian_kernel(double sigma, int size = 0);
+
 Kernel flipped(const Kernel& k);  // rotated by 180°: correlation <-> convolution
 
 // A rank-1 kernel as column x row vectors (k(x, y) = column[y] * row[x]); `separable` is false when

@@ -23,6 +23,12 @@ struct MeanShiftSegmentParams {
   // averaged over the 5-wide box around it, in the climb's units) do (0: neither).
   float fuse = 0.5f;
   int min_size = 20;        // regions with fewer voxels merge into their most similar neighbour (0: none)
+  // Standard deviation (pixels) of a Gaussian the image is smoothed with before everything else,
+  // on the CPU whatever the backend, so results stay the same on all (0: none; images only, not
+  // volumes). For noisy colour images: L*u*v* magnifies the noise of dark and saturated colours
+  // until neighbouring regions' climbs meet; 0.7 px keeps them apart (docs/meanshift.md, "Noisy
+  // colour images"). The filtered image and the regions' colours are then those of the smoothed image.
+  float smooth = 0.0f;
 };
 void validate(const MeanShiftSegmentParams& p);
 
@@ -56,6 +62,10 @@ MeanShiftSegmentation<T> mean_shift_segment(HostView<const T> src, const MeanShi
 // voxel, in voxel order: the converged range values in units of h_r; `source` is the image that was
 // filtered (its local means give each region's colour for the last fusion), of filtered's shape.
 int mean_shift_mode_lanes(int channels);
+// The image mean_shift_segment filters: src smoothed as params.smooth says (a copy of src when 0).
+// Callers of the two halves start from it, and pass it as their `source`.
+template <class T>
+Image<T> mean_shift_segment_input(HostView<const T> src, const MeanShiftSegmentParams& params, VolumeShape shape = {});
 template <class T>
 void mean_shift_modes(HostView<const T> src, HostView<T> filtered, std::vector<float>& modes, const MeanShiftParams& params,
                       VolumeShape shape = {});
