@@ -316,10 +316,16 @@ void launch_any(const T* a, const T* b, typename Op<T>::out* c, int n, cudaStrea
 // Block tiles: BM x BN x BK, warps along m, slices in flight (and f64's mma shape), the fastest of
 // those tried on an H200 at n = 4096 (bf16, f32) and 2048 (f64); docs/benchmarks/lab.md.
 void launch_tensor(const bf16* a, const bf16* b, float* c, int n, cudaStream_t stream) {
+#if GPUVIS_LAB_WGMMA
+  if (cuda::current_device_major() == 9 && n % 8 == 0) return launch_tensor_wgmma(a, b, c, n, stream);
+#endif
   launch_any<bf16, Tile<bf16, 128, 128, 64, 2, 3>>(a, b, c, n, stream);
 }
 
 void launch_tensor(const float* a, const float* b, float* c, int n, cudaStream_t stream) {
+#if GPUVIS_LAB_WGMMA
+  if (cuda::current_device_major() == 9 && n % 4 == 0) return launch_tensor_wgmma(a, b, c, n, stream);
+#endif
   launch_any<float, Tile<float, 128, 256, 32, 2, 3>>(a, b, c, n, stream);
 }
 

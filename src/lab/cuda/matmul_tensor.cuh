@@ -13,4 +13,10 @@ void launch_tensor(const __nv_bfloat16* a, const __nv_bfloat16* b, float* c, int
 void launch_tensor(const float* a, const float* b, float* c, int n, cudaStream_t stream);
 void launch_tensor(const double* a, const double* b, double* c, int n, cudaStream_t stream);
 
+// Hopper's warpgroup products (wgmma, matmul_wgmma.cu), in builds for compute capability 9.0
+// (GPUVIS_LAB_WGMMA): bf16, and f32 as TF32, for n a multiple of 8 (bf16) or 4 (f32) on a device of
+// compute capability 9.0. launch_tensor takes them there.
+void launch_tensor_wgmma(const __nv_bfloat16* a, const __nv_bfloat16* b, float* c, int n, cudaStream_t stream);
+void launch_tensor_wgmma(const float* a, const float* b, float* c, int n, cudaStream_t stream);
+
 }  // namespace gpuvis::lab::cuda_impl
