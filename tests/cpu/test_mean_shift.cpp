@@ -446,6 +446,22 @@ TEST(MeanShiftSegment, ColourHalvesAndThreadIndependence) {
   EXPECT_NEAR(one.regions[1].mean[2], 200, 4);
 }
 
+// A 160 x 120 RGB scene: colour `left` where x < split, else `right`, plus shade(x, y) levels, under
+// Gaussian noise of 18 levels.
+template <class Shade>
+Image<std::uint8_t> two_colour_scene(std::uint32_t seed, const double (&left)[3], const double (&right)[3], int split, Shade shade) {
+  Image<std::uint8_t> img(160, 120, 3);
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0, 18);
+  for (int y = 0; y < 120; ++y)
+    for (int x = 0; x < 160; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const double v = (x < split ? left[c] : right[c]) + shade(x, y);
+        img(x, y, c) = static_cast<std::uint8_t>(std::clamp(v + noise(rng), 0.0, 255.0));
+      }
+  return img;
+}
+
 // A dark shaded region (a ramp of 0.12 grey levels a pixel) beside a flat one, under noise above
 // h_r: the climbs in the dark region end at many modes (L*u*v* magnifies dark noise), and each
 // piece's mean mode leans to the side its pixels' noise led them to, so fusing by modes leaves the
@@ -454,16 +470,8 @@ TEST(MeanShiftSegment, ColourHalvesAndThreadIndependence) {
 TEST(MeanShiftSegment, ANoisyShadedRegionIsOneRegion) {
   for (std::uint32_t seed : {0u, 1u, 2u, 3u}) {
     SCOPED_TRACE(seed);
-    Image<std::uint8_t> img(160, 120, 3);
-    std::mt19937 rng(seed);
-    std::normal_distribution<double> noise(0, 18);
     const double shaded[3] = {86, 43, 65}, flat[3] = {70, 120, 60};
-    for (int y = 0; y < 120; ++y)
-      for (int x = 0; x < 160; ++x)
-        for (int c = 0; c < 3; ++c) {
-          const double v = x < 100 ? shaded[c] + 0.12 * (x - 50) : flat[c];
-          img(x, y, c) = static_cast<std::uint8_t>(std::clamp(v + noise(rng), 0.0, 255.0));
-        }
+    const auto img = two_colour_scene(seed, shaded, flat, 100, [](int x, int) { return x < 100 ? 0.12 * (x - 50) : 0.0; });
     filters::MeanShiftSegmentParams p;
     p.filter.spatial = 8;
     p.filter.range = 16;
@@ -490,16 +498,8 @@ TEST(MeanShiftSegment, ANoisyShadedRegionIsOneRegion) {
 TEST(MeanShiftSegment, SmoothingFirstKeepsNoisyDarkColoursApart) {
   for (std::uint32_t seed : {0u, 1u, 2u, 3u}) {
     SCOPED_TRACE(seed);
-    Image<std::uint8_t> img(160, 120, 3);
-    std::mt19937 rng(seed);
-    std::normal_distribution<double> noise(0, 18);
     const double left[3] = {60, 74, 162}, right[3] = {59, 107, 165};
-    for (int y = 0; y < 120; ++y)
-      for (int x = 0; x < 160; ++x)
-        for (int c = 0; c < 3; ++c) {
-          const double v = (x < 80 ? left[c] : right[c]) + 0.1 * (y - 60);
-          img(x, y, c) = static_cast<std::uint8_t>(std::clamp(v + noise(rng), 0.0, 255.0));
-        }
+    const auto img = two_colour_scene(seed, left, right, 80, [](int, int y) { return 0.1 * (y - 60); });
     filters::MeanShiftSegmentParams p;
     p.filter.spatial = 8;
     p.filter.range = 16;
