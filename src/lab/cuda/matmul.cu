@@ -76,12 +76,13 @@ __global__ void tiled_kernel(const T* a, const T* b, out_t<T>* c, int n) {
 // while the current one is multiplied. A thread's 8 x 8 outputs are four 4 x 4 blocks 64 rows and
 // columns apart, so the 16 lanes that share a row of threads read 16 consecutive 16-byte vectors
 // of B: shared memory serves them without bank conflicts.
-// The vector (f32) kernel asks for two blocks per SM: left alone nvcc gives it 143 registers a
-// thread, one 256-thread block per SM and nothing to hide a slice's latency behind; capped at 128
-// it keeps two blocks resident and runs 1.04x faster (H200, 4096^2: 44.9 against 43.2 TFLOP/s).
+// The kernels accumulating in float ask for two blocks per SM: left alone nvcc gives the f32
+// vector kernel 139-143 registers a thread, one 256-thread block per SM and nothing to hide a
+// slice's latency behind; capped at 128 it keeps two blocks resident and runs 1.04x faster (H200,
+// 4096^2: 44.9 against 43.2 TFLOP/s). The f64 kernel needs its 232 registers.
 constexpr int rb_m = 128, rb_n = 128, rb_k = 16;
 template <class T, bool Vec>
-__global__ void __launch_bounds__(256, Vec ? 2 : 1) regblock_kernel(const T* __restrict__ a, const T* __restrict__ b, out_t<T>* __restrict__ c, int n) {
+__global__ void __launch_bounds__(256, sizeof(acc_t<T>) == 4 ? 2 : 1) regblock_kernel(const T* __restrict__ a, const T* __restrict__ b, out_t<T>* __restrict__ c, int n) {
   using A = acc_t<T>;
   // Two buffers in 32 KB for f32; f64 keeps one (two would pass the 48 KB of static shared memory).
   constexpr int stages = sizeof(A) == 8 ? 1 : 2;
