@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, float* __restrict__ c, int n) {
 #ifdef GPUVIS_LAB_WGMMA_CODE
   extern __shared__ unsigned char smem[];
-  const unsigned base = (smem_address(smem) + 1023) & ~1023u;
+  const unsigned base = (smem_address(smem) + 1023) & ~1023u;  // the swizzle repeats every 1024 bytes
   constexpr int stage_bytes = kTileBytes + BN * 128;
   auto a_tile = [&](int slot) { return base + slot * stage_bytes; };
   auto b_tile = [&](int slot) { return base + slot * stage_bytes + kTileBytes; };
@@ -116,6 +116,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto full = [&](int slot) { return bars + 8 * slot; };
   auto empty = [&](int slot) { return bars + 8 * (kStages + slot); };
   constexpr int k_slice = 128 / sizeof(T);
+  // Groups of 8 block rows sweep the columns together, so their panels of B stay in L2.
   const int grid_m = (n + kTile - 1) / kTile, grid_n = (n + BN - 1) / BN;
   const int per_group = 8 * grid_n, first = static_cast<int>(blockIdx.x) / per_group * 8;
   const int rows_in_group = min(grid_m - first, 8), in_group = static_cast<int>(blockIdx.x) % per_group;
@@ -162,7 +163,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     pin(d);
-    const int t = threadIdx.x - 128 * role, warp = t / 32, lane = t % 32;
+    // Accumulator layout: warp w of the group holds rows 16w .. 16w + 15; d[4j .. 4j + 3] are
+    // columns 8j + 2t, + 1 of rows g and g + 8 (g = lane / 4, t = lane % 4), as in mma.sync's m16n8.
+    const int thread = threadIdx.x - 128 * role, warp = thread / 32, lane = thread % 32;
     const int row = row0 + group * 64 + warp * 16 + lane / 4;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
