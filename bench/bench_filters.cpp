@@ -61,6 +61,7 @@ void cpu_case(bench::Report& report, const std::string& name, int w, int h, int 
   r.stats = bench::measure([&] { return bench::time_us([&] { ours(src, out); }); }, o);
   report.add(r);
 #ifdef GPUVIS_BENCH_OPENCV
+  if (!opencv) return;
   r.backend = "opencv-cpu";
   r.stats = bench::measure([&] { return bench::time_us([&] { opencv(src, out); }); }, o);
   report.add(r);
@@ -106,8 +107,16 @@ void cpu_cases(bench::Report& report, int w, int h, const Kernel& k7, const Kern
                            [&](const U8& s, U8& d) { convolve_cpu<std::uint8_t>(s.view(), d.view(), k7); }, cv_conv);
   }
   cpu_case<float>(report, "separable", w, h, 1, pg, o, [&](const F32& s, F32& d) { convolve_cpu<float>(s.view(), d.view(), gauss); }, cv_sep);
-  cpu_case<std::uint8_t>(report, "separable", w, h, 3, pg, o,
+  // 8-bit: in fixed point (the default, ConvolveParams::fixed_point), and with float sums beside it.
+  std::map<std::string, std::string> pg_fixed = pg, pg_float = pg;
+  pg_fixed["sums"] = "fixed point";
+  pg_float["sums"] = "float";
+  ConvolveParams float_sums;
+  float_sums.fixed_point = false;
+  cpu_case<std::uint8_t>(report, "separable", w, h, 3, pg_fixed, o,
                          [&](const U8& s, U8& d) { convolve_cpu<std::uint8_t>(s.view(), d.view(), gauss); }, cv_sep);
+  cpu_case<std::uint8_t>(report, "separable", w, h, 3, pg_float, o,
+                         [&](const U8& s, U8& d) { convolve_cpu<std::uint8_t>(s.view(), d.view(), gauss, float_sums); }, nullptr);
   for (int c : {1, 3})
     cpu_case<std::uint8_t>(report, "bilateral", w, h, c, c == 1 ? pb_grey : pb, o,
                            [&](const U8& s, U8& d) { bilateral_cpu<std::uint8_t>(s.view(), d.view(), bp); }, cv_bilateral);

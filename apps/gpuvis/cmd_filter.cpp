@@ -121,7 +121,7 @@ void mean_shift_volume(const std::string& in, const std::string& out, const filt
 // gpuvis filter convolve
 void register_convolve(CLI::App* filter, Command& run) {
   static std::string in, out, kernel_spec, border = "reflect101", backend = "auto";
-  static bool flip = false, overwrite = false, no_separable = false;
+  static bool flip = false, overwrite = false, no_separable = false, float_sums = false;
   static double max_gpu_mib = 0;
   static int threads = 0;
   auto* conv = filter->add_subcommand("convolve", "Correlate (or with --flip convolve) an image with a kernel");
@@ -129,13 +129,16 @@ void register_convolve(CLI::App* filter, Command& run) {
       "Kernels: inline \"1,2,1;2,4,2;1,2,1/16\" (rows ';', values ','), @FILE, gaussian:sigma=S[,size=N],\n"
       "box:N or box:WxH, sobel-x, sobel-y, laplacian, sharpen. Odd sizes up to 31x31, or 1x127 when separable\n"
       "(rank 1; detected automatically). u8/u16 results are rounded and saturated; the input's type and\n"
-      "channels are kept (write floats as .pfm). IN and OUT may be folders.");
+      "channels are kept (write floats as .pfm). IN and OUT may be folders. u8 images under a symmetric\n"
+      "smoothing kernel of up to 33 taps a side (gaussian, box) are summed in 16-bit fixed point on the CPU\n"
+      "and CUDA (the same bytes, within 1 grey level of float sums; docs/filters.md).");
   conv->add_option("input", in, "Input image or folder");
   conv->add_option("output", out, "Output image or folder");
   conv->add_option("--kernel", kernel_spec, "Kernel (see below)");
   conv->add_option("--border", border, "constant[:V], replicate, reflect, reflect101 (default), wrap")->default_val("reflect101");
   conv->add_flag("--flip", flip, "True convolution: rotate the kernel by 180 degrees");
   conv->add_flag("--no-separable", no_separable, "Always use the 2D path");
+  conv->add_flag("--float-sums", float_sums, "u8 images: sum in float, not in 16-bit fixed point (see below)");
   conv->add_option("--max-gpu-memory", max_gpu_mib, "CUDA and OpenCL: process in strips using at most this many MiB of device memory")->check(CLI::Range(0.0, 1e9));
   add_backend_option(*conv, backend);
   add_threads_option(*conv, threads);
@@ -148,6 +151,7 @@ void register_convolve(CLI::App* filter, Command& run) {
       options.border = filters::parse_border(border);
       options.flip = flip;
       options.allow_separable = !no_separable;
+      options.fixed_point = !float_sums;
       options.max_gpu_memory = static_cast<std::size_t>(max_gpu_mib * 1024 * 1024);
       const filters::Kernel kernel = filters::parse_kernel(kernel_spec);
       if (threads) set_num_threads(threads);

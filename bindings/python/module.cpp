@@ -174,10 +174,11 @@ filters::Kernel kernel_of(const py::object& k) {
 }
 
 py::object convolve_py(const py::object& img, const py::object& kernel, const std::string& border, bool flip,
-                       const std::string& backend) {
+                       const std::string& backend, bool fixed_point) {
   filters::ConvolveParams o;
   o.border = filters::parse_border(border);
   o.flip = flip;
+  o.fixed_point = fixed_point;
   o.backend = backend_of(backend);
   const filters::Kernel k = kernel_of(kernel);
   if (is_device_array(img)) {
@@ -713,14 +714,17 @@ void bind_filters(py::module_& m) {
         "sharpen: 0 (off) .. 4, sharpening before the threshold (default 0).\n"
         "backend: 'auto', 'cpu', 'cuda' or 'opencl'. Returns a uint8 array of the input's kind.");
   m.def("convolve", &convolve_py, py::arg("img"), py::arg("kernel"), py::arg("border") = "reflect101", py::arg("flip") = false,
-        py::arg("backend") = "auto",
+        py::arg("backend") = "auto", py::arg("fixed_point") = true,
         "Correlate (flip=True: convolve) an image with a kernel (docs/filters.md).\n\n"
         "img: uint8/uint16/float32 (H, W) or (H, W, C), C in 1, 3, 4; NumPy or device array.\n"
         "kernel: a 2D float array (odd sides) or a string: 'gaussian:sigma=2', 'box:5', '1,2,1;2,4,2;1,2,1/16' "
         "(the separable ones, gaussian and box, run as a row and a column pass).\n"
         "border: 'reflect101' (default), 'reflect', 'replicate', 'wrap' or 'constant:V'.\n"
         "flip: True flips the kernel (true convolution; default False: correlation, as OpenCV's filter2D).\n"
-        "backend: 'auto', 'cpu', 'cuda' or 'opencl'. Integer results are rounded and saturated.");
+        "backend: 'auto', 'cpu', 'cuda' or 'opencl'. Integer results are rounded and saturated.\n"
+        "fixed_point: uint8 images under a symmetric smoothing kernel (gaussian, box; up to 33 taps a side) are\n"
+        "summed in 16-bit fixed point on the CPU and CUDA, the same bytes on both and within 1 grey level of float\n"
+        "sums (default True); False keeps float sums.");
   m.def("bilateral", &bilateral_py, py::arg("img"), py::arg("radius") = 3, py::arg("sigma_space") = 3.0f,
         py::arg("sigma_range") = 30.0f, py::arg("adaptive") = false, py::arg("per_channel") = false, py::arg("distance") = "l2",
         py::arg("border") = "reflect101", py::arg("backend") = "auto",

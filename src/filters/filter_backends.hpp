@@ -10,6 +10,7 @@
 #include "gpuvis/filters/mean_shift.hpp"
 #include "filters/border_index.hpp"
 #include "filters/mean_shift_common.hpp"
+#include "filters/smooth_fixed.hpp"
 
 namespace gpuvis::filters {
 
@@ -20,6 +21,10 @@ void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, 
 // downloads. Results equal the one-shot path exactly.
 template <class T>
 void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options = {});
+
+// 8-bit separable smoothing in fixed point (filters/smooth_fixed.hpp), which convolve_cpu and
+// convolve_cuda take where fixed_smoothing() gives a form and ConvolveParams::fixed_point allows.
+void smooth_fixed_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const detail::FixedSmoothing& f, const Border& border);
 
 template <class T>
 void bilateral_cpu(HostView<const T> src, HostView<T> dst, const BilateralParams& params);

@@ -22,7 +22,11 @@ TEST(LifeCuda, EqualsTheCpuOnRandomSoups) {
                                   {{1, 1}, {3, 5}, {31, 17}, {33, 65}, {100, 100}, {961, 57}, {1000, 777}, {2048, 300},
                                    // whole words: the edge tiles wrap without division, also on boards
                                    // smaller than a tile's halo either way
-                                   {32, 3}, {64, 5}, {96, 70}, {4096, 9}},
+                                   {32, 3}, {64, 5}, {96, 70}, {4096, 9},
+                                   // the last column of tiles narrow (tile.cuh's tile_columns): 4 lanes
+                                   // (16384: 2 words left, 1000: 2), 8 (2048: 4 words), 16 (448: 14
+                                   // words, no full column), and full (1920: 0 words left; 1888: 29)
+                                   {16384, 150}, {1000, 200}, {2048, 500}, {448, 400}, {1920, 97}, {1888, 61}},
                                   {1, 3, 4, 5, 13}, 100);
 }
 
@@ -113,8 +117,9 @@ TEST(LifeCuda, RulesCompiledAtRunTimeEqualTheCpu) {
     state = state * 6364136223846793005u + 1442695040888963407u;
     rules.push_back(Rule{static_cast<std::uint16_t>((state >> 20) & 0x1feu), static_cast<std::uint16_t>((state >> 40) & 0x1ffu)});
   }
-  // 1.08e6 cells each: a partial last word, and whole words (the edge tiles' wrapped loads).
-  for (const auto& [width, height] : {std::pair{1500, 720}, std::pair{1536, 704}})
+  // 1.08e6 cells each: a partial last word, and whole words (the edge tiles' wrapped loads); 2048
+  // wide, the last column of tiles narrow (8 lanes).
+  for (const auto& [width, height] : {std::pair{1500, 720}, std::pair{1536, 704}, std::pair{2048, 520}})
     for (const Rule& rule : rules)
       for (Topology t : {Topology::torus, Topology::dead}) {
         Board b(width, height);

@@ -1,7 +1,8 @@
 #pragma once
 // 2D and separable convolution (correlation by default) on u8, u16 and f32 images with 1, 3 or 4
-// interleaved channels, on the CPU and CUDA backends. Sums are accumulated in float; integer
-// results are rounded to nearest (ties to even) and saturated.
+// interleaved channels, on the CPU and CUDA backends. Sums are accumulated in float (8-bit images
+// under smoothing kernels: in fixed point, see ConvolveParams::fixed_point); integer results are
+// rounded to nearest (ties to even) and saturated.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -35,6 +36,10 @@ struct ConvolveParams {
   Border border;
   bool flip = false;               // true convolution (kernel rotated by 180°)
   bool allow_separable = true;     // use the two-pass path for rank-1 kernels
+  // 8-bit images under a symmetric smoothing kernel (Gaussian, box, binomial: docs/filters.md says
+  // which) are filtered in 16-bit fixed point, within 1 grey level of the float sums and the same
+  // bytes on the CPU and CUDA; false keeps the float sums.
+  bool fixed_point = true;
   std::size_t max_gpu_memory = 0;  // CUDA and OpenCL: device memory for the strips in flight at most (0 = no limit; OpenCL: half the device's)
   std::function<void(double)> progress;  // optional: fraction done, for long strip-processed jobs
   // Where it runs; automatic: CUDA when a device is usable, else an OpenCL GPU, else the CPU

@@ -6,6 +6,7 @@
 // kernel), then combine four rows at a time vertically.
 #include <algorithm>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "filters/convolve_common.hpp"
@@ -144,6 +145,10 @@ template <class T>
 void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
   detail::check_images(src, dst);
   const detail::PreparedKernel p = detail::prepare(kernel, options);
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (options.fixed_point)
+      if (const auto fixed = detail::fixed_smoothing(p.separable, options.border)) return smooth_fixed_cpu(src, dst, *fixed, options.border);
+  }
   if (p.separable.separable) convolve_separable(src, dst, p.separable, options.border);
   else convolve_2d(src, dst, p.kernel, options.border);
 }

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "cuda/memory.hpp"
 #include "cuda/strip_pipeline.hpp"
 #include "filters/cuda/filters_cuda.hpp"
+#include "filters/cuda/smooth_fixed.cuh"
 #include "filters/cuda/strip.cuh"
 #include "filters/filter_backends.hpp"
 
@@ -391,9 +393,13 @@ void upload_weights(const detail::PreparedKernel& p, cudaStream_t stream) {
   }
 }
 
+// fixed: the kernel's fixed-point form for 8-bit images (smooth_fixed.cuh), when it has one.
 template <class T, int C>
-void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::size_t out_pitch, int out_rows, float* tmp,
-            const Border& b, cudaStream_t stream) {
+void launch(const detail::PreparedKernel& p, const detail::FixedSmoothing* fixed, const Strip<T>& s, T* out, std::size_t out_pitch,
+            int out_rows, float* tmp, const Border& b, cudaStream_t stream) {
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (fixed) return launch_fixed<C>(*fixed, s, out, out_pitch, out_rows, b, stream);
+  }
   if (!p.separable.separable) {
     const int rx = p.kernel.width / 2, ry = p.kernel.height / 2;
     const std::size_t smem = sizeof(float) * C * (kTileX + 2 * rx) * (kTileY + 2 * ry);
@@ -453,6 +459,15 @@ void launch(const detail::PreparedKernel& p, const Strip<T>& s, T* out, std::siz
 
 }  // namespace
 
+// The fixed-point form that 8-bit images take (filters/smooth_fixed.hpp), as convolve_cpu does.
+template <class T>
+std::optional<detail::FixedSmoothing> fixed_form(const detail::PreparedKernel& p, const ConvolveParams& options) {
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (options.fixed_point) return detail::fixed_smoothing(p.separable, options.border);
+  }
+  return std::nullopt;
+}
+
 template <class T>
 void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
   detail::check_images(src, dst);
@@ -463,26 +478,29 @@ void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel,
   // Strips from the memory budget: per strip in flight, the staged input (+2ry rows), the float
   // row-pass buffer (none when the separable kernel fuses) and the output.
   const std::size_t row_in = sizeof(T) * static_cast<std::size_t>(w) * c;
-  const std::size_t row_tmp = sep && !fuses(p, c) ? sizeof(float) * static_cast<std::size_t>(w) * c : 0;
+  const std::optional<detail::FixedSmoothing> fixed = fixed_form<T>(p, options);
+  const std::size_t row_tmp = sep && !fixed && !fuses(p, c) ? sizeof(float) * static_cast<std::size_t>(w) * c : 0;
   const cuda::StripPlan plan = cuda::plan_strips(row_in, row_in, h, ry, row_tmp, options.max_gpu_memory);
   if (plan.strip_rows == 0)
     fail(ErrorCode::invalid_argument, "--max-gpu-memory " + std::to_string(options.max_gpu_memory >> 10) +
                                           " KiB is too small: this image and kernel need at least " +
                                           std::to_string((plan.min_budget + 1023) >> 10) + " KiB");
   auto& pipeline = cuda::StripPipeline<T>::for_this_thread();
-  upload_weights(p, nullptr);
+  if (fixed) upload_fixed_weights(*fixed, nullptr);
+  else upload_weights(p, nullptr);
   // The vertical border is applied by row mapping (constant rows are recognised in the kernel from
   // their global row and need no data).
   auto map_row = [&](int y) { return border_index(y, h, options.border.mode); };
+  const detail::FixedSmoothing* f = fixed ? &*fixed : nullptr;
   pipeline.run(src, dst, ry, plan, map_row, [&](const typename cuda::StripPipeline<T>::Strip& strip) {
     const Strip<T> s = staged_strip(strip.in, strip.y0, ry, h);
     if (row_tmp) strip.scratch->reserve(row_tmp * static_cast<std::size_t>(plan.strip_rows + 2 * ry));
     const std::size_t out_pitch = static_cast<std::size_t>(strip.out.stride) / sizeof(T);
     float* tmp = strip.scratch->template as<float>();
     switch (c) {
-      case 1: launch<T, 1>(p, s, strip.out.data, out_pitch, strip.out.height, tmp, options.border, strip.stream); break;
-      case 3: launch<T, 3>(p, s, strip.out.data, out_pitch, strip.out.height, tmp, options.border, strip.stream); break;
-      default: launch<T, 4>(p, s, strip.out.data, out_pitch, strip.out.height, tmp, options.border, strip.stream); break;
+      case 1: launch<T, 1>(p, f, s, strip.out.data, out_pitch, strip.out.height, tmp, options.border, strip.stream); break;
+      case 3: launch<T, 3>(p, f, s, strip.out.data, out_pitch, strip.out.height, tmp, options.border, strip.stream); break;
+      default: launch<T, 4>(p, f, s, strip.out.data, out_pitch, strip.out.height, tmp, options.border, strip.stream); break;
     }
   }, options.progress);
 }
@@ -497,16 +515,19 @@ void convolve(DeviceView<const T> src, DeviceView<T> dst, const Kernel& kernel, 
   const bool sep = p.separable.separable;
   const int w = src.width, h = src.height, c = src.channels;
   const int ry = (sep ? static_cast<int>(p.separable.column.size()) : p.kernel.height) / 2;
-  upload_weights(p, stream);
+  const std::optional<detail::FixedSmoothing> fixed = fixed_form<T>(p, options);
+  if (fixed) upload_fixed_weights(*fixed, stream);
+  else upload_weights(p, stream);
   // The row pass writes rows -ry .. h+ry-1 (mapped), so the column pass needs no border logic.
-  if (sep && !fuses(p, c)) workspace.reserve(sizeof(float) * static_cast<std::size_t>(w) * c * (h + 2 * ry));
+  if (sep && !fixed && !fuses(p, c)) workspace.reserve(sizeof(float) * static_cast<std::size_t>(w) * c * (h + 2 * ry));
   const Strip<T> s{src.data, static_cast<std::size_t>(src.stride) / sizeof(T), w, c, h + 2 * ry, 0, ry, h, true};
   T* out = dst.data;
   const std::size_t out_pitch = static_cast<std::size_t>(dst.stride) / sizeof(T);
+  const detail::FixedSmoothing* f = fixed ? &*fixed : nullptr;
   switch (c) {
-    case 1: launch<T, 1>(p, s, out, out_pitch, h, workspace.as<float>(), options.border, stream); break;
-    case 3: launch<T, 3>(p, s, out, out_pitch, h, workspace.as<float>(), options.border, stream); break;
-    default: launch<T, 4>(p, s, out, out_pitch, h, workspace.as<float>(), options.border, stream); break;
+    case 1: launch<T, 1>(p, f, s, out, out_pitch, h, workspace.as<float>(), options.border, stream); break;
+    case 3: launch<T, 3>(p, f, s, out, out_pitch, h, workspace.as<float>(), options.border, stream); break;
+    default: launch<T, 4>(p, f, s, out, out_pitch, h, workspace.as<float>(), options.border, stream); break;
   }
 }
 

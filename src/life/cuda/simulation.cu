@@ -278,13 +278,13 @@ class CudaSimulation final : public Simulation {
 
   template <int Rows, int Halo, int Wpl>
   void launch_shape(int gens, unsigned long long* count) {
-    constexpr int tile_words = 32 * Wpl - 2;
     const BoardShape s{width_, height_, host_words_ * 2};
-    const int used_words = (width_ + 31) / 32;
     constexpr int out_rows = Rows - 2 * Halo;
     const long long tiles_y = (height_ + out_rows - 1) / out_rows;
     const dim3 block(32, warps_per_block);
-    const dim3 grid(static_cast<unsigned>((used_words + tile_words - 1) / tile_words),
+    // The rows of blocks that the full columns need; the narrow column's warps take several tile
+    // rows each, and its blocks past the board return at once.
+    const dim3 grid(static_cast<unsigned>(tile_columns<Wpl>(width_).columns),
                     static_cast<unsigned>((tiles_y + warps_per_block - 1) / warps_per_block));
     const bool torus = options_.topology == Topology::torus;
     // Each launch is a programmatic dependent of the one before on Hopper and later (tile.cuh's

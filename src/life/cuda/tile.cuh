@@ -4,9 +4,9 @@
 // outcomes as constants) compile it; it needs life/word_rule.h's 32-bit functions (gpuvis_life_*_u32)
 // and W (unsigned 32-bit) declared before it.
 //
-// Each warp owns a tile 32 lanes wide (Wpl words per lane) and `Rows` rows tall; every lane keeps
-// its column of the tile in registers, exchanges words with the neighbouring lanes by shuffles and
-// runs up to `Halo` generations without touching memory. Every generation spoils one more cell at
+// Each warp owns a tile 32 lanes wide (Wpl words per lane) and `Rows` rows tall (in a board's last
+// column of tiles often several narrower ones: tile_columns); every lane keeps its column of the
+// tile in registers, exchanges words with the neighbouring lanes by shuffles and runs up to `Halo` generations without touching memory. Every generation spoils one more cell at
 // each edge of the tile, so the first word of lane 0, the last word of lane 31 (32 cells each) and
 // `Halo` rows at top and bottom are halo; the inner words and rows are written back. A rule is a
 // type with `W next(W alive, W s0, W s1, W s2, W s3) const`, the block sum's bit planes in.
@@ -51,12 +51,13 @@ __device__ __forceinline__ bool near_edge(BoardShape s, long long first_j, int l
 
 // One generation of a warp's tile in registers. Lane words are c[row][k]: logical word
 // first_j + Lanes... lane * Wpl + k; neighbours across lanes come by shuffles.
+// `lanes` is the tile's width in lanes: 32, or a narrow tile's segment (tile_columns).
 template <int Rows, int Wpl, bool Border, class R>
 __device__ __forceinline__ void tile_generation(W (&c)[Rows][Wpl], const R& rule, long long y0, int height,
-                                                const W (&column_mask)[Wpl]) {
-  auto row_sums = [](const W (&row)[Wpl], W (&ones)[Wpl], W (&twos)[Wpl]) {
-    const W from_left = __shfl_up_sync(0xffffffffu, row[Wpl - 1], 1);
-    const W from_right = __shfl_down_sync(0xffffffffu, row[0], 1);
+                                                const W (&column_mask)[Wpl], int lanes) {
+  auto row_sums = [lanes](const W (&row)[Wpl], W (&ones)[Wpl], W (&twos)[Wpl]) {
+    const W from_left = __shfl_up_sync(0xffffffffu, row[Wpl - 1], 1, lanes);
+    const W from_right = __shfl_down_sync(0xffffffffu, row[0], 1, lanes);
 #pragma unroll
     for (int k = 0; k < Wpl; ++k)
       gpuvis_life_row_sum_u32(k == 0 ? from_left : row[k - 1], row[k], k == Wpl - 1 ? from_right : row[k + 1], &ones[k], &twos[k]);
@@ -92,37 +93,59 @@ __device__ __forceinline__ void tile_generation(W (&c)[Rows][Wpl], const R& rule
   }
 }
 
-template <int Rows, int Halo, int Wpl, class R>
-__device__ __forceinline__ void generations(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, R rule,
-                                            bool torus, unsigned long long* population) {
+// The columns of tiles across a board: `full` columns of tiles 32 lanes wide (32 * Wpl - 2 output
+// words each), then the words left over. When they fit a narrow tile of 4, 8 or 16 lanes, that
+// last column is one of narrow tiles: each warp there is split into segments of `narrow_lanes`
+// lanes, each segment a tile of its own band of rows, so the column costs 32 / narrow_lanes times
+// fewer warps than tiles of 32 lanes mostly idle (at 16384 cells, 512 words: 17 full columns and 2
+// words left, which took the 18th column of full tiles, 5 % of the launch). Otherwise the last
+// column (if any) is of full tiles. The host sizes the grid by it (simulation.cu, rule_jit.cpp).
+struct TileColumns {
+  int full;          // columns of tiles 32 lanes wide
+  int narrow_lanes;  // lanes per segment of the narrow last column; 0: none
+  int columns;       // columns of blocks in the grid
+};
+template <int Wpl>
+__host__ __device__ inline TileColumns tile_columns(int width) {
+  const int used = (width + 31) / 32, tile_words = 32 * Wpl - 2;
+  const int full = used / tile_words, left = used - full * tile_words;
+  int lanes = 4;
+  while (lanes < 32 && lanes * Wpl - 2 < left) lanes *= 2;
+  const int narrow = left > 0 && lanes < 32 ? lanes : 0;
+  return TileColumns{full, narrow, full + (left > 0 ? 1 : 0)};
+}
+
+// One tile's generations: `lanes` lanes wide (32, or a narrow segment), its first lane's first word
+// at board word first_j (a halo word), tile row `tile_row` of out_rows rows. Narrow tiles of one
+// warp may lie some inside and some outside, so the choice that the shuffles follow is the warp's.
+template <int Rows, int Halo, int Wpl, bool Narrow, class R>
+__device__ __forceinline__ void tile_generations(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, R rule,
+                                                 bool torus, unsigned long long* population, int lanes, int lane,
+                                                 long long first_j, long long tile_row) {
   constexpr int out_rows = Rows - 2 * Halo;
-  constexpr int tile_words = 32 * Wpl - 2;  // the first word of lane 0 and the last of lane 31 are halo
-  const int lane = threadIdx.x;
-  const long long first_j = (long long)(blockIdx.x) * tile_words - 1;
+  const int tile_words = lanes * Wpl - 2;  // the first word of the first lane and the last of the last lane are halo
   const long long j0 = first_j + lane * Wpl;
-  const long long tile_row = (long long)(blockIdx.y) * warps_per_block + threadIdx.y;
   const long long y0 = tile_row * out_rows - Halo;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // Launched as a programmatic dependent of the launch before (simulation.cu, Hopper and later):
-  // this block may be resident before that launch has finished, so it waits for its board here,
-  // before any load or store, and at once lets the next launch's blocks become resident in the
-  // slots that this launch's last blocks leave free.
+  // this block may be resident before that launch has finished, so each warp waits for its board
+  // here, before any load or store, and at once lets the next launch's blocks become resident in
+  // the slots that this launch's last blocks leave free. Warps past the board never get here.
   asm volatile("griddepcontrol.wait;" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;");
 #endif
-  if (y0 + Halo >= s.height) return;  // a whole warp past the bottom: no shuffle partner waits for it
 
   W c[Rows][Wpl];
   // A tile wholly inside the board (every lane's word full, every row present) loads without
   // branches, so all its loads are in flight at once; tiles at the edges wrap or clear per word.
-  const bool inside = first_j >= 0 && (first_j + 32 * Wpl) * 32 <= s.width && y0 >= 0 && y0 + Rows <= s.height;
+  const bool inside = first_j >= 0 && (first_j + lanes * Wpl) * 32 <= s.width && y0 >= 0 && y0 + Rows <= s.height;
   if (inside) {
     const W* p = src + y0 * (long long)(s.words) + j0;
 #pragma unroll
     for (int i = 0; i < Rows; ++i)
 #pragma unroll
       for (int k = 0; k < Wpl; ++k) c[i][k] = p[i * (long long)(s.words) + k];
-  } else if (near_edge(s, first_j, 32 * Wpl, y0, Rows)) {
+  } else if (near_edge(s, first_j, lanes * Wpl, y0, Rows)) {
     // A tile at the edge of a board of whole words: each lane wraps its column once, each row wraps
     // by one add, and cells outside a dead border are masked, so these loads too are all in flight
     // at once (through load(), each behind its own branch, they ran one after another).
@@ -156,11 +179,13 @@ __device__ __forceinline__ void generations(const W* __restrict__ src, W* __rest
   W keep[Wpl];
 #pragma unroll
   for (int k = 0; k < Wpl; ++k) keep[k] = gpuvis_life_valid_bits_u32(s.width, j0 + k);
-  // On a dead-bordered board, tiles at the border keep the cells outside it dead every generation.
-  if (!torus && !inside)
-    for (int g = 0; g < gens; ++g) tile_generation<Rows, Wpl, true>(c, rule, y0, s.height, keep);
+  // On a dead-bordered board, tiles at the border keep the cells outside it dead every generation
+  // (a warp of narrow tiles all the same way: the mask is right for inner tiles too).
+  const bool bordered = !torus && (Narrow ? !__all_sync(0xffffffffu, inside) : !inside);
+  if (bordered)
+    for (int g = 0; g < gens; ++g) tile_generation<Rows, Wpl, true>(c, rule, y0, s.height, keep, lanes);
   else
-    for (int g = 0; g < gens; ++g) tile_generation<Rows, Wpl, false>(c, rule, y0, s.height, keep);
+    for (int g = 0; g < gens; ++g) tile_generation<Rows, Wpl, false>(c, rule, y0, s.height, keep, lanes);
 
   unsigned count = 0;
 #pragma unroll
@@ -180,7 +205,36 @@ __device__ __forceinline__ void generations(const W* __restrict__ src, W* __rest
   if (population) {
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) count += __shfl_down_sync(0xffffffffu, count, off);
-    if (lane == 0 && count) atomicAdd(population, (unsigned long long)(count));
+    if (threadIdx.x == 0 && count) atomicAdd(population, (unsigned long long)(count));
   }
 }
 
+// The narrow column's tiles out of line, so that their registers (the segment width is not a
+// constant) do not crowd the full tiles' (inlined: spills rose from 8 to 24 bytes).
+template <int Rows, int Halo, int Wpl, class R>
+__device__ __noinline__ void narrow_tile_generations(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, R rule,
+                                                     bool torus, unsigned long long* population, int lanes, long long first_j,
+                                                     long long tile_row) {
+  tile_generations<Rows, Halo, Wpl, true>(src, dst, s, gens, rule, torus, population, lanes, threadIdx.x % lanes, first_j, tile_row);
+}
+
+// A launch's body: block (x, y) takes column x of tiles (tile_columns) and warps_per_block tile rows
+// of it (in the narrow column, warps_per_block warps of 32 / narrow_lanes tile rows each).
+template <int Rows, int Halo, int Wpl, class R>
+__device__ __forceinline__ void generations(const W* __restrict__ src, W* __restrict__ dst, BoardShape s, int gens, R rule,
+                                            bool torus, unsigned long long* population) {
+  constexpr int out_rows = Rows - 2 * Halo;
+  constexpr int full_words = 32 * Wpl - 2;
+  const TileColumns columns = tile_columns<Wpl>(s.width);
+  const long long warp_row = (long long)(blockIdx.y) * warps_per_block + threadIdx.y;
+  const long long first_j = (long long)(blockIdx.x) * full_words - 1;
+  if (columns.narrow_lanes && (int)(blockIdx.x) == columns.full) {
+    const int lanes = columns.narrow_lanes, segments = 32 / lanes;
+    const long long first_row = warp_row * segments;
+    if (first_row * out_rows >= s.height) return;  // a whole warp past the bottom: no shuffle partner waits for it
+    narrow_tile_generations<Rows, Halo, Wpl>(src, dst, s, gens, rule, torus, population, lanes, first_j, first_row + threadIdx.x / lanes);
+  } else {
+    if (warp_row * out_rows >= s.height) return;  // a whole warp past the bottom
+    tile_generations<Rows, Halo, Wpl, false>(src, dst, s, gens, rule, torus, population, 32, threadIdx.x, first_j, warp_row);
+  }
+}
