@@ -130,8 +130,8 @@ void register_convolve(CLI::App* filter, Command& run) {
       "box:N or box:WxH, sobel-x, sobel-y, laplacian, sharpen. Odd sizes up to 31x31, or 1x127 when separable\n"
       "(rank 1; detected automatically). u8/u16 results are rounded and saturated; the input's type and\n"
       "channels are kept (write floats as .pfm). IN and OUT may be folders. u8 images under a symmetric\n"
-      "smoothing kernel of up to 33 taps a side (gaussian, box) are summed in 16-bit fixed point on the CPU\n"
-      "and CUDA (the same bytes, within 1 grey level of float sums; docs/filters.md).");
+      "smoothing kernel of up to 33 taps a side (gaussian, box) are summed in 16-bit fixed point on the CPU,\n"
+      "CUDA and OpenCL (the same bytes, within 1 grey level of float sums; docs/filters.md).");
   conv->add_option("input", in, "Input image or folder");
   conv->add_option("output", out, "Output image or folder");
   conv->add_option("--kernel", kernel_spec, "Kernel (see below)");

@@ -723,7 +723,7 @@ void bind_filters(py::module_& m) {
         "flip: True flips the kernel (true convolution; default False: correlation, as OpenCV's filter2D).\n"
         "backend: 'auto', 'cpu', 'cuda' or 'opencl'. Integer results are rounded and saturated.\n"
         "fixed_point: uint8 images under a symmetric smoothing kernel (gaussian, box; up to 33 taps a side) are\n"
-        "summed in 16-bit fixed point on the CPU and CUDA, the same bytes on both and within 1 grey level of float\n"
+        "summed in 16-bit fixed point, the same bytes on every backend and within 1 grey level of float\n"
         "sums (default True); False keeps float sums.");
   m.def("bilateral", &bilateral_py, py::arg("img"), py::arg("radius") = 3, py::arg("sigma_space") = 3.0f,
         py::arg("sigma_range") = 30.0f, py::arg("adaptive") = false, py::arg("per_channel") = false, py::arg("distance") = "l2",

@@ -22,8 +22,9 @@ void convolve_cpu(HostView<const T> src, HostView<T> dst, const Kernel& kernel, 
 template <class T>
 void convolve_cuda(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options = {});
 
-// 8-bit separable smoothing in fixed point (filters/smooth_fixed.hpp), which convolve_cpu and
-// convolve_cuda take where fixed_smoothing() gives a form and ConvolveParams::fixed_point allows.
+// 8-bit separable smoothing in fixed point on the CPU (filters/smooth_fixed.hpp), which convolve_cpu
+// takes where fixed_smoothing() gives a form and ConvolveParams::fixed_point allows (as the CUDA and
+// OpenCL backends do with their own kernels).
 void smooth_fixed_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const detail::FixedSmoothing& f, const Border& border);
 
 template <class T>

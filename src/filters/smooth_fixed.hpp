@@ -1,7 +1,7 @@
 #pragma once
 // When an 8-bit image's separable convolution runs in 16-bit fixed point (filters/smooth_fixed_rule.h)
-// instead of float sums, and its weights there. The CPU and CUDA backends take it for the same
-// kernels and compute the same bytes.
+// instead of float sums, and its weights there. The CPU, CUDA and OpenCL backends take it for the
+// same kernels and compute the same bytes.
 //
 // A kernel is taken when both of its vectors are symmetric (each weight equal to its mirror's),
 // have 3 to 33 taps (kFixedMaxTaps: a CUDA block's tile fits the shared memory of every GPU the

@@ -38,7 +38,7 @@ struct ConvolveParams {
   bool allow_separable = true;     // use the two-pass path for rank-1 kernels
   // 8-bit images under a symmetric smoothing kernel (Gaussian, box, binomial: docs/filters.md says
   // which) are filtered in 16-bit fixed point, within 1 grey level of the float sums and the same
-  // bytes on the CPU and CUDA; false keeps the float sums.
+  // bytes on every backend; false keeps the float sums.
   bool fixed_point = true;
   std::size_t max_gpu_memory = 0;  // CUDA and OpenCL: device memory for the strips in flight at most (0 = no limit; OpenCL: half the device's)
   std::function<void(double)> progress;  // optional: fraction done, for long strip-processed jobs

@@ -208,3 +208,47 @@ void convolve_separable(__global const SAMPLE* restrict src, __global SAMPLE* re
   }
 }
 #endif
+
+/* 8-bit smoothing in 16-bit fixed point (filters/smooth_fixed_rule.h, prepended; the host builds
+   this with -D FIXED=1 for the kernels filters/smooth_fixed.hpp takes, KW and KH their taps), the
+   CPU's and CUDA's bytes: as convolve_separable, but the tile's samples become rule samples, each
+   pass sums the rule's integer taps (the two samples at ±k added first) and the column pass's
+   result is rounded to a grey level. row_taps and column_taps hold w[0] .. w[m]. */
+#if FIXED
+__kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1)))
+void smooth_fixed(__global const SAMPLE* restrict src, __global SAMPLE* restrict dst, int width, int height, int channels,
+                  __constant ushort* row_taps, __constant ushort* column_taps, int mode, float value, int in_first, int in_rows,
+                  int out_first, int out_rows) {
+  __local float tile[(OUT_H + KH - 1) * (TILE_W + KW - 1)];
+  __local ushort mid[(OUT_H + KH - 1) * TILE_W];
+  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
+  const int x0 = (int)get_group_id(0) * TILE_W - KW / 2, y0 = out_first + (int)get_group_id(1) * OUT_H - KH / 2;
+  const int x = x0 + KW / 2 + lx;
+  const int tw = TILE_W + KW - 1, th = OUT_H + KH - 1, rx = KW / 2, ry = KH / 2;
+  const size_t row = (size_t)width * (size_t)channels;
+  for (int c = 0; c < channels; ++c) {
+    barrier(CLK_LOCAL_MEM_FENCE);  /* the previous channel's column pass has read mid */
+    load_tile(tile, src, x0, y0, tw, th, width, height, channels, c, mode, value, in_first, in_rows);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int ty = ly; ty < th; ty += TILE_H) {
+      __local const float* centre = tile + ty * tw + lx + rx;  /* whole grey levels: exact in float */
+      uint sum = gpuvis_smooth_bias(rx) + gpuvis_smooth_tap(gpuvis_smooth_sample((uint)centre[0]), row_taps[0]);
+#pragma unroll
+      for (int k = 1; k <= rx; ++k)
+        sum += gpuvis_smooth_tap(gpuvis_smooth_sample((uint)centre[-k]) + gpuvis_smooth_sample((uint)centre[k]), row_taps[k]);
+      mid[ty * TILE_W + lx] = (ushort)sum;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (x >= width) continue;
+    for (int j = 0; j < ROWS; ++j) {
+      const int y = y0 + ry + ly * ROWS + j;
+      if (y >= height || y - out_first >= out_rows) break;
+      __local const ushort* centre = mid + (ly * ROWS + j + ry) * TILE_W + lx;
+      uint sum = gpuvis_smooth_bias(ry) + gpuvis_smooth_tap(centre[0], column_taps[0]);
+#pragma unroll
+      for (int k = 1; k <= ry; ++k) sum += gpuvis_smooth_tap((uint)centre[-k * TILE_W] + centre[k * TILE_W], column_taps[k]);
+      dst[(size_t)(y - out_first) * row + (size_t)(x * channels + c)] = (SAMPLE)gpuvis_smooth_output(sum);
+    }
+  }
+}
+#endif

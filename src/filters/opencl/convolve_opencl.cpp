@@ -4,18 +4,21 @@
 // large or over the memory budget (ConvolveParams::max_gpu_memory, else half the device's memory;
 // filters/opencl/strip_choice.hpp), one strip's copies beside another's kernels. Equal to the CPU
 // within the CUDA backend's tolerance (1 LSB, 1e-5 relative for floats); strips give the whole
-// image's bytes.
+// image's bytes. 8-bit images under a smoothing kernel are summed in fixed point (smooth_fixed), the
+// CPU's bytes exactly.
 #include "filters/opencl/filters_opencl.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "filters/convolve_common.hpp"
 #include "filters/opencl/sample_options.hpp"
 #include "filters/opencl/strip_choice.hpp"
+#include "filters/smooth_fixed.hpp"
 #include "opencl/context.hpp"
 #include "opencl/sources.hpp"
 
@@ -45,8 +48,9 @@ std::size_t items_for_rows(int rows, bool separable) {
   return static_cast<std::size_t>((rows + rows_per_item(separable) - 1) / rows_per_item(separable));
 }
 
-void upload_weights(const std::vector<float>& weights, opencl::Buffer& b) {
-  opencl::upload_rows(weights.data(), weights.size() * sizeof(float), 1, 0, b);
+template <class W>
+void upload_weights(const std::vector<W>& weights, opencl::Buffer& b) {
+  opencl::upload_rows(weights.data(), weights.size() * sizeof(W), 1, 0, b);
 }
 
 }  // namespace
@@ -61,14 +65,20 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   const bool separable = p.separable.separable;
   const std::size_t kw = separable ? p.separable.row.size() : static_cast<std::size_t>(p.kernel.width);
   const std::size_t kh = separable ? p.separable.column.size() : static_cast<std::size_t>(p.kernel.height);
+  // 8-bit images under a smoothing kernel: fixed point (filters/smooth_fixed.hpp), the CPU's bytes.
+  std::optional<detail::FixedSmoothing> fixed;
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (options.fixed_point) fixed = detail::fixed_smoothing(p.separable, options.border);
+  }
   const cl_program program = context.program(
       opencl::sources::convolve, opencl_sample_options<T>() + " -D KW=" + std::to_string(kw) + " -D KH=" + std::to_string(kh) +
-                                                " -D ROWS=" + std::to_string(rows_per_item(separable)) + " -cl-std=CL1.2");
+                                                " -D ROWS=" + std::to_string(rows_per_item(separable)) + " -D FIXED=" +
+                                                (fixed ? "1" : "0") + " -cl-std=CL1.2");
   const cl_int width = src.width, height = src.height, channels = src.channels, mode = static_cast<cl_int>(options.border.mode);
   const cl_float value = options.border.value;
   const int halo = static_cast<int>(kh / 2);
   const auto w = static_cast<std::size_t>(width);
-  const bool fused = separable && kw <= kFusedMaxTaps && kh <= kFusedMaxTaps;
+  const bool fused = fixed || (separable && kw <= kFusedMaxTaps && kh <= kFusedMaxTaps);
   const std::size_t row_bytes = src.row_bytes(), mid_bytes = w * static_cast<std::size_t>(channels) * sizeof(float);
   const std::size_t budget = options.max_gpu_memory ? options.max_gpu_memory : static_cast<std::size_t>(context.device().memory / 2);
   const std::size_t scratch_per_row = separable && !fused ? mid_bytes : 0;
@@ -76,11 +86,14 @@ void convolve_opencl(HostView<const T> src, HostView<T> dst, const Kernel& kerne
   // The kernels this shape uses: a separable kernel of up to kFusedMaxTaps taps a side in one pass
   // (convolve_separable), a larger one as a row and a column pass, or one 2D pass.
   std::optional<opencl::Kernel> rows, columns, two_d, one_pass;
-  if (fused) one_pass.emplace(program, "convolve_separable");
+  if (fused) one_pass.emplace(program, fixed ? "smooth_fixed" : "convolve_separable");
   else if (separable) rows.emplace(program, "convolve_rows"), columns.emplace(program, "convolve_columns");
   else two_d.emplace(program, "convolve_2d");
   float outside = 0.0f;  // a row outside the image under the constant border, after the row pass (summed in its order)
-  if (separable) {
+  if (fixed) {
+    upload_weights(fixed->row, b.row);
+    upload_weights(fixed->column, b.column);
+  } else if (separable) {
     upload_weights(p.separable.row, b.row);
     upload_weights(p.separable.column, b.column);
     for (const float weight : p.separable.row)
