@@ -277,22 +277,8 @@ TEST(FilterStrips, PinnedAndPageableImagesGiveTheSameResult) {
 // border, 1, 3 and 4 channels, kernels of 3 to 33 taps, in strips, and on device memory.
 TEST(ConvolveCuda, FixedPointSmoothingEqualsTheCpuByteForByte) {
   GPUVIS_REQUIRE_GPU();
-  std::uint32_t seed = 40;
-  for (const char* ks : {"gaussian:sigma=2", "box:3", "box:33x5", "gaussian:sigma=5.3", "1,2,1;2,4,2;1,2,1/16"})
-    for (const char* bs : {"reflect101", "reflect", "replicate", "wrap", "constant:9"})
-      for (int c : {1, 3, 4}) {
-        const auto src = test::random_typed<std::uint8_t>(203, 77, c, seed++);
-        ConvolveParams o;
-        o.border = parse_border(bs);
-        ASSERT_TRUE(detail::fixed_smoothing(separate(parse_kernel(ks)), o.border)) << ks;
-        Image<std::uint8_t> cpu(203, 77, c), gpu(203, 77, c), strips(203, 77, c);
-        convolve_cpu<std::uint8_t>(src.view(), cpu.view(), parse_kernel(ks), o);
-        convolve_cuda<std::uint8_t>(src.view(), gpu.view(), parse_kernel(ks), o);
-        EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), gpu.view()), 0u) << ks << " " << bs << " c=" << c;
-        o.max_gpu_memory = 64 * 1024;  // strips of a few rows
-        convolve_cuda<std::uint8_t>(src.view(), strips.view(), parse_kernel(ks), o);
-        EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), strips.view()), 0u) << ks << " " << bs << " c=" << c << " strips";
-      }
+  test::expect_fixed_smoothing_like_the_cpu(40, 64 * 1024, [](HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Kernel& k,
+                                                             const ConvolveParams& o) { convolve_cuda<std::uint8_t>(src, dst, k, o); });
   // The device entry point (the Python module's CuPy and PyTorch arrays).
   const auto src = test::random_typed<std::uint8_t>(640, 480, 3, 5);
   Image<std::uint8_t> cpu(640, 480, 3), got(640, 480, 3);

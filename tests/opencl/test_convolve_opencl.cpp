@@ -129,21 +129,9 @@ TEST(ConvolveOpencl, StripsWithinAMemoryBudgetEqualTheWholeImage) {
 // border, 1, 3 and 4 channels, 3 to 33 taps, whole images and strips.
 TEST(ConvolveOpencl, FixedPointSmoothingEqualsTheCpuByteForByte) {
   GPUVIS_REQUIRE_OPENCL();
-  std::uint32_t seed = 70;
-  for (const char* ks : {"gaussian:sigma=2", "box:3", "box:33x5", "gaussian:sigma=5.3"})
-    for (const char* bs : {"reflect101", "reflect", "replicate", "wrap", "constant:9"})
-      for (int c : {1, 3, 4}) {
-        const auto src = test::random_typed<std::uint8_t>(203, 77, c, seed++);
-        ConvolveParams o;
-        o.border = parse_border(bs);
-        o.backend = Backend::opencl;
-        ASSERT_TRUE(detail::fixed_smoothing(separate(parse_kernel(ks)), o.border)) << ks;
-        Image<std::uint8_t> cpu(203, 77, c), ocl(203, 77, c), strips(203, 77, c);
-        convolve_cpu<std::uint8_t>(src.view(), cpu.view(), parse_kernel(ks), o);
-        convolve<std::uint8_t>(src.view(), ocl.view(), parse_kernel(ks), o);
-        EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), ocl.view()), 0u) << ks << " " << bs << " c=" << c;
-        o.max_gpu_memory = 32 * 1024;  // strips of a few rows
-        convolve<std::uint8_t>(src.view(), strips.view(), parse_kernel(ks), o);
-        EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), strips.view()), 0u) << ks << " " << bs << " c=" << c << " strips";
-      }
+  test::expect_fixed_smoothing_like_the_cpu(70, 32 * 1024, [](HostView<const std::uint8_t> src, HostView<std::uint8_t> dst, const Kernel& k,
+                                                             ConvolveParams o) {
+    o.backend = Backend::opencl;
+    convolve<std::uint8_t>(src, dst, k, o);
+  });
 }

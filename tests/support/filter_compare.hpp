@@ -51,4 +51,27 @@ void expect_convolution_like_the_cpu(int w, int h, std::uint32_t seed, std::init
       }
 }
 
+// A backend's 8-bit smoothing in fixed point (filters/smooth_fixed.hpp) against the CPU's, byte for
+// byte: kernels of 3 to 33 taps, every border, 1, 3 and 4 channels, whole images and strips of a few
+// rows (`strip_budget` bytes of device memory). `run(src, dst, kernel, options)` runs the backend.
+template <class Run>
+void expect_fixed_smoothing_like_the_cpu(std::uint32_t seed, std::size_t strip_budget, Run&& run) {
+  for (const char* ks : {"gaussian:sigma=2", "box:3", "box:33x5", "gaussian:sigma=5.3", "1,2,1;2,4,2;1,2,1/16"})
+    for (const char* bs : {"reflect101", "reflect", "replicate", "wrap", "constant:9"})
+      for (int c : {1, 3, 4}) {
+        const auto src = random_typed<std::uint8_t>(203, 77, c, seed++);
+        const filters::Kernel k = filters::parse_kernel(ks);
+        filters::ConvolveParams o;
+        o.border = filters::parse_border(bs);
+        ASSERT_TRUE(filters::detail::fixed_smoothing(filters::separate(k), o.border)) << ks;
+        Image<std::uint8_t> cpu(203, 77, c), whole(203, 77, c), strips(203, 77, c);
+        filters::convolve_cpu<std::uint8_t>(src.view(), cpu.view(), k, o);
+        run(src.view(), whole.view(), k, o);
+        EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), whole.view()), 0u) << ks << " " << bs << " c=" << c;
+        o.max_gpu_memory = strip_budget;
+        run(src.view(), strips.view(), k, o);
+        EXPECT_EQ(count_differences<std::uint8_t>(cpu.view(), strips.view()), 0u) << ks << " " << bs << " c=" << c << " strips";
+      }
+}
+
 }  // namespace gpuvis::test
