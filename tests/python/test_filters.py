@@ -36,8 +36,10 @@ def test_opencl_thresholds_filters_and_life_equal_the_cpu_and_the_detector_refus
                        ("bradley-roth", dict(window=16, bias=0.16, contrast=32)), ("bradley-roth", dict(window=40, bias=0.3, contrast=10))]:
         assert np.array_equal(gpuvis.threshold(table, method=method, backend="opencl", **kw),
                               gpuvis.threshold(table, method=method, backend="cpu", **kw)), (method, kw)
-    assert np.abs(gpuvis.convolve(table, "gaussian:sigma=2", backend="opencl").astype(int)
-                  - gpuvis.convolve(table, "gaussian:sigma=2", backend="cpu").astype(int)).max() <= 1
+    assert np.array_equal(gpuvis.convolve(table, "gaussian:sigma=2", backend="opencl"),  # fixed point: the same bytes
+                          gpuvis.convolve(table, "gaussian:sigma=2", backend="cpu"))
+    assert np.abs(gpuvis.convolve(table, "gaussian:sigma=2", backend="opencl", fixed_point=False).astype(int)
+                  - gpuvis.convolve(table, "gaussian:sigma=2", backend="cpu", fixed_point=False).astype(int)).max() <= 1
     soup = (np.random.default_rng(3).random((77, 130)) < 0.4).astype(np.uint8)
     for rule, border in [("B3/S23", "torus"), ("B36/S23", "dead")]:
         assert np.array_equal(gpuvis.life(soup, 25, rule=rule, border=border, backend="opencl"),
@@ -63,6 +65,18 @@ def test_convolve_equals_a_literal_reference_and_the_cli(cli, table, tmp_path):
     cli("filter", "convolve", tmp_path / "in.pgm", tmp_path / "g.pgm", "--kernel", "gaussian:sigma=2", "--backend", "cpu")
     for backend in BACKENDS:
         assert np.array_equal(gpuvis.convolve(table, "gaussian:sigma=2", backend=backend), read_pgm(tmp_path / "g.pgm"))
+
+
+def test_8_bit_smoothing_in_fixed_point_is_within_one_grey_level_of_float_sums(cli, table, tmp_path):
+    rgb = np.dstack([table, np.roll(table, 7, axis=1), 255 - table])
+    for kernel in ["gaussian:sigma=2", "box:5", "gaussian:sigma=0.8"]:
+        fixed = gpuvis.convolve(rgb, kernel, backend="cpu")
+        floats = gpuvis.convolve(rgb, kernel, backend="cpu", fixed_point=False)
+        assert np.abs(fixed.astype(int) - floats.astype(int)).max() <= 1, kernel
+        assert np.mean(fixed != floats) < 0.1, kernel
+    write_pgm(tmp_path / "in.pgm", table)
+    cli("filter", "convolve", tmp_path / "in.pgm", tmp_path / "f.pgm", "--kernel", "gaussian:sigma=2", "--float-sums", "--backend", "cpu")
+    assert np.array_equal(read_pgm(tmp_path / "f.pgm"), gpuvis.convolve(table, "gaussian:sigma=2", backend="cpu", fixed_point=False))
 
 
 def test_colour_and_every_type(table):
