@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "gpuvis/core/parallel.hpp"
+
 #include "segment/cpu/phases.hpp"
 
 namespace gpuvis::segment::cpu {
@@ -27,24 +29,24 @@ void size_region_arrays(RegionTree& t, std::size_t nr) {
   t.descendant_count.assign(nr, 0);
 }
 
-// One stable counting-sort pass of edges by one of their endpoints (key 0 = lo, 1 = hi).
-void sort_edges_by(int key, int nregions, const Edge* in, int n, Edge* out, std::vector<std::int32_t>& count) {
+// One stable counting-sort pass of edges by one of their endpoints (key 0 = lo, 1 = hi), from
+// `spans` (first, count) of `in` in order into out[0 ..).
+struct EdgeSpan {
+  int first, count;
+};
+void sort_edges_by(int key, int nregions, const Edge* in, const std::vector<EdgeSpan>& spans, Edge* out, std::vector<std::int32_t>& count) {
   count.assign(static_cast<std::size_t>(nregions) + 1, 0);
-  for (int k = 0; k < n; ++k) ++count[in[k][key] + 1];
+  for (const EdgeSpan& span : spans)
+    for (int k = span.first; k < span.first + span.count; ++k) ++count[in[k][key] + 1];
   std::partial_sum(count.begin(), count.end(), count.begin());
-  for (int k = 0; k < n; ++k) out[count[in[k][key]]++] = in[k];
+  for (const EdgeSpan& span : spans)
+    for (int k = span.first; k < span.first + span.count; ++k) out[count[in[k][key]]++] = in[k];
 }
 
-}  // namespace
-
-// Stage 4, finishing (first part): the statistics into the tree's arrays, and the parent forest:
-// the region above the first pixel, for regions off the border. Parents come earlier in raster
-// order, so the same forward pass gives depths and child counts, and a backward pass subtree sizes
-// (branch-free: index 0 stands in for "no parent" and receives a zero).
-void write_regions(int nregions, int w, int h, const Scratch& s, RegionTree& t) {
-  size_region_arrays(t, static_cast<std::size_t>(nregions));
-  // (Raw pointers: a store through the byte arrays may alias anything, so indexing the vectors
-  // would reload every vector's data pointer after each one.)
+// Regions [r0, r1) of the tree's arrays and their parents (write_regions).
+void fill_regions(const Scratch& s, RegionTree& t, int w, int h, std::ptrdiff_t r0, std::ptrdiff_t r1) {
+  // (Raw pointers in locals: a store through the byte arrays may alias anything, so indexing the
+  // vectors, or pointers held in memory, would reload every data pointer after each one.)
   const RawRun* runs = s.runs.data();
   const RegionAcc* acc = s.acc.data();
   const std::int32_t* first_runs = s.first_run.data();
@@ -53,11 +55,9 @@ void write_regions(int nregions, int w, int h, const Scratch& s, RegionTree& t) 
   std::uint8_t* colour = t.colour.data();
   std::uint8_t* flags = t.flags.data();
   std::int32_t *area = t.area.data(), *left = t.left.data(), *right = t.right.data(), *top = t.top.data();
-  std::int32_t *bottom = t.bottom.data(), *first_x = t.first_x.data(), *first_y = t.first_y.data();
-  std::int32_t *parent = t.parent.data(), *depth = t.depth.data(), *children = t.child_count.data();
-  std::int32_t* descendants = t.descendant_count.data();
+  std::int32_t *bottom = t.bottom.data(), *first_x = t.first_x.data(), *first_y = t.first_y.data(), *parent = t.parent.data();
   double *sum_x = t.sum_x.data(), *sum_y = t.sum_y.data();
-  for (int r = 0; r < nregions; ++r) {
+  for (auto r = r0; r < r1; ++r) {
     const RegionAcc& a = acc[r];
     const int first_run = first_runs[r];
     const RawRun& first = runs[first_run];
@@ -74,11 +74,47 @@ void write_regions(int nregions, int w, int h, const Scratch& s, RegionTree& t) 
     const bool border = (a.left == 0) | (first.y == 0) | (a.right == w - 1) | (a.bottom == h - 1);
     flags[r] = border ? kBorder : 0;
     const int above = region_of[std::max(north[first_run], 0)];  // north is -1 in row 0
-    const int p = border ? -1 : above;
+    parent[r] = border ? -1 : above;
+  }
+}
+
+// A band's runs counted per region: its own regions' in run_count, foreign ones' in its table.
+// (The band's bounds in locals: the int stores may alias them.)
+void count_band_runs(RunBand& band, const std::int32_t* region_of, std::int32_t* run_count) {
+  const int first = band.first, end = band.end, base = band.base;
+  for (int r = first; r < end; ++r) {
+    const int id = region_of[r];
+    ++(id >= base ? run_count[id] : band.slot(id).runs);
+  }
+}
+
+// A band's runs into the regions' lists: own regions' at cursor, foreign ones' at their table's offset.
+void place_band_runs(RunBand& band, const std::int32_t* region_of, const RawRun* runs, std::int32_t* cursor, Run* out) {
+  const int first = band.first, end = band.end, base = band.base;
+  for (int r = first; r < end; ++r) {
+    const int id = region_of[r];
+    std::int32_t& at = id >= base ? cursor[id] : band.slot(id).offset;
+    out[at++] = {runs[r].y, runs[r].x0, runs[r].x1};
+  }
+}
+
+}  // namespace
+
+// Stage 4, finishing (first part): the statistics into the tree's arrays, and the parent forest:
+// the region above the first pixel, for regions off the border; in ranges of regions on the pool's
+// threads. Parents come earlier in raster order, so one forward pass then gives depths and child
+// counts, and a backward pass subtree sizes (branch-free: index 0 stands in for "no parent" and
+// receives a zero).
+void write_regions(int nregions, int w, int h, const Scratch& s, RegionTree& t) {
+  size_region_arrays(t, static_cast<std::size_t>(nregions));
+  parallel_for(0, nregions, 4096, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) { fill_regions(s, t, w, h, r0, r1); });
+  const std::int32_t* parent = t.parent.data();
+  std::int32_t *depth = t.depth.data(), *children = t.child_count.data(), *descendants = t.descendant_count.data();
+  for (int r = 0; r < nregions; ++r) {
+    const int p = parent[r];
     const int q = std::max(p, 0);
-    parent[r] = p;
-    depth[r] = border ? 0 : depth[q] + 1;
-    children[q] += !border;
+    depth[r] = p < 0 ? 0 : depth[q] + 1;
+    children[q] += p >= 0;
   }
   for (int r = nregions - 1; r >= 0; --r) {
     const int p = parent[r];
@@ -86,18 +122,41 @@ void write_regions(int nregions, int w, int h, const Scratch& s, RegionTree& t) 
   }
 }
 
-// Each region's runs (CSR) by counting sort, when asked for (else both arrays are left empty).
+// Each region's runs (CSR) when asked for (else both arrays are left empty), in raster order within
+// a region: each band writes its runs of its own regions from the region's start, and its runs of
+// foreign regions after those of the bands before it.
 void write_runs(int nregions, bool wanted, Scratch& s, RegionTree& t) {
   t.run_begin.clear();
   t.runs.clear();
   if (!wanted) return;
-  const int nruns = static_cast<int>(s.runs.size());
-  t.run_begin.assign(static_cast<std::size_t>(nregions) + 1, 0);
-  for (int r = 0; r < nruns; ++r) ++t.run_begin[s.region_of[r] + 1];
+  const auto nr = static_cast<std::size_t>(nregions);
+  const std::int32_t* region_of = s.region_of.data();
+  s.run_count.assign(nr, 0);
+  std::int32_t* run_count = s.run_count.data();
+  parallel_for(0, static_cast<std::ptrdiff_t>(s.bands.size()), 1, [&](std::ptrdiff_t b0, std::ptrdiff_t b1) {
+    for (auto b = b0; b < b1; ++b) count_band_runs(s.bands[b], region_of, run_count);
+  });
+  t.run_begin.assign(nr + 1, 0);
+  std::int32_t* begin = t.run_begin.data();
+  for (std::size_t r = 0; r < nr; ++r) begin[r + 1] = s.run_count[r];
+  for (const RunBand& band : s.bands)
+    for (const ForeignRegion& f : band.foreign)
+      if (f.id >= 0) begin[f.id + 1] += f.runs;
   std::partial_sum(t.run_begin.begin(), t.run_begin.end(), t.run_begin.begin());
-  t.runs.resize(static_cast<std::size_t>(nruns));
-  s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
-  for (int r = 0; r < nruns; ++r) t.runs[s.fill[s.region_of[r]]++] = {s.runs[r].y, s.runs[r].x0, s.runs[r].x1};
+  // Where each region's runs of later bands go: after its own band's, band after band.
+  s.run_cursor.resize(nr);
+  std::int32_t* cursor = s.run_cursor.data();
+  for (std::size_t r = 0; r < nr; ++r) cursor[r] = begin[r] + s.run_count[r];
+  for (RunBand& band : s.bands)
+    for (ForeignRegion& f : band.foreign)
+      if (f.id >= 0) f.offset = cursor[f.id], cursor[f.id] += f.runs;
+  for (std::size_t r = 0; r < nr; ++r) cursor[r] = begin[r];
+  t.runs.resize(s.runs.size());
+  const RawRun* runs = s.runs.data();
+  Run* out = t.runs.data();
+  parallel_for(0, static_cast<std::ptrdiff_t>(s.bands.size()), 1, [&](std::ptrdiff_t b0, std::ptrdiff_t b1) {
+    for (auto b = b0; b < b1; ++b) place_band_runs(s.bands[b], region_of, runs, cursor, out);
+  });
 }
 
 // Distinct, ascending neighbour lists per region (§3.3) and saturation judged on the final regions.
@@ -110,13 +169,16 @@ void write_runs(int nregions, bool wanted, Scratch& s, RegionTree& t) {
 // loop's exit is mispredicted for most regions.
 void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& t) {
   Edge* pairs = s.pairs.data();
-  for (int k = 0; k < npairs; ++k) {
-    const auto [a, b] = pairs[k];
-    pairs[k] = {std::min(a, b), std::max(a, b)};
-  }
+  std::vector<EdgeSpan> spans;
+  for (const RunBand& band : s.bands) spans.push_back({band.first, band.npairs});
+  for (const EdgeSpan& span : spans)
+    for (int k = span.first; k < span.first + span.count; ++k) {
+      const auto [a, b] = pairs[k];
+      pairs[k] = {std::min(a, b), std::max(a, b)};
+    }
   s.edges.resize(static_cast<std::size_t>(npairs));
-  sort_edges_by(1, nregions, pairs, npairs, s.edges.data(), s.count);
-  sort_edges_by(0, nregions, s.edges.data(), npairs, pairs, s.count);
+  sort_edges_by(1, nregions, pairs, spans, s.edges.data(), s.count);
+  sort_edges_by(0, nregions, s.edges.data(), {{0, npairs}}, pairs, s.count);
   const auto nr = static_cast<std::size_t>(nregions);
   s.degree.assign(nr, 0);
   int nedges = 0;

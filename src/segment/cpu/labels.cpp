@@ -138,9 +138,8 @@ int label_rows(HostView<const std::uint8_t> binary, int y0, int y1, Scratch& s) 
 
 }  // namespace
 
-// Bands of at least this many rows are labelled on threads of their own; below it the joins at
-// their borders and the copies cost more than the labelling saves.
-constexpr int kLeastBandRows = 48;
+// Bands of at least kLeastBandRows rows (run_bands.hpp) are labelled on threads of their own; below
+// it the joins at their borders and the copies cost more than the labelling saves.
 
 // Stage 1, labels (the CUDA segmenter's labels.cu). On several threads the frame is cut into bands
 // of rows, each labelled on its own (label_rows); their runs are laid end to end in raster order,

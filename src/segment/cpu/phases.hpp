@@ -13,6 +13,7 @@
 
 #include "gpuvis/core/image.hpp"
 #include "gpuvis/segment/region_tree.hpp"
+#include "segment/cpu/run_bands.hpp"
 
 namespace gpuvis::segment::cpu {
 
@@ -24,14 +25,6 @@ struct RawRun {
 // An adjacency pair of regions (a pair of two different regions, so never a self-pair).
 using Edge = std::array<std::int32_t, 2>;
 
-// Per-region accumulators of the labelling pass, one 32-byte record per region (two per cache
-// line): noisy frames touch regions in scattered order, and one record per touch moves far fewer
-// cache lines than separate arrays do.
-struct RegionAcc {
-  std::int32_t area, left, right, bottom;
-  std::int64_t sum_2x, sum_y;  // sum of 2x (a run adds (x0 + x1) * length) and of y: exact integers
-};
-static_assert(sizeof(RegionAcc) == 32);
 
 // Per-thread scratch kept between frames: allocating these buffers every frame costs page faults
 // that, on noisy frames, take longer than the work itself.
@@ -41,18 +34,24 @@ struct Scratch {
   std::vector<Edge> pairs, edges;
   std::vector<std::uint8_t> norm, saturated;
   std::vector<RegionAcc> acc;
+  std::vector<RunBand> bands;  // the stages after labelling, one band of runs per thread (run_bands.hpp)
+  std::vector<std::int32_t> run_count, run_cursor;  // each region's runs in its own band; where the next goes
 };
+
+// Cuts the labelled runs into bands of rows for the stages after labelling (one per thread, at
+// least kLeastBandRows rows each).
+void plan_bands(Scratch& s);
 
 // Stage 1: labels the binary frame's runs into s (runs, uf, north, row_begin). Returns the region
 // count.
 int label_runs(HostView<const std::uint8_t> binary, Scratch& s);
 
-// Stages 2-3: region numbers (region_of, first_run), statistics (acc) and adjacency pairs (pairs).
-// Returns the pair count.
+// Stages 2-3: region numbers (region_of, first_run), statistics (acc) and adjacency pairs (pairs:
+// each band's band.npairs from pairs[band.first] on). Returns the pair count.
 int number_and_measure(int nregions, Scratch& s);
 
 // Stage 4: the statistics and parent forest into t; each region's runs when `wanted`; the
-// adjacency lists (at most `cap` neighbours, else saturated) from the first `npairs` pairs.
+// adjacency lists (at most `cap` neighbours, else saturated) from the bands' `npairs` pairs.
 void write_regions(int nregions, int w, int h, const Scratch& s, RegionTree& t);
 void write_runs(int nregions, bool wanted, Scratch& s, RegionTree& t);
 void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& t);
