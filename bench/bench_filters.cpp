@@ -63,6 +63,7 @@ void cpu_case(bench::Report& report, const std::string& name, int w, int h, int 
 #ifdef GPUVIS_BENCH_OPENCV
   if (!opencv) return;
   r.backend = "opencv-cpu";
+  r.params.erase("sums");  // gpuvis's choice of sums, not OpenCV's
   r.stats = bench::measure([&] { return bench::time_us([&] { opencv(src, out); }); }, o);
   report.add(r);
 #endif

@@ -36,6 +36,7 @@ struct Scratch {
   std::vector<RegionAcc> acc;
   std::vector<RunBand> bands;  // the stages after labelling, one band of runs per thread (run_bands.hpp)
   std::vector<std::int32_t> run_count, run_cursor;  // each region's runs in its own band; where the next goes
+  std::vector<std::int32_t> neighbours;              // adjacency_bands.cpp: each region's neighbours
 };
 
 // Cuts the labelled runs into bands of rows for the stages after labelling (one per thread, at
@@ -55,5 +56,7 @@ int number_and_measure(int nregions, Scratch& s);
 void write_regions(int nregions, int w, int h, const Scratch& s, RegionTree& t);
 void write_runs(int nregions, bool wanted, Scratch& s, RegionTree& t);
 void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& t);
+// The same on several bands' threads (adjacency_bands.cpp), which build_adjacency calls for them.
+void build_adjacency_in_bands(int nregions, int cap, Scratch& s, RegionTree& t);
 
 }  // namespace gpuvis::segment::cpu
