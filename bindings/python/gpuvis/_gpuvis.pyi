@@ -590,7 +590,7 @@ def bilateral(img: Any, radius: int = 3, sigma_space: float = 3.0, sigma_range: 
     ...
 
 
-def convolve(img: Any, kernel: Any, border: str = 'reflect101', flip: bool = False, backend: str = 'auto') -> Any:
+def convolve(img: Any, kernel: Any, border: str = 'reflect101', flip: bool = False, backend: str = 'auto', fixed_point: bool = True) -> Any:
     """
     Correlate (flip=True: convolve) an image with a kernel (docs/filters.md).
 
@@ -599,6 +599,9 @@ def convolve(img: Any, kernel: Any, border: str = 'reflect101', flip: bool = Fal
     border: 'reflect101' (default), 'reflect', 'replicate', 'wrap' or 'constant:V'.
     flip: True flips the kernel (true convolution; default False: correlation, as OpenCV's filter2D).
     backend: 'auto', 'cpu', 'cuda' or 'opencl'. Integer results are rounded and saturated.
+    fixed_point: uint8 images under a symmetric smoothing kernel (gaussian, box; up to 33 taps a side) are
+    summed in 16-bit fixed point, the same bytes on every backend and within 1 grey level of float
+    sums (default True); False keeps float sums.
     """
     ...
 
