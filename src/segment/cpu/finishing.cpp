@@ -131,6 +131,16 @@ void write_runs(int nregions, bool wanted, Scratch& s, RegionTree& t) {
   if (!wanted) return;
   const auto nr = static_cast<std::size_t>(nregions);
   const std::int32_t* region_of = s.region_of.data();
+  if (s.bands.size() == 1) {  // one band (one thread): one counting sort, no tables
+    const int nruns = static_cast<int>(s.runs.size());
+    t.run_begin.assign(nr + 1, 0);
+    for (int r = 0; r < nruns; ++r) ++t.run_begin[region_of[r] + 1];
+    std::partial_sum(t.run_begin.begin(), t.run_begin.end(), t.run_begin.begin());
+    t.runs.resize(static_cast<std::size_t>(nruns));
+    s.fill.assign(t.run_begin.begin(), t.run_begin.end() - 1);
+    for (int r = 0; r < nruns; ++r) t.runs[s.fill[region_of[r]]++] = {s.runs[r].y, s.runs[r].x0, s.runs[r].x1};
+    return;
+  }
   s.run_count.assign(nr, 0);
   std::int32_t* run_count = s.run_count.data();
   parallel_for(0, static_cast<std::ptrdiff_t>(s.bands.size()), 1, [&](std::ptrdiff_t b0, std::ptrdiff_t b1) {

@@ -68,8 +68,10 @@ void measure_own(Scratch& s, RunBand& band, Edge* pairs, bool first_band) {
   RegionAcc* acc = s.acc.data();
   // (Locals: a store through region_of may alias the band's ints, which would be reloaded after each.)
   const int first = band.first, end = band.end;
-  band.deferred.resize(static_cast<std::size_t>(end - first));
-  band.pending.resize(static_cast<std::size_t>(end - first));
+  if (!kOnly && band.deferred.size() < static_cast<std::size_t>(end - first)) {  // grown, never shrunk: no zeroing per frame
+    band.deferred.resize(static_cast<std::size_t>(end - first));
+    band.pending.resize(static_cast<std::size_t>(end - first));
+  }
   std::int32_t* deferred = band.deferred.data();
   std::int32_t* pending = band.pending.data();
   int next = band.base, npairs = 0, ndeferred = 0, npending = 0;
@@ -129,8 +131,8 @@ void measure_own(Scratch& s, RunBand& band, Edge* pairs, bool first_band) {
     }
   }
   band.npairs = npairs;
-  band.deferred.resize(static_cast<std::size_t>(ndeferred));
-  band.pending.resize(static_cast<std::size_t>(npending));
+  band.ndeferred = ndeferred;
+  band.npending = npending;
 }
 
 // The band's runs of foreign regions, numbered through their roots and measured into the band's
@@ -140,14 +142,16 @@ void finish_band(Scratch& s, RunBand& band, Edge* pairs) {
   const std::int32_t* uf = s.uf.data();
   const std::int32_t* north = s.north.data();
   std::int32_t* region_of = s.region_of.data();
-  for (const int r : band.deferred) {
+  for (const std::int32_t* p = band.deferred.data(); p < band.deferred.data() + band.ndeferred; ++p) {
+    const int r = *p;
     const int id = region_of[root_of(uf, r)];
     region_of[r] = id;
     add_run(band.slot(id).acc, runs[r]);
   }
   int npairs = band.npairs;
   const int first = band.first;
-  for (const int r : band.pending) {
+  for (const std::int32_t* p = band.pending.data(); p < band.pending.data() + band.npending; ++p) {
+    const int r = *p;
     const int n = north[r];
     const int above = n >= first ? region_of[n] : region_of[root_of(uf, n)];  // the band above's may still be -1
     pairs[npairs] = {region_of[r], above};

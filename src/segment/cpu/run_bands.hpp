@@ -34,8 +34,9 @@ struct RunBand {
   int first = 0, end = 0;  // runs [first, end)
   int base = 0, roots = 0;  // the band's own region numbers [base, base + roots)
   int npairs = 0;
-  std::vector<std::int32_t> deferred;  // the band's runs of foreign regions, in order
-  std::vector<std::int32_t> pending;   // runs whose pair waits for those (and the first row's)
+  std::vector<std::int32_t> deferred;  // the band's runs of foreign regions, in order (the first ndeferred)
+  std::vector<std::int32_t> pending;   // runs whose pair waits for those, and the first row's (npending)
+  int ndeferred = 0, npending = 0;
   std::vector<ForeignRegion> foreign;  // open addressing by id; capacity a power of two
   // The slot of foreign region `id` (added if new). The table has room for every run of the band's
   // first row twice over, and only those regions are ever added.
