@@ -3,8 +3,8 @@
 // float path's rows): every source row is padded per the border mode as rule samples, passed once
 // along the row, and each output row is one column pass over the ring's 2m + 1 rows.
 #include <algorithm>
+#include <array>
 #include <span>
-#include <vector>
 
 #include "filters/cpu/smooth_fixed_rows.hpp"
 #include "filters/cpu/thread_scratch.hpp"
@@ -47,7 +47,8 @@ void smooth_fixed_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> d
   parallel_for(0, src.height, rows_per_band, [&](std::ptrdiff_t y0, std::ptrdiff_t y1) {
     const std::span<std::uint16_t> raw = cpu_rows::thread_scratch<std::uint16_t, 0>(padded);
     const std::span<std::uint16_t> passed = cpu_rows::thread_scratch<std::uint16_t, 1>(stride * ring);
-    std::vector<int> tag(static_cast<std::size_t>(ring), -1 << 30);
+    std::array<int, detail::kFixedMaxTaps> tag;  // source row per ring slot (the ring has at most kFixedMaxTaps)
+    tag.fill(-1 << 30);
     auto row_of = [&](int sy) -> const std::uint16_t* {  // source row sy's row pass, from the ring
       const int slot = ((sy % ring) + ring) % ring;
       std::uint16_t* p = passed.data() + stride * slot;
@@ -58,7 +59,7 @@ void smooth_fixed_cpu(HostView<const std::uint8_t> src, HostView<std::uint8_t> d
       }
       return p;
     };
-    std::vector<const std::uint16_t*> rows(static_cast<std::size_t>(ring));
+    std::array<const std::uint16_t*, detail::kFixedMaxTaps> rows{};
     for (auto y = static_cast<int>(y0); y < y1; ++y) {
       for (int j = 0; j < ring; ++j) rows[j] = row_of(y - ry + j);
       fixed_rows::column_pass(rows.data(), f.column.data(), ry, n, dst.row(y));

@@ -379,17 +379,11 @@ void upload_weights(const detail::PreparedKernel& p, cudaStream_t stream) {
   static std::mutex mutex;
   static std::vector<float> row, column, weights2d;
   std::lock_guard<std::mutex> lock(mutex);
-  auto put = [&](const auto& symbol, std::vector<float>& cached, const std::vector<float>& want) {
-    if (cached == want) return;
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(symbol, want.data(), sizeof(float) * want.size(), 0, cudaMemcpyHostToDevice, stream));
-    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    cached = want;
-  };
   if (p.separable.separable) {
-    put(c_row, row, p.separable.row);
-    put(c_col, column, p.separable.column);
+    put_weights(c_row, row, p.separable.row, stream);
+    put_weights(c_col, column, p.separable.column, stream);
   } else {
-    put(c_weights, weights2d, p.kernel.weights);
+    put_weights(c_weights, weights2d, p.kernel.weights, stream);
   }
 }
 

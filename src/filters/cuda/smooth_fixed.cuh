@@ -5,7 +5,10 @@
 // shared memory, then each thread runs the column pass for kFixedTileY / 8 outputs of its column.
 // Included by convolve_impl.cuh (for 8-bit images only).
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
+#include "cuda/check.hpp"
 #include "filters/cuda/strip.cuh"
 #include "filters/smooth_fixed.hpp"
 
@@ -83,20 +86,25 @@ __global__ void __launch_bounds__(kFixedTileX* kFixedThreadsY)
   }
 }
 
-// The fixed-point weights into constant memory, uploaded only when they differ from the last
-// upload (as upload_weights does for the float weights).
+// Weights into a constant-memory symbol unless `cached` already holds them: a copy from pageable
+// memory synchronises the stream, which on a stream of frames filtered with one kernel would cost a
+// round trip per frame; the copy is waited for before the weights count as current. Callers hold
+// their lock (constant memory is shared by all streams).
+template <class Symbol, class W>
+void put_weights(const Symbol& symbol, std::vector<W>& cached, const std::vector<W>& want, cudaStream_t stream) {
+  if (cached == want) return;
+  GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(symbol, want.data(), sizeof(W) * want.size(), 0, cudaMemcpyHostToDevice, stream));
+  GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  cached = want;
+}
+
+// The fixed-point weights into constant memory (as upload_weights does for the float weights).
 void upload_fixed_weights(const detail::FixedSmoothing& f, cudaStream_t stream) {
   static std::mutex mutex;
   static std::vector<std::uint16_t> row, column;
   std::lock_guard<std::mutex> lock(mutex);
-  auto put = [&](const auto& symbol, std::vector<std::uint16_t>& cached, const std::vector<std::uint16_t>& want) {
-    if (cached == want) return;
-    GPUVIS_CUDA_CHECK(cudaMemcpyToSymbolAsync(symbol, want.data(), sizeof(std::uint16_t) * want.size(), 0, cudaMemcpyHostToDevice, stream));
-    GPUVIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    cached = want;
-  };
-  put(c_fixed_row, row, f.row);
-  put(c_fixed_col, column, f.column);
+  put_weights(c_fixed_row, row, f.row, stream);
+  put_weights(c_fixed_col, column, f.column, stream);
 }
 
 template <int C>
