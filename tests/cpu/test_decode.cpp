@@ -443,6 +443,61 @@ TEST(Decode, SymbolFreeFramesGiveNoIds) {
   EXPECT_EQ(false_ids, 0) << "over " << frames << " symbol-free frames";
 }
 
+// Propagation's large rounds run in chunks on the pool's threads (propagate.cpp): what the decoder
+// reports, every candidate's descendants, height, key and outcome included, is the one-thread result
+// on frames whose first rounds have tens of thousands of regions (symbols under sensor noise).
+TEST(Decode, TheResultDoesNotDependOnTheThreadCount) {
+  if (!prints_readable()) GTEST_SKIP() << "needs PNG support to read the printed symbols";
+  synth::Generator gen(symbols_dir());
+  const TreeSet set = TreeSet::load("default");
+  threshold::Params tp;
+  tp.bernsen.half_window = 16;
+  tp.backend = Backend::cpu;
+  for (double noise : {6.0, 24.0}) {
+    synth::SceneParams q;
+    q.width = 1280;
+    q.height = 960;
+    q.symbols = 24;
+    q.noise = noise;
+    q.seed = 71;
+    const auto scene = gen.make(q);
+    Image<std::uint8_t> binary(q.width, q.height);
+    threshold::threshold(scene.image.view(), binary.view(), tp);
+    segment::RegionTree tree;
+    segment::segment_cpu(binary.view(), set.cap(), tree);
+    auto decode_on = [&](int threads) {
+      set_num_threads(threads);
+      decode::Decoder decoder(set);
+      decoder.set_explain(true);
+      std::vector<decode::Fiducial> found;
+      decoder.decode(tree, binary.view(), found);
+      set_num_threads(0);
+      return std::pair{found, decoder.reports()};
+    };
+    const auto [one, one_reports] = decode_on(1);
+    ASSERT_GT(tree.size(), 2 * 16384) << "noise " << noise << ": too few regions for rounds on several threads";
+    ASSERT_FALSE(one_reports.empty());
+    if (noise < 10) EXPECT_GE(one.size(), 20u);
+    for (int threads : {2, 3, 7}) {
+      const auto [many, many_reports] = decode_on(threads);
+      ASSERT_EQ(many.size(), one.size()) << threads << " threads, noise " << noise;
+      for (std::size_t i = 0; i < one.size(); ++i) {
+        EXPECT_EQ(many[i].id, one[i].id);
+        EXPECT_EQ(many[i].root, one[i].root);
+        EXPECT_EQ(many[i].x, one[i].x);
+        EXPECT_EQ(many[i].angle, one[i].angle);
+      }
+      ASSERT_EQ(many_reports.size(), one_reports.size()) << threads << " threads, noise " << noise;
+      for (std::size_t i = 0; i < one_reports.size(); ++i) {
+        const auto &a = one_reports[i], &b = many_reports[i];
+        EXPECT_TRUE(a.region == b.region && a.candidate == b.candidate && a.descendants == b.descendants && a.height == b.height &&
+                    a.key == b.key && a.id == b.id && a.reason == b.reason)
+            << "report " << i << " (region " << a.region << "), " << threads << " threads, noise " << noise;
+      }
+    }
+  }
+}
+
 // Frames submitted two at a time give what detect() gives one at a time: the same detections of
 // the same frame, in order, with the root-candidate band passed on from the frame before.
 TEST(Detector, TwoFramesInFlightGiveWhatOneAtATimeGives) {

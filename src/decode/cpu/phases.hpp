@@ -21,6 +21,7 @@ struct DecoderScratch {
   std::vector<std::int32_t> desc, height, cvc, node_depth, visit_round, parent;
   std::vector<std::uint8_t> blocked, fuzzy_root;
   std::vector<std::int32_t> candidates, frontier, next;  // candidates: ascending region numbers
+  std::vector<std::int32_t> found, chunk_counts;          // a round's candidates; per chunk, its counts
 };
 
 // Phase 1: fills desc, height, parent and visit_round of every region reached, and the candidate
