@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
         const std::map<std::string, std::string> params{
             {"frame", f.name}, {"regions", std::to_string(regions)}, {"ids", std::to_string(ids)}};
         const std::string be =
-            backend == Backend::cuda ? "cuda" : "cpu (" + std::to_string(num_threads()) + " threads: threshold, labelling; 1 thread: the rest of segmentation, decode)";
+            backend == Backend::cuda ? "cuda" : "cpu (" + std::to_string(num_threads()) + " threads)";
         const bool cuda_be = backend == Backend::cuda;
         report.add({"pipeline", v.name, be,
                     cuda_be ? "pinned host frame -> host results, transfers included" : "host frame -> host results",

@@ -19,6 +19,7 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/io/image_file.hpp"
+#include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/threshold/threshold.hpp"
 #include "segment/cpu/phases.hpp"
 #include "segment/cpu/segment.hpp"
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
     std::printf("%s: %dx%d, median of %d runs, us\n", argv[1], grey.width(), grey.height(), runs);
     std::printf("%8s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "threads", "threshold", "labels", "numbering", "regions",
                 "adjacency", "segment", "propagate", "symbols", "decode");
+    std::printf("%8s %10s %10s %10s %10s\n", "", "detector:", "threshold", "segment", "decode");
     for (int n : threads) {
       set_num_threads(n);
       thresholder->apply(grey.view(), binary.view());
@@ -84,8 +86,19 @@ int main(int argc, char** argv) {
         for (int root : ds.candidates) decode::cpu::read_symbol(tree, binary.view(), set, root, ds, leaves);
       });
       const double dec = median_us(runs, [&] { decoder.decode(tree, binary.view(), found); });
-      std::printf("%8d %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f   (%d regions, %zu candidates, %zu IDs)\n", n, th,
-                  labels, numbering, regions, adjacency, whole, propagate, symbols, dec, nregions, ds.candidates.size(), found.size());
+      pipeline::DetectorParams dp;
+      dp.backend = Backend::cpu;
+      pipeline::Detector detector(dp);
+      std::vector<double> st[3];
+      for (int i = 0; i < runs + 3; ++i) {
+        const auto& d = detector.detect(grey.view());
+        if (i < 3) continue;
+        st[0].push_back(d.times.threshold_us), st[1].push_back(d.times.segment_us), st[2].push_back(d.times.decode_us);
+      }
+      for (auto& v : st) std::nth_element(v.begin(), v.begin() + runs / 2, v.end());
+      std::printf("%8s %10s %10.1f %10.1f %10.1f\n", "", "", st[0][runs / 2], st[1][runs / 2], st[2][runs / 2]);
+      std::printf("%8d %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f   (%d regions, %zu runs, %d pairs, %zu candidates, %zu IDs)\n", n, th,
+                  labels, numbering, regions, adjacency, whole, propagate, symbols, dec, nregions, s.runs.size(), npairs, ds.candidates.size(), found.size());
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "probe_stages: %s\n", e.what());

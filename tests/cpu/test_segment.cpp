@@ -223,6 +223,8 @@ TEST(Segment, TheRegionTreeDoesNotDependOnTheThreadCount) {
   frames.push_back(test::binary_noise(97, 96, 0.5, 2, 22));   // two bands of the least height
   frames.push_back(test::binary_noise(97, 97, 0.4, 1, 23));   // and one row more
   frames.push_back(test::binary_noise(333, 355, 0.5, 3, 24));
+  // Enough runs and pairs for the bands' numbering and adjacency lists (kLeastBandedRuns, kLeastBandedPairs).
+  frames.push_back(test::binary_noise(1280, 960, 0.5, 1, 25));
   RegionTree tree;
   for (int threads : {1, 2, 3, 4, 7})
     for (std::size_t i = 0; i < frames.size(); ++i) {

@@ -29,9 +29,9 @@ constexpr int kRoundChunk = 8192;
 // becomes a candidate) and read only after that.
 void reset(DecoderScratch& s, int regions) {
   const auto n = static_cast<std::size_t>(regions);
-  s.cvc.assign(n, 0);
-  s.visit_round.assign(n, 0);
-  s.blocked.assign(n, 0);
+  parallel_assign(s.cvc, n, 0);
+  parallel_assign(s.visit_round, n, 0);
+  parallel_assign(s.blocked, n, std::uint8_t{0});
   s.desc.resize(n);
   s.height.resize(n);
   s.node_depth.resize(n);

@@ -1,6 +1,6 @@
-// Stage 4's adjacency lists on several threads (phases.hpp, build_adjacency): each thread takes a
-// range of region numbers, gathers its regions' neighbours from every band's pairs, sorts and
-// deduplicates each list, judges saturation (more than `cap` distinct neighbours) and, once every
+// Stage 4's adjacency lists on several threads (phases.hpp, build_adjacency): each band routes its
+// pairs to the ranges of region numbers of their two ends; each range, on a thread of the pool,
+// gathers its regions' neighbours from those entries, sorts and deduplicates each list, judges saturation (more than `cap` distinct neighbours) and, once every
 // range has, keeps the lists of unsaturated regions without their saturated neighbours (marking
 // them fragmented). Every list is its region's sorted distinct neighbours, so the lists and flags
 // are the one-thread ones.
@@ -44,54 +44,72 @@ std::int32_t* distinct_sorted(std::int32_t* first, std::int32_t* last, std::vect
 }  // namespace
 
 void build_adjacency_in_bands(int nregions, int cap, Scratch& s, RegionTree& t) {
-  const int T = static_cast<int>(s.bands.size());
-  const int chunk = std::max(1, (nregions + T - 1) / T);
   const auto nr = static_cast<std::size_t>(nregions);
-  // Per range of regions, on its thread: every band's pairs read twice (sequential reads, which
-  // cost less than moving the pairs to their ranges first), counting, then gathering, each
-  // region's neighbours (with repeats); then each list sorted and deduplicated in place, its
+  const int B = static_cast<int>(s.bands.size());
+  // Ranges of 2^shift regions, two to four per thread, so that the pool balances them.
+  int shift = 6;
+  while ((static_cast<std::int64_t>(nregions) >> shift) > 4 * std::int64_t{num_threads()}) ++shift;
+  const int R = static_cast<int>((static_cast<std::int64_t>(nregions) + (std::int64_t{1} << shift) - 1) >> shift);
+  const int chunk = 1 << shift;
+  // Each band routes its pairs to the ranges of their two ends: counted per band and range, then
+  // written as (region, neighbour) so that each range's entries from every band lie together.
+  s.route_count.assign(static_cast<std::size_t>(B) * R + 1, 0);
+  std::int32_t* routes = s.route_count.data();  // [range * B + band]: first its count, then its start
+  const Edge* pairs = s.pairs.data();
+  // (Counted and written through a band's own cursors: the bands' slots of one range share cache lines.)
+  parallel_for(0, B, 1, [&](std::ptrdiff_t b0, std::ptrdiff_t b1) {
+    std::vector<std::int32_t> counts(static_cast<std::size_t>(R));
+    for (auto b = b0; b < b1; ++b) {
+      const RunBand& band = s.bands[b];
+      std::fill(counts.begin(), counts.end(), 0);
+      for (const Edge* p = pairs + band.first; p < pairs + band.first + band.npairs; ++p) {
+        ++counts[(*p)[0] >> shift];
+        ++counts[(*p)[1] >> shift];
+      }
+      for (int q = 0; q < R; ++q) routes[q * B + b] = counts[q];
+    }
+  });
+  std::int32_t total = 0;
+  for (int k = 0; k < B * R; ++k) {
+    const std::int32_t n = routes[k];
+    routes[k] = total;
+    total += n;
+  }
+  routes[B * R] = total;
+  s.routed.resize(static_cast<std::size_t>(total));
+  Edge* routed = s.routed.data();
+  parallel_for(0, B, 1, [&](std::ptrdiff_t b0, std::ptrdiff_t b1) {
+    std::vector<std::int32_t> cursor(static_cast<std::size_t>(R));
+    for (auto b = b0; b < b1; ++b) {
+      const RunBand& band = s.bands[b];
+      for (int q = 0; q < R; ++q) cursor[q] = routes[q * B + b];
+      for (const Edge* p = pairs + band.first; p < pairs + band.first + band.npairs; ++p) {
+        const auto [u, v] = *p;
+        routed[cursor[u >> shift]++] = {u, v};
+        routed[cursor[v >> shift]++] = {v, u};
+      }
+    }
+  });
+  auto entries = [&](int q) { return std::pair{routes[q * B], routes[(q + 1) * B]}; };  // range q's entries
+  // Per range of regions, on the pool's threads: its entries read twice, counting, then gathering,
+  // each region's neighbours (with repeats); then each list sorted and deduplicated in place, its
   // length the degree, and saturation.
   s.count.resize(nr + 1);
   s.fill.resize(nr);
   s.degree.resize(nr);
   s.saturated.resize(nr);
-  std::vector<std::int32_t> range_begin(static_cast<std::size_t>(T) + 1, 0);
-  std::int32_t *count = s.count.data(), *fill = s.fill.data(), *degree = s.degree.data();
+  s.neighbours.resize(static_cast<std::size_t>(total));
+  std::int32_t *count = s.count.data(), *fill = s.fill.data(), *degree = s.degree.data(), *neighbours = s.neighbours.data();
   std::uint8_t* saturated = s.saturated.data();
-  const Edge* pairs = s.pairs.data();
-  auto each_pair = [&](auto&& f) {
-    for (const RunBand& band : s.bands)
-      for (const Edge* p = pairs + band.first; p < pairs + band.first + band.npairs; ++p) f((*p)[0], (*p)[1]);
-  };
-  parallel_for(0, T, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
-    for (auto r = r0; r < r1; ++r) {
-      const int lo = std::min(nregions, static_cast<int>(r) * chunk), hi = std::min(nregions, static_cast<int>(r + 1) * chunk);
-      const auto width = static_cast<unsigned>(hi - lo);
-      std::int32_t spare = 0;
+  parallel_for(0, R, 1, [&](std::ptrdiff_t q0, std::ptrdiff_t q1) {
+    for (auto q = q0; q < q1; ++q) {
+      const int lo = static_cast<int>(q) * chunk, hi = std::min(nregions, lo + chunk);
+      const auto [e0, e1] = entries(static_cast<int>(q));
       std::fill(count + lo, count + hi, 0);
-      each_pair([&](int u, int v) {
-        ++*(static_cast<unsigned>(u - lo) < width ? count + u : &spare);
-        ++*(static_cast<unsigned>(v - lo) < width ? count + v : &spare);
-      });
-      std::int32_t n = 0;
-      for (int v = lo; v < hi; ++v) n += count[v];
-      range_begin[r + 1] = n;
-    }
-  });
-  for (int r = 0; r < T; ++r) range_begin[r + 1] += range_begin[r];
-  s.neighbours.resize(static_cast<std::size_t>(range_begin[T]));
-  std::int32_t* neighbours = s.neighbours.data();
-  parallel_for(0, T, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
-    for (auto r = r0; r < r1; ++r) {
-      const int lo = std::min(nregions, static_cast<int>(r) * chunk), hi = std::min(nregions, static_cast<int>(r + 1) * chunk);
-      const auto width = static_cast<unsigned>(hi - lo);
-      std::int32_t at = range_begin[r], spare = 0;
+      for (const Edge* e = routed + e0; e < routed + e1; ++e) ++count[(*e)[0]];
+      std::int32_t at = e0;
       for (int v = lo; v < hi; ++v) fill[v] = at, at += count[v];
-      each_pair([&](int u, int v) {
-        const bool take_u = static_cast<unsigned>(u - lo) < width, take_v = static_cast<unsigned>(v - lo) < width;
-        *(take_u ? neighbours + fill[u]++ : &spare) = v;
-        *(take_v ? neighbours + fill[v]++ : &spare) = u;
-      });
+      for (const Edge* e = routed + e0; e < routed + e1; ++e) neighbours[fill[(*e)[0]]++] = (*e)[1];
       thread_local std::vector<std::uint64_t> seen;
       seen.resize((nr >> 6) + 1);  // new words are clear, as distinct_sorted leaves the old ones
       for (int v = lo; v < hi; ++v) {
@@ -105,9 +123,9 @@ void build_adjacency_in_bands(int nregions, int cap, Scratch& s, RegionTree& t) 
   s.run_cursor.resize(nr);
   std::int32_t* kept = s.run_cursor.data();
   std::uint8_t* flags = t.flags.data();
-  parallel_for(0, T, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
+  parallel_for(0, R, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
     for (auto r = r0; r < r1; ++r) {
-      const int lo = std::min(nregions, static_cast<int>(r) * chunk), hi = std::min(nregions, static_cast<int>(r + 1) * chunk);
+      const int lo = static_cast<int>(r) * chunk, hi = std::min(nregions, lo + chunk);
       for (int v = lo; v < hi; ++v) {
         const std::int32_t* first = neighbours + fill[v] - count[v];
         int unsaturated = 0;
@@ -124,9 +142,9 @@ void build_adjacency_in_bands(int nregions, int cap, Scratch& s, RegionTree& t) 
   t.adj.resize(static_cast<std::size_t>(t.adj_begin[nr]));
   std::int32_t* adj = t.adj.data();
   const std::int32_t* adj_begin = t.adj_begin.data();
-  parallel_for(0, T, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
+  parallel_for(0, R, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
     for (auto r = r0; r < r1; ++r) {
-      const int lo = std::min(nregions, static_cast<int>(r) * chunk), hi = std::min(nregions, static_cast<int>(r + 1) * chunk);
+      const int lo = static_cast<int>(r) * chunk, hi = std::min(nregions, lo + chunk);
       for (int v = lo; v < hi; ++v) {
         if (saturated[v]) continue;
         const std::int32_t* first = neighbours + fill[v] - count[v];

@@ -178,7 +178,7 @@ void write_runs(int nregions, bool wanted, Scratch& s, RegionTree& t) {
 // fragmented. Every pass is over edges or regions with no per-region inner loop: on noise such a
 // loop's exit is mispredicted for most regions.
 void build_adjacency(int nregions, int npairs, int cap, Scratch& s, RegionTree& t) {
-  if (s.bands.size() > 1) return build_adjacency_in_bands(nregions, cap, s, t);
+  if (s.bands.size() > 1 && npairs >= kLeastBandedPairs) return build_adjacency_in_bands(nregions, cap, s, t);
   Edge* pairs = s.pairs.data();
   std::vector<EdgeSpan> spans;
   for (const RunBand& band : s.bands) spans.push_back({band.first, band.npairs});

@@ -36,7 +36,9 @@ struct Scratch {
   std::vector<RegionAcc> acc;
   std::vector<RunBand> bands;  // the stages after labelling, one band of runs per thread (run_bands.hpp)
   std::vector<std::int32_t> run_count, run_cursor;  // each region's runs in its own band; where the next goes
-  std::vector<std::int32_t> neighbours;              // adjacency_bands.cpp: each region's neighbours
+  std::vector<std::int32_t> neighbours;              // adjacency_bands.cpp: each region's neighbours,
+  std::vector<Edge> routed;                          // the pairs' ends routed to their ranges,
+  std::vector<std::int32_t> route_count;             // and per range and band, their count and place
 };
 
 // Cuts the labelled runs into bands of rows for the stages after labelling (one per thread, at

@@ -164,7 +164,11 @@ void finish_band(Scratch& s, RunBand& band, Edge* pairs) {
 
 void plan_bands(Scratch& s) {
   const int h = static_cast<int>(s.row_begin.size()) - 1;
-  const int count = std::max(1, std::min(num_threads(), h / kLeastBandRows));
+  // Frames of fewer runs take one band: on the H200 machine's Xeon (docs/benchmarks/pipeline.md),
+  // the bands' numbering was no faster than one thread's for a noisy 640x480 frame (109 000 runs)
+  // and three times faster for a 4K one of 171 000.
+  const bool many = s.runs.size() >= kLeastBandedRuns;
+  const int count = many ? std::max(1, std::min(num_threads(), h / kLeastBandRows)) : 1;
   s.bands.resize(static_cast<std::size_t>(count));
   for (int b = 0; b < count; ++b) {
     RunBand& band = s.bands[b];
@@ -183,7 +187,7 @@ int number_and_measure(int nregions, Scratch& s) {
   const auto nr = static_cast<std::size_t>(nregions);
   const auto nruns = s.runs.size();
   s.region_of.resize(nruns);
-  s.acc.assign(nr, RegionAcc{0, INT_MAX, -1, 0, 0, 0});
+  parallel_assign(s.acc, nr, RegionAcc{0, INT_MAX, -1, 0, 0, 0});
   s.first_run.resize(nr + 1);
   s.pairs.resize(nruns);
   plan_bands(s);

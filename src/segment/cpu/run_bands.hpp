@@ -5,6 +5,7 @@
 // the band's first row (any path from there to its root crosses that row), so each band keeps a
 // small table of those foreign regions' partial statistics, merged in band order after the pass:
 // integer sums, minima and maxima, so the result is the one-thread result whatever the bands.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +22,12 @@ static_assert(sizeof(RegionAcc) == 32);
 
 // Bands of at least this many rows go to threads of their own (labels.cpp's bands too).
 inline constexpr int kLeastBandRows = 48;
+// Frames of fewer runs are finished as one band (regions.cpp, plan_bands).
+inline constexpr std::size_t kLeastBandedRuns = 131072;
+// Frames of fewer adjacency pairs get their lists on one thread (finishing.cpp, build_adjacency):
+// on the same Xeon the lists of 53 000 pairs (a noisy 640x480 frame) and of 48 000 (a 4K one with
+// 99 symbols) took longer on 16 threads than on one, those of 1.37 million (a noisy 4K frame) half.
+inline constexpr int kLeastBandedPairs = 262144;
 
 // A foreign region's partial statistics in one band.
 struct ForeignRegion {
