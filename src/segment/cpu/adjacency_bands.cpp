@@ -123,28 +123,33 @@ void build_adjacency_in_bands(int nregions, int cap, Scratch& s, RegionTree& t) 
   s.run_cursor.resize(nr);
   std::int32_t* kept = s.run_cursor.data();
   std::uint8_t* flags = t.flags.data();
+  std::vector<std::int32_t> range_kept(static_cast<std::size_t>(R) + 1, 0);  // then each range's first list slot
   parallel_for(0, R, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
     for (auto r = r0; r < r1; ++r) {
       const int lo = static_cast<int>(r) * chunk, hi = std::min(nregions, lo + chunk);
+      std::int32_t sum = 0;
       for (int v = lo; v < hi; ++v) {
         const std::int32_t* first = neighbours + fill[v] - count[v];
         int unsaturated = 0;
         for (int i = 0; i < degree[v]; ++i) unsaturated += !saturated[first[i]];
         const bool fragmented = !saturated[v] && unsaturated < degree[v];
         kept[v] = saturated[v] ? 0 : unsaturated;
+        sum += kept[v];
         flags[v] |= static_cast<std::uint8_t>(saturated[v] * kSaturated | fragmented * kFragmented);
       }
+      range_kept[r + 1] = sum;
     }
   });
+  for (int q = 0; q < R; ++q) range_kept[q + 1] += range_kept[q];
   t.adj_begin.resize(nr + 1);
-  t.adj_begin[0] = 0;
-  for (std::size_t v = 0; v < nr; ++v) t.adj_begin[v + 1] = t.adj_begin[v] + kept[v];
-  t.adj.resize(static_cast<std::size_t>(t.adj_begin[nr]));
+  t.adj_begin[nr] = range_kept[R];
+  t.adj.resize(static_cast<std::size_t>(range_kept[R]));
   std::int32_t* adj = t.adj.data();
-  const std::int32_t* adj_begin = t.adj_begin.data();
+  std::int32_t* adj_begin = t.adj_begin.data();
   parallel_for(0, R, 1, [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
     for (auto r = r0; r < r1; ++r) {
       const int lo = static_cast<int>(r) * chunk, hi = std::min(nregions, lo + chunk);
+      for (std::int32_t v = lo, at = range_kept[r]; v < hi; ++v) adj_begin[v] = at, at += kept[v];
       for (int v = lo; v < hi; ++v) {
         if (saturated[v]) continue;
         const std::int32_t* first = neighbours + fill[v] - count[v];

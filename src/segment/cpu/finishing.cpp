@@ -25,8 +25,8 @@ void size_region_arrays(RegionTree& t, std::size_t nr) {
   t.first_y.resize(nr);
   t.parent.resize(nr);
   t.depth.resize(nr);
-  t.child_count.assign(nr, 0);
-  t.descendant_count.assign(nr, 0);
+  parallel_assign(t.child_count, nr, 0);
+  parallel_assign(t.descendant_count, nr, 0);
 }
 
 // One stable counting-sort pass of edges by one of their endpoints (key 0 = lo, 1 = hi), from
