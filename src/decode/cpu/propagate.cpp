@@ -99,13 +99,16 @@ void visit(const segment::RegionTree& t, DecoderScratch& s, int r, int round) {
   Marks<kShared>::visited(s, r, round);
 }
 
-// What a round's visited regions do next, over frontier[begin, end): each becomes a candidate root
-// (into `candidates`, returned count) or pushes to its parent; a parent whose count this push made
-// exactly what it needs goes into next[0..) (the returned pair's second).
+// The pushes a region needs before it is visited: all neighbours but its parent, or all of them
+// when it has lost its parent (border) or a neighbour (fragmented).
 struct Needed {
   const segment::RegionTree& t;
   int operator()(int r) const { return (t.flags[r] & (kBorder | kFragmented)) ? t.degree(r) : t.degree(r) - 1; }
 };
+
+// What a round's visited regions frontier[0, count) do next: each becomes a candidate root (into
+// `candidates`, the returned pair's first) or pushes to its parent; a parent whose count this push
+// made exactly what it needs goes into next[0..) (the pair's second).
 
 template <bool kShared>
 std::pair<int, int> push_all(const segment::RegionTree& t, const TreeSet& set, DecoderScratch& s, const std::int32_t* frontier,
