@@ -477,7 +477,9 @@ TEST(Decode, TheResultDoesNotDependOnTheThreadCount) {
     const auto [one, one_reports] = decode_on(1);
     ASSERT_GT(tree.size(), 2 * 16384) << "noise " << noise << ": too few regions for rounds on several threads";
     ASSERT_FALSE(one_reports.empty());
-    if (noise < 10) EXPECT_GE(one.size(), 20u);
+    if (noise < 10) {
+      EXPECT_GE(one.size(), 20u);
+    }
     for (int threads : {2, 3, 7}) {
       const auto [many, many_reports] = decode_on(threads);
       ASSERT_EQ(many.size(), one.size()) << threads << " threads, noise " << noise;
