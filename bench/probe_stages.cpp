@@ -8,7 +8,6 @@
 // measures, regions, adjacency (src/segment/cpu/phases.hpp; no run lists, as for symbols only);
 // decoding's propagation and symbols (src/decode/cpu/phases.hpp) and the whole Decoder::decode.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "decode/cpu/phases.hpp"
+#include "harness.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/decode/fiducial.hpp"
 #include "gpuvis/io/image_file.hpp"
@@ -28,16 +28,12 @@ using namespace gpuvis;
 
 namespace {
 
+// Median of `runs` timings of body after three warm-up calls.
 double median_us(int runs, const std::function<void()>& body) {
   for (int i = 0; i < 3; ++i) body();
   std::vector<double> t(static_cast<std::size_t>(runs));
-  for (double& v : t) {
-    const auto t0 = std::chrono::steady_clock::now();
-    body();
-    v = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-  }
-  std::nth_element(t.begin(), t.begin() + runs / 2, t.end());
-  return t[static_cast<std::size_t>(runs / 2)];
+  for (double& v : t) v = bench::time_us(body);
+  return bench::summarize(std::move(t)).median_us;
 }
 
 }  // namespace
@@ -95,8 +91,8 @@ int main(int argc, char** argv) {
         if (i < 3) continue;
         st[0].push_back(d.times.threshold_us), st[1].push_back(d.times.segment_us), st[2].push_back(d.times.decode_us);
       }
-      for (auto& v : st) std::nth_element(v.begin(), v.begin() + runs / 2, v.end());
-      std::printf("%8s %10s %10.1f %10.1f %10.1f\n", "", "", st[0][runs / 2], st[1][runs / 2], st[2][runs / 2]);
+      std::printf("%8s %10s %10.1f %10.1f %10.1f\n", "", "", bench::summarize(st[0]).median_us, bench::summarize(st[1]).median_us,
+                  bench::summarize(st[2]).median_us);
       std::printf("%8d %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f   (%d regions, %zu runs, %d pairs, %zu candidates, %zu IDs)\n", n, th,
                   labels, numbering, regions, adjacency, whole, propagate, symbols, dec, nregions, s.runs.size(), npairs, ds.candidates.size(), found.size());
     }

@@ -3,7 +3,7 @@
 // to what it needs, unless a push to it was blocked. A visited region sees only the regions
 // traversed in earlier rounds, so nothing depends on the order of visits within a round: the CUDA
 // decoder visits a round's regions in parallel (propagate.cu) and gets the same result, and so do
-// the pool's threads here for rounds of many regions (round_shared).
+// the pool's threads here for rounds of many regions (run_round).
 // (The frontier lists are filled without branches, "write always, advance by a bool": on noise
 // these tests are as good as random and a mispredicted branch per region would dominate.)
 #include <algorithm>
@@ -109,7 +109,6 @@ struct Needed {
 // What a round's visited regions frontier[0, count) do next: each becomes a candidate root (into
 // `candidates`, the returned pair's first) or pushes to its parent; a parent whose count this push
 // made exactly what it needs goes into next[0..) (the pair's second).
-
 template <bool kShared>
 std::pair<int, int> push_all(const segment::RegionTree& t, const TreeSet& set, DecoderScratch& s, const std::int32_t* frontier,
                              int count, std::int32_t* candidates, std::int32_t* next) {
@@ -148,44 +147,38 @@ int keep_due(const segment::RegionTree& t, const DecoderScratch& s, std::int32_t
   return kept;
 }
 
-// A round on the calling thread.
-void round_here(const segment::RegionTree& t, const TreeSet& set, DecoderScratch& s, int round) {
+// One round in chunks of `chunk` regions: each chunk's visits, then (every visit of the round done)
+// each chunk's pushes, candidates and due parents into its own span, joined in chunk order. With
+// kShared the chunks run on the pool's threads; without, the round is one chunk on the calling
+// thread. Which parents are due does not depend on the order of the pushes (a count reaches what it
+// needs at exactly one push), and the next round's visits not on the order of its regions.
+template <bool kShared>
+void run_round(const segment::RegionTree& t, const TreeSet& set, DecoderScratch& s, int round, int chunk) {
   const int n = static_cast<int>(s.frontier.size());
-  for (int r : s.frontier) visit<false>(t, s, r, round);  // all visits first: they read the earlier rounds only
-  s.next.resize(static_cast<std::size_t>(n) + 1);
-  s.found.resize(static_cast<std::size_t>(n));
-  const auto [ncand, nnext] = push_all<false>(t, set, s, s.frontier.data(), n, s.found.data(), s.next.data());
-  s.candidates.insert(s.candidates.end(), s.found.begin(), s.found.begin() + ncand);
-  const int due = keep_due(t, s, s.next.data(), nnext);
-  s.frontier.assign(s.next.begin(), s.next.begin() + due);
-}
-
-// A round of many regions in chunks on the pool's threads: each chunk's visits, then (every visit
-// of the round done) each chunk's pushes, candidates and due parents into its own span, joined in
-// chunk order. Which parents are due does not depend on the order of the pushes (a count reaches
-// what it needs at exactly one push), and the next round's visits not on the order of its regions.
-void round_shared(const segment::RegionTree& t, const TreeSet& set, DecoderScratch& s, int round) {
-  const int n = static_cast<int>(s.frontier.size());
-  const int chunks = (n + kRoundChunk - 1) / kRoundChunk;
-  auto span = [&](std::ptrdiff_t c) { return std::pair{static_cast<int>(c) * kRoundChunk, std::min(n, static_cast<int>(c + 1) * kRoundChunk)}; };
-  parallel_for(0, chunks, 1, [&](std::ptrdiff_t c0, std::ptrdiff_t c1) {
-    for (auto c = c0; c < c1; ++c)
-      for (int k = span(c).first; k < span(c).second; ++k) visit<true>(t, s, s.frontier[k], round);
+  const int chunks = (n + chunk - 1) / chunk;
+  auto span = [&](std::ptrdiff_t c) { return std::pair{static_cast<int>(c) * chunk, std::min(n, static_cast<int>(c + 1) * chunk)}; };
+  auto each_chunk = [&](auto&& f) {
+    if constexpr (kShared) {
+      parallel_for(0, chunks, 1, [&](std::ptrdiff_t c0, std::ptrdiff_t c1) {
+        for (auto c = c0; c < c1; ++c) f(c);
+      });
+    } else {
+      for (int c = 0; c < chunks; ++c) f(c);
+    }
+  };
+  each_chunk([&](std::ptrdiff_t c) {
+    for (int k = span(c).first; k < span(c).second; ++k) visit<kShared>(t, s, s.frontier[k], round);
   });
   s.next.resize(static_cast<std::size_t>(n));
   s.found.resize(static_cast<std::size_t>(n));
   s.chunk_counts.resize(2 * static_cast<std::size_t>(chunks));
-  parallel_for(0, chunks, 1, [&](std::ptrdiff_t c0, std::ptrdiff_t c1) {
-    for (auto c = c0; c < c1; ++c) {
-      const auto [k0, k1] = span(c);
-      const auto [ncand, nnext] = push_all<true>(t, set, s, s.frontier.data() + k0, k1 - k0, s.found.data() + k0, s.next.data() + k0);
-      s.chunk_counts[2 * c] = ncand;
-      s.chunk_counts[2 * c + 1] = nnext;
-    }
+  each_chunk([&](std::ptrdiff_t c) {
+    const auto [k0, k1] = span(c);
+    const auto [ncand, nnext] = push_all<kShared>(t, set, s, s.frontier.data() + k0, k1 - k0, s.found.data() + k0, s.next.data() + k0);
+    s.chunk_counts[2 * c] = ncand;
+    s.chunk_counts[2 * c + 1] = nnext;
   });
-  parallel_for(0, chunks, 1, [&](std::ptrdiff_t c0, std::ptrdiff_t c1) {
-    for (auto c = c0; c < c1; ++c) s.chunk_counts[2 * c + 1] = keep_due(t, s, s.next.data() + span(c).first, s.chunk_counts[2 * c + 1]);
-  });
+  each_chunk([&](std::ptrdiff_t c) { s.chunk_counts[2 * c + 1] = keep_due(t, s, s.next.data() + span(c).first, s.chunk_counts[2 * c + 1]); });
   s.frontier.clear();
   for (int c = 0; c < chunks; ++c) {
     const auto k0 = static_cast<std::ptrdiff_t>(span(c).first);
@@ -201,8 +194,8 @@ void propagate(const segment::RegionTree& t, const TreeSet& set, DecoderScratch&
   clean_leaves(t, s);
   const bool threads = num_threads() > 1;
   for (int round = 1; !s.frontier.empty(); ++round) {
-    if (threads && s.frontier.size() >= 2 * static_cast<std::size_t>(kRoundChunk)) round_shared(t, set, s, round);
-    else round_here(t, set, s, round);
+    if (threads && s.frontier.size() >= 2 * static_cast<std::size_t>(kRoundChunk)) run_round<true>(t, set, s, round, kRoundChunk);
+    else run_round<false>(t, set, s, round, static_cast<int>(s.frontier.size()));
   }
   std::sort(s.candidates.begin(), s.candidates.end());
 }

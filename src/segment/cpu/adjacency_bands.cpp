@@ -1,9 +1,9 @@
 // Stage 4's adjacency lists on several threads (phases.hpp, build_adjacency): each band routes its
 // pairs to the ranges of region numbers of their two ends; each range, on a thread of the pool,
-// gathers its regions' neighbours from those entries, sorts and deduplicates each list, judges saturation (more than `cap` distinct neighbours) and, once every
-// range has, keeps the lists of unsaturated regions without their saturated neighbours (marking
-// them fragmented). Every list is its region's sorted distinct neighbours, so the lists and flags
-// are the one-thread ones.
+// gathers its regions' neighbours from those entries, sorts and deduplicates each list, judges
+// saturation (more than `cap` distinct neighbours) and, once every range has, keeps the lists of
+// unsaturated regions without their saturated neighbours (marking them fragmented). Every list is
+// its region's sorted distinct neighbours, so the lists and flags are the one-thread ones.
 #include <algorithm>
 #include <bit>
 #include <climits>
@@ -41,20 +41,13 @@ std::int32_t* distinct_sorted(std::int32_t* first, std::int32_t* last, std::vect
   return out;
 }
 
-}  // namespace
-
-void build_adjacency_in_bands(int nregions, int cap, Scratch& s, RegionTree& t) {
-  const auto nr = static_cast<std::size_t>(nregions);
+// Each band's pairs routed to the ranges of 2^shift regions of their two ends (R ranges): counted
+// per band and range, then written as (region, neighbour) into s.routed, so that each range's
+// entries from every band lie together; s.route_count[range * B + band] is where that band's start.
+void route_pairs(Scratch& s, int shift, int R) {
   const int B = static_cast<int>(s.bands.size());
-  // Ranges of 2^shift regions, two to four per thread, so that the pool balances them.
-  int shift = 6;
-  while ((static_cast<std::int64_t>(nregions) >> shift) > 4 * std::int64_t{num_threads()}) ++shift;
-  const int R = static_cast<int>((static_cast<std::int64_t>(nregions) + (std::int64_t{1} << shift) - 1) >> shift);
-  const int chunk = 1 << shift;
-  // Each band routes its pairs to the ranges of their two ends: counted per band and range, then
-  // written as (region, neighbour) so that each range's entries from every band lie together.
   s.route_count.assign(static_cast<std::size_t>(B) * R + 1, 0);
-  std::int32_t* routes = s.route_count.data();  // [range * B + band]: first its count, then its start
+  std::int32_t* routes = s.route_count.data();  // first each slot's count, then its start
   const Edge* pairs = s.pairs.data();
   // (Counted and written through a band's own cursors: the bands' slots of one range share cache lines.)
   parallel_for(0, B, 1, [&](std::ptrdiff_t b0, std::ptrdiff_t b1) {
@@ -90,6 +83,22 @@ void build_adjacency_in_bands(int nregions, int cap, Scratch& s, RegionTree& t) 
       }
     }
   });
+}
+
+}  // namespace
+
+void build_adjacency_in_bands(int nregions, int cap, Scratch& s, RegionTree& t) {
+  const auto nr = static_cast<std::size_t>(nregions);
+  const int B = static_cast<int>(s.bands.size());
+  // Ranges of 2^shift regions, two to four per thread, so that the pool balances them.
+  int shift = 6;
+  while ((static_cast<std::int64_t>(nregions) >> shift) > 4 * std::int64_t{num_threads()}) ++shift;
+  const int R = static_cast<int>((static_cast<std::int64_t>(nregions) + (std::int64_t{1} << shift) - 1) >> shift);
+  const int chunk = 1 << shift;
+  route_pairs(s, shift, R);
+  const std::int32_t* routes = s.route_count.data();
+  const Edge* routed = s.routed.data();
+  const std::int32_t total = routes[B * R];
   auto entries = [&](int q) { return std::pair{routes[q * B], routes[(q + 1) * B]}; };  // range q's entries
   // Per range of regions, on the pool's threads: its entries read twice, counting, then gathering,
   // each region's neighbours (with repeats); then each list sorted and deduplicated in place, its
