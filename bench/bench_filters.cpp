@@ -2,13 +2,15 @@
 // when built with OpenCV: 7x7 2D convolution on u8 and f32 with 1 and 3 channels, the separable
 // 13-tap Gaussian on f32 grey and u8 RGB, bilateral radius 3 on u8 grey and RGB. CUDA: 7x7 and the
 // Gaussian on f32, bilateral on RGB u8, kernels (device-level entry, CUDA events, no transfers) and
-// from host to host. OpenCL (the chosen device, docs/opencl.md): the 7x7 and the Gaussian on f32
+// from host to host (and the Gaussian on u8 RGB from host to host); the same host calls with
+// Backend::automatic, which runs each on the faster backend it timed. OpenCL (the chosen device, docs/opencl.md): the 7x7 and the Gaussian on f32
 // grey and the 7x7 on u8 RGB, from host to host.
 #include <functional>
 #include <random>
 #include <type_traits>
 
 #include "gpuvis/core/parallel.hpp"
+#include "gpuvis/filters/auto_backend.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/opencl/devices.hpp"
@@ -222,6 +224,25 @@ int main(int argc, char** argv) {
     r = {"filters", "bilateral", "cuda", "end-to-end (host to host, incl. transfers)", w, h, pb, {}};
     r.stats = bench::measure([&] { return bench::time_us([&] { bilateral_cuda<std::uint8_t>(rgb.view(), ro.view(), bp); }); }, o);
     report.add(r);
+    const std::map<std::string, std::string> pg_rgb{{"kernel", "gaussian 13 taps"}, {"type", "u8x3"}, {"sums", "fixed point"}};
+    r = {"filters", "separable", "cuda", "end-to-end (host to host, incl. transfers)", w, h, pg_rgb, {}};
+    r.stats = bench::measure([&] { return bench::time_us([&] { convolve_cuda<std::uint8_t>(rgb.view(), ro.view(), gauss); }); }, o);
+    report.add(r);
+    // Backend::automatic on the same pageable images (gpuvis/filters/auto_backend.hpp): its first
+    // three calls of a kind time the GPU and the CPU, then it runs the faster; "ran on" names it.
+    auto add_auto = [&](const char* name, std::map<std::string, std::string> params, auto&& run) {
+      reset_auto_choices();
+      for (int i = 0; i < 3; ++i) run();
+      const auto choices = auto_choices();
+      if (choices.size() == 1) params["ran on"] = std::string(to_string(choices[0].chosen));
+      bench::Record rec{"filters", name, "auto", "end-to-end (host to host, incl. transfers)", w, h, params, {}};
+      rec.stats = bench::measure([&] { return bench::time_us(run); }, o);
+      report.add(rec);
+    };
+    add_auto("conv2d", p7, [&] { convolve<float>(f1.view(), fo.view(), k7); });
+    add_auto("separable", pg, [&] { convolve<float>(f1.view(), fo.view(), gauss); });
+    add_auto("separable", pg_rgb, [&] { convolve<std::uint8_t>(rgb.view(), ro.view(), gauss); });
+    add_auto("bilateral", pb, [&] { bilateral<std::uint8_t>(rgb.view(), ro.view(), bp); });
     // The same from and into page-locked host images (cuda::PinnedImage, as a camera driver or a
     // decoder writing into pinned buffers hands them over): no staging copies on the host.
     cuda::PinnedImage<float> pf(w, h, 1), pfo(w, h, 1);

@@ -17,6 +17,7 @@
 #include "gpuvis/core/parallel.hpp"
 #include "gpuvis/cuda/runtime.hpp"
 #include "gpuvis/cuda/device_memory.hpp"
+#include "gpuvis/filters/auto_backend.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/device.hpp"
 #include "gpuvis/filters/convolve.hpp"
@@ -604,6 +605,19 @@ void bind_utilities(py::module_& m) {
       "OpenCL. GPUVIS_OPENCL_DEVICE picks one (docs/opencl.md)");
   m.def("resolve_backend", [](const std::string& b) { return std::string(to_string(resolve_backend(parse_backend(b)))); },
         py::arg("backend") = "auto", "The backend 'auto' (or the given one) runs on: 'cpu' or 'cuda'");
+  m.def(
+      "auto_choices",
+      [] {
+        py::list out;
+        for (const auto& c : filters::auto_choices())
+          out.append(py::dict(py::arg("call") = c.call, py::arg("gpu") = std::string(to_string(c.gpu)), py::arg("gpu_us") = c.gpu_us,
+                              py::arg("cpu_us") = c.cpu_us, py::arg("chosen") = std::string(to_string(c.chosen)),
+                              py::arg("calls") = c.calls));
+        return out;
+      },
+      "What backend='auto' learnt in this process for convolve and bilateral on arrays in host memory: per kind of call "
+      "(filter, settings, type, size), its timed GPU and CPU calls in microseconds (-1: not yet) and the backend it now "
+      "runs on (the first two calls run on the GPU, the third on the CPU, then the faster; docs/filters.md)");
   m.def(
       "read_grey",
       [](const std::string& path) {

@@ -150,6 +150,8 @@ DeviceAllocation& DeviceAllocation::operator=(DeviceAllocation&& o) noexcept {
   return *this;
 }
 
+bool is_page_locked(const void* pointer) { return is_pinned(pointer); }
+
 bool is_device_pointer(const void* pointer) {
   if (!pointer) return false;
   cudaPointerAttributes a{};

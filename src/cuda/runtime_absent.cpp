@@ -27,6 +27,7 @@ DeviceAllocation& DeviceAllocation::operator=(DeviceAllocation&& o) noexcept {
   return *this;
 }
 bool is_device_pointer(const void*) { return false; }
+bool is_page_locked(const void*) { return false; }
 void synchronize(StreamHandle) {}
 void copy_to_host(void*, const void*, std::size_t) { fail(ErrorCode::unsupported, "device memory: " + unavailable_reason()); }
 void copy_to_device(void*, const void*, std::size_t) { fail(ErrorCode::unsupported, "device memory: " + unavailable_reason()); }

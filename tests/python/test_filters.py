@@ -79,6 +79,23 @@ def test_8_bit_smoothing_in_fixed_point_is_within_one_grey_level_of_float_sums(c
     assert np.array_equal(read_pgm(tmp_path / "f.pgm"), gpuvis.convolve(table, "gaussian:sigma=2", backend="cpu", fixed_point=False))
 
 
+def test_auto_times_both_backends_then_runs_the_faster(table):
+    # backend="auto" on host arrays: the first two calls of a kind on the GPU, the third on the CPU,
+    # then the faster (docs/filters.md); the bytes are the CPU's either way (8-bit fixed point).
+    expected = gpuvis.convolve(table, "gaussian:sigma=2", backend="cpu")
+    before = {c["call"] for c in gpuvis.auto_choices()}
+    for _ in range(4):
+        assert np.array_equal(gpuvis.convolve(table, "gaussian:sigma=2"), expected)
+    learnt = [c for c in gpuvis.auto_choices() if c["call"] not in before]
+    if gpuvis.resolve_backend("auto") == "cpu":
+        assert learnt == []  # nothing to choose between
+        return
+    assert len(learnt) == 1 and learnt[0]["calls"] == 4, learnt
+    c = learnt[0]
+    assert c["gpu_us"] > 0 and c["cpu_us"] > 0
+    assert c["chosen"] == ("cpu" if c["cpu_us"] < c["gpu_us"] else c["gpu"])
+
+
 def test_colour_and_every_type(table):
     rgb = np.stack([table, 255 - table, table // 2], axis=2)
     for arr in (rgb, rgb.astype(np.uint16) * 200, rgb.astype(np.float32) / 255):

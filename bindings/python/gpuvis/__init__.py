@@ -54,6 +54,7 @@ from ._gpuvis import (  # noqa: F401
     TuioSender,
     VideoFrames,
     __version__,
+    auto_choices,
     bilateral,
     convolve,
     cuda_available,

@@ -573,6 +573,13 @@ class VideoFrames:
         ...
 
 
+def auto_choices() -> list:
+    """
+    What backend='auto' learnt in this process for convolve and bilateral on arrays in host memory: per kind of call (filter, settings, type, size), its timed GPU and CPU calls in microseconds (-1: not yet) and the backend it now runs on (the first two calls run on the GPU, the third on the CPU, then the faster; docs/filters.md)
+    """
+    ...
+
+
 def bilateral(img: Any, radius: int = 3, sigma_space: float = 3.0, sigma_range: float = 30.0, adaptive: bool = False, per_channel: bool = False, distance: str = 'l2', border: str = 'reflect101', backend: str = 'auto') -> Any:
     """
     Bilateral filter (Tomasi & Manduchi; docs/filters.md).

@@ -30,6 +30,9 @@ class DeviceAllocation {
 // True when `pointer` is device (or managed) memory of the current device: what the device entry
 // points can read. False for host memory, another device's memory and every pointer without CUDA.
 bool is_device_pointer(const void* pointer);
+// True when `pointer` is page-locked host memory allocated through CUDA (cuda::PinnedImage,
+// cudaMallocHost), which goes over the bus without a staging copy. False for every pointer without CUDA.
+bool is_page_locked(const void* pointer);
 
 // Waits until the work queued so far on `stream` is done.
 void synchronize(StreamHandle stream);
