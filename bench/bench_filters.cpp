@@ -16,6 +16,7 @@
 #include "gpuvis/opencl/devices.hpp"
 #include "opencl/context.hpp"
 #include "filters/cpu/row_kernels.hpp"
+#include "filters/auto_backend.hpp"
 #include "filters/filter_backends.hpp"
 #include "harness.hpp"
 #ifdef GPUVIS_BENCH_CUDA
@@ -229,10 +230,11 @@ int main(int argc, char** argv) {
     r.stats = bench::measure([&] { return bench::time_us([&] { convolve_cuda<std::uint8_t>(rgb.view(), ro.view(), gauss); }); }, o);
     report.add(r);
     // Backend::automatic on the same pageable images (gpuvis/filters/auto_backend.hpp): its first
-    // three calls of a kind time the GPU and the CPU, then it runs the faster; "ran on" names it.
+    // calls of a kind warm the GPU up and time the GPU and the CPU, then it runs the faster; "ran
+    // on" names it.
     auto add_auto = [&](const char* name, std::map<std::string, std::string> params, auto&& run) {
       reset_auto_choices();
-      for (int i = 0; i < 3; ++i) run();
+      for (long i = 0; i < detail::AutoBackend::kExploringCalls; ++i) run();
       const auto choices = auto_choices();
       if (choices.size() == 1) params["ran on"] = std::string(to_string(choices[0].chosen));
       bench::Record rec{"filters", name, "auto", "end-to-end (host to host, incl. transfers)", w, h, params, {}};

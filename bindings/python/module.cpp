@@ -616,8 +616,9 @@ void bind_utilities(py::module_& m) {
         return out;
       },
       "What backend='auto' learnt in this process for convolve and bilateral on arrays in host memory: per kind of call "
-      "(filter, settings, type, size), its timed GPU and CPU calls in microseconds (-1: not yet) and the backend it now "
-      "runs on (the first two calls run on the GPU, the third on the CPU, then the faster; docs/filters.md)");
+      "(filter, settings, type, size), its faster timed GPU and CPU calls in microseconds (-1: not yet) and the backend it "
+      "now runs on (the first call warms the GPU up, the next four run on the GPU and the CPU in turn, timed, the later ones "
+      "on the faster; docs/filters.md)");
   m.def(
       "read_grey",
       [](const std::string& path) {

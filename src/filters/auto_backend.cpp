@@ -1,5 +1,7 @@
-// Backend::automatic for host-image filters: the GPU first, then the CPU, then the faster of the two.
+// Backend::automatic for host-image filters: the GPU and the CPU timed in turn, then the faster of the two.
 #include "filters/auto_backend.hpp"
+
+#include <algorithm>
 
 namespace gpuvis::filters::detail {
 
@@ -14,15 +16,15 @@ AutoBackend::Turn AutoBackend::next(const std::string& call, Backend gpu) {
   e.gpu = gpu;
   const long n = e.calls++;
   if (n == 0) return {gpu, false};  // warms the GPU up: buffers, streams, programs
-  if (n == 1) return {gpu, true};
-  if (n == 2) return {Backend::cpu, true};
+  if (n < kExploringCalls) return {n % 2 == 1 ? gpu : Backend::cpu, true};
   return {chosen(e), false};
 }
 
 void AutoBackend::measured(const std::string& call, Backend ran, double microseconds) {
   std::lock_guard lock(mutex_);
   Entry& e = entries_[call];
-  (ran == Backend::cpu ? e.cpu_us : e.gpu_us) = microseconds;
+  double& best = ran == Backend::cpu ? e.cpu_us : e.gpu_us;
+  best = best < 0 ? microseconds : std::min(best, microseconds);
 }
 
 std::vector<AutoChoice> AutoBackend::choices() const {

@@ -18,9 +18,12 @@ class AutoBackend {
     bool timed;  // report the call's time with measured()
   };
   // The next call of kind `call`, whose automatic backend resolved to the GPU backend `gpu`: the
-  // GPU for the first two (the second timed), the CPU for the third (timed), then the faster of
-  // the two timed calls; the GPU while a timed call has not reported yet.
+  // GPU for the first (a warm-up), then the GPU, the CPU, the GPU and the CPU again, timed, then
+  // the backend whose faster timed call was the faster; the GPU while neither CPU call has
+  // reported yet. Two timed calls each, so that one call slowed by something else on the machine
+  // does not decide.
   Turn next(const std::string& call, Backend gpu);
+  static constexpr long kExploringCalls = 5;
   void measured(const std::string& call, Backend ran, double microseconds);
   std::vector<AutoChoice> choices() const;
   void reset();

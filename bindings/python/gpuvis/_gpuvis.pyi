@@ -575,7 +575,7 @@ class VideoFrames:
 
 def auto_choices() -> list:
     """
-    What backend='auto' learnt in this process for convolve and bilateral on arrays in host memory: per kind of call (filter, settings, type, size), its timed GPU and CPU calls in microseconds (-1: not yet) and the backend it now runs on (the first two calls run on the GPU, the third on the CPU, then the faster; docs/filters.md)
+    What backend='auto' learnt in this process for convolve and bilateral on arrays in host memory: per kind of call (filter, settings, type, size), its faster timed GPU and CPU calls in microseconds (-1: not yet) and the backend it now runs on (the first call warms the GPU up, the next four run on the GPU and the CPU in turn, timed, the later ones on the faster; docs/filters.md)
     """
     ...
 

@@ -3,13 +3,14 @@
 // one: from pageable memory a 1080p float convolution moves 16 MB over the bus and through the
 // host's staging copies, which can take longer than the CPU's whole filter (docs/benchmarks/
 // filters.md). So for each kind of call (filter, kernel or radius, options, element type,
-// channels, size, and whether both images are page-locked) `automatic` runs the first two calls on
-// the GPU backend it resolves to (CUDA, else an OpenCL GPU), the first to warm it up and the second
-// timed, the third on the CPU, timed, and from then on takes whichever was faster. A machine
+// channels, size, and whether both images are page-locked) `automatic` runs the first call on the
+// GPU backend it resolves to (CUDA, else an OpenCL GPU) to warm it up, the next four on the GPU,
+// the CPU, the GPU and the CPU, timed, and from then on the one whose faster call was the
+// faster (two calls each, so that one slowed by something else does not decide). A machine
 // without a usable GPU runs everything on the CPU, as before; `--backend cuda|opencl|cpu` is never
 // overridden. The backends give the same bytes for 8-bit smoothing and the bilateral filter and
-// agree within the documented tolerance otherwise (docs/filters.md), so the switch after the third
-// call does not change results beyond that.
+// agree within the documented tolerance otherwise (docs/filters.md), so switching between them
+// does not change results beyond that.
 #include <string>
 #include <vector>
 
@@ -21,8 +22,8 @@ namespace gpuvis::filters {
 struct AutoChoice {
   std::string call;        // e.g. "convolve 7x7 f32x1 1920x1080 pageable"
   Backend gpu;             // the GPU backend it was measured against (cuda or opencl)
-  double gpu_us = -1;      // the timed GPU call, µs (-1: not yet timed)
-  double cpu_us = -1;      // the timed CPU call, µs (-1: not yet timed)
+  double gpu_us = -1;      // the faster timed GPU call, µs (-1: not yet timed)
+  double cpu_us = -1;      // the faster timed CPU call, µs (-1: not yet timed)
   Backend chosen;          // what the next call runs on
   long calls = 0;          // calls of this kind so far
 };
