@@ -17,6 +17,7 @@
 // from it (in print sizes) and what became of it, counted.
 //
 // With DUMP_DIR set, each frame is also written as DUMP_DIR/frame_T.pgm (for `gpuvis detect --debug`).
+// With PROBE_ERRORS set, each print reported or detected more than 1 px off its true centre, per frame.
 //
 //   probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks]
 //                  [--why ID] [--misses] [--spin DEG (per frame, default 2)]
@@ -100,6 +101,12 @@ int main(int argc, char** argv) {
     if (const char* dump = std::getenv("DUMP_DIR")) write_image(std::string(dump) + "/frame_" + std::to_string(t) + ".pgm", s.image.view());
     det.expect(expected);
     const auto& d = det.detect(s.image.view());
+    if (std::getenv("PROBE_ERRORS"))
+      for (const auto& f : d.fiducials)
+        for (const auto& sym : s.symbols)
+          if (f.id == sym.id && std::hypot(f.x - sym.x, f.y - sym.y) > 1 && std::hypot(f.x - sym.x, f.y - sym.y) < sym.size / 3.0)
+            std::printf("frame %3d print %3d detected %.2f px off%s%s\n", t, sym.id, std::hypot(f.x - sym.x, f.y - sym.y),
+                        f.repaired ? " (repaired)" : "", f.followed ? " (followed)" : "");
     if (looks) std::printf("frame %3d: second look %.0f us\n", t, d.times.second_look_us);
     if (looks)
       for (const auto& l : d.second_looks)
@@ -134,6 +141,8 @@ int main(int argc, char** argv) {
         const double e = std::hypot(double{o.m.x} * q.width - sym.x, double{o.m.y} * q.height - sym.y);
         if (o.symbol_id != sym.id || e >= sym.size / 3) continue;
         c = o.updated ? state_of(o) : 'p';
+        if (std::getenv("PROBE_ERRORS") && e > 1)
+          std::printf("frame %3d print %3d reported %.2f px off (%c)\n", t, sym.id, e, c);
         first_seen[sym.id].emplace(o.session_id, t);
         break;
       }

@@ -82,7 +82,16 @@ constexpr double kLeastFit = 0.45;
 // their first or second frame instead of their fourth or never; prints smeared over 7 px on five
 // frame sets 222/224/222/215/215 → 223/224/222/215/216 of 240; 5 px, the webcam mix and dim
 // prints unchanged; no false ID.
-constexpr double kInnerRootShare = 0.85, kInnerOffCentre = 0.12;
+// A root at the candidate's centre is looked at too when it is at most kInnerHaloShare of the
+// candidate's size: the print inside the white halo the threshold leaves around a smeared dark
+// print (a candidate 1.5-2 times the print), whose own patch, 1.4 times the halo, holds so much
+// table that its deblurring decodes nothing. Since 2026-12-04: prints smeared over 7 px on the
+// five frame sets 223/224/222/215/216 → 229/226/228/224/226 of 240, the webcam mix
+// 239/238/238/237/239 → 240/239/238/237/239, no false ID; the sequences at 12 px a frame from the
+// first frame, seeds 77-81, 663 → 700 of 780 frames, but four prints first decoded this way 1.1-1.6
+// px off their centre (the smear's direction 5-6 degrees off) and followed with that offset
+// (docs/benchmarks/detect.md).
+constexpr double kInnerRootShare = 0.85, kInnerOffCentre = 0.12, kInnerHaloShare = 0.7;
 constexpr std::size_t kInnerLooks = 2;
 
 // A candidate's direction of travel: the way from the one candidate of the last frame that decoded
@@ -429,7 +438,7 @@ void SecondLooker::inner_roots(const Scratch& s, const Patch& patch, const Candi
   for (const decode::RootCandidate& r : roots) {
     const double x = r.x + patch.x0, y = r.y + patch.y0;
     const auto near = [&](double ex, double ey, double within) { return std::hypot(ex - x, ey - y) < within; };
-    if (near(c.x, c.y, kInnerOffCentre * c.size) ||
+    if ((near(c.x, c.y, kInnerOffCentre * c.size) && r.size > kInnerHaloShare * c.size) ||
         std::any_of(out.begin(), out.end(), [&](const Candidate& e) { return near(e.x, e.y, 0.25 * r.size); }))
       continue;
     Candidate inside = c;
