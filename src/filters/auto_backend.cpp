@@ -12,6 +12,9 @@ Backend AutoBackend::chosen(const Entry& e) {
 
 AutoBackend::Turn AutoBackend::next(const std::string& call, Backend gpu) {
   std::lock_guard lock(mutex_);
+  // A process that filters images of ever new sizes (random crops) would otherwise keep a kind for
+  // each: past kMostKinds it forgets them all and learns again.
+  if (entries_.size() >= kMostKinds && !entries_.contains(call)) entries_.clear();
   Entry& e = entries_[call];
   e.gpu = gpu;
   const long n = e.calls++;

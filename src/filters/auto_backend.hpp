@@ -2,6 +2,7 @@
 // The bookkeeping behind Backend::automatic for host-image filters (gpuvis/filters/auto_backend.hpp):
 // per kind of call, which backend runs next and whether that call is timed.
 #include <chrono>
+#include <cstddef>
 #include <map>
 #include <mutex>
 #include <string>
@@ -24,6 +25,7 @@ class AutoBackend {
   // does not decide.
   Turn next(const std::string& call, Backend gpu);
   static constexpr long kExploringCalls = 5;
+  static constexpr std::size_t kMostKinds = 4096;
   void measured(const std::string& call, Backend ran, double microseconds);
   std::vector<AutoChoice> choices() const;
   void reset();

@@ -79,6 +79,17 @@ TEST(AutoBackend, StaysOnTheGpuUntilTheCpuHasReported) {
   EXPECT_FALSE(after.timed);
 }
 
+TEST(AutoBackend, ForgetsEverythingPastItsMostKinds) {
+  detail::AutoBackend a;
+  for (std::size_t i = 0; i < detail::AutoBackend::kMostKinds; ++i) a.next("crop " + std::to_string(i), G);
+  EXPECT_EQ(a.choices().size(), detail::AutoBackend::kMostKinds);
+  a.next("crop 0", G);  // a kind it knows: nothing forgotten
+  EXPECT_EQ(a.choices().size(), detail::AutoBackend::kMostKinds);
+  a.next("one more", G);
+  ASSERT_EQ(a.choices().size(), 1u);
+  EXPECT_EQ(a.choices()[0].call, "one more");
+}
+
 TEST(AutoBackend, AFilterWithoutAGpuOrWithABackendNamedLearnsNothing) {
   reset_auto_choices();
   const auto src = test::random_typed<float>(64, 48, 1, 3);
