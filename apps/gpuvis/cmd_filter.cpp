@@ -36,6 +36,13 @@ std::vector<std::pair<std::string, std::string>> jobs_for(const std::string& in,
 }
 
 // Every output is checked before any work starts: nothing is replaced without --overwrite.
+// --backend auto of convolve and bilateral over a folder: which backend runs is measured.
+void timed_auto(CLI::Option* backend) {
+  backend->description(backend->get_description() +
+                       ". Over a folder, auto times the GPU and the CPU on the first images of each size and runs the later ones on "
+                       "the faster (docs/filters.md)");
+}
+
 void check_jobs(const std::vector<std::pair<std::string, std::string>>& jobs, bool overwrite) {
   for (const auto& [src, dst] : jobs) {
     check_output_path(dst, src, overwrite);
@@ -140,7 +147,7 @@ void register_convolve(CLI::App* filter, Command& run) {
   conv->add_flag("--no-separable", no_separable, "Always use the 2D path");
   conv->add_flag("--float-sums", float_sums, "u8 images: sum in float, not in 16-bit fixed point (see below)");
   conv->add_option("--max-gpu-memory", max_gpu_mib, "CUDA and OpenCL: process in strips using at most this many MiB of device memory")->check(CLI::Range(0.0, 1e9));
-  add_backend_option(*conv, backend);
+  timed_auto(add_backend_option(*conv, backend));
   add_threads_option(*conv, threads);
   conv->add_flag("--overwrite", overwrite, "Replace existing outputs");
   conv->callback([&run] {
@@ -191,7 +198,7 @@ void register_bilateral(CLI::App* filter, Command& run) {
   bil->add_flag("--per-channel", per_channel, "Filter each channel on its own range distance");
   bil->add_option("--distance", distance, "Colour distance: l2 or l1")->check(CLI::IsMember({"l2", "l1"}))->default_val("l2");
   bil->add_option("--border", b_border, "constant[:V], replicate, reflect, reflect101 (default), wrap")->default_val("reflect101");
-  add_backend_option(*bil, b_backend);
+  timed_auto(add_backend_option(*bil, b_backend));
   add_threads_option(*bil, b_threads);
   bil->add_flag("--overwrite", b_overwrite, "Replace existing outputs");
   bil->callback([&run] {
