@@ -68,7 +68,8 @@ std::string convolve_kind(const Kernel& kernel, const ConvolveParams& options) {
 template <class T>
 void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
   const Backend resolved = opencl::prefer_opencl_gpu(options.backend, resolve_backend(options.backend));
-  const std::string kind = resolved == Backend::cpu ? std::string() : call_kind(convolve_kind(kernel, options), src, dst, resolved);
+  const bool learns = options.backend == Backend::automatic && resolved != Backend::cpu;
+  const std::string kind = learns ? call_kind(convolve_kind(kernel, options), src, dst, resolved) : std::string();
   detail::run_automatic(options.backend, resolved, kind, [&](Backend backend) {
     if (backend == Backend::cuda) {
       if constexpr (cuda::kBuilt) convolve_cuda(src, dst, kernel, options);
@@ -82,7 +83,7 @@ template <class T>
 void bilateral(HostView<const T> src, HostView<T> dst, const BilateralParams& params) {
   const Backend resolved = opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend));
   std::string kind;
-  if (resolved != Backend::cpu)
+  if (params.backend == Backend::automatic && resolved != Backend::cpu)
     kind = call_kind("bilateral r" + std::to_string(params.radius) + " " + std::to_string(static_cast<int>(params.mode)) +
                          std::to_string(static_cast<int>(params.distance)) + (params.adaptive ? " adaptive" : "") + " " +
                          to_string(params.border),
