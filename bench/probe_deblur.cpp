@@ -11,7 +11,8 @@
 // PROBE_SEQUENCE=SEED takes the frames of bench_detect's tracked sequence at SMEAR_PX a frame
 // instead (probe_sequence's, exposure 1). PROBE_NOISE=SIGMA sets the frames' sensor noise; PATCH_DIR=DIR writes each try's patch, restored
 // patch and binary patch there (N_ID_SIZE_{in,sharp,binary}.pgm, four tries a print, in the order
-// printed: estimated, true smear, refined, true direction) and lists the prints.
+// printed: estimated, true smear, refined, true direction) and lists the prints. PROBE_CENTRES=1
+// prints, for each try that read the print's ID, "centre TRY ERROR_PX ANGLE_DEG" (TRY 0-3 in that order).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -69,7 +70,11 @@ int deblur_and_decode(Stages& st, const Image<float>& patch, double angle, doubl
   st.decoder.set_explain(keys != nullptr);
   st.decoder.decode(st.tree, binary.view(), st.fiducials);
   for (const auto& f : st.fiducials)
-    if (!f.fuzzy() && std::hypot(f.x - x, f.y - y) <= 0.35 * size) return f.id == id ? 1 : -1;
+    if (!f.fuzzy() && std::hypot(f.x - x, f.y - y) <= 0.35 * size) {
+      if (std::getenv("PROBE_CENTRES") && f.id == id)  // "centre TRY ERROR_PX ANGLE_DEG"
+        std::printf("centre %d %.2f %.1f\n", call % 4, std::hypot(f.x - x, f.y - y), angle * 180 / 3.14159265358979);
+      return f.id == id ? 1 : -1;
+    }
   if (keys) {
     std::printf("key %d %d %d", id, call / 4, call % 4);
     for (const auto& r : st.decoder.reports()) {

@@ -98,6 +98,10 @@ class SecondLooker {
   // The first of those, looked at as a smeared candidate (deblur_and_vote), that decodes.
   bool look_inside(Scratch& s, HostView<const std::uint8_t> grey, const std::vector<Candidate>& inner, decode::SecondLook& report,
                    decode::Fiducial& found, Restoration& picture) const;
+  // A symbol found around a root inside a candidate, decoded again in the patch cut for the symbol
+  // itself (its centre and root size) with the same smear taken out: where that reads the same ID,
+  // its centre and picture replace the first's (see the definition for why).
+  void recentre(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::Fiducial& found, Restoration& picture) const;
   // Whether the patch deblurred by `kernel` with half the smoothness (kConfirmSmoothness) decodes
   // as `id` too: the confirmation of a second vote.
   bool confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds, int id) const;
