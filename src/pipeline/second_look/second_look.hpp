@@ -95,9 +95,10 @@ class SecondLooker {
   // The roots inside `c` that its patch, deblurred, showed (kInnerRootShare): candidates of their
   // own, appended to `out`.
   void inner_roots(const Scratch& s, const Patch& patch, const Candidate& c, std::vector<Candidate>& out) const;
-  // The first of those, looked at as a smeared candidate (deblur_and_vote), that decodes.
+  // The first of those (or of other candidates within a candidate), looked at as a smeared
+  // candidate (deblur_and_vote), that decodes; `outcome` is what the report then says.
   bool look_inside(Scratch& s, HostView<const std::uint8_t> grey, const std::vector<Candidate>& inner, decode::SecondLook& report,
-                   decode::Fiducial& found, Restoration& picture) const;
+                   decode::Fiducial& found, Restoration& picture, const char* outcome) const;
   // A symbol found around a root inside a candidate, decoded again in the patch cut for the symbol
   // itself (its centre and root size) with the same smear taken out: where that reads the same ID,
   // its centre and picture replace the first's (see the definition for why).
