@@ -10,7 +10,6 @@
 #include <type_traits>
 
 #include "gpuvis/core/parallel.hpp"
-#include "gpuvis/filters/auto_backend.hpp"
 #include "gpuvis/filters/bilateral.hpp"
 #include "gpuvis/filters/convolve.hpp"
 #include "gpuvis/opencl/devices.hpp"

@@ -72,7 +72,7 @@ int deblur_and_decode(Stages& st, const Image<float>& patch, double angle, doubl
   for (const auto& f : st.fiducials)
     if (!f.fuzzy() && std::hypot(f.x - x, f.y - y) <= 0.35 * size) {
       if (std::getenv("PROBE_CENTRES") && f.id == id)  // "centre TRY ERROR_PX ANGLE_DEG"
-        std::printf("centre %d %.2f %.1f\n", call % 4, std::hypot(f.x - x, f.y - y), angle * 180 / 3.14159265358979);
+        std::printf("centre %d %.2f %.1f\n", call % 4, std::hypot(f.x - x, f.y - y), angle * 180 / std::numbers::pi);
       return f.id == id ? 1 : -1;
     }
   if (keys) {

@@ -104,9 +104,9 @@ int main(int argc, char** argv) {
     if (std::getenv("PROBE_ERRORS"))
       for (const auto& f : d.fiducials)
         for (const auto& sym : s.symbols)
-          if (f.id == sym.id && std::hypot(f.x - sym.x, f.y - sym.y) > 1 && std::hypot(f.x - sym.x, f.y - sym.y) < sym.size / 3.0)
-            std::printf("frame %3d print %3d detected %.2f px off%s%s\n", t, sym.id, std::hypot(f.x - sym.x, f.y - sym.y),
-                        f.repaired ? " (repaired)" : "", f.followed ? " (followed)" : "");
+          if (const double off = std::hypot(f.x - sym.x, f.y - sym.y); f.id == sym.id && off > 1 && off < sym.size / 3.0)
+            std::printf("frame %3d print %3d detected %.2f px off%s%s\n", t, sym.id, off, f.repaired ? " (repaired)" : "",
+                        f.followed ? " (followed)" : "");
     if (looks) std::printf("frame %3d: second look %.0f us\n", t, d.times.second_look_us);
     if (looks)
       for (const auto& l : d.second_looks)

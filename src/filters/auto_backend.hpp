@@ -42,12 +42,14 @@ class AutoBackend {
 };
 AutoBackend& auto_backend();  // the process's one
 
-// Runs `run(backend)` on the backend automatic picks for `call` (see AutoBackend), timing it when
-// asked. `resolved` is the backend resolve_backend/prefer_opencl_gpu gave; only a GPU backend
-// resolved from Backend::automatic goes through the bookkeeping.
-template <class Run>
-void run_automatic(Backend requested, Backend resolved, const std::string& call, Run&& run) {
+// Runs `run(backend)` on the backend automatic picks for the call `kind()` names (see AutoBackend),
+// timing it when asked. `resolved` is the backend resolve_backend/prefer_opencl_gpu gave; only a
+// GPU backend resolved from Backend::automatic goes through the bookkeeping, and only then is the
+// call's kind named.
+template <class Kind, class Run>
+void run_automatic(Backend requested, Backend resolved, Kind&& kind, Run&& run) {
   if (requested != Backend::automatic || resolved == Backend::cpu) return run(resolved);
+  const std::string call = kind();
   const AutoBackend::Turn turn = auto_backend().next(call, resolved);
   if (!turn.timed) return run(turn.backend);
   const auto start = std::chrono::steady_clock::now();

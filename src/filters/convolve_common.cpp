@@ -68,8 +68,7 @@ std::string convolve_kind(const Kernel& kernel, const ConvolveParams& options) {
 template <class T>
 void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, const ConvolveParams& options) {
   const Backend resolved = opencl::prefer_opencl_gpu(options.backend, resolve_backend(options.backend));
-  const bool learns = options.backend == Backend::automatic && resolved != Backend::cpu;
-  const std::string kind = learns ? call_kind(convolve_kind(kernel, options), src, dst, resolved) : std::string();
+  const auto kind = [&] { return call_kind(convolve_kind(kernel, options), src, dst, resolved); };
   detail::run_automatic(options.backend, resolved, kind, [&](Backend backend) {
     if (backend == Backend::cuda) {
       if constexpr (cuda::kBuilt) convolve_cuda(src, dst, kernel, options);
@@ -82,12 +81,13 @@ void convolve(HostView<const T> src, HostView<T> dst, const Kernel& kernel, cons
 template <class T>
 void bilateral(HostView<const T> src, HostView<T> dst, const BilateralParams& params) {
   const Backend resolved = opencl::prefer_opencl_gpu(params.backend, resolve_backend(params.backend));
-  std::string kind;
-  if (params.backend == Backend::automatic && resolved != Backend::cpu)
-    kind = call_kind("bilateral r" + std::to_string(params.radius) + " " + std::to_string(static_cast<int>(params.mode)) +
-                         std::to_string(static_cast<int>(params.distance)) + (params.adaptive ? " adaptive" : "") + " " +
-                         to_string(params.border),
-                     src, dst, resolved);
+  const auto kind = [&] {
+    const std::string settings = "bilateral r" + std::to_string(params.radius) +
+                                 (params.mode == RangeMode::per_channel ? " per-channel" : "") +
+                                 (params.distance == ColourDistance::l1 ? " l1" : "") + (params.adaptive ? " adaptive" : "") + " " +
+                                 to_string(params.border);
+    return call_kind(settings, src, dst, resolved);
+  };
   detail::run_automatic(params.backend, resolved, kind, [&](Backend backend) {
     if (backend == Backend::cuda) {
       if constexpr (cuda::kBuilt) bilateral_cuda(src, dst, params);
