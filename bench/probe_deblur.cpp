@@ -130,8 +130,9 @@ int main(int argc, char** argv) {
       // autocorrelation gives along it (what a known direction of travel leaves to estimate).
       const auto bounds = sl::print_bounds(patch.grey.view());
       const double smoothness = pipeline::SecondLookParams{}.smoothness;
-      const auto r = sl::refine_direction(patch.grey.view(), m, std::clamp(size / 3, 4, 24), bounds, smoothness);
-      const auto t = sl::refine_direction(patch.grey.view(), {true_angle, 0, 1}, std::clamp(size / 3, 4, 24), bounds, smoothness, 20, 0);
+      const auto cpu = sl::make_cpu_deconvolver();
+      const auto r = sl::refine_direction(*cpu, patch.grey.view(), m, std::clamp(size / 3, 4, 24), bounds, smoothness);
+      const auto t = sl::refine_direction(*cpu, patch.grey.view(), {true_angle, 0, 1}, std::clamp(size / 3, 4, 24), bounds, smoothness, 20, 0);
       const int c = deblur_and_decode(st, patch.grey, r.angle, r.length, iterations, x, y, size, p.id);
       const int d = deblur_and_decode(st, patch.grey, t.angle, t.length, iterations, x, y, size, p.id);
       refined += c == 1, true_direction += d == 1;

@@ -7,8 +7,10 @@
 //   . not reported         (blank) not in the frame
 // then, per print, its sessions and the frames where a new one began.
 //
-// With --looks, also each frame's second-look time and each look for a print by its appearance:
-// frame, ID, score, added smear.
+// With --looks, also each frame's second-look time, its looks counted by kind and outcome, and each
+// look for a print by its appearance: frame, ID, score, added smear. With PROBE_LOOKS set too,
+// every look: kind, size, place, the nearest print and the nearest symbol reported (in its root
+// sizes), its time and outcome.
 //
 // With --why ID, every second look within half the print's size of print ID, beside its true smear:
 // frame, kind, estimated and true smear, outcome.
@@ -20,7 +22,7 @@
 // With PROBE_ERRORS set, each print reported or detected more than 1 px off its true centre, per frame.
 //
 //   probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks]
-//                  [--why ID] [--misses] [--spin DEG (per frame, default 2)]
+//                  [--why ID] [--misses] [--spin DEG (per frame, default 2)] [--cuda (the CUDA backend)]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -53,13 +55,13 @@ char state_of(const track::Object& o) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks] [--why ID] [--misses] [--spin DEG]\n");
+    std::fprintf(stderr, "usage: probe_sequence SPEED EXPOSURE [RAMP=0] [FRAMES=120] [SEED=77] [--no-second-look] [--no-appearance] [--no-travel] [--looks] [--why ID] [--misses] [--spin DEG] [--cuda]\n");
     return 2;
   }
   bool second_look = true, looks = false, appearance = true, travel = true;
   int why = -1;
   double spin_degrees = 2;  // per frame, as bench_detect's sequences
-  bool misses = false;
+  bool misses = false, cuda = false;
   std::map<std::string, int> miss_kinds;  // with --misses: "offset band | kind | outcome" -> frames
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
@@ -68,6 +70,7 @@ int main(int argc, char** argv) {
     else if (std::string(argv[i]) == "--no-appearance") appearance = false;
     else if (std::string(argv[i]) == "--no-travel") travel = false;
     else if (std::string(argv[i]) == "--misses") misses = true;
+    else if (std::string(argv[i]) == "--cuda") cuda = true;
     else if (std::string(argv[i]) == "--why" && i + 1 < argc) why = std::atoi(argv[++i]);
     else if (std::string(argv[i]) == "--spin" && i + 1 < argc) spin_degrees = std::atof(argv[++i]);
     else args.emplace_back(argv[i]);
@@ -83,11 +86,13 @@ int main(int argc, char** argv) {
   q.seed = args.size() > 4 ? static_cast<std::uint32_t>(std::stoul(args[4])) : 77;
   q.spin = spin_degrees * std::numbers::pi / 180;
 
-  synth::Generator gen(std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols");
+  const char* pgm = std::getenv("GPUVIS_SYMBOL_PGM_DIR");  // PGM copies of the prints, for builds without libpng
+  synth::Generator gen(pgm ? std::string(pgm) : std::string(GPUVIS_SOURCE_DIR) + "/data/amoeba/symbols");
   pipeline::DetectorParams cfg;
   cfg.second_look.enabled = second_look;
   cfg.second_look.follow_appearance = appearance;
   cfg.second_look.follow_travel = travel;
+  if (cuda) cfg.backend = Backend::cuda;
   pipeline::Detector det(cfg);
   track::Tracker tracker;
   std::vector<decode::ExpectedSymbol> expected;
@@ -107,7 +112,24 @@ int main(int argc, char** argv) {
           if (const double off = std::hypot(f.x - sym.x, f.y - sym.y); f.id == sym.id && off > 1 && off < sym.size / 3.0)
             std::printf("frame %3d print %3d detected %.2f px off%s%s\n", t, sym.id, off, f.repaired ? " (repaired)" : "",
                         f.followed ? " (followed)" : "");
-    if (looks) std::printf("frame %3d: second look %.0f us\n", t, d.times.second_look_us);
+    if (looks) {
+      std::map<std::string, int> outcomes;  // how the frame's looks ended
+      for (const auto& l : d.second_looks) ++outcomes[std::string(l.kind) + ": " + l.outcome];
+      std::printf("frame %3d: second look %.0f us, %zu looks\n", t, d.times.second_look_us, d.second_looks.size());
+      for (const auto& [outcome, n] : outcomes) std::printf("  %3d %s\n", n, outcome.c_str());
+      if (std::getenv("PROBE_LOOKS"))  // every look: where, of what size, the nearest print, its time and outcome
+        for (const auto& l : d.second_looks) {
+          const synth::PlacedSymbol* nearest = nullptr;
+          for (const auto& sym : s.symbols)
+            if (!nearest || std::hypot(sym.x - l.x, sym.y - l.y) < std::hypot(nearest->x - l.x, nearest->y - l.y)) nearest = &sym;
+          double found_at = 1e9;  // the distance to the nearest symbol reported, in its root sizes
+          for (const auto& f : d.fiducials)
+            if (!f.fuzzy() && f.root_size > 0) found_at = std::min(found_at, std::hypot(f.x - l.x, f.y - l.y) / f.root_size);
+          std::printf("    %-10s size %3d at (%5.1f, %5.1f) print %3d %+.0f,%+.0f size %.0f found %.2f  %7.0f us  %s\n", l.kind, l.size, l.x, l.y,
+                      nearest ? nearest->id : -1, nearest ? l.x - nearest->x : 0.0, nearest ? l.y - nearest->y : 0.0, nearest ? nearest->size : 0.0,
+                      found_at, l.us, l.outcome);
+        }
+    }
     if (looks)
       for (const auto& l : d.second_looks)
         if (std::string(l.kind) == "appearance")

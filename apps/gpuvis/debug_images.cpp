@@ -130,13 +130,13 @@ void write_debug_images(const std::string& dir, const std::string& stem, const s
   if (!d.second_looks.empty())
     text << "# second looks (" << d.second_looks.size() << ", " << d.times.second_look_us
          << " us): candidate centre, root size, kind, the tracked ID expected there; estimated blur: direction (deg), length (px), "
-            "anisotropy; id  outcome\n";
+            "anisotropy; id  outcome  time\n";
   for (std::size_t i = 0; i < d.second_looks.size(); ++i) {
     const auto& l = d.second_looks[i];
     char line[256];
-    std::snprintf(line, sizeof line, "L%zu  %.1f,%.1f  %d  %s %s  blur %.0f deg %.1f px %.2f  %s  %s\n", i + 1, l.x, l.y, l.size, l.kind,
+    std::snprintf(line, sizeof line, "L%zu  %.1f,%.1f  %d  %s %s  blur %.0f deg %.1f px %.2f  %s  %s  %.0f us\n", i + 1, l.x, l.y, l.size, l.kind,
                   l.expected >= 0 ? ("expects " + std::to_string(l.expected)).c_str() : "-", l.angle * 180 / std::numbers::pi, l.length, l.anisotropy,
-                  l.id >= 0 ? std::to_string(l.id).c_str() : "-", l.outcome);
+                  l.id >= 0 ? std::to_string(l.id).c_str() : "-", l.outcome, l.us);
     text << line;
   }
   if (!text) fail(ErrorCode::io, "cannot write '" + base + "_5_candidates.txt'");

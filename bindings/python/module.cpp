@@ -936,6 +936,7 @@ void bind_detection(py::module_& m) {
       .def_readonly("length", &decode::SecondLook::length, "Estimated length of the motion blur, pixels")
       .def_readonly("anisotropy", &decode::SecondLook::anisotropy, "How directional the gradients were: 0 alike in every direction (no motion blur) .. 1 all across one direction")
       .def_readonly("id", &decode::SecondLook::id, "The symbol it found, or -1")
+      .def_readonly("us", &decode::SecondLook::us, "How long the look took, microseconds")
       .def_property_readonly(
           "kind", [](const decode::SecondLook& l) { return std::string(l.kind); },
           "'fuzzy' or 'root' candidate, 'place' (where an expected symbol should be), 'verify' or 'appearance'")

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <numbers>
 #include <random>
@@ -16,6 +17,8 @@
 #include "gpuvis/pipeline/detector.hpp"
 #include "gpuvis/synth/scene.hpp"
 #include "gpuvis/track/tracker.hpp"
+#include "pipeline/second_look/deconvolve_rule.hpp"
+#include "pipeline/second_look/deconvolver.hpp"
 #include "pipeline/second_look/dim_print.hpp"
 #include "pipeline/second_look/motion_blur.hpp"
 #include "pipeline/second_look/second_look.hpp"
@@ -135,7 +138,7 @@ TEST(SecondLook, TheDeconvolutionFindsTheSmearsDirectionAgain) {
     sl::MotionEstimate off;
     off.angle = std::fmod(truth + 9 * std::numbers::pi / 180, std::numbers::pi);
     off.length = 7;
-    const auto refined = sl::refine_direction(smeared.view(), off, 18, sl::print_bounds(smeared.view()), defaults.smoothness);
+    const auto refined = sl::refine_direction(*sl::make_cpu_deconvolver(), smeared.view(), off, 18, sl::print_bounds(smeared.view()), defaults.smoothness);
     double error = std::abs(refined.angle - truth);
     error = std::min(error, std::numbers::pi - error) * 180 / std::numbers::pi;
     within += error <= 4.0;
@@ -143,6 +146,85 @@ TEST(SecondLook, TheDeconvolutionFindsTheSmearsDirectionAgain) {
     EXPECT_NEAR(refined.length, 7, 1.5) << "print " << i;
   }
   EXPECT_GE(within, total - 1) << "the direction was not found again";
+}
+
+// The deconvolution by the per-pixel rule the CUDA deconvolver runs (deconvolve_rule.hpp), one
+// pixel after another as the device's block does them between its barriers.
+Image<float> deconvolve_by_the_device_rule(HostView<const float> blurred, const std::vector<sl::Tap>& kernel, int iterations, double smoothness,
+                                           sl::GreyBounds bounds, int early, Image<float>& at_early) {
+  const int w = blurred.width, h = blurred.height;
+  const auto n = static_cast<std::size_t>(w) * h;
+  std::vector<float> b(n), u(n), v(n), residual(n), nx(n), ny(n);
+  const float lo = std::max(bounds.lo, 1.0f), hi = std::max(bounds.hi, lo), lambda = static_cast<float>(smoothness);
+  const float step = sl::deconvolve_step(lambda);
+  const std::vector<float> momenta = sl::fista_momentum(iterations);
+  const int taps = static_cast<int>(kernel.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) b[y * w + x] = blurred(x, y), u[y * w + x] = v[y * w + x] = sl::rule::clamp(blurred(x, y), lo, hi);
+  at_early = Image<float>(w, h);
+  for (int it = 0; it < iterations; ++it) {
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        residual[y * w + x] = sl::rule::sub(sl::rule::convolve_at<1>(v.data(), w, h, x, y, kernel.data(), taps), b[y * w + x]);
+        if (lambda > 0) sl::rule::tv_normal_at(v.data(), w, h, x, y, nx[y * w + x], ny[y * w + x]);
+      }
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        float g = sl::rule::convolve_at<-1>(residual.data(), w, h, x, y, kernel.data(), taps);
+        if (lambda > 0) g = sl::rule::with_smoothness(g, nx.data(), ny.data(), w, x, y, lambda);
+        sl::rule::step_at(u[y * w + x], v[y * w + x], g, step, momenta[it], lo, hi);
+        if (it + 1 == early) at_early(x, y) = u[y * w + x];
+      }
+  }
+  Image<float> out(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) out(x, y) = u[y * w + x];
+  return out;
+}
+
+// The CUDA deconvolver's per-pixel rule restores the CPU deconvolution's bits (the CPU's loops are
+// vectorised over padded rows; the device's go pixel by pixel): printed symbols smeared over 3-14
+// px at several angles, in patches of the looks' shapes (narrow, odd, clipped, the largest), with
+// and without the smoothness term and the early estimate. tests/gpu/test_deconvolve_cuda.cpp
+// compares the device's own restorations with the CPU's.
+TEST(SecondLook, TheDeviceDeconvolutionRuleRestoresTheCpusBits) {
+  synth::Generator gen(test::symbols_dir());
+  const pipeline::SecondLookParams defaults;
+  const struct {
+    int size, crop_w, crop_h;
+    double angle, length, smoothness;
+    int early;
+  } cases[] = {{56, 0, 0, 0.3, 3, 0.25, 0}, {80, 0, 0, 1.2, 12, 0.25, 30}, {64, 40, 71, 2.9, 7, 0.125, 0},
+               {60, 0, 0, 1.6, 9, 0, 0}, {48, 16, 60, 2.2, 5, 0.25, 12}, {70, 0, 0, 0.05, 14, 0.25, 30}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE("smear " + std::to_string(c.length) + " at " + std::to_string(c.angle));
+    const auto still = gen.single("default", 30 + c.size, c.size, c.angle, 0.8, 0);
+    const int w = c.crop_w ? c.crop_w : still.image.width(), h = c.crop_h ? c.crop_h : still.image.height();
+    Image<float> smeared(w, h);
+    const auto kernel = sl::line_kernel(c.angle, c.length);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        float v = 0;
+        for (const auto& t : kernel)
+          v += t.weight * still.image(std::clamp(x - t.dx, 0, still.image.width() - 1), std::clamp(y - t.dy, 0, still.image.height() - 1));
+        smeared(x, y) = std::round(v);
+      }
+    const auto bounds = sl::print_bounds(smeared.view());
+    for (double turn : {-0.05, 0.0, 0.1}) {
+      const auto trial = sl::line_kernel(c.angle + turn, c.length * (1 + turn));
+      Image<float> cpu_early, rule_early;
+      const Image<float> cpu = sl::deconvolve(smeared.view(), trial, defaults.iterations, c.smoothness, bounds, c.early, cpu_early);
+      const Image<float> by_rule = deconvolve_by_the_device_rule(smeared.view(), trial, defaults.iterations, c.smoothness, bounds, c.early, rule_early);
+      long differing = 0, early_differing = 0;
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          differing += std::memcmp(&cpu(x, y), &by_rule(x, y), sizeof(float)) != 0;
+          if (c.early > 0) early_differing += std::memcmp(&cpu_early(x, y), &rule_early(x, y), sizeof(float)) != 0;
+        }
+      EXPECT_EQ(differing, 0) << "turn " << turn;
+      EXPECT_EQ(early_differing, 0) << "turn " << turn << ", early estimate";
+    }
+  }
 }
 
 // Dim prints on a table darker than their ink: the paper at 130 over a 60-level light gradient,

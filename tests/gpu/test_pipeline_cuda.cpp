@@ -474,9 +474,10 @@ TEST(PipelineCuda, SharpenedDetectionEqualsTheCpu) {
   }
 }
 
-// Symbols smeared by motion: the second look runs on the host after either backend, so CUDA
-// reports what the CPU reports, the symbols it recovers included, one frame at a time and with two
-// frames in flight (the second look reads the slot's staged frame).
+// Symbols smeared by motion: the second look runs after either backend, its deconvolutions on the
+// device for CUDA (restoring the CPU's bits), so CUDA reports what the CPU reports, the symbols it
+// recovers included, one frame at a time and with two frames in flight (the second look reads the
+// slot's staged frame).
 TEST(PipelineCuda, SecondLookOnSmearedFramesEqualsTheCpu) {
   GPUVIS_REQUIRE_GPU();
   synth::Generator gen(test::symbols_dir());

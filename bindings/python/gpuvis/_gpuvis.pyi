@@ -452,6 +452,12 @@ class SecondLook:
         """
         ...
     @property
+    def us(self) -> float:
+        """
+        How long the look took, microseconds
+        """
+        ...
+    @property
     def x(self) -> float:
         """
         The candidate's centre, pixels from the left edge

@@ -51,6 +51,7 @@ struct SecondLook {
   double score = 0;     // "appearance": how well the print's last decoded appearance matched (1 = exactly)
   int id = -1;          // the symbol found, or -1
   const char* outcome = "";  // what became of it
+  double us = 0;             // how long the look took, microseconds (on one of the looks' threads)
 };
 
 struct Detections {

@@ -50,6 +50,10 @@ struct SecondLookParams {
   // of about its size, the smear is first taken out along that way (a print slid from its first
   // frame, which the tracker does not know yet), then along the patch's own estimate.
   bool follow_travel = true;
+  // With the CUDA backend, the looks' deconvolutions (nine tenths of a look's time) run on the
+  // device, a group of trials at once, restoring the CPU's bits; off: on the host, as on the CPU
+  // backend. The symbols reported are the same either way.
+  bool on_device = true;
 };
 
 // What the backend computed for a frame, handed out beside its detections when asked for (for

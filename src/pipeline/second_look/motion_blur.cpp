@@ -35,10 +35,6 @@ float sample(HostView<const float> p, double x, double y) {
 // derivative along it and its autocorrelation at every lag are plain shifts along the grid's rows;
 // the most negative lag of 2..max_length is the length (Yitzhaky and Kopeika's method: a box of
 // length L turns each edge into a pair of opposite edges L apart).
-// Whether smear_length_along's turned grid, in a patch of width x height, is long enough for lags up
-// to max_length.
-bool turned_grid_fits(int width, int height, int max_length) { return 2 * ((std::min(width, height) - 2) * 7 / 20) + 1 >= max_length + 4; }
-
 double smear_length_along(HostView<const float> p, double angle, int max_length) {
   const int w = p.width, h = p.height;
   const double ux = std::cos(angle), uy = std::sin(angle);
@@ -85,13 +81,16 @@ MotionEstimate estimate_motion(HostView<const float> p, int max_length, double m
   angle = std::fmod(angle + std::numbers::pi, std::numbers::pi);
   m.angle = angle;
   if (m.anisotropy < min_anisotropy) return m;
-  if (!turned_grid_fits(w, h, max_length)) return m;
+  if (!lengths_measurable(w, h, max_length)) return m;
   m.length = smear_length_along(p, angle, max_length);
   return m;
 }
 
+// smear_length_along's turned grid is long enough for lags up to max_length.
+bool lengths_measurable(int width, int height, int max_length) { return 2 * ((std::min(width, height) - 2) * 7 / 20) + 1 >= max_length + 4; }
+
 double length_along(HostView<const float> patch, double angle, int max_length) {
-  return turned_grid_fits(patch.width, patch.height, max_length) ? smear_length_along(patch, angle, max_length) : 0.0;
+  return lengths_measurable(patch.width, patch.height, max_length) ? smear_length_along(patch, angle, max_length) : 0.0;
 }
 
 std::vector<Tap> line_kernel(double angle, double length) {
@@ -207,6 +206,21 @@ GreyBounds print_bounds(HostView<const float> patch) {
   return {std::max(1.0f, s.dark - 0.5f * (s.bright - s.dark)), s.bright + 5.0f};
 }
 
+// The data term's gradient is 1-Lipschitz (the kernel's weights are positive and sum to 1), the
+// smoothed total variation's 8 lambda / eps: the step is the inverse of their sum.
+float deconvolve_step(float lambda) { return 1.0f / (1.0f + 8.0f * lambda / kTvEpsilon); }
+
+std::vector<float> fista_momentum(int iterations) {
+  std::vector<float> momenta;
+  double t = 1;  // FISTA's sequence t_k
+  for (int it = 0; it < iterations; ++it) {
+    const double t_next = 0.5 * (1 + std::sqrt(1 + 4 * t * t));
+    momenta.push_back(static_cast<float>((t - 1) / t_next));
+    t = t_next;
+  }
+  return momenta;
+}
+
 Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
                         GreyBounds bounds) {
   Image<float> unused;
@@ -228,10 +242,8 @@ GPUVIS_WIDER_VECTORS Image<float> deconvolve(HostView<const float> blurred, cons
   std::vector<Tap> mirrored = kernel;
   for (Tap& t : mirrored) t.dx = -t.dx, t.dy = -t.dy;
   const auto lambda = static_cast<float>(smoothness);
-  // The data term's gradient is 1-Lipschitz (the kernel's weights are positive and sum to 1), the
-  // smoothed total variation's 8 lambda / eps: the step is the inverse of their sum.
-  const float step = 1.0f / (1.0f + 8.0f * lambda / kTvEpsilon);
-  double t = 1;  // FISTA's momentum sequence
+  const float step = deconvolve_step(lambda);
+  const std::vector<float> momenta = fista_momentum(iterations);
   for (int it = 0; it < iterations; ++it) {
     convolve_taps(v.view(), kernel, residual.view(), scratch);
     for (int y = 0; y < h; ++y) {
@@ -268,9 +280,7 @@ GPUVIS_WIDER_VECTORS Image<float> deconvolve(HostView<const float> blurred, cons
         for (int x = 1; x < w; ++x) g[x] -= lambda * (gx[x] - gx[x - 1] + gy[x] - gy_above[x]);
       }
     }
-    const double t_next = 0.5 * (1 + std::sqrt(1 + 4 * t * t));
-    const auto momentum = static_cast<float>((t - 1) / t_next);
-    t = t_next;
+    const float momentum = momenta[static_cast<std::size_t>(it)];
     for (int y = 0; y < h; ++y) {
       float *e = u.row(y), *p = v.row(y);
       const float* g = gradient.row(y);
@@ -286,29 +296,6 @@ GPUVIS_WIDER_VECTORS Image<float> deconvolve(HostView<const float> blurred, cons
     }
   }
   return u;
-}
-
-MotionEstimate refine_direction(HostView<const float> patch, const MotionEstimate& m, int max_length, GreyBounds bounds, double smoothness,
-                                int iterations, double reach, double step) {
-  MotionEstimate best = m;
-  if (!turned_grid_fits(patch.width, patch.height, max_length) || !(bounds.hi > bounds.lo)) return best;
-  const float lo = bounds.lo + 0.3f * (bounds.hi - bounds.lo), hi = bounds.lo + 0.7f * (bounds.hi - bounds.lo);
-  long fewest = -1;
-  const int steps = static_cast<int>(reach / step + 1e-9);
-  for (int k = -steps; k <= steps; ++k) {
-    const double angle = m.angle + k * step;
-    const double length = smear_length_along(patch, angle, max_length);
-    const Image<float> restored = deconvolve(patch, line_kernel(angle, length), iterations, smoothness, bounds);
-    long middle = 0;
-    for (int y = 0; y < restored.height(); ++y)
-      for (const float v : std::span(restored.row(y), static_cast<std::size_t>(restored.width()))) middle += (v > lo) & (v < hi);
-    if (fewest < 0 || middle < fewest) {
-      fewest = middle;
-      best.angle = std::fmod(angle + 2 * std::numbers::pi, std::numbers::pi);
-      best.length = length;
-    }
-  }
-  return best;
 }
 
 }  // namespace gpuvis::pipeline::second_look

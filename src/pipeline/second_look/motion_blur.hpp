@@ -27,6 +27,8 @@ MotionEstimate estimate_motion(HostView<const float> patch, int max_length = 24,
 // The smear's length along a known direction `angle` (the autocorrelation of estimate_motion);
 // 0 where the patch is too small for lags up to max_length.
 double length_along(HostView<const float> patch, double angle, int max_length = 24);
+// Whether a patch of width x height is large enough for those lags (length_along is 0 otherwise).
+bool lengths_measurable(int width, int height, int max_length);
 
 // One tap of a blur kernel: offset in pixels and weight.
 struct Tap {
@@ -77,6 +79,10 @@ GreySpread grey_spread(HostView<const std::uint8_t> region);  // the same of a f
 // multiplicative steps restore the frequencies the smear nearly erased only after hundreds of
 // iterations (195 at 200).
 inline constexpr float kTvEpsilon = 8;
+// The deconvolution's step for a smoothness lambda, and FISTA's momentum at each of `iterations`
+// steps: the numbers every deconvolver (deconvolver.hpp) steps with.
+float deconvolve_step(float lambda);
+std::vector<float> fista_momentum(int iterations);
 Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness = 0,
                         GreyBounds bounds = {});
 // The same, also keeping the estimate after `early` iterations (0 < early < iterations; 0: none)
@@ -84,20 +90,5 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
 // every iteration.
 Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
                         GreyBounds bounds, int early, Image<float>& at_early);
-
-// The direction of `m` made more exact by the deconvolution itself: the patch is deblurred at
-// directions `step` radians apart within `reach` either side of m.angle, each with the length the
-// autocorrelation gives along it, `iterations` steps each, and the direction whose restoration is
-// the most two-level (the fewest pixels in the middle 40 % of `bounds`) is taken, with its length.
-// A print is paper and ink: along a wrong direction the smear is taken out only in part, and the
-// restoration keeps grey edges. On the camera table's 240 prints smeared over 7 px this took the
-// prints decoded in one try from 197 to 220 (225 with the true smear; bench/probe_deblur). The
-// least residual of the fit as the criterion took the direction's median error from 4.2 to 3.2
-// degrees but decoded fewer (190), and a scan over lengths too decoded far fewer (longer kernels
-// restore more two-level patches). At 12 px it decoded fewer in one try (121 against 145), yet
-// with the look's trials around it the tracked prints smeared over 12 px from their first frame
-// were reported in 143 of 164 frames against 106 (docs/benchmarks/detect.md).
-MotionEstimate refine_direction(HostView<const float> patch, const MotionEstimate& m, int max_length, GreyBounds bounds, double smoothness,
-                                int iterations = 20, double reach = 12 * std::numbers::pi / 180, double step = 3 * std::numbers::pi / 180);
 
 }  // namespace gpuvis::pipeline::second_look

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 
+#include "cuda/built.hpp"
 #include "gpuvis/core/parallel.hpp"
 #include "pipeline/second_look/dim_print.hpp"
 #include "segment/cpu/segment.hpp"
@@ -262,7 +263,7 @@ bool spans_a_print(GreySpread spread, double noise) {
 }  // namespace
 
 SecondLooker::SecondLooker(const DetectorParams& config, const decode::TreeSet& set)
-    : config_(config.second_look), threshold_(config.threshold), set_(set), runs_(set.yamaarashi) {
+    : config_(config.second_look), threshold_(config.threshold), set_(set), runs_(set.yamaarashi), cuda_(config.backend == Backend::cuda && config.second_look.on_device) {
   threshold_.backend = Backend::cpu;
   dim_threshold_ = threshold_;
   dim_threshold_.bernsen.gate = std::min(dim_threshold_.bernsen.gate, kDimGate);
@@ -283,7 +284,12 @@ std::unique_ptr<SecondLooker::Scratch> SecondLooker::take_scratch() {
       return s;
     }
   }
-  return std::make_unique<Scratch>(Scratch{threshold::make_thresholder(threshold_), threshold::make_thresholder(dim_threshold_), decode::Decoder(set_), {}, {}, {}, {}});
+  std::unique_ptr<Deconvolver> deconvolver;
+  if constexpr (cuda::kBuilt)
+    if (cuda_) deconvolver = make_cuda_deconvolver();
+  if (!deconvolver) deconvolver = make_cpu_deconvolver();
+  return std::make_unique<Scratch>(Scratch{std::move(deconvolver), threshold::make_thresholder(threshold_), threshold::make_thresholder(dim_threshold_),
+                                           decode::Decoder(set_), {}, {}, {}, {}});
 }
 
 void SecondLooker::give_back(std::unique_ptr<Scratch> scratch) {
@@ -407,18 +413,22 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
   // bench/probe_deblur's frames, its length within 0.87-1.09.)
   constexpr std::size_t kFirstTrials = 5;
   const GreyBounds bounds = print_bounds(patch.grey.view());
-  if (!along_travel) m = refine_direction(patch.grey.view(), m, longest_smear(c.size), bounds, config_.smoothness);
+  if (!along_travel) m = refine_direction(*s.deconvolver, patch.grey.view(), m, longest_smear(c.size), bounds, config_.smoothness);
   report.angle = m.angle;
   report.length = m.length;
   const bool early_votes = frame_shows_jpeg(grey);
-  Image<float> early;
+  std::vector<std::vector<Tap>> kernels;
+  for (const auto& trial : kTrials) kernels.push_back(line_kernel(m.angle + trial.turn, std::max(2.0, m.length * trial.scale)));
+  // Made in two groups (the first five trials, then the rest) where the deconvolver batches.
+  Restorations restorations(*s.deconvolver, patch.grey.view(), std::move(kernels),
+                            {config_.iterations, config_.smoothness, bounds, early_votes ? config_.iterations / 2 : 0}, kFirstTrials);
   for (std::size_t t = 0; t < std::size(kTrials); ++t) {
     const auto& trial = kTrials[t];
     if (t == kFirstTrials && votes.size() == (c.kind == Candidate::Kind::verify ? 1u : 0u)) break;
     const double length = std::max(2.0, m.length * trial.scale);
-    const std::vector<Tap> kernel = line_kernel(m.angle + trial.turn, length);
-    const Image<float> restored =
-        deconvolve(patch.grey.view(), kernel, config_.iterations, config_.smoothness, bounds, early_votes ? config_.iterations / 2 : 0, early);
+    const std::vector<Tap>& kernel = restorations.kernel(t);
+    const Image<float>& restored = restorations.restored(t);
+    const Image<float>& early = restorations.early(t);
     int voted_for = -1;  // the ID this trial's final estimate read: its early estimate's read of it is no second vote
     for (int pass = 0; pass < (early_votes ? 2 : 1); ++pass) {
       decode::Fiducial f;
@@ -501,8 +511,8 @@ void SecondLooker::recentre(Scratch& s, HostView<const std::uint8_t> grey, const
   Candidate at = c;
   at.x = found.x, at.y = found.y, at.size = at.least_size = found.root_size;
   const GreyBounds bounds = print_bounds(patch.grey.view());
-  const Image<float> restored =
-      deconvolve(patch.grey.view(), line_kernel(picture.smear_angle, picture.smear_length), config_.iterations, config_.smoothness, bounds);
+  const Image<float> restored = s.deconvolver->run_one(patch.grey.view(), line_kernel(picture.smear_angle, picture.smear_length),
+                                                       {config_.iterations, config_.smoothness, bounds});
   decode::Fiducial f;
   if (!decode_restored(s, restored, patch, at, bounds, f) || f.id != found.id) return;
   found = f;
@@ -511,7 +521,7 @@ void SecondLooker::recentre(Scratch& s, HostView<const std::uint8_t> grey, const
 
 bool SecondLooker::confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds,
                              int id) const {
-  const Image<float> restored = deconvolve(patch.grey.view(), kernel, config_.iterations, config_.smoothness * kConfirmSmoothness, bounds);
+  const Image<float> restored = s.deconvolver->run_one(patch.grey.view(), kernel, {config_.iterations, config_.smoothness * kConfirmSmoothness, bounds});
   decode::Fiducial f;
   return decode_restored(s, restored, patch, c, bounds, f) && f.id == id;
 }
@@ -608,7 +618,11 @@ void SecondLooker::look_all(HostView<const std::uint8_t> grey, const std::vector
   std::vector<Restoration> pictures(places.size());
   parallel_for(0, static_cast<std::ptrdiff_t>(places.size()), 1, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
     auto scratch = take_scratch();
-    for (std::ptrdiff_t k = begin; k < end; ++k) ok[k] = look(*scratch, grey, *places[k], reports[k], found[k], pictures[k]);
+    for (std::ptrdiff_t k = begin; k < end; ++k) {
+      const auto start = std::chrono::steady_clock::now();
+      ok[k] = look(*scratch, grey, *places[k], reports[k], found[k], pictures[k]);
+      reports[k].us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    }
     give_back(std::move(scratch));
   });
   for (std::size_t k = 0; k < places.size(); ++k)

@@ -4,7 +4,8 @@
 // deconvolved (motion_blur.hpp), and the sharpened patch goes through the CPU's threshold, segment
 // and decode stages; a patch that is not smeared is thresholded again with the table around the
 // print painted out (dim_print.hpp). A symbol found there, of the candidate's size and where the
-// candidate is, replaces it. Runs on the host for both backends, so both report the same symbols.
+// candidate is, replaces it. Runs on the host for both backends, with the deconvolutions on the
+// device for CUDA (deconvolver.hpp: the CPU's bits), so both report the same symbols.
 #include <atomic>
 #include <functional>
 #include <map>
@@ -17,6 +18,7 @@
 #include "gpuvis/decode/root_candidates.hpp"
 #include "gpuvis/pipeline/detector.hpp"
 #include "pipeline/second_look/appearance.hpp"
+#include "pipeline/second_look/deconvolver.hpp"
 #include "pipeline/second_look/motion_blur.hpp"
 
 namespace gpuvis::pipeline::second_look {
@@ -60,9 +62,11 @@ class SecondLooker {
 
  private:
   struct Candidate;
-  // What one look works in: the CPU stages and their buffers. Looks run in parallel, one scratch
-  // each, taken from a pool that grows to the number of threads.
+  // What one look works in: the CPU stages and their buffers, and the deconvolver of the
+  // detector's backend. Looks run in parallel, one scratch each, taken from a pool that grows to
+  // the number of threads.
   struct Scratch {
+    std::unique_ptr<Deconvolver> deconvolver;
     std::unique_ptr<threshold::Thresholder> thresholder;
     std::unique_ptr<threshold::Thresholder> dim_thresholder;  // the dim look's (dim_threshold)
     decode::Decoder decoder;
@@ -167,6 +171,7 @@ class SecondLooker {
   threshold::Params dim_threshold_;  // threshold_ with a contrast gate below a dim print's contrast
   decode::TreeSet set_;
   bool runs_;
+  bool cuda_;  // the looks' deconvolutions run on the CUDA device (SecondLookParams::on_device, deconvolver.hpp)
   std::mutex pool_mutex_;
   // Whether this frame shows JPEG's 8x8 blocks (block_edge_ratio), found on the first smeared
   // look of a frame: -1 not yet known, else 0 or 1.
