@@ -125,9 +125,9 @@ int main(int argc, char** argv) {
           double found_at = 1e9;  // the distance to the nearest symbol reported, in its root sizes
           for (const auto& f : d.fiducials)
             if (!f.fuzzy() && f.root_size > 0) found_at = std::min(found_at, std::hypot(f.x - l.x, f.y - l.y) / f.root_size);
-          std::printf("    %-10s size %3d at (%5.1f, %5.1f) print %3d %+.0f,%+.0f size %.0f found %.2f  %7.0f us  %s\n", l.kind, l.size, l.x, l.y,
-                      nearest ? nearest->id : -1, nearest ? l.x - nearest->x : 0.0, nearest ? l.y - nearest->y : 0.0, nearest ? nearest->size : 0.0,
-                      found_at, l.us, l.outcome);
+          std::printf("    %-10s size %3d at (%5.1f, %5.1f) print %3d %+.0f,%+.0f size %.0f found %.2f smear %.1f travel %d  %7.0f us  %s\n", l.kind,
+                      l.size, l.x, l.y, nearest ? nearest->id : -1, nearest ? l.x - nearest->x : 0.0, nearest ? l.y - nearest->y : 0.0,
+                      nearest ? nearest->size : 0.0, found_at, l.length, l.travel >= 0, l.us, l.outcome);
         }
     }
     if (looks)

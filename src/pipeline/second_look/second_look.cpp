@@ -94,6 +94,21 @@ constexpr double kInnerRootShare = 0.85, kInnerOffCentre = 0.12, kInnerHaloShare
 constexpr std::size_t kInnerLooks = 2;
 constexpr double kSmallestShare = 0.7;  // a place's smallest candidate, looked at on its own (look)
 
+// A candidate whose estimated smear is at least kGrowSmearShare of its size may be a piece of a
+// print whose outline the smear broke (its patch, 1.4 times the piece, cuts off the rest of the
+// print). Where its look decodes nothing, a patch for a candidate kGrownShare times its size, about
+// the same centre, is looked at too (look). Print 179 at seed 80 (64 px, smeared over 8.6-14 px)
+// left pieces of 39-59 px 10-16 px off its centre for 21 frames before its halo decoded. Since
+// 2026-12-04, development machine: the sequences at 12 px a frame from the first frame, seeds 77-81
+// (`probe_sequence 12 1 0 120 SEED`), 701 → 722 of 780 frames (grown 1.3, 1.5 or 1.8 times: 722,
+// 721, 722; a smear share of 0, 0.12 or 0.16: the same); prints smeared over 7 px on the five frame
+// sets (seed bases 5000-21000) 233/228/230/229/229 → 235/230/234/232/232 of 240 (at seed base 5000:
+// 236 with any smear, 234 at 0.16), the webcam mix 240/239/238/237/240 → 240/239/240/237/240, no
+// false ID, every other row of the camera table as before. Its cost: bench_detect's sequence rows'
+// 90th percentile of the time per frame 1-80 % more (12 px a frame from the first frame: 49 → 87
+// ms, one thread).
+constexpr double kGrowSmearShare = 0.12, kGrownShare = 1.3;
+
 // A candidate's direction of travel: the way from the one candidate of the last frame that decoded
 // nothing, of about its size (within kTravelSize either way), kLeastTravel px to kTravelReach of
 // its size away, and at most kTravelClosest of the way to any other such candidate (a print beside
@@ -359,6 +374,15 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
     smallest.size = c.least_size;
     if (look_inside(s, grey, {smallest}, report, found, picture,
                     "decoded after taking out the motion blur, in a patch of the size of the place's smallest candidate"))
+      return true;
+  }
+  // A piece of a print: a smear over an eighth of the candidate's size or more breaks a print's
+  // outline, and the root candidates are its pieces, off the print's centre, whose patches cut the
+  // print off. Where nothing else decoded, a patch kGrownShare times the candidate's is looked at.
+  if (c.kind != Candidate::Kind::verify && m.length >= kGrowSmearShare * c.size) {
+    Candidate grown = c;
+    grown.size = static_cast<int>(std::lround(kGrownShare * c.size));
+    if (look_inside(s, grey, {grown}, report, found, picture, "decoded after taking out the motion blur, in a patch grown around a piece"))
       return true;
   }
   // A still dim print's patch has gradients too weak for their direction to mean much: its
