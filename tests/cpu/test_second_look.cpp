@@ -531,9 +531,10 @@ TEST(SecondLook, PrintsPutDownThenSlidAt12PixelsAFrameKeepTheirSession) {
 // Prints put down and brought up to 12 px a frame over 20 frames, turning 2 degrees a frame, the
 // shutter open all the frame: smears up to 12 px, which deblurring restores in some frames only.
 // Each print is found by how it looked when it last decoded, turned and smeared as it moves, and is
-// reported with one session in every frame it is in; without the appearances a print is lost for
-// frames and comes back with a new session (print 131 at seed 77, frames 19-21), unless its
-// candidates' travel lets it decode again (follow_travel): without both, it does.
+// reported with one session in every frame it is in. Without the appearances and the candidates'
+// travel (follow_travel), a print is lost for frames and comes back with a new session: print 176
+// at seed 91 twice (frames 21-23 and 25-26). (Print 131 at seed 77 did so too until the grown look
+// of 4c2f3e5 decoded it in those frames.)
 TEST(SecondLook, PrintsSmearedOver12PixelsAreFollowedByTheirAppearance) {
   for (std::uint32_t seed : {77u, 91u}) {
     SCOPED_TRACE(seed);
@@ -541,7 +542,7 @@ TEST(SecondLook, PrintsSmearedOver12PixelsAreFollowedByTheirAppearance) {
     q.ramp = 20;
     const Followed r = follow(q, 40);
     expect_followed(r, 0.95, 0.99);
-    if (seed != 77) continue;  // one sequence shows what the appearances add
+    if (seed != 91) continue;  // one sequence shows what the appearances add
     pipeline::DetectorParams without;
     without.second_look.follow_appearance = false;
     without.second_look.follow_travel = false;
