@@ -108,6 +108,7 @@ constexpr double kSmallestShare = 0.7;  // a place's smallest candidate, looked 
 // 90th percentile of the time per frame 1-80 % more (12 px a frame from the first frame: 49 → 87
 // ms, one thread).
 constexpr double kGrowSmearShare = 0.12, kGrownShare = 1.3;
+constexpr double kWideSmearShare = 0.15;  // where the trials fan out wider (deblur_and_vote)
 
 // A candidate's direction of travel: the way from the one candidate of the last frame that decoded
 // nothing, of about its size (within kTravelSize either way), kLeastTravel px to kTravelReach of
@@ -429,26 +430,40 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
   constexpr double kTurn = 3 * std::numbers::pi / 180;
   constexpr struct {
     double turn, scale;
-  } kTrials[] = {{0, 1.0},   {0, 1.15},         {-kTurn, 1.0},    {kTurn, 1.0},      {0, 0.9},
-                 {-2 * kTurn, 1.0}, {2 * kTurn, 1.0}, {-kTurn, 1.15}, {kTurn, 1.15}};
+  } kTrials[] = {{0, 1.0},          {0, 1.15},        {-kTurn, 1.0},     {kTurn, 1.0},     {0, 0.9},
+                 {-2 * kTurn, 1.0}, {2 * kTurn, 1.0}, {-kTurn, 1.15},    {kTurn, 1.15},    {-3 * kTurn, 1.0},
+                 {3 * kTurn, 1.0},  {-4 * kTurn, 1.0}, {4 * kTurn, 1.0}, {-5 * kTurn, 1.0}, {5 * kTurn, 1.0}};
   // Where one of those five read a symbol and none agreed, 6 degrees either side too, then 3
   // degrees either side at 1.15 times the length; a look that read nothing stops after the five.
   // (The refined direction is off by 3 degrees typically against the generator's truth,
   // bench/probe_deblur's frames, its length within 0.87-1.09.)
-  constexpr std::size_t kFirstTrials = 5;
+  // A smear over kWideSmearShare of the candidate's size or more (12 px over a print of 60-80)
+  // leaves the tensor's direction further off (3.8 degrees median, 7.9 at the 95th percentile at
+  // 12 px, bench/probe_deblur 12): there the trials go on past the five whatever they read, and
+  // then fan out to 9, 12 and 15 degrees either side. Since 2026-12-04, development machine: the
+  // sequences at 12 px a frame from the first frame, seeds 77-81, 722 → 730 of 780 frames; prints
+  // smeared over 7 px on the five frame sets 235/230/234/232/232 → 236/230/234/232/233 of 240, the
+  // webcam mix the same, no false ID. Its cost: the 90th percentile of the time per frame of
+  // bench_detect's sequences at 12 px a frame from the first frame 86 → 152 ms, at 16 px after a
+  // ramp 102 → 196 ms (one thread). Fanning out only in a place's own look, not around the roots
+  // inside it or in grown patches, found 727 frames; wherever the smear is 10 px or longer, 723 (a
+  // print at seed 81, decoded in a halo's patch, was followed less well after it bounced).
+  constexpr std::size_t kFirstTrials = 5, kNarrowTrials = 9;
   const GreyBounds bounds = print_bounds(patch.grey.view());
   if (!along_travel) m = refine_direction(*s.deconvolver, patch.grey.view(), m, longest_smear(c.size), bounds, config_.smoothness);
   report.angle = m.angle;
   report.length = m.length;
   const bool early_votes = frame_shows_jpeg(grey);
+  const std::size_t trials = m.length >= kWideSmearShare * c.size ? std::size(kTrials) : kNarrowTrials;  // the refined length's
+  const bool wide = trials > kNarrowTrials;
   std::vector<std::vector<Tap>> kernels;
-  for (const auto& trial : kTrials) kernels.push_back(line_kernel(m.angle + trial.turn, std::max(2.0, m.length * trial.scale)));
-  // Made in two groups (the first five trials, then the rest) where the deconvolver batches.
+  for (std::size_t t = 0; t < trials; ++t) kernels.push_back(line_kernel(m.angle + kTrials[t].turn, std::max(2.0, m.length * kTrials[t].scale)));
+  // Made in groups of five where the deconvolver batches.
   Restorations restorations(*s.deconvolver, patch.grey.view(), std::move(kernels),
                             {config_.iterations, config_.smoothness, bounds, early_votes ? config_.iterations / 2 : 0}, kFirstTrials);
-  for (std::size_t t = 0; t < std::size(kTrials); ++t) {
+  for (std::size_t t = 0; t < trials; ++t) {
     const auto& trial = kTrials[t];
-    if (t == kFirstTrials && votes.size() == (c.kind == Candidate::Kind::verify ? 1u : 0u)) break;
+    if (t == kFirstTrials && !wide && votes.size() == (c.kind == Candidate::Kind::verify ? 1u : 0u)) break;
     const double length = std::max(2.0, m.length * trial.scale);
     const std::vector<Tap>& kernel = restorations.kernel(t);
     const Image<float>& restored = restorations.restored(t);
