@@ -64,6 +64,13 @@ constexpr double kConfirmSmoothness = 0.5;
 // sets (seed bases 5000-21000): 210/215/210/204/201 found before, 220/220/220/212/209 with it
 // (whole patches only, below), no false ID (0.53 let one through at 21000).
 constexpr double kRestoredPaperShare = 0.57;
+// Where that decodes nothing either, a level still nearer the paper. Since 2026-12-04, development machine: the sequences at 12
+// px a frame from the first frame, seeds 77-81 (`probe_sequence 12 1 0 120 SEED`), 730 → 761 of 780
+// frames (0.5: 730, 0.62: 746, 0.65: 740, 0.75: 754, 0.8: 753), one session per print, no wrong
+// ID; prints smeared over 7 px on the five frame sets 236/230/234/232/233 → 237/231/233/232/231, the
+// webcam mix 240/239/240/237/240 → 240/240/240/237/240, 5 px the same, no false ID (the level for
+// long smears only, kWideSmearShare: 756 frames, 7 px unchanged).
+constexpr double kRestoredPaperShareAfter = 0.7;
 
 // The smallest symbol, as a share of the candidate's size (its smallest at the place), that a
 // deblurred look takes for the candidate's. A print smeared over a fifth of its size or more
@@ -582,10 +589,12 @@ bool SecondLooker::decode_restored(Scratch& s, const Image<float>& restored, con
     // frame's edge cut the patch: the smear brought in pixels the patch lacks, the restoration
     // is wrong along that side, and the one level read a print leaving the frame as another ID
     // (bench_detect's sequence at 8 px a frame after a ramp, print 131 read as 177, frames 59-60).
-    const float level = static_cast<float>(bounds.lo + kRestoredPaperShare * (bounds.hi - bounds.lo));
-    for (int y = 0; y < restored.height(); ++y)
-      for (int x = 0; x < restored.width(); ++x) s.binary(x, y) = restored(x, y) > level ? 255 : 0;
-    decoded = decode_binary(s, patch.x0, patch.y0, c, found, Fit::candidate_size);
+    for (const double share : {kRestoredPaperShare, kRestoredPaperShareAfter}) {
+      const float level = static_cast<float>(bounds.lo + share * (bounds.hi - bounds.lo));
+      for (int y = 0; y < restored.height(); ++y)
+        for (int x = 0; x < restored.width(); ++x) s.binary(x, y) = restored(x, y) > level ? 255 : 0;
+      if ((decoded = decode_binary(s, patch.x0, patch.y0, c, found, Fit::candidate_size))) break;
+    }
   }
   s.decoder.set_repair_lost_leaf(false);
   return decoded;
