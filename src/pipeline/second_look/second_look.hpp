@@ -109,9 +109,11 @@ class SecondLooker {
   void recentre(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::Fiducial& found, Restoration& picture) const;
   // Whether the patch deblurred by `kernel` with half the smoothness (kConfirmSmoothness) decodes
   // as `id` too: the confirmation of a second vote.
-  bool confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds, int id) const;
-  // Decodes a deblurred patch (decode_sharp), its grey levels rounded into the scratch's image.
-  bool decode_restored(Scratch& s, const Image<float>& restored, const Patch& patch, const Candidate& c, GreyBounds bounds,
+  bool confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds, bool long_smear,
+                 int id) const;
+  // Decodes a deblurred patch (decode_sharp), its grey levels rounded into the scratch's image;
+  // `long_smear`: the smear taken out is kLongSmear px or more (one more level).
+  bool decode_restored(Scratch& s, const Image<float>& restored, const Patch& patch, const Candidate& c, GreyBounds bounds, bool long_smear,
                        decode::Fiducial& found) const;
   // The frame around `c` with the table around the print painted out (dim_print.hpp), decoded
   // (decode_sharp, Fit::covers_candidate).
