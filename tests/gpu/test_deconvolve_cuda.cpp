@@ -26,24 +26,28 @@ namespace {
 Image<float> smeared_patch(int w, int h, double angle, double length, std::uint32_t seed) {
   Image<float> sharp(w, h), out(w, h);
   for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) sharp(x, y) = ((x / 5 + y / 7) % 3 == 0) ? 40.0f : 200.0f - 0.3f * static_cast<float>(x);
+    for (int x = 0; x < w; ++x)
+      sharp(x, y) = ((x / 5 + y / 7) % 3 == 0) ? 40.0f : 200.0f - 0.3f * static_cast<float>(x);
   const auto kernel = sl::line_kernel(angle, length);
   std::mt19937 rng(seed);
   std::normal_distribution<float> noise(0, 3);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       float v = 0;
-      for (const auto& t : kernel) v += t.weight * sharp(std::clamp(x - t.dx, 0, w - 1), std::clamp(y - t.dy, 0, h - 1));
+      for (const auto& t : kernel)
+        v += t.weight * sharp(std::clamp(x - t.dx, 0, w - 1), std::clamp(y - t.dy, 0, h - 1));
       out(x, y) = std::round(std::clamp(v + noise(rng), 0.0f, 255.0f));
     }
   return out;
 }
 
 ::testing::AssertionResult same_bits(const Image<float>& cpu, const Image<float>& gpu) {
-  if (cpu.width() != gpu.width() || cpu.height() != gpu.height()) return ::testing::AssertionFailure() << "sizes differ";
+  if (cpu.width() != gpu.width() || cpu.height() != gpu.height())
+    return ::testing::AssertionFailure() << "sizes differ";
   long differing = 0;
   for (int y = 0; y < cpu.height(); ++y)
-    differing += std::memcmp(cpu.view().row(y), gpu.view().row(y), sizeof(float) * static_cast<std::size_t>(cpu.width())) != 0;
+    differing +=
+        std::memcmp(cpu.view().row(y), gpu.view().row(y), sizeof(float) * static_cast<std::size_t>(cpu.width())) != 0;
   if (differing == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << differing << " rows differ";
 }
@@ -60,8 +64,8 @@ TEST(DeconvolveCuda, RestorationsEqualTheCpuBitForBit) {
     int w, h;
     double angle, length, smoothness;
     int early;
-  } cases[] = {{37, 53, 0.3, 3, 0.25, 0}, {130, 121, 1.2, 12, 0.25, 30}, {97, 97, 2.9, 7, 0.125, 0},
-               {219, 219, 0.05, 14, 0.25, 30}, {64, 40, 1.6, 9, 0, 0}, {16, 90, 2.2, 5, 0.25, 12}};
+  } cases[] = {{37, 53, 0.3, 3, 0.25, 0},      {130, 121, 1.2, 12, 0.25, 30}, {97, 97, 2.9, 7, 0.125, 0},
+               {219, 219, 0.05, 14, 0.25, 30}, {64, 40, 1.6, 9, 0, 0},        {16, 90, 2.2, 5, 0.25, 12}};
   for (const auto& c : cases) {
     SCOPED_TRACE(std::to_string(c.w) + "x" + std::to_string(c.h) + " smear " + std::to_string(c.length));
     const Image<float> patch = smeared_patch(c.w, c.h, c.angle, c.length, static_cast<std::uint32_t>(c.w * 7 + c.h));
@@ -75,7 +79,8 @@ TEST(DeconvolveCuda, RestorationsEqualTheCpuBitForBit) {
     ASSERT_EQ(restored.size(), kernels.size());
     for (std::size_t k = 0; k < kernels.size(); ++k) {
       Image<float> cpu_early;
-      const Image<float> cpu = sl::deconvolve(patch.view(), kernels[k], settings.iterations, settings.smoothness, bounds, c.early, cpu_early);
+      const Image<float> cpu = sl::deconvolve(patch.view(), kernels[k], settings.iterations, settings.smoothness,
+                                              bounds, c.early, cpu_early);
       EXPECT_TRUE(same_bits(cpu, restored[k])) << "kernel " << k;
       if (c.early > 0) {
         EXPECT_TRUE(same_bits(cpu_early, early[k])) << "kernel " << k << ", early estimate";

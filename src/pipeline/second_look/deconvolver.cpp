@@ -5,7 +5,8 @@
 
 namespace gpuvis::pipeline::second_look {
 
-Image<float> Deconvolver::run_one(HostView<const float> blurred, const std::vector<Tap>& kernel, const DeconvolveSettings& settings) {
+Image<float> Deconvolver::run_one(HostView<const float> blurred, const std::vector<Tap>& kernel,
+                                  const DeconvolveSettings& settings) {
   std::vector<Image<float>> restored, at_early;
   run(blurred, std::span(&kernel, 1), settings, restored, at_early);
   return std::move(restored[0]);
@@ -20,15 +21,16 @@ class CpuDeconvolver final : public Deconvolver {
     restored.resize(kernels.size());
     at_early.resize(kernels.size());
     for (std::size_t k = 0; k < kernels.size(); ++k)
-      restored[k] = deconvolve(blurred, kernels[k], settings.iterations, settings.smoothness, settings.bounds, settings.early, at_early[k]);
+      restored[k] = deconvolve(blurred, kernels[k], settings.iterations, settings.smoothness, settings.bounds,
+                               settings.early, at_early[k]);
   }
 };
 }  // namespace
 
 std::unique_ptr<Deconvolver> make_cpu_deconvolver() { return std::make_unique<CpuDeconvolver>(); }
 
-Restorations::Restorations(Deconvolver& deconvolver, HostView<const float> blurred, std::vector<std::vector<Tap>> kernels,
-                           DeconvolveSettings settings, std::size_t group)
+Restorations::Restorations(Deconvolver& deconvolver, HostView<const float> blurred,
+                           std::vector<std::vector<Tap>> kernels, DeconvolveSettings settings, std::size_t group)
     : deconvolver_(deconvolver),
       blurred_(blurred),
       kernels_(std::move(kernels)),
@@ -62,8 +64,9 @@ const Image<float>& Restorations::early(std::size_t k) {
   return early_[k];
 }
 
-MotionEstimate refine_direction(Deconvolver& deconvolver, HostView<const float> patch, const MotionEstimate& m, int max_length,
-                                GreyBounds bounds, double smoothness, int iterations, double reach, double step) {
+MotionEstimate refine_direction(Deconvolver& deconvolver, HostView<const float> patch, const MotionEstimate& m,
+                                int max_length, GreyBounds bounds, double smoothness, int iterations, double reach,
+                                double step) {
   MotionEstimate best = m;
   if (!lengths_measurable(patch.width, patch.height, max_length) || !(bounds.hi > bounds.lo)) return best;
   const float lo = bounds.lo + 0.3f * (bounds.hi - bounds.lo), hi = bounds.lo + 0.7f * (bounds.hi - bounds.lo);
@@ -81,7 +84,8 @@ MotionEstimate refine_direction(Deconvolver& deconvolver, HostView<const float> 
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     long middle = 0;
     for (int y = 0; y < restored[k].height(); ++y)
-      for (const float v : std::span(restored[k].row(y), static_cast<std::size_t>(restored[k].width()))) middle += (v > lo) & (v < hi);
+      for (const float v : std::span(restored[k].row(y), static_cast<std::size_t>(restored[k].width())))
+        middle += (v > lo) & (v < hi);
     if (fewest < 0 || middle < fewest) {
       fewest = middle;
       best.angle = std::fmod(angles[k] + 2 * std::numbers::pi, std::numbers::pi);

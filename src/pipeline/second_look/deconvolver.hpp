@@ -31,10 +31,12 @@ class Deconvolver {
   virtual bool batches() const = 0;
   // restored[k] (and at_early[k] with settings.early) = deconvolve(blurred, kernels[k], ...), for
   // every k; both vectors are resized to kernels.size().
-  virtual void run(HostView<const float> blurred, std::span<const std::vector<Tap>> kernels, const DeconvolveSettings& settings,
-                   std::vector<Image<float>>& restored, std::vector<Image<float>>& at_early) = 0;
+  virtual void run(HostView<const float> blurred, std::span<const std::vector<Tap>> kernels,
+                   const DeconvolveSettings& settings, std::vector<Image<float>>& restored,
+                   std::vector<Image<float>>& at_early) = 0;
   // One deconvolution.
-  Image<float> run_one(HostView<const float> blurred, const std::vector<Tap>& kernel, const DeconvolveSettings& settings);
+  Image<float> run_one(HostView<const float> blurred, const std::vector<Tap>& kernel,
+                       const DeconvolveSettings& settings);
 };
 
 // motion_blur.hpp's deconvolve, one kernel after another.
@@ -48,8 +50,8 @@ std::unique_ptr<Deconvolver> make_cuda_deconvolver();
 // asked for.
 class Restorations {
  public:
-  Restorations(Deconvolver& deconvolver, HostView<const float> blurred, std::vector<std::vector<Tap>> kernels, DeconvolveSettings settings,
-               std::size_t group);
+  Restorations(Deconvolver& deconvolver, HostView<const float> blurred, std::vector<std::vector<Tap>> kernels,
+               DeconvolveSettings settings, std::size_t group);
   const std::vector<Tap>& kernel(std::size_t k) const { return kernels_[k]; }
   const Image<float>& restored(std::size_t k);
   const Image<float>& early(std::size_t k);  // with settings.early
@@ -78,7 +80,8 @@ class Restorations {
 // restore more two-level patches). At 12 px it decoded fewer in one try (121 against 145), yet
 // with the look's trials around it the tracked prints smeared over 12 px from their first frame
 // were reported in 143 of 164 frames against 106 (docs/benchmarks/detect.md).
-MotionEstimate refine_direction(Deconvolver& deconvolver, HostView<const float> patch, const MotionEstimate& m, int max_length, GreyBounds bounds, double smoothness,
-                                int iterations = 20, double reach = 12 * std::numbers::pi / 180, double step = 3 * std::numbers::pi / 180);
+MotionEstimate refine_direction(Deconvolver& deconvolver, HostView<const float> patch, const MotionEstimate& m,
+                                int max_length, GreyBounds bounds, double smoothness, int iterations = 20,
+                                double reach = 12 * std::numbers::pi / 180, double step = 3 * std::numbers::pi / 180);
 
 }  // namespace gpuvis::pipeline::second_look

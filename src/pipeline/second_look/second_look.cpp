@@ -64,9 +64,9 @@ constexpr double kConfirmSmoothness = 0.5;
 // sets (seed bases 5000-21000): 210/215/210/204/201 found before, 220/220/220/212/209 with it
 // (whole patches only, below), no false ID (0.53 let one through at 21000).
 constexpr double kRestoredPaperShare = 0.57;
-// Where that decodes nothing either, a level still nearer the paper. Since 2026-12-04, development machine: the sequences at 12
-// px a frame from the first frame, seeds 77-81 (`probe_sequence 12 1 0 120 SEED`), 730 → 761 of 780
-// frames (0.5: 730, 0.62: 746, 0.65: 740, 0.75: 754, 0.8: 753), one session per print, no wrong
+// Where that decodes nothing either, a level still nearer the paper. Since 2026-12-04, development
+// machine: the sequences at 12 px a frame from the first frame, seeds 77-81 (`probe_sequence 12 1 0
+// 120 SEED`), 730 → 761 of 780 frames (0.5: 730, 0.62: 746, 0.65: 740, 0.75: 754, 0.8: 753), one session per print, no wrong
 // ID; prints smeared over 7 px on the five frame sets 236/230/234/232/233 → 237/231/233/232/231, the
 // webcam mix 240/239/240/237/240 → 240/240/240/237/240, 5 px the same, no false ID (the level for
 // long smears only, kWideSmearShare: 756 frames, 7 px unchanged).
@@ -295,7 +295,11 @@ bool spans_a_print(GreySpread spread, double noise) {
 }  // namespace
 
 SecondLooker::SecondLooker(const DetectorParams& config, const decode::TreeSet& set)
-    : config_(config.second_look), threshold_(config.threshold), set_(set), runs_(set.yamaarashi), cuda_(config.backend == Backend::cuda && config.second_look.on_device) {
+    : config_(config.second_look),
+      threshold_(config.threshold),
+      set_(set),
+      runs_(set.yamaarashi),
+      cuda_(config.backend == Backend::cuda && config.second_look.on_device) {
   threshold_.backend = Backend::cpu;
   dim_threshold_ = threshold_;
   dim_threshold_.bernsen.gate = std::min(dim_threshold_.bernsen.gate, kDimGate);
@@ -470,10 +474,12 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
   report.angle = m.angle;
   report.length = m.length;
   const bool early_votes = frame_shows_jpeg(grey);
-  const std::size_t trials = m.length >= kWideSmearShare * c.size ? std::size(kTrials) : kNarrowTrials;  // the refined length's
-  const bool wide = trials > kNarrowTrials;
+  // Whether the trials fan out wider, by the refined length.
+  const bool wide = m.length >= kWideSmearShare * c.size;
+  const std::size_t trials = wide ? std::size(kTrials) : kNarrowTrials;
   std::vector<std::vector<Tap>> kernels;
-  for (std::size_t t = 0; t < trials; ++t) kernels.push_back(line_kernel(m.angle + kTrials[t].turn, std::max(2.0, m.length * kTrials[t].scale)));
+  for (std::size_t t = 0; t < trials; ++t)
+    kernels.push_back(line_kernel(m.angle + kTrials[t].turn, std::max(2.0, m.length * kTrials[t].scale)));
   // Made in groups of five where the deconvolver batches.
   Restorations restorations(*s.deconvolver, patch.grey.view(), std::move(kernels),
                             {config_.iterations, config_.smoothness, bounds, early_votes ? config_.iterations / 2 : 0}, kFirstTrials);

@@ -82,27 +82,41 @@ class CudaDeconvolver final : public Deconvolver {
     spans_.reserve(jobs * sizeof(KernelSpan));
     momenta_.reserve(momenta.size() * sizeof(float));
     work_.reserve(jobs * 6 * n * sizeof(float));
-    GPUVIS_CUDA_CHECK(cudaMemcpy2DAsync(blurred_.get(), w * sizeof(float), blurred.data, blurred.stride, w * sizeof(float), h,
-                                        cudaMemcpyHostToDevice, stream_));
-    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(taps_.get(), taps.data(), taps.size() * sizeof(Tap), cudaMemcpyHostToDevice, stream_));
-    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(spans_.get(), spans.data(), jobs * sizeof(KernelSpan), cudaMemcpyHostToDevice, stream_));
-    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(momenta_.get(), momenta.data(), momenta.size() * sizeof(float), cudaMemcpyHostToDevice, stream_));
+    GPUVIS_CUDA_CHECK(cudaMemcpy2DAsync(blurred_.get(), w * sizeof(float), blurred.data, blurred.stride,
+                                        w * sizeof(float), h, cudaMemcpyHostToDevice, stream_));
+    GPUVIS_CUDA_CHECK(
+        cudaMemcpyAsync(taps_.get(), taps.data(), taps.size() * sizeof(Tap), cudaMemcpyHostToDevice, stream_));
+    GPUVIS_CUDA_CHECK(
+        cudaMemcpyAsync(spans_.get(), spans.data(), jobs * sizeof(KernelSpan), cudaMemcpyHostToDevice, stream_));
+    GPUVIS_CUDA_CHECK(cudaMemcpyAsync(momenta_.get(), momenta.data(), momenta.size() * sizeof(float),
+                                      cudaMemcpyHostToDevice, stream_));
     // As deconvolve takes them.
     const float lambda = static_cast<float>(settings.smoothness);
     const float lo = std::max(settings.bounds.lo, 1.0f), hi = std::max(settings.bounds.hi, lo);
-    const Problem problem{blurred_.as<float>(), w, h, taps_.as<Tap>(), spans_.as<KernelSpan>(), momenta_.as<float>(),
-                          settings.iterations, settings.early, lambda, deconvolve_step(lambda), lo, hi, work_.as<float>()};
+    const Problem problem{blurred_.as<float>(),
+                          w,
+                          h,
+                          taps_.as<Tap>(),
+                          spans_.as<KernelSpan>(),
+                          momenta_.as<float>(),
+                          settings.iterations,
+                          settings.early,
+                          lambda,
+                          deconvolve_step(lambda),
+                          lo,
+                          hi,
+                          work_.as<float>()};
     deconvolve_kernel<<<static_cast<unsigned>(jobs), kThreads, 0, stream_>>>(problem);
     GPUVIS_CUDA_CHECK_LAUNCH();
     for (std::size_t j = 0; j < jobs; ++j) {
       const float* u = work_.as<float>() + j * 6 * n;
       restored[j] = Image<float>(w, h);
-      GPUVIS_CUDA_CHECK(cudaMemcpy2DAsync(restored[j].data(), restored[j].view().stride, u, w * sizeof(float), w * sizeof(float), h,
-                                          cudaMemcpyDeviceToHost, stream_));
+      GPUVIS_CUDA_CHECK(cudaMemcpy2DAsync(restored[j].data(), restored[j].view().stride, u, w * sizeof(float),
+                                          w * sizeof(float), h, cudaMemcpyDeviceToHost, stream_));
       if (settings.early > 0 && settings.early <= settings.iterations) {
         at_early[j] = Image<float>(w, h);
-        GPUVIS_CUDA_CHECK(cudaMemcpy2DAsync(at_early[j].data(), at_early[j].view().stride, u + 5 * n, w * sizeof(float), w * sizeof(float),
-                                            h, cudaMemcpyDeviceToHost, stream_));
+        GPUVIS_CUDA_CHECK(cudaMemcpy2DAsync(at_early[j].data(), at_early[j].view().stride, u + 5 * n, w * sizeof(float),
+                                            w * sizeof(float), h, cudaMemcpyDeviceToHost, stream_));
       }
     }
     stream_.synchronize();
