@@ -556,6 +556,16 @@ synth::SceneParams sliding_prints(double speed, double spin_degrees, double expo
   return q;
 }
 
+// Print `id` of the sequence at 12 px a frame (shutter open all the frame) of `seed`: first reported
+// by frame `by`, then in every one of the `frames` frames, within `within` px of its centre.
+void expect_reported_from(std::uint32_t seed, int id, int by, int frames, double within) {
+  const OnePrint r = follow_print(sliding_prints(12, 2, 1, seed), id, frames);
+  ASSERT_GE(r.first, 0) << "print " << id << " never reported";
+  EXPECT_LE(r.first, by);
+  EXPECT_EQ(r.reported, frames - r.first) << "print " << id << ": reported in " << r.reported << " frames from frame " << r.first;
+  EXPECT_LT(r.worst, within) << "print " << id << " followed off its centre";
+}
+
 // A sequence of prints sliding 6 px a frame and turning, with the shutter open for 0.8 of the
 // frame interval (smears of about 5 px): with the tracker's expectations fed back to the detector,
 // every print keeps one session and is reported in nearly every frame it is in.
@@ -661,11 +671,7 @@ TEST(SecondLook, PrintsSmearedOverAFifthOfTheirSizeAreDeblurredAlongAWiderFan) {
 // and it is reported in every frame after; before, in none of its ten.
 TEST(SecondLook, ARestoredPatchIsSplitAgainNearerThePaper) {
   constexpr int kFrames = 10;
-  const OnePrint r = follow_print(sliding_prints(12, 2, 1, 79), 191, kFrames);
-  ASSERT_GE(r.first, 0) << "print 191 never reported";
-  EXPECT_LE(r.first, 3);
-  EXPECT_EQ(r.reported, kFrames - r.first) << "print 191: reported in " << r.reported << " frames from frame " << r.first;
-  EXPECT_LT(r.worst, 1.5) << "print 191 followed off its centre";
+  expect_reported_from(79, 191, 3, kFrames, 1.5);
 }
 
 // Print 196 at seed 87 (63 px, smeared over 12 px from its first frame): its restored patches
@@ -674,11 +680,7 @@ TEST(SecondLook, ARestoredPatchIsSplitAgainNearerThePaper) {
 // is reported from its sixth frame on, in every frame after.
 TEST(SecondLook, ThePatchOfALongSmearIsSplitOnceMoreNearerThePaper) {
   constexpr int kFrames = 12;
-  const OnePrint r = follow_print(sliding_prints(12, 2, 1, 87), 196, kFrames);
-  ASSERT_GE(r.first, 0) << "print 196 never reported";
-  EXPECT_LE(r.first, 5);
-  EXPECT_EQ(r.reported, kFrames - r.first) << "print 196: reported in " << r.reported << " frames from frame " << r.first;
-  EXPECT_LT(r.worst, 1.5) << "print 196 followed off its centre";
+  expect_reported_from(87, 196, 5, kFrames, 1.5);
 }
 
 // A print no tracker expects, smeared over 12 px: at seed 91 print 34 (57 px) was read as 92 by two
@@ -697,11 +699,7 @@ TEST(SecondLook, AFreshLongSmearNeedsAThirdVote) {
 // and in every frame after, within 1 px of its centre; without it, from frame 21.
 TEST(SecondLook, APrintBrokenIntoPiecesByItsSmearIsFoundAroundAPiece) {
   constexpr int kBy = 12, kFrames = 18;
-  const OnePrint r = follow_print(sliding_prints(12, 2, 1, 80), 179, kFrames);
-  ASSERT_GE(r.first, 0) << "print 179 never reported";
-  EXPECT_LE(r.first, kBy);
-  EXPECT_EQ(r.reported, kFrames - r.first) << "print 179: reported in " << r.reported << " frames from frame " << r.first;
-  EXPECT_LT(r.worst, 1.0) << "print 179 followed off its centre";
+  expect_reported_from(80, 179, kBy, kFrames, 1.0);
 }
 
 // Prints already sliding 12 px a frame when they first appear, the shutter open all the frame: a

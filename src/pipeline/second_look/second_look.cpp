@@ -479,16 +479,16 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
   // Whether the trials fan out wider, by the refined length.
   const bool wide = m.length >= kWideSmearShare * c.size;
   const std::size_t trials = wide ? std::size(kTrials) : kNarrowTrials;
+  const auto trial_length = [&](std::size_t t) { return std::max(2.0, m.length * kTrials[t].scale); };
   std::vector<std::vector<Tap>> kernels;
-  for (std::size_t t = 0; t < trials; ++t)
-    kernels.push_back(line_kernel(m.angle + kTrials[t].turn, std::max(2.0, m.length * kTrials[t].scale)));
+  for (std::size_t t = 0; t < trials; ++t) kernels.push_back(line_kernel(m.angle + kTrials[t].turn, trial_length(t)));
   // Made in groups of five where the deconvolver batches.
   Restorations restorations(*s.deconvolver, patch.grey.view(), std::move(kernels),
                             {config_.iterations, config_.smoothness, bounds, early_votes ? config_.iterations / 2 : 0}, kFirstTrials);
   for (std::size_t t = 0; t < trials; ++t) {
     const auto& trial = kTrials[t];
     if (t == kFirstTrials && !wide && votes.size() == (c.kind == Candidate::Kind::verify ? 1u : 0u)) break;
-    const double length = std::max(2.0, m.length * trial.scale);
+    const double length = trial_length(t);
     const std::vector<Tap>& kernel = restorations.kernel(t);
     const Image<float>& restored = restorations.restored(t);
     const Image<float>& early = restorations.early(t);
