@@ -45,10 +45,28 @@ struct Stages {
 };
 
 // 1: the print's ID decoded where it is; -1: another ID there; 0: nothing.
+int decode_restored(Stages& st, const Image<float>& patch, const Image<float>& restored, double angle, int iterations, double x,
+                    double y, int size, int id);
+
 int deblur_and_decode(Stages& st, const Image<float>& patch, double angle, double length, int iterations, double x, double y,
                       int size, int id) {
   const auto restored = sl::deconvolve(patch.view(), sl::line_kernel(angle, length), iterations, pipeline::SecondLookParams{}.smoothness,
                                       sl::print_bounds(patch.view()));
+  return decode_restored(st, patch, restored, angle, iterations, x, y, size, id);
+}
+
+// The same with the print's true rigid motion (translation and turn, RigidMotion) taken out.
+int deblur_rigid_and_decode(Stages& st, const Image<float>& patch, const sl::RigidMotion& m, int iterations, double x, double y, int size,
+                            int id) {
+  const auto blur = sl::rigid_blur(m, patch.width(), patch.height());
+  Image<float> unused;
+  const auto restored = sl::deconvolve(patch.view(), blur, sl::transposed(blur), iterations, pipeline::SecondLookParams{}.smoothness,
+                                      sl::print_bounds(patch.view()), 0, unused);
+  return decode_restored(st, patch, restored, std::atan2(m.dy, m.dx), iterations, x, y, size, id);
+}
+
+int decode_restored(Stages& st, const Image<float>& patch, const Image<float>& restored, double angle, int, double x, double y,
+                    int size, int id) {
   Image<std::uint8_t> sharp(patch.width(), patch.height()), binary(patch.width(), patch.height());
   for (int r = 0; r < patch.height(); ++r)
     for (int c = 0; c < patch.width(); ++c) sharp(c, r) = static_cast<std::uint8_t>(std::clamp(std::lround(restored(c, r)), 0L, 255L));
@@ -65,18 +83,19 @@ int deblur_and_decode(Stages& st, const Image<float>& patch, double angle, doubl
   }
   segment::segment_cpu(binary.view(), st.set.cap(), st.tree);
   static int calls = 0;
-  const int call = calls++;  // four tries a print, in main's order
+  const int call = calls++;
+  const int tries = std::getenv("PROBE_SEQUENCE") ? 6 : 4;  // tries a print, in main's order (then: the true rigid motion, the estimated one)
   const char* keys = std::getenv("PROBE_KEYS");  // each try's candidate keys near the print: "key ID FRAME TRY KEY ..."
   st.decoder.set_explain(keys != nullptr);
   st.decoder.decode(st.tree, binary.view(), st.fiducials);
   for (const auto& f : st.fiducials)
     if (!f.fuzzy() && std::hypot(f.x - x, f.y - y) <= 0.35 * size) {
       if (std::getenv("PROBE_CENTRES") && f.id == id)  // "centre TRY ERROR_PX ANGLE_DEG"
-        std::printf("centre %d %.2f %.1f\n", call % 4, std::hypot(f.x - x, f.y - y), angle * 180 / std::numbers::pi);
+        std::printf("centre %d %.2f %.1f\n", call % tries, std::hypot(f.x - x, f.y - y), angle * 180 / std::numbers::pi);
       return f.id == id ? 1 : -1;
     }
   if (keys) {
-    std::printf("key %d %d %d", id, call / 4, call % 4);
+    std::printf("key %d %d %d", id, call / tries, call % tries);
     for (const auto& r : st.decoder.reports()) {
       if (!r.candidate || r.key.empty() || r.region < 0) continue;
       const double cx = st.tree.centroid_x(r.region), cy = st.tree.centroid_y(r.region);
@@ -102,9 +121,10 @@ int main(int argc, char** argv) {
   auto tp = pipeline::DetectorParams::default_threshold();
   tp.backend = Backend::cpu;
   st.thresholder = threshold::make_thresholder(tp);
-  int total = 0, estimated = 0, truth = 0, wrong = 0, refined = 0, true_direction = 0, by_size[4][2] = {};
+  int total = 0, estimated = 0, truth = 0, wrong = 0, refined = 0, true_direction = 0, rigid_truth = 0, rigid_estimated = 0, by_size[4][2] = {};
   std::vector<double> errors[2];  // the direction's error (degrees): estimated, refined
-  std::vector<double> length_ratios;  // the length along the true direction over the true length
+  std::vector<double> length_ratios, turn_errors;
+  int mix[3] = {};  // the length along the true direction over the true length
   for (int i = 0; i < frames; ++i) {
     synth::SceneParams q = bench::camera_frame(i);
     q.motion_px = smear;
@@ -136,6 +156,28 @@ int main(int argc, char** argv) {
       const int c = deblur_and_decode(st, patch.grey, r.angle, r.length, iterations, x, y, size, p.id);
       const int d = deblur_and_decode(st, patch.grey, t.angle, t.length, iterations, x, y, size, p.id);
       refined += c == 1, true_direction += d == 1;
+      if (std::getenv("PROBE_SEQUENCE")) {  // the true rigid motion: the smear and the spin over the exposure about the print's centre
+        const sl::RigidMotion rigid{p.smear_x, p.smear_y, q.spin * q.motion_blur, x, y};
+        const int e = deblur_rigid_and_decode(st, patch.grey, rigid, iterations, x, y, size, p.id);
+        rigid_truth += e == 1, wrong += e == -1;
+        // The refined estimate with its turn estimated (estimate_turn).
+        const double turn = (std::getenv("PROBE_TURN_SCALE") ? std::atof(std::getenv("PROBE_TURN_SCALE")) : 1.0) * sl::estimate_turn(patch.grey.view(), r.angle, std::clamp(size / 3, 4, 24));
+        const sl::RigidMotion guess{r.length * std::cos(r.angle), r.length * std::sin(r.angle), turn, x, y};
+        const int g = deblur_rigid_and_decode(st, patch.grey, guess, iterations, x, y, size, p.id);
+        rigid_estimated += g == 1, wrong += g == -1;
+        // (d, turn) and (-d, -turn) are one blur: the estimate's turn is for the smear along r.angle's way.
+        const double way = std::cos(r.angle) * p.smear_x + std::sin(r.angle) * p.smear_y >= 0 ? 1 : -1;
+        turn_errors.push_back(std::fabs(way * turn - rigid.turn) * 180 / std::numbers::pi);
+        if (std::getenv("PROBE_RIGID_MIX")) {  // the true translation with the estimated turn, and the estimated one with the true turn
+          const int h1 = deblur_rigid_and_decode(st, patch.grey, {p.smear_x, p.smear_y, way * turn, x, y}, iterations, x, y, size, p.id);
+          const int h2 = deblur_rigid_and_decode(st, patch.grey, {guess.dx, guess.dy, way * rigid.turn, x, y}, iterations, x, y, size, p.id);
+          const double tway = std::cos(t.angle) * p.smear_x + std::sin(t.angle) * p.smear_y >= 0 ? 1 : -1;
+          const int h3 = deblur_rigid_and_decode(st, patch.grey, {t.length * std::cos(t.angle), t.length * std::sin(t.angle), tway * rigid.turn, x, y},
+                                                 iterations, x, y, size, p.id);
+          mix[0] += h1 == 1, mix[1] += h2 == 1, mix[2] += h3 == 1;
+        }
+        if (std::getenv("PROBE_TURNS")) std::printf("turn true %.2f estimated %.2f deg, size %d: %s\n", rigid.turn * 180 / std::numbers::pi, turn * 180 / std::numbers::pi, size, g == 1 ? "decoded" : "not");
+      }
       if (std::getenv("PATCH_DIR")) std::printf("print %d (patches %d-%d): id %d size %d, true smear %s\n", total, 4 * total, 4 * total + 3, p.id, size, b == 1 ? "decoded" : "not decoded");
       auto off = [&](double angle) {  // degrees between two directions of travel (modulo pi)
         const double e = std::fabs(std::remainder(angle - true_angle, std::numbers::pi));
@@ -151,10 +193,16 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("smear %.1f px, %d iterations: %d prints; decoded in one try with the estimated smear %d, its direction refined %d, "
-              "with the true direction and the length along it %d, with the true smear %d; other IDs %d\n",
-              smear, iterations, total, estimated, refined, true_direction, truth, wrong);
+              "with the true direction and the length along it %d, with the true smear %d, with the true rigid motion %d, the refined smear with its turn estimated %d; other IDs %d\n",
+              smear, iterations, total, estimated, refined, true_direction, truth, rigid_truth, rigid_estimated, wrong);
   for (auto& e : errors) std::sort(e.begin(), e.end());
   auto quantile = [](const std::vector<double>& e, double q) { return e.empty() ? 0.0 : e[static_cast<std::size_t>(q * static_cast<double>(e.size() - 1))]; };
+  if (std::getenv("PROBE_RIGID_MIX")) std::printf("  the true translation with the estimated turn %d, the estimated translation with the true turn %d, the true direction with the length along it and the true turn %d\n", mix[0], mix[1], mix[2]);
+  if (!turn_errors.empty()) {
+    std::sort(turn_errors.begin(), turn_errors.end());
+    std::printf("  turn error (degrees, median / 80th / 95th percentile): %.1f / %.1f / %.1f\n", quantile(turn_errors, 0.5),
+                quantile(turn_errors, 0.8), quantile(turn_errors, 0.95));
+  }
   std::printf("  direction error (degrees, median / 80th / 95th percentile): estimated %.1f / %.1f / %.1f, refined %.1f / %.1f / %.1f\n",
               quantile(errors[0], 0.5), quantile(errors[0], 0.8), quantile(errors[0], 0.95), quantile(errors[1], 0.5),
               quantile(errors[1], 0.8), quantile(errors[1], 0.95));

@@ -145,6 +145,10 @@ int main(int argc, char** argv) {
           std::printf("  %-10s size %3d at (%.1f, %.1f) est %.1f px at %.1f deg (aniso %.2f) id %d: %s\n", l.kind, l.size, l.x - sym.x,
                       l.y - sym.y, l.length, l.angle * 180 / std::numbers::pi, l.anisotropy, l.id, l.outcome);
     }
+    if (std::getenv("PROBE_FIDUCIALS"))  // every symbol the detector reported: ID, centre, root size, how
+      for (const auto& g : d.fiducials)
+        if (!g.fuzzy())
+          std::printf("frame %3d symbol %3d at (%.1f, %.1f) root %d%s\n", t, g.id, g.x, g.y, g.root_size, g.followed ? " followed" : "");
     const auto& f = tracker.update(d, static_cast<double>(t) / 60);
     // Objects updated over a print of another ID (bench_detect's wrong IDs), and how.
     for (const auto& o : f.objects)

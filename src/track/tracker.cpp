@@ -183,8 +183,9 @@ void Tracker::expected_symbols(std::vector<decode::ExpectedSymbol>& out) const {
   for (const Object& o : frame_.objects) {
     if (o.symbol_id < 0) continue;
     const double vx = o.m.vx * last_dt_ * w, vy = o.m.vy * last_dt_ * h;  // pixels per frame
-    const double angle = o.angle + static_cast<double>(o.rotation_speed) * kTwoPi * last_dt_;  // turning on as it did
-    out.push_back({o.symbol_id, o.m.x * w + vx, o.m.y * h + vy, o.root_size, o.session_id, vx, vy, angle});
+    const double spin = static_cast<double>(o.rotation_speed) * kTwoPi * last_dt_;  // radians per frame
+    const double angle = o.angle + spin;  // turning on as it did
+    out.push_back({o.symbol_id, o.m.x * w + vx, o.m.y * h + vy, o.root_size, o.session_id, vx, vy, angle, spin});
   }
 }
 

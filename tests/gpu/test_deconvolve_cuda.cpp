@@ -70,9 +70,13 @@ TEST(DeconvolveCuda, RestorationsEqualTheCpuBitForBit) {
     SCOPED_TRACE(std::to_string(c.w) + "x" + std::to_string(c.h) + " smear " + std::to_string(c.length));
     const Image<float> patch = smeared_patch(c.w, c.h, c.angle, c.length, static_cast<std::uint32_t>(c.w * 7 + c.h));
     const auto bounds = sl::print_bounds(patch.view());
-    std::vector<std::vector<sl::Tap>> kernels;
+    std::vector<sl::Blur> kernels;
     for (double turn : {-0.1, 0.0, 0.05})
       for (double scale : {0.9, 1.0, 1.15}) kernels.push_back(sl::line_kernel(c.angle + turn, c.length * scale));
+    // Slid and turned (the varying blur's matrices), both ways, between the lines.
+    for (double spin : {-0.1, 0.06})
+      kernels.insert(kernels.begin() + 2, sl::Blur::rigid({c.length * std::cos(c.angle), c.length * std::sin(c.angle), spin, 0.45 * c.w, 0.55 * c.h},
+                                                          c.w, c.h));
     const sl::DeconvolveSettings settings{defaults.iterations, c.smoothness, bounds, c.early};
     std::vector<Image<float>> restored, early;
     gpu->run(patch.view(), kernels, settings, restored, early);

@@ -35,6 +35,7 @@ struct ExpectedSymbol {
   int key = -1;         // the tracker's session ID (which print this is from frame to frame), or -1
   double vx = 0, vy = 0;  // its motion, pixels per frame
   double angle = 0;       // its predicted angle, radians (as Fiducial::angle)
+  double spin = 0;        // its turn, radians per frame (as Fiducial::angle turns: clockwise, y down)
 };
 
 // One second look (DetectorParams::second_look): a candidate that did not decode, looked at again

@@ -57,6 +57,14 @@ GPUVIS_HD inline float convolve_at(const float* in, int w, int h, int x, int y, 
   return acc;
 }
 
+// Σ weight[j] · in[column[j]] over the entries j of row i of a blur matrix (BlurMatrix: its
+// row_start, column and weight arrays), summed from 0 in their order (multiply).
+GPUVIS_HD inline float row_sum_at(const float* in, const int* row_start, const int* column, const float* weight, int i) {
+  float acc = 0.0f;
+  for (int j = row_start[i]; j < row_start[i + 1]; ++j) acc = add(acc, mul(weight[j], in[column[j]]));
+  return acc;
+}
+
 // The smoothed total variation's normalised gradient of v at (x, y): forward differences, zero past
 // the last column and row. (The CPU's last column computes 0·0 + dy·dy, which is dy·dy: the same
 // bits as dx = 0 here.)

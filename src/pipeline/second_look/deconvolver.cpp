@@ -5,7 +5,7 @@
 
 namespace gpuvis::pipeline::second_look {
 
-Image<float> Deconvolver::run_one(HostView<const float> blurred, const std::vector<Tap>& kernel,
+Image<float> Deconvolver::run_one(HostView<const float> blurred, const Blur& kernel,
                                   const DeconvolveSettings& settings) {
   std::vector<Image<float>> restored, at_early;
   run(blurred, std::span(&kernel, 1), settings, restored, at_early);
@@ -16,7 +16,7 @@ namespace {
 class CpuDeconvolver final : public Deconvolver {
  public:
   bool batches() const override { return false; }
-  void run(HostView<const float> blurred, std::span<const std::vector<Tap>> kernels, const DeconvolveSettings& settings,
+  void run(HostView<const float> blurred, std::span<const Blur> kernels, const DeconvolveSettings& settings,
            std::vector<Image<float>>& restored, std::vector<Image<float>>& at_early) override {
     restored.resize(kernels.size());
     at_early.resize(kernels.size());
@@ -30,7 +30,7 @@ class CpuDeconvolver final : public Deconvolver {
 std::unique_ptr<Deconvolver> make_cpu_deconvolver() { return std::make_unique<CpuDeconvolver>(); }
 
 Restorations::Restorations(Deconvolver& deconvolver, HostView<const float> blurred,
-                           std::vector<std::vector<Tap>> kernels, DeconvolveSettings settings, std::size_t group)
+                           std::vector<Blur> kernels, DeconvolveSettings settings, std::size_t group)
     : deconvolver_(deconvolver),
       blurred_(blurred),
       kernels_(std::move(kernels)),
@@ -72,7 +72,7 @@ MotionEstimate refine_direction(Deconvolver& deconvolver, HostView<const float> 
   const float lo = bounds.lo + 0.3f * (bounds.hi - bounds.lo), hi = bounds.lo + 0.7f * (bounds.hi - bounds.lo);
   const int steps = static_cast<int>(reach / step + 1e-9);
   std::vector<double> angles, lengths;
-  std::vector<std::vector<Tap>> kernels;
+  std::vector<Blur> kernels;
   for (int k = -steps; k <= steps; ++k) {
     angles.push_back(m.angle + k * step);
     lengths.push_back(length_along(patch, angles.back(), max_length));

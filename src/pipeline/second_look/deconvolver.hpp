@@ -31,11 +31,11 @@ class Deconvolver {
   virtual bool batches() const = 0;
   // restored[k] (and at_early[k] with settings.early) = deconvolve(blurred, kernels[k], ...), for
   // every k; both vectors are resized to kernels.size().
-  virtual void run(HostView<const float> blurred, std::span<const std::vector<Tap>> kernels,
+  virtual void run(HostView<const float> blurred, std::span<const Blur> kernels,
                    const DeconvolveSettings& settings, std::vector<Image<float>>& restored,
                    std::vector<Image<float>>& at_early) = 0;
   // One deconvolution.
-  Image<float> run_one(HostView<const float> blurred, const std::vector<Tap>& kernel,
+  Image<float> run_one(HostView<const float> blurred, const Blur& kernel,
                        const DeconvolveSettings& settings);
 };
 
@@ -50,9 +50,9 @@ std::unique_ptr<Deconvolver> make_cuda_deconvolver();
 // asked for.
 class Restorations {
  public:
-  Restorations(Deconvolver& deconvolver, HostView<const float> blurred, std::vector<std::vector<Tap>> kernels,
+  Restorations(Deconvolver& deconvolver, HostView<const float> blurred, std::vector<Blur> kernels,
                DeconvolveSettings settings, std::size_t group);
-  const std::vector<Tap>& kernel(std::size_t k) const { return kernels_[k]; }
+  const Blur& kernel(std::size_t k) const { return kernels_[k]; }
   const Image<float>& restored(std::size_t k);
   const Image<float>& early(std::size_t k);  // with settings.early
 
@@ -60,7 +60,7 @@ class Restorations {
   void make(std::size_t k);
   Deconvolver& deconvolver_;
   HostView<const float> blurred_;
-  std::vector<std::vector<Tap>> kernels_;
+  std::vector<Blur> kernels_;
   DeconvolveSettings settings_;
   std::size_t group_;
   std::vector<Image<float>> restored_, early_;

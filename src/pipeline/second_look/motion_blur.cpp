@@ -1,5 +1,7 @@
 #include "pipeline/second_look/motion_blur.hpp"
 
+#include "pipeline/second_look/deconvolve_rule.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -35,30 +37,49 @@ float sample(HostView<const float> p, double x, double y) {
 // derivative along it and its autocorrelation at every lag are plain shifts along the grid's rows;
 // the most negative lag of 2..max_length is the length (Yitzhaky and Kopeika's method: a box of
 // length L turns each edge into a pair of opposite edges L apart).
-double smear_length_along(HostView<const float> p, double angle, int max_length) {
+// The autocorrelation of the derivative along `angle`, by lag 0..max_length + 1, over the rows of
+// a grid turned to that direction (u along it, v across, the largest square that fits the patch at
+// any angle), so that the derivative along it and its autocorrelation at every lag are plain
+// shifts along the grid's rows. `side`: all rows (0), or only those on one side of the patch's
+// centre across the direction (v > 0: +1, v < 0: -1); `offset`, where given, gets the mean |v| of
+// those rows weighted by their gradients' energy (lag 0).
+std::vector<double> derivative_autocorrelation(HostView<const float> p, double angle, int max_length, int side, double* offset) {
   const int w = p.width, h = p.height;
   const double ux = std::cos(angle), uy = std::sin(angle);
   const int half = (std::min(w, h) - 2) * 7 / 20;  // 0.7 of the half-side: the turned square stays inside
   const int n = 2 * half + 1;
   const double cx = (w - 1) / 2.0, cy = (h - 1) / 2.0;
-  Image<float> turned(n, n);
-  for (int v = -half; v <= half; ++v)
-    for (int u = -half; u <= half; ++u) turned(u + half, v + half) = sample(p, cx + u * ux - v * uy, cy + u * uy + v * ux);
+  std::vector<float> row(static_cast<std::size_t>(n));
   std::vector<double> r(static_cast<std::size_t>(max_length) + 2, 0.0);  // autocorrelation by lag
-  for (int v = 0; v < n; ++v) {
-    const float* row = turned.row(v);
+  double energy = 0, weighted = 0;
+  for (int v = -half; v <= half; ++v) {
+    if ((side > 0 && v <= 0) || (side < 0 && v >= 0)) continue;
+    for (int u = -half; u <= half; ++u) row[u + half] = sample(p, cx + u * ux - v * uy, cy + u * uy + v * ux);
     for (int k = 0; k <= max_length + 1; ++k) {
       double acc = 0;
       for (int u = 0; u + k + 1 < n; ++u) acc += static_cast<double>(row[u + 1] - row[u]) * (row[u + k + 1] - row[u + k]);
       r[k] += acc / (n - k - 1);
+      if (k == 0) energy += acc, weighted += acc * std::abs(v);
     }
   }
+  if (offset) *offset = energy > 0 ? weighted / energy : 0;
+  return r;
+}
+
+// The most negative lag of 2..max_length (Yitzhaky and Kopeika's method: a box of length L turns
+// each edge into a pair of opposite edges L apart), to a fraction of a pixel.
+double most_negative_lag(const std::vector<double>& r, int max_length) {
   int best = 2;
   for (int k = 3; k <= max_length; ++k)
     if (r[k] < r[best]) best = k;
   // Sub-pixel: the parabola through the minimum and its neighbours.
   const double a = r[best - 1], b = r[best], c = r[best + 1], den = a - 2 * b + c;
   return best + (den > 0 ? std::clamp(0.5 * (a - c) / den, -0.5, 0.5) : 0.0);
+}
+
+// The smear's length along `angle`.
+double smear_length_along(HostView<const float> p, double angle, int max_length) {
+  return most_negative_lag(derivative_autocorrelation(p, angle, max_length, 0, nullptr), max_length);
 }
 
 }  // namespace
@@ -91,6 +112,17 @@ bool lengths_measurable(int width, int height, int max_length) { return 2 * ((st
 
 double length_along(HostView<const float> patch, double angle, int max_length) {
   return lengths_measurable(patch.width, patch.height, max_length) ? smear_length_along(patch, angle, max_length) : 0.0;
+}
+
+double estimate_turn(HostView<const float> patch, double angle, int max_length) {
+  if (!lengths_measurable(patch.width, patch.height, max_length)) return 0;
+  double above = 0, below = 0;
+  const double longer_above = most_negative_lag(derivative_autocorrelation(patch, angle, max_length, 1, &above), max_length);
+  const double longer_below = most_negative_lag(derivative_autocorrelation(patch, angle, max_length, -1, &below), max_length);
+  const double offset = 0.5 * (above + below);
+  // A point at v across the travel moves (translation - turn * v) along it: the side below is
+  // smeared longer by 2 * turn * offset.
+  return offset > 1 ? (longer_below - longer_above) / (2 * offset) : 0.0;
 }
 
 std::vector<Tap> line_kernel(double angle, double length) {
@@ -227,31 +259,31 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
   return deconvolve(blurred, kernel, iterations, smoothness, bounds, 0, unused);
 }
 
-GPUVIS_WIDER_VECTORS Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
-                                             GreyBounds bounds, int early, Image<float>& at_early) {
+namespace {
+// FISTA's loop (deconvolve), the blur and its adjoint given as `blur(in, out)` and `adjoint(in, out)`.
+// Inlined into each caller, so that its loops are compiled for each caller's vector widths.
+template <class Blur, class Adjoint>
+[[gnu::always_inline]] inline Image<float> fista(HostView<const float> blurred, const Blur& blur, const Adjoint& adjoint, int iterations,
+                                                 double smoothness, GreyBounds bounds, int early, Image<float>& at_early) {
   const int w = blurred.width, h = blurred.height;
   const float lo = std::max(bounds.lo, 1.0f), hi = std::max(bounds.hi, lo);
   // u: the estimate; v: the point the next step starts from (u pushed on along its last move);
   // gradient: of the data term at v, then with the smoothness term's.
   Image<float> u(w, h), v(w, h), residual(w, h), gradient(w, h), nx(w, h), ny(w, h);
-  ConvolveScratch scratch;
   const std::vector<float> zeros(static_cast<std::size_t>(w), 0.0f);  // the row above the first, for the TV term
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) u(x, y) = v(x, y) = std::clamp(blurred(x, y), lo, hi);
-  // The kernel's mirror image is its adjoint: it back-projects the residual.
-  std::vector<Tap> mirrored = kernel;
-  for (Tap& t : mirrored) t.dx = -t.dx, t.dy = -t.dy;
   const auto lambda = static_cast<float>(smoothness);
   const float step = deconvolve_step(lambda);
   const std::vector<float> momenta = fista_momentum(iterations);
   for (int it = 0; it < iterations; ++it) {
-    convolve_taps(v.view(), kernel, residual.view(), scratch);
+    blur(HostView<const float>(v.view()), residual.view());
     for (int y = 0; y < h; ++y) {
       float* r = residual.row(y);
       const float* b = blurred.row(y);
       for (int x = 0; x < w; ++x) r[x] -= b[x];
     }
-    convolve_taps(residual.view(), mirrored, gradient.view(), scratch);
+    adjoint(HostView<const float>(residual.view()), gradient.view());
     if (lambda > 0) {
       // The smoothed total variation's gradient, -div(grad v / sqrt(|grad v|^2 + eps^2)) (forward
       // differences, zero past the edges). The last column and the first row are written apart
@@ -296,6 +328,124 @@ GPUVIS_WIDER_VECTORS Image<float> deconvolve(HostView<const float> blurred, cons
     }
   }
   return u;
+}
+}  // namespace
+
+GPUVIS_WIDER_VECTORS Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
+                                             GreyBounds bounds, int early, Image<float>& at_early) {
+  ConvolveScratch scratch;
+  // The kernel's mirror image is its adjoint: it back-projects the residual.
+  std::vector<Tap> mirrored = kernel;
+  for (Tap& t : mirrored) t.dx = -t.dx, t.dy = -t.dy;
+  return fista(
+      blurred, [&](HostView<const float> in, HostView<float> out) { convolve_taps(in, kernel, out, scratch); },
+      [&](HostView<const float> in, HostView<float> out) { convolve_taps(in, mirrored, out, scratch); }, iterations, smoothness, bounds,
+      early, at_early);
+}
+
+Image<float> deconvolve(HostView<const float> blurred, const BlurMatrix& blur, const BlurMatrix& adjoint, int iterations,
+                        double smoothness, GreyBounds bounds, int early, Image<float>& at_early) {
+  std::vector<float> packed;
+  return fista(
+      blurred, [&](HostView<const float> in, HostView<float> out) { multiply(blur, in, out, packed); },
+      [&](HostView<const float> in, HostView<float> out) { multiply(adjoint, in, out, packed); }, iterations, smoothness, bounds, early,
+      at_early);
+}
+
+BlurMatrix rigid_blur(const RigidMotion& m, int width, int height) {
+  BlurMatrix a;
+  a.width = width, a.height = height;
+  const int n = width * height;
+  const double corner = std::hypot(std::max(m.cx, width - 1 - m.cx), std::max(m.cy, height - 1 - m.cy));
+  const double reach = std::hypot(m.dx, m.dy) + std::fabs(m.turn) * corner;  // the longest path in the patch
+  // Samples every half pixel of the longest path: bilinear sampling fills in between (a quarter
+  // pixel restored the same prints in bench/probe_deblur's sequences, at twice the cost).
+  const int samples = std::max(2, static_cast<int>(std::ceil(2 * reach)));
+  // The point at p at time t (-1/2..1/2 of the exposure) was at c + R(-t turn)(p - c - t d) at mid-exposure.
+  std::vector<double> cosines(samples), sines(samples), times(samples);
+  for (int s = 0; s < samples; ++s) {
+    times[s] = (s + 0.5) / samples - 0.5;
+    cosines[s] = std::cos(-times[s] * m.turn), sines[s] = std::sin(-times[s] * m.turn);
+  }
+  // A row's weights are summed in `sum` over the pixels its path touches (`touched`, each once:
+  // `stamp` holds the row that last touched a pixel).
+  std::vector<double> sum(static_cast<std::size_t>(n), 0.0);
+  std::vector<int> stamp(static_cast<std::size_t>(n), -1), touched;
+  a.row_start.reserve(static_cast<std::size_t>(n) + 1);
+  a.row_start.push_back(0);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const int row = y * width + x;
+      touched.clear();
+      auto add = [&](int at, double w) {
+        if (stamp[static_cast<std::size_t>(at)] != row) stamp[static_cast<std::size_t>(at)] = row, sum[static_cast<std::size_t>(at)] = 0, touched.push_back(at);
+        sum[static_cast<std::size_t>(at)] += w;
+      };
+      for (int s = 0; s < samples; ++s) {
+        const double rx = x - m.cx - times[s] * m.dx, ry = y - m.cy - times[s] * m.dy;
+        const double qx = std::clamp(m.cx + cosines[s] * rx - sines[s] * ry, 0.0, width - 1.0);
+        const double qy = std::clamp(m.cy + sines[s] * rx + cosines[s] * ry, 0.0, height - 1.0);
+        const int x0 = std::min(static_cast<int>(qx), std::max(0, width - 2)), y0 = std::min(static_cast<int>(qy), std::max(0, height - 2));
+        const int x1 = std::min(x0 + 1, width - 1), y1 = std::min(y0 + 1, height - 1);
+        const double fx = qx - x0, fy = qy - y0;
+        add(y0 * width + x0, (1 - fx) * (1 - fy));
+        add(y0 * width + x1, fx * (1 - fy));
+        add(y1 * width + x0, (1 - fx) * fy);
+        add(y1 * width + x1, fx * fy);
+      }
+      std::sort(touched.begin(), touched.end());
+      double total = 0;
+      const std::size_t first = a.weight.size();
+      for (const int at : touched)  // weights under a thousandth of a sample dropped
+        if (const double w = sum[static_cast<std::size_t>(at)]; w > 1e-3) a.column.push_back(at), a.weight.push_back(static_cast<float>(w)), total += w;
+      for (std::size_t j = first; j < a.weight.size(); ++j) a.weight[j] = static_cast<float>(a.weight[j] / total);
+      a.row_start.push_back(static_cast<int>(a.column.size()));
+    }
+  return a;
+}
+
+Blur Blur::rigid(const RigidMotion& m, int width, int height) {
+  Blur b;
+  auto matrix = std::make_shared<BlurMatrix>(rigid_blur(m, width, height));
+  b.adjoint = std::make_shared<BlurMatrix>(transposed(*matrix));
+  b.matrix = std::move(matrix);
+  return b;
+}
+
+Image<float> deconvolve(HostView<const float> blurred, const Blur& blur, int iterations, double smoothness, GreyBounds bounds, int early,
+                        Image<float>& at_early) {
+  return blur.varies() ? deconvolve(blurred, *blur.matrix, *blur.adjoint, iterations, smoothness, bounds, early, at_early)
+                       : deconvolve(blurred, blur.taps, iterations, smoothness, bounds, early, at_early);
+}
+
+BlurMatrix transposed(const BlurMatrix& a) {
+  BlurMatrix t;
+  t.width = a.width, t.height = a.height;
+  const std::size_t n = static_cast<std::size_t>(a.width) * a.height;
+  t.row_start.assign(n + 1, 0);
+  for (const int c : a.column) ++t.row_start[static_cast<std::size_t>(c) + 1];
+  for (std::size_t i = 0; i < n; ++i) t.row_start[i + 1] += t.row_start[i];
+  t.column.resize(a.column.size());
+  t.weight.resize(a.weight.size());
+  std::vector<int> next(t.row_start.begin(), t.row_start.end() - 1);
+  for (std::size_t i = 0; i < n; ++i)  // rows in order: each transposed row's entries come by column
+    for (int j = a.row_start[i]; j < a.row_start[i + 1]; ++j) {
+      const int at = next[static_cast<std::size_t>(a.column[static_cast<std::size_t>(j)])]++;
+      t.column[static_cast<std::size_t>(at)] = static_cast<int>(i);
+      t.weight[static_cast<std::size_t>(at)] = a.weight[static_cast<std::size_t>(j)];
+    }
+  return t;
+}
+
+void multiply(const BlurMatrix& a, HostView<const float> in, HostView<float> out, std::vector<float>& packed) {
+  const int w = a.width;
+  // The input's rows packed, so that a column is an index into it.
+  packed.resize(static_cast<std::size_t>(w) * a.height);
+  for (int y = 0; y < a.height; ++y) std::copy(in.row(y), in.row(y) + w, packed.begin() + static_cast<std::ptrdiff_t>(y) * w);
+  for (int y = 0; y < a.height; ++y) {
+    float* o = out.row(y);
+    for (int x = 0; x < w; ++x) o[x] = rule::row_sum_at(packed.data(), a.row_start.data(), a.column.data(), a.weight.data(), y * w + x);
+  }
 }
 
 }  // namespace gpuvis::pipeline::second_look

@@ -4,6 +4,7 @@
 // point while the shutter was open), which merges or erases its small leaves. The second look
 // (second_look.hpp) estimates that segment from the patch around a symbol that did not decode
 // and takes it back out before thresholding again.
+#include <memory>
 #include <numbers>
 #include <vector>
 
@@ -30,6 +31,13 @@ double length_along(HostView<const float> patch, double angle, int max_length = 
 // Whether a patch of width x height is large enough for those lags (length_along is 0 otherwise).
 bool lengths_measurable(int width, int height, int max_length);
 
+// The turn (radians over the exposure, RigidMotion's sign) of a print smeared along `angle` by a
+// length L: with the translation L (cos angle, sin angle), a point at v across it
+// (v (-sin angle, cos angle)) moves by L - turn * v along it, so the smears of the patch's two sides
+// across the travel differ by 2 * turn times their mean distance from the centre (each side's
+// autocorrelation length, the distance weighted by its edges). 0 where the patch is too small.
+double estimate_turn(HostView<const float> patch, double angle, int max_length = 24);
+
 // One tap of a blur kernel: offset in pixels and weight.
 struct Tap {
   int dx, dy;
@@ -48,6 +56,44 @@ struct ConvolveScratch {
   std::vector<const float*> from;  // each tap's first input of the output row being summed
 };
 void convolve_taps(HostView<const float> in, const std::vector<Tap>& kernel, HostView<float> out, ConvolveScratch& scratch);
+
+// A print's motion while the shutter was open, as a rigid motion of the patch: slid by (dx, dy)
+// pixels and turned by `turn` radians about its centre (cx, cy) (patch coordinates, at mid-exposure;
+// x right, y down, a positive turn takes x towards y). A print slid and spun by hand at once turns
+// about a centre v / omega away from its own, so the smear's length and direction change across it
+// (8 px a frame and 6 degrees: the smear 4.8-11.2 px and 21 degrees either side over a print 60 px
+// wide), which no line kernel restores (bench/probe_deblur with PROBE_SPIN).
+struct RigidMotion {
+  double dx = 0, dy = 0, turn = 0, cx = 0, cy = 0;
+};
+// A blur that varies across a width x height patch (pixels in rows, i = y * width + x), as a sparse
+// matrix: out[i] = the sum over j in [row_start[i], row_start[i + 1]) of weight[j] * in[column[j]],
+// summed from 0 in that order. Its rows sum to 1.
+struct BlurMatrix {
+  int width = 0, height = 0;
+  std::vector<int> row_start, column;
+  std::vector<float> weight;
+};
+// The rigid motion's blur: each pixel the mean of the sharp patch along the path its point came by
+// (sampled every half pixel of the longest path, bilinear, edges replicated).
+BlurMatrix rigid_blur(const RigidMotion& m, int width, int height);
+// The transpose (the adjoint, which back-projects a residual), its rows' entries by column.
+BlurMatrix transposed(const BlurMatrix& a);
+// out = a * in (in and out a.width x a.height); `packed` holds in's rows packed (kept by callers
+// that multiply often, so that no call allocates).
+void multiply(const BlurMatrix& a, HostView<const float> in, HostView<float> out, std::vector<float>& packed);
+
+// A blur a deconvolution takes out: a kernel of taps, the same all over the patch (a line: the
+// smear of a print slid without turning), or a blur that varies across it (a print slid and
+// turned: rigid), with its transpose.
+struct Blur {
+  std::vector<Tap> taps;
+  std::shared_ptr<const BlurMatrix> matrix, adjoint;  // where set, the blur (taps unused)
+  Blur() = default;
+  Blur(std::vector<Tap> kernel) : taps(std::move(kernel)) {}  // NOLINT: a kernel is a blur
+  static Blur rigid(const RigidMotion& m, int width, int height);
+  bool varies() const { return matrix != nullptr; }
+};
 
 // The grey levels a sharp print can take in a patch: a print is paper and ink, and blur only
 // mixes them, so the sharp patch is no brighter than the patch's brightest paper (its 98th
@@ -90,5 +136,13 @@ Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& k
 // every iteration.
 Image<float> deconvolve(HostView<const float> blurred, const std::vector<Tap>& kernel, int iterations, double smoothness,
                         GreyBounds bounds, int early, Image<float>& at_early);
+
+// The same deconvolution of a blur that varies across the patch (`blur` and its transpose `adjoint`).
+Image<float> deconvolve(HostView<const float> blurred, const BlurMatrix& blur, const BlurMatrix& adjoint, int iterations,
+                        double smoothness, GreyBounds bounds, int early, Image<float>& at_early);
+
+// Either: the taps' deconvolution, or the varying blur's.
+Image<float> deconvolve(HostView<const float> blurred, const Blur& blur, int iterations, double smoothness, GreyBounds bounds, int early,
+                        Image<float>& at_early);
 
 }  // namespace gpuvis::pipeline::second_look

@@ -146,6 +146,17 @@ constexpr double kWideSmearShare = 0.15;  // where the trials fan out wider (deb
 constexpr double kTravelSize = 1.4, kLeastTravel = 3, kTravelReach = 0.6, kTravelClosest = 0.67;
 constexpr double kTravelAgreement = 25 * std::numbers::pi / 180;
 
+// A print the tracker sees turning is deblurred as slid and turned at once (RigidMotion,
+// trial_blur) where its turn over the exposure moves the print's rim by kLeastTurnSmear px or more
+// (half its size times the turn); below that, and where it moves less than kLeastTrackedSpeed px a
+// frame (the share of the frame the shutter was open is then unknown; a print turning in place is
+// smeared along its rim alone, and decodes: 100 % of frames at 6 degrees a frame), by a line.
+// A print slid at 8 px a frame and turned by 6 degrees turns about a point 76 px from its centre,
+// so its smear varies from 4.8 to 11.2 px across a print 60 px wide; no line restores that: with
+// the true smear as a line 11 of 105 prints decoded in one try, as slid and turned 101 (bench/
+// probe_deblur 8 20 with PROBE_SEQUENCE=77 PROBE_SPIN=6; at 12 px a frame 1 and 91 of 91).
+constexpr double kLeastTurnSmear = 1.5, kLeastTrackedSpeed = 1;
+
 // The angle between two directions of travel (each in [0, pi)), in [0, pi/2].
 double direction_gap(double a, double b) { return std::fabs(std::remainder(a - b, std::numbers::pi)); }
 
@@ -206,6 +217,9 @@ struct SecondLooker::Candidate {
   // The direction (radians, [0, pi)) and distance (px) from the unresolved candidate of the last
   // frame this one is taken to have moved from (travel_of); travel < 0: none.
   double travel = -1, travel_px = 0;
+  // The tracked motion of the symbol expected here: pixels per frame, and its spin, radians per
+  // frame (ExpectedSymbol).
+  double vx = 0, vy = 0, spin = 0;
 };
 
 namespace {
@@ -415,6 +429,26 @@ bool SecondLooker::look(Scratch& s, HostView<const std::uint8_t> grey, const Can
   return false;
 }
 
+namespace {
+// The turn over the exposure (radians, RigidMotion's sign) of a print the tracker sees turning by
+// `spin` radians a frame while it moves (vx, vy) px a frame, smeared over `length` px along
+// `angle`: the share of the frame the shutter was open is the smear over the tracked speed (at
+// most 1), and the sign is for a slide along `angle`'s way ((d, turn) and (-d, -turn) are one blur).
+double turn_over_exposure(double vx, double vy, double spin, double angle, double length) {
+  const double speed = std::hypot(vx, vy);
+  if (speed < kLeastTrackedSpeed) return 0;
+  const double way = std::cos(angle) * vx + std::sin(angle) * vy >= 0 ? 1 : -1;
+  return way * spin * std::min(1.0, length / speed);
+}
+}  // namespace
+
+Blur SecondLooker::trial_blur(const Candidate& c, const Patch& patch, double angle, double length) {
+  const double turn = turn_over_exposure(c.vx, c.vy, c.spin, angle, length);
+  if (std::fabs(turn) * 0.5 * c.size < kLeastTurnSmear) return line_kernel(angle, length);
+  return Blur::rigid({length * std::cos(angle), length * std::sin(angle), turn, c.x - patch.x0, c.y - patch.y0}, patch.grey.width(),
+                     patch.grey.height());
+}
+
 bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, const Patch& patch, MotionEstimate m,
                                    bool along_travel,
                                    decode::SecondLook& report, decode::Fiducial& found, Restoration& picture,
@@ -480,8 +514,8 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
   const bool wide = m.length >= kWideSmearShare * c.size;
   const std::size_t trials = wide ? std::size(kTrials) : kNarrowTrials;
   const auto trial_length = [&](std::size_t t) { return std::max(2.0, m.length * kTrials[t].scale); };
-  std::vector<std::vector<Tap>> kernels;
-  for (std::size_t t = 0; t < trials; ++t) kernels.push_back(line_kernel(m.angle + kTrials[t].turn, trial_length(t)));
+  std::vector<Blur> kernels;
+  for (std::size_t t = 0; t < trials; ++t) kernels.push_back(trial_blur(c, patch, m.angle + kTrials[t].turn, trial_length(t)));
   // Made in groups of five where the deconvolver batches.
   Restorations restorations(*s.deconvolver, patch.grey.view(), std::move(kernels),
                             {config_.iterations, config_.smoothness, bounds, early_votes ? config_.iterations / 2 : 0}, kFirstTrials);
@@ -489,7 +523,7 @@ bool SecondLooker::deblur_and_vote(Scratch& s, HostView<const std::uint8_t> grey
     const auto& trial = kTrials[t];
     if (t == kFirstTrials && !wide && votes.size() == (c.kind == Candidate::Kind::verify ? 1u : 0u)) break;
     const double length = trial_length(t);
-    const std::vector<Tap>& kernel = restorations.kernel(t);
+    const Blur& kernel = restorations.kernel(t);
     const Image<float>& restored = restorations.restored(t);
     const Image<float>& early = restorations.early(t);
     int voted_for = -1;  // the ID this trial's final estimate read: its early estimate's read of it is no second vote
@@ -582,7 +616,7 @@ void SecondLooker::recentre(Scratch& s, HostView<const std::uint8_t> grey, const
   Candidate at = c;
   at.x = found.x, at.y = found.y, at.size = at.least_size = found.root_size;
   const GreyBounds bounds = print_bounds(patch.grey.view());
-  const Image<float> restored = s.deconvolver->run_one(patch.grey.view(), line_kernel(picture.smear_angle, picture.smear_length),
+  const Image<float> restored = s.deconvolver->run_one(patch.grey.view(), trial_blur(at, patch, picture.smear_angle, picture.smear_length),
                                                        {config_.iterations, config_.smoothness, bounds});
   decode::Fiducial f;
   const bool long_smear = picture.smear_length >= kLongSmear;
@@ -591,7 +625,7 @@ void SecondLooker::recentre(Scratch& s, HostView<const std::uint8_t> grey, const
   picture = {restored.clone(), patch.x0, patch.y0, picture.smear_angle, picture.smear_length};
 }
 
-bool SecondLooker::confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds, bool long_smear,
+bool SecondLooker::confirmed(Scratch& s, const Patch& patch, const Candidate& c, const Blur& kernel, GreyBounds bounds, bool long_smear,
                              int id) const {
   const Image<float> restored = s.deconvolver->run_one(patch.grey.view(), kernel, {config_.iterations, config_.smoothness * kConfirmSmoothness, bounds});
   decode::Fiducial f;
@@ -734,15 +768,26 @@ void SecondLooker::travel_of(Candidate& c) const {
 std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<decode::ExpectedSymbol>& expected, const Detections& d,
                                                           decode::RootSizeBand band) {
   std::vector<Candidate> candidates;
-  for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
-    if (d.fiducials[i].fuzzy())
-      candidates.push_back({d.fiducials[i].root_x, d.fiducials[i].root_y, d.fiducials[i].root_size, Candidate::Kind::fuzzy, i});
   // Root candidates inside or around a symbol already decoded are parts of it.
   auto in_symbol = [&](double x, double y, int id) {
     return std::any_of(d.fiducials.begin(), d.fiducials.end(), [&](const decode::Fiducial& f) {
       return !f.fuzzy() && (id < 0 || f.id == id) && std::hypot(f.x - x, f.y - y) < 0.5 * f.root_size;
     });
   };
+  // So are fuzzy ones inside a print its appearance found (follow_appearances runs first): the
+  // print is accounted for, and deblurring its smeared tree again can read another ID there, which
+  // would join the frame beside it as a second symbol on one print. In the sequences sliding at
+  // 12 px a frame and spinning 6 degrees a frame after a ramp of 30 frames (probe_sequence 12 1 30
+  // 120 77 --spin 6), print 101 followed by its appearance was read as 85 by the look at its fuzzy
+  // candidate in frame 23, and both were followed on from there for 30 frames.
+  auto in_followed = [&](double x, double y) {
+    return std::any_of(d.fiducials.begin(), d.fiducials.end(), [&](const decode::Fiducial& f) {
+      return f.followed && std::hypot(f.x - x, f.y - y) < 0.5 * f.root_size;
+    });
+  };
+  for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i)
+    if (d.fiducials[i].fuzzy() && !in_followed(d.fiducials[i].root_x, d.fiducials[i].root_y))
+      candidates.push_back({d.fiducials[i].root_x, d.fiducials[i].root_y, d.fiducials[i].root_size, Candidate::Kind::fuzzy, i});
   std::vector<Candidate> beyond_band;
   for (int j = 0; j < static_cast<int>(d.roots.size()); ++j) {
     const decode::RootCandidate& r = d.roots[j];
@@ -766,6 +811,7 @@ std::vector<SecondLooker::Candidate> SecondLooker::gather(const std::vector<deco
       nearest = &candidates.back();
     }
     nearest->expected = e.id;
+    nearest->vx = e.vx, nearest->vy = e.vy, nearest->spin = e.spin;
   }
   // Expected symbols first: they are the ones a tracker would lose.
   std::stable_partition(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.expected >= 0; });

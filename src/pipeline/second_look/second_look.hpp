@@ -107,9 +107,12 @@ class SecondLooker {
   // itself (its centre and root size) with the same smear taken out: where that reads the same ID,
   // its centre and picture replace the first's (see the definition for why).
   void recentre(Scratch& s, HostView<const std::uint8_t> grey, const Candidate& c, decode::Fiducial& found, Restoration& picture) const;
+  // The blur a trial takes out of c's patch: a line of `length` px along `angle`, or, for a print
+  // the tracker sees turning, that slide with the turn its spin gives (kLeastTurnSmear).
+  static Blur trial_blur(const Candidate& c, const Patch& patch, double angle, double length);
   // Whether the patch deblurred by `kernel` with half the smoothness (kConfirmSmoothness) decodes
   // as `id` too: the confirmation of a second vote.
-  bool confirmed(Scratch& s, const Patch& patch, const Candidate& c, const std::vector<Tap>& kernel, GreyBounds bounds, bool long_smear,
+  bool confirmed(Scratch& s, const Patch& patch, const Candidate& c, const Blur& kernel, GreyBounds bounds, bool long_smear,
                  int id) const;
   // Decodes a deblurred patch (decode_sharp), its grey levels rounded into the scratch's image;
   // `long_smear`: the smear taken out is kLongSmear px or more (one more level).
