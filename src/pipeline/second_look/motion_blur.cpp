@@ -32,11 +32,6 @@ float sample(HostView<const float> p, double x, double y) {
   return static_cast<float>((1 - fy) * ((1 - fx) * p(x0, y0) + fx * p(x1, y0)) + fy * ((1 - fx) * p(x0, y1) + fx * p(x1, y1)));
 }
 
-// The smear's length along `angle`: the patch resampled once on a grid turned to that direction
-// (u along it, v across, the largest square that fits the patch at any angle), so that the
-// derivative along it and its autocorrelation at every lag are plain shifts along the grid's rows;
-// the most negative lag of 2..max_length is the length (Yitzhaky and Kopeika's method: a box of
-// length L turns each edge into a pair of opposite edges L apart).
 // The autocorrelation of the derivative along `angle`, by lag 0..max_length + 1, over the rows of
 // a grid turned to that direction (u along it, v across, the largest square that fits the patch at
 // any angle), so that the derivative along it and its autocorrelation at every lag are plain
