@@ -166,6 +166,8 @@ int longest_smear(int size) { return std::clamp(size / 3, 4, 24); }
 // Frames after which a print's appearance is taken again whatever its smear: light and perspective
 // change as it moves across the table.
 constexpr long kRenewAppearance = 60;
+// How often a print followed by its appearance is read again (SecondLooker::reread_followed), frames.
+constexpr long kRereadEvery = 2;
 
 // The noise (sigma, grey levels) in the frame's 32 x 32 pixels around (x, y): the median of the
 // absolute response to Immerkaer's mask (1 -2 1 / -2 4 -2 / 1 -2 1, which is 0 on any plane and
@@ -845,6 +847,7 @@ void SecondLooker::run(const std::function<HostView<const std::uint8_t>()>& fram
   bool changed = follow_appearances(grey_frame, expected, d, followed_moving);
   std::vector<int> roots_taken;
   changed |= look_at_candidates(grey_frame, expected, band, followed_moving, d, roots_taken);
+  if (followed_moving && config_.verify) changed |= reread_followed(grey_frame(), expected, d);
   renew_appearances(grey_frame, expected, d);
   if (changed) reorder(roots_taken, d);
   d.times.second_look_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
@@ -1085,9 +1088,10 @@ bool SecondLooker::check_first_pass(HostView<const std::uint8_t> grey, const std
     if (!smeared(reports[k])) continue;  // a still symbol: nothing was looked at
     decode::Fiducial& g = d.fiducials[checks[k].index];
     if (ok[k] && found[k].id != g.id) {
-      reports[k].outcome = "the first pass read another ID here; deblurred, the patch decodes as this one";
-      found[k].root = g.root;
-      g = found[k];
+      // Two readings of one smeared print that disagree: neither is trusted (below).
+      reports[k].outcome = "the first pass read another ID here; deblurred, the patch decodes as another still: made fuzzy";
+      reports[k].id = -1;
+      g.id = -1;
       changed = true;
     } else if (ok[k]) {
       reports[k].outcome = "the first pass's ID, confirmed after taking out the motion blur";
@@ -1099,6 +1103,51 @@ bool SecondLooker::check_first_pass(HostView<const std::uint8_t> grey, const std
       reports[k].id = -1;
       g.id = -1;
       changed = true;
+    }
+    d.second_looks.push_back(reports[k]);
+  }
+  return changed;
+}
+
+bool SecondLooker::reread_followed(HostView<const std::uint8_t> grey, const std::vector<decode::ExpectedSymbol>& expected, Detections& d) {
+  std::vector<Candidate> rereads;
+  for (const decode::ExpectedSymbol& e : expected) {
+    if (e.key < 0 || e.id < 0 || e.root_size <= 0 || (frame_number_ + e.key) % kRereadEvery != 0) continue;
+    for (int i = 0; i < static_cast<int>(d.fiducials.size()); ++i) {
+      const decode::Fiducial& f = d.fiducials[i];
+      if (!f.followed || f.id != e.id || std::hypot(f.x - e.x, f.y - e.y) >= 0.5 * e.root_size) continue;
+      Candidate c{f.x, f.y, f.root_size, Candidate::Kind::verify, i, e.id, f.id};
+      c.vx = e.vx, c.vy = e.vy, c.spin = e.spin;
+      if (const double speed = std::hypot(e.vx, e.vy); speed >= kLeastTrackedSpeed) {
+        c.travel = std::fmod(std::atan2(e.vy, e.vx) + 2 * std::numbers::pi, std::numbers::pi);
+        c.travel_px = speed;
+      }
+      rereads.push_back(c);
+      break;
+    }
+  }
+  if (rereads.empty()) return false;
+  std::vector<const Candidate*> places;
+  for (const Candidate& c : rereads) places.push_back(&c);
+  std::vector<decode::SecondLook> reports;
+  std::vector<decode::Fiducial> found;
+  std::vector<std::uint8_t> ok;
+  look_all(grey, places, reports, found, ok);
+  bool changed = false;
+  for (std::size_t k = 0; k < rereads.size(); ++k) {
+    if (!smeared(reports[k])) continue;
+    decode::Fiducial& g = d.fiducials[rereads[k].index];
+    if (ok[k] && found[k].id == g.id) {
+      reports[k].outcome = "a print followed by its appearance, read again: decoded with its ID (still followed)";
+      reports[k].id = -1;
+    } else if (ok[k]) {
+      reports[k].outcome = "a print followed by its appearance, read again: decoded as another ID, which replaces it";
+      found[k].root = g.root;
+      g = found[k];
+      changed = true;
+    } else {
+      reports[k].outcome = "a print followed by its appearance, read again: did not decode (still followed)";
+      reports[k].id = -1;
     }
     d.second_looks.push_back(reports[k]);
   }

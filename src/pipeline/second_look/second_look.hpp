@@ -170,6 +170,11 @@ class SecondLooker {
                           std::vector<int>& roots_taken);
   // Looks at the first pass's symbols (indices into d.fiducials) and corrects them. True when d changed.
   bool check_first_pass(HostView<const std::uint8_t> grey, const std::vector<int>& first_pass, Detections& d);
+  // Reads the prints its appearance followed in this frame again, deblurred as they are tracked to
+  // move, every kRereadEvery frames each: a read of the followed ID makes it decoded (a fresh,
+  // sharp appearance); two confirmed reads of another ID replace it (the followed ID was a misread).
+  // True when d changed.
+  bool reread_followed(HostView<const std::uint8_t> grey, const std::vector<decode::ExpectedSymbol>& expected, Detections& d);
   static void reorder(std::vector<int>& roots_taken, Detections& d);
   SecondLookParams config_;
   threshold::Params threshold_;
