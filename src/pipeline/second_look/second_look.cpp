@@ -167,6 +167,10 @@ int longest_smear(int size) { return std::clamp(size / 3, 4, 24); }
 // change as it moves across the table.
 constexpr long kRenewAppearance = 60;
 // How often a print followed by its appearance is read again (SecondLooker::reread_followed), frames.
+// 2026-12-06, development machine, the sequences spinning 6 degrees a frame at 12 px a frame from
+// the first frame with the shutter open half the frame (seeds 77-79): wrong-ID frames 10 without,
+// 3 every frame, 4 every other frame and 5 every third (19.8 s for the three seeds every frame,
+// 15.4 every third); every other sequence measured the same either way (docs/benchmarks/detect.md).
 constexpr long kRereadEvery = 2;
 
 // The noise (sigma, grey levels) in the frame's 32 x 32 pixels around (x, y): the median of the
@@ -1069,8 +1073,11 @@ bool SecondLooker::apply_looks(const std::vector<const Candidate*>& places, std:
 }
 
 // The first pass's own symbols whose patches are smeared, read again: a smeared print can decode
-// as another symbol of the set. Where two deblurred patches agree on another ID, that ID replaces
-// the first pass's; where none agrees with any, the symbol becomes a fuzzy candidate.
+// as another symbol of the set. Where a deblurred patch agrees with the first pass, it stays; where
+// two agree on another ID, or none decodes, the symbol becomes a fuzzy candidate. (Until 9562b4e the
+// other ID replaced the first pass's: one more symbol on each of 1-4 of the camera table's 240
+// prints smeared over 5-7 px, but under spin the line's deblurring misread as the first pass did,
+// and the tracker followed the misread for 45 frames: docs/benchmarks/detect.md, "Spinning prints".)
 bool SecondLooker::check_first_pass(HostView<const std::uint8_t> grey, const std::vector<int>& first_pass, Detections& d) {
   std::vector<Candidate> checks;
   for (int i : first_pass) {
