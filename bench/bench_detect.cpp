@@ -5,7 +5,8 @@
 //  3. the same on noisy frames with ~20 000 and ~29 000 regions, against the clean one.
 //  0. the camera's effects (vignetting, JPEG, motion blur, a webcam's mix, dim prints, Gaussian
 //     blur): recall and false IDs with the second look off and on, and CUDA against the CPU; the
-//     fingers in the same kinds of frame; and tracked sequences of sliding prints (--sequence-md): frames reported, sessions, wrong IDs.
+//     fingers in the same kinds of frame; and tracked sequences of sliding prints turning 2 and 6 degrees a frame (--sequence-md): frames
+//     reported, sessions, wrong IDs.
 // Writes timing JSON lines (--out) and, with --md FILE, the accuracy table as Markdown; with
 // --camera-md FILE the camera tables (symbols, then fingers) and --sequence-md FILE the sequences' (--camera-only: those
 // two alone; --seed-base N: the camera table on another set of frames, 5000 by default).
@@ -272,25 +273,18 @@ std::string camera_finger_table(synth::Generator& gen, int frames, const std::st
   return table.str();
 }
 
-// Tracked sequences: prints sliding at `speed` px per frame and turning 2 degrees per frame, the
-// shutter open for `exposure` of the frame interval; the detector, the tracker and the tracker's
-// expectations fed back (as gpuvis track does). Per print: the frames it is reported in (an object
-// of its ID within a third of its size), its sessions, the centre error; wrong IDs are objects
-// updated over a print of another ID.
-std::string sequence_table(synth::Generator& gen, int frames) {
+// Tracked sequences: prints sliding at `speed` px per frame and turning `spin_degrees` per frame,
+// the shutter open for `exposure` of the frame interval; the detector, the tracker and the
+// tracker's expectations fed back (as gpuvis track does). Per print: the frames it is reported in
+// (an object of its ID within a third of its size), its sessions, the centre error; wrong IDs are
+// objects updated over a print of another ID.
+struct Motion {
+  double speed, exposure, ramp;
+};
+std::string sequence_table(synth::Generator& gen, int frames, double spin_degrees, const std::vector<Motion>& motions) {
   std::ostringstream table;
   table << "| speed (px/frame) | ramp (frames) | exposure | smear (px) | detector | reported | worst print | sessions per print (most) | "
            "wrong IDs | median / p95 centre error (px) | ms/frame: median / p90 / most |\n|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
-  // Prints moving from the first frame, then prints put down and brought up to speed over 20
-  // frames (a hand slides a token it has just put down).
-  struct Motion {
-    double speed, exposure, ramp;
-  };
-  std::vector<Motion> motions;
-  for (double speed : {4.0, 6.0, 8.0, 12.0})
-    for (double exposure : {0.5, 1.0}) motions.push_back({speed, exposure, 0});
-  for (double speed : {8.0, 12.0, 16.0})
-    for (double exposure : {0.5, 1.0}) motions.push_back({speed, exposure, 20});
   for (const auto [speed, exposure, ramp] : motions) {
     std::vector<synth::Scene> scenes;
     synth::SceneParams q;
@@ -298,7 +292,7 @@ std::string sequence_table(synth::Generator& gen, int frames) {
     q.min_size = 53;
     q.max_size = 89;
     q.speed = speed;
-    q.spin = 2 * std::numbers::pi / 180;
+    q.spin = spin_degrees * std::numbers::pi / 180;
     q.motion_blur = exposure;
     q.ramp = ramp;
     q.seed = 77;
@@ -396,7 +390,22 @@ int main(int argc, char** argv) {
   if (!camera_md.empty()) std::ofstream(camera_md) << camera << "\n" << camera_fingers;
   // --filter picks camera conditions by name; "sequence" picks the tracked sequences alone.
   const bool sequences_wanted = args.filter.empty() || args.filter == "sequence";
-  const std::string sequences = sequences_wanted ? sequence_table(camera_gen, args.quick ? 40 : 120) : "";
+  // Turning 2 degrees a frame: prints moving from the first frame, then prints put down and brought
+  // up to speed over 20 frames (a hand slides a token it has just put down). Then turning 6 degrees
+  // a frame (a token spun once a second at 60 Hz), from the first frame and after a ramp of 30.
+  std::vector<Motion> turning, spinning;
+  for (double speed : {4.0, 6.0, 8.0, 12.0})
+    for (double exposure : {0.5, 1.0}) turning.push_back({speed, exposure, 0});
+  for (double speed : {8.0, 12.0, 16.0})
+    for (double exposure : {0.5, 1.0}) turning.push_back({speed, exposure, 20});
+  for (double speed : {4.0, 8.0, 12.0})
+    for (double exposure : {0.5, 1.0}) spinning.push_back({speed, exposure, 0});
+  spinning.push_back({12.0, 1.0, 30});
+  const int sequence_frames = args.quick ? 40 : 120;
+  const std::string sequences = sequences_wanted ? "Turning 2 degrees a frame:\n\n" + sequence_table(camera_gen, sequence_frames, 2, turning) +
+                                                       "\nSpinning 6 degrees a frame:\n\n" +
+                                                       sequence_table(camera_gen, sequence_frames, 6, spinning)
+                                                 : "";
   if (!sequence_md.empty()) std::ofstream(sequence_md) << sequences;
   if (camera_only) return 0;
 
