@@ -744,6 +744,13 @@ void SecondLooker::look_all(HostView<const std::uint8_t> grey, const std::vector
     if (ok[k] && pictures[k].grey.width() > 0) restored_.emplace_back(found[k], std::move(pictures[k]));
 }
 
+void SecondLooker::look_all(HostView<const std::uint8_t> grey, const std::vector<Candidate>& candidates,
+                            std::vector<decode::SecondLook>& reports, std::vector<decode::Fiducial>& found, std::vector<std::uint8_t>& ok) {
+  std::vector<const Candidate*> places;
+  for (const Candidate& c : candidates) places.push_back(&c);
+  look_all(grey, places, reports, found, ok);
+}
+
 std::optional<MotionEstimate> SecondLooker::travel_smear(const Candidate& c, const Patch& patch, const MotionEstimate& m) const {
   if (!config_.follow_travel || c.travel < 0 || direction_gap(c.travel, m.angle) > kTravelAgreement) return std::nullopt;
   MotionEstimate along = m;
@@ -1084,30 +1091,23 @@ bool SecondLooker::check_first_pass(HostView<const std::uint8_t> grey, const std
     const decode::Fiducial& f = d.fiducials[i];
     checks.push_back({f.x, f.y, f.root_size, Candidate::Kind::verify, i, -1, f.id});
   }
-  std::vector<const Candidate*> places;
-  for (const Candidate& c : checks) places.push_back(&c);
   std::vector<decode::SecondLook> reports;
   std::vector<decode::Fiducial> found;
   std::vector<std::uint8_t> ok;
-  look_all(grey, places, reports, found, ok);
+  look_all(grey, checks, reports, found, ok);
   bool changed = false;
   for (std::size_t k = 0; k < checks.size(); ++k) {
     if (!smeared(reports[k])) continue;  // a still symbol: nothing was looked at
     decode::Fiducial& g = d.fiducials[checks[k].index];
-    if (ok[k] && found[k].id != g.id) {
-      // Two readings of one smeared print that disagree: neither is trusted (below).
-      reports[k].outcome = "the first pass read another ID here; deblurred, the patch decodes as another still: made fuzzy";
-      reports[k].id = -1;
-      g.id = -1;
-      changed = true;
-    } else if (ok[k]) {
+    reports[k].id = -1;
+    if (ok[k] && found[k].id == g.id) {
       reports[k].outcome = "the first pass's ID, confirmed after taking out the motion blur";
-      reports[k].id = -1;
     } else {
-      // Smeared, and the deblurred patch is no symbol: the first pass's read is not trusted. It
-      // becomes a fuzzy candidate, which can keep a tracked object but never create one.
-      reports[k].outcome = "the first pass read a symbol here; deblurred, the patch does not decode: made fuzzy";
-      reports[k].id = -1;
+      // Smeared, and the deblurred patch is no symbol or another one (two readings of one print
+      // that disagree): the first pass's read is not trusted. It becomes a fuzzy candidate, which
+      // can keep a tracked object but never create one.
+      reports[k].outcome = ok[k] ? "the first pass read another ID here; deblurred, the patch decodes as another still: made fuzzy"
+                                 : "the first pass read a symbol here; deblurred, the patch does not decode: made fuzzy";
       g.id = -1;
       changed = true;
     }
@@ -1134,12 +1134,10 @@ bool SecondLooker::reread_followed(HostView<const std::uint8_t> grey, const std:
     }
   }
   if (rereads.empty()) return false;
-  std::vector<const Candidate*> places;
-  for (const Candidate& c : rereads) places.push_back(&c);
   std::vector<decode::SecondLook> reports;
   std::vector<decode::Fiducial> found;
   std::vector<std::uint8_t> ok;
-  look_all(grey, places, reports, found, ok);
+  look_all(grey, rereads, reports, found, ok);
   bool changed = false;
   for (std::size_t k = 0; k < rereads.size(); ++k) {
     if (!smeared(reports[k])) continue;

@@ -136,6 +136,9 @@ class SecondLooker {
   // The deblurred patches symbols decoded from are kept for their appearances (restored_).
   void look_all(HostView<const std::uint8_t> grey, const std::vector<const Candidate*>& places, std::vector<decode::SecondLook>& reports,
                 std::vector<decode::Fiducial>& found, std::vector<std::uint8_t>& ok);
+  // The same for candidates held by value.
+  void look_all(HostView<const std::uint8_t> grey, const std::vector<Candidate>& candidates, std::vector<decode::SecondLook>& reports,
+                std::vector<decode::Fiducial>& found, std::vector<std::uint8_t>& ok);
   // The candidates of a frame: fuzzy fiducials, root candidates not inside a decoded symbol, and
   // the places of expected symbols that did not decode (marked on a candidate already there).
   // Root candidates outside the frame's size band (papers of dim prints, qualifies_as_root) come
